@@ -1,0 +1,49 @@
+// Lint: typescript-eslint recommended rules plus the import boundaries of DESIGN.md.
+// Dependencies point one way: runtime stands alone; core imports no feature; cli/action/web
+// reach the control plane only over HTTP (they may use core, artifacts and contract files).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+
+const features = ['identity', 'projects', 'releases', 'secrets', 'ingress', 'canary', 'recovery', 'ops', 'audit', 'github'];
+const outside = ['./cli', './action', './web', './runner'];
+
+const zones = [
+  // The runtime is the library apps embed: nothing from the control plane or tools.
+  { target: './src/runtime', from: ['./src/core', ...features.map((f) => `./src/${f}`), './src/artifacts', './src/platform.ts', ...outside], message: 'src/runtime stands alone (DESIGN.md).' },
+  // core is shared plumbing and imports no feature.
+  { target: './src/core', from: [...features.map((f) => `./src/${f}`), './src/artifacts', './src/runtime', './src/platform.ts', ...outside], message: 'src/core imports no feature (DESIGN.md).' },
+  // artifacts is shared by CLI, Action, bridge and server: it may only use core.
+  { target: './src/artifacts', from: [...features.map((f) => `./src/${f}`), './src/runtime', './src/platform.ts', ...outside], message: 'src/artifacts may only import src/core.' },
+  // Features never import the tools that call them.
+  { target: './src', from: ['./cli', './action', './web'], message: 'src/ never imports cli, action or web.' },
+  // The CLI and the Action talk to the control plane over HTTP: only contract files of features.
+  ...['./cli', './action/src'].flatMap((target) =>
+    features.map((f) => ({ target, from: `./src/${f}`, except: ['./contract.ts'], message: `${target} reaches src/${f} only through its contract.ts (HTTP).` })),
+  ),
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', 'action/dist/', 'web/dist/', 'coverage/', 'fixtures/apps/**', 'fixtures/hostile/**', '**/*.d.ts'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.{ts,tsx,js,mjs}'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { zones }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-console': 'off',
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    rules: { '@typescript-eslint/consistent-type-imports': 'off' },
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly' } },
+  },
+);

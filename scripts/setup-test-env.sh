@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the system packages the test suite drives for real: Chromium (console and
+# device-login browser tests), podman + runc (container runner), Caddy (edge proxy),
+# nginx (ingress benchmark baseline). Idempotent; needs root (or sudo) and apt.
+set -euo pipefail
+
+packages=(chromium podman runc catatonit uidmap slirp4netns fuse-overlayfs caddy nginx-light iproute2 ca-certificates)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# podman on these machines: crun fails, so use runc; containers need explicit ulimits.
+if command -v podman >/dev/null 2>&1; then
+  conf=/etc/containers/containers.conf.d
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO mkdir -p "$conf"
+  if [ ! -f "$conf/50-svc.conf" ]; then
+    printf '[containers]\ndefault_ulimits = ["nofile=4096:4096", "nproc=1024:1024"]\n\n[engine]\nruntime = "runc"\n' | $SUDO tee "$conf/50-svc.conf" >/dev/null
+  fi
+fi
+echo "test environment ready"

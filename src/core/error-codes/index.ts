@@ -1,0 +1,25 @@
+// The one registry of stable SVC_* codes. Each area keeps its table in its own file
+// (so parallel work does not collide); this index merges them and rejects duplicates.
+import type { ErrorCodeDefinition } from './define.js';
+import { generalCodes } from './general.js';
+
+const tables = [generalCodes] as const;
+
+type Merge<T extends readonly object[]> = T extends readonly [infer H, ...infer R extends readonly object[]] ? H & Merge<R> : unknown;
+
+/** Every error code svc can return, with status, retryability and summary. */
+export const errorCodes = mergeTables(tables) as Merge<typeof tables> & Record<string, ErrorCodeDefinition>;
+
+/** A stable error code string such as `SVC_ARTIFACT_DIGEST_MISMATCH`. */
+export type ErrorCode = keyof Merge<typeof tables> & string;
+
+function mergeTables(list: readonly Record<string, ErrorCodeDefinition>[]): Record<string, ErrorCodeDefinition> {
+  const merged: Record<string, ErrorCodeDefinition> = {};
+  for (const table of list) {
+    for (const [code, def] of Object.entries(table)) {
+      if (code in merged) throw new Error(`duplicate error code ${code}`);
+      merged[code] = def;
+    }
+  }
+  return merged;
+}
