@@ -2,8 +2,16 @@
 // (so parallel work does not collide); this index merges them and rejects duplicates.
 import type { ErrorCodeDefinition } from './define.js';
 import { generalCodes } from './general.js';
+import { cliRemoteCodes } from './cli-remote.js';
+import { cliCodes } from './cli.js';
+import { releaseCodes } from './releases.js';
+import { identityCodes } from './identity.js';
+import { projectsCodes } from './projects.js';
+import { auditCodes } from './audit.js';
+import { coreServerCodes } from './core-server.js';
+import { artifactCodes } from './artifacts.js';
 
-const tables = [generalCodes] as const;
+const tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes] as const;
 
 type Merge<T extends readonly object[]> = T extends readonly [infer H, ...infer R extends readonly object[]] ? H & Merge<R> : unknown;
 

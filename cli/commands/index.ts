@@ -1,0 +1,27 @@
+// Every `svc` command, in one list. To add a command: export a CommandModule from its own
+// file in this folder and add it to this array (one import line, one entry).
+import type { CommandModule } from '../command-module.js';
+import { buildCommand } from './build.js';
+import { createCommand } from './create.js';
+import { deployCommand } from './deploy.js';
+import { doctorCommand } from './doctor.js';
+import { inspectCommand } from './inspect.js';
+import { loginCommand } from './login.js';
+import { logoutCommand } from './logout.js';
+import { projectsCommand } from './projects.js';
+import { tokensCommand } from './tokens.js';
+import { activityCommand } from './activity.js';
+
+/** The registered commands; help lists them sorted by name. */
+export const commands: CommandModule[] = [
+  createCommand,
+  buildCommand,
+  doctorCommand,
+  deployCommand,
+  inspectCommand,
+  loginCommand,
+  logoutCommand,
+  projectsCommand,
+  tokensCommand,
+  activityCommand,
+];

@@ -1,0 +1,91 @@
+// Everything a command touches outside its own arguments is passed in here, so tests call
+// main() in-process with their own writers, environment, clock and working directory.
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { systemClock, type Clock } from '../src/core/clock.js';
+import type { Output } from './output.js';
+
+/** A text sink such as process.stdout; `isTTY` decides whether progress is drawn. */
+export interface Writer {
+  write(chunk: string): unknown;
+  readonly isTTY?: boolean;
+}
+
+/** How to run this same CLI again as a child process (used when build.command starts with "svc"). */
+export interface SelfCommand {
+  readonly file: string;
+  readonly args: readonly string[];
+}
+
+/** Effects main() receives; every field has a real default in defaultEffects(). */
+export interface CliEffects {
+  stdout: Writer;
+  stderr: Writer;
+  /** Standard input, for commands that read a value from it (e.g. `svc secrets set`). */
+  stdin: AsyncIterable<Uint8Array | string> & { readonly isTTY?: boolean };
+  env: Readonly<Record<string, string | undefined>>;
+  /** Working directory; the global `--cwd` flag replaces it before any action runs. */
+  cwd: string;
+  /** Home directory holding ~/.svc/config.json. */
+  home: string;
+  clock: Clock;
+  fetch: typeof fetch;
+  self: SelfCommand;
+}
+
+/** What every command's action sees: the effects plus the output renderer for this run. */
+export interface CliContext extends CliEffects {
+  /** True when `--json` was given: results and errors go to stdout as JSON, no progress. */
+  json: boolean;
+  out: Output;
+}
+
+/** The real effects of a `svc` process. */
+export function defaultEffects(): CliEffects {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+    home: homedir(),
+    clock: systemClock,
+    fetch: globalThis.fetch.bind(globalThis),
+    self: currentProcessCommand(),
+  };
+}
+
+const LOADER_FLAGS = new Set(['--import', '--loader', '--experimental-loader', '--require', '-r']);
+
+/**
+ * The argv that started this process (node, its flags, the CLI script), with bare loader
+ * specifiers such as `--import tsx` resolved to absolute URLs so the child can run in any cwd.
+ */
+export function currentProcessCommand(): SelfCommand {
+  const args: string[] = [];
+  const execArgv = process.execArgv;
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i] as string;
+    const eq = arg.indexOf('=');
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    if (LOADER_FLAGS.has(flag)) {
+      const value = eq > 0 ? arg.slice(eq + 1) : execArgv[++i];
+      if (value !== undefined) args.push(flag, resolveSpecifier(value));
+      continue;
+    }
+    args.push(arg);
+  }
+  if (process.argv[1]) args.push(process.argv[1]);
+  return { file: process.execPath, args };
+}
+
+function resolveSpecifier(specifier: string): string {
+  if (specifier.startsWith('.')) return pathToFileURL(resolve(process.cwd(), specifier)).href;
+  if (specifier.startsWith('/') || /^[a-z]+:/i.test(specifier)) return specifier;
+  try {
+    return import.meta.resolve(specifier);
+  } catch {
+    return specifier;
+  }
+}

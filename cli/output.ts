@@ -1,0 +1,150 @@
+// Rendering for every command: human text by default, one JSON document with --json,
+// progress only on a TTY, and errors as `error SVC_CODE: message` + hint (or JSON on stdout).
+import { errorCodes, SvcError } from '../src/core/errors.js';
+import type { Clock } from '../src/core/clock.js';
+import type { ErrorCodeDefinition } from '../src/core/error-codes/define.js';
+import type { Writer } from './context.js';
+
+/** A progress line on stderr; a no-op unless stderr is a TTY and --json is off. */
+export interface Progress {
+  /** Replace the line's text (throttled). */
+  update(text: string): void;
+  /** Clear the line; optionally leave a final line behind. */
+  done(finalLine?: string): void;
+}
+
+/** Thrown by a command that already rendered its own failure (e.g. doctor's check list). */
+export class ReportedError extends Error {
+  constructor(readonly error: SvcError) {
+    super(error.message);
+    this.name = 'ReportedError';
+  }
+}
+
+type Paint = (text: string) => string;
+
+/** The renderer a command uses; created once per run by main(). */
+export class Output {
+  readonly json: boolean;
+  private readonly stdout: Writer;
+  private readonly stderr: Writer;
+  private readonly clock: Clock;
+  private readonly color: boolean;
+  private progressActive = false;
+
+  constructor(options: { stdout: Writer; stderr: Writer; json: boolean; clock: Clock; env: Readonly<Record<string, string | undefined>> }) {
+    this.stdout = options.stdout;
+    this.stderr = options.stderr;
+    this.json = options.json;
+    this.clock = options.clock;
+    this.color = !options.json && options.stdout.isTTY === true && options.env.NO_COLOR === undefined && options.env.TERM !== 'dumb';
+  }
+
+  /** Print a command's result: `value` as JSON with --json, otherwise the human text. */
+  result(value: unknown, human: () => string | readonly string[]): void {
+    if (this.json) {
+      this.writeJson(value);
+      return;
+    }
+    const text = human();
+    const lines = typeof text === 'string' ? text : text.join('\n');
+    if (lines.length > 0) this.stdout.write(lines.endsWith('\n') ? lines : `${lines}\n`);
+  }
+
+  /** Write one JSON document to stdout (even in human mode; for `--json`-only helpers). */
+  writeJson(value: unknown): void {
+    this.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  /** A human note on stderr (a step starting, a warning); silent with --json. */
+  note(line: string): void {
+    if (this.json) return;
+    this.clearProgress();
+    this.stderr.write(`${line}\n`);
+  }
+
+  /** Raw text on stderr in human mode (e.g. streamed build output); silent with --json. */
+  passthrough(chunk: string): void {
+    if (this.json) return;
+    this.clearProgress();
+    this.stderr.write(chunk);
+  }
+
+  /** Start a one-line progress display labelled `label`. */
+  progress(label: string): Progress {
+    if (this.json || this.stderr.isTTY !== true) return { update() {}, done: (line) => line && this.note(line) };
+    let last = -Infinity;
+    let pending: string | undefined;
+    const draw = (text: string): void => {
+      this.stderr.write(`\r\x1b[2K${label} ${text}`);
+      this.progressActive = true;
+      last = this.clock.now();
+      pending = undefined;
+    };
+    return {
+      update: (text) => {
+        // Redraw at most every 80 ms so large trees do not flood the terminal.
+        if (this.clock.now() - last >= 80) draw(text);
+        else pending = text;
+      },
+      done: (line) => {
+        if (pending !== undefined && line === undefined) draw(pending);
+        this.clearProgress();
+        if (line) this.stderr.write(`${line}\n`);
+      },
+    };
+  }
+
+  /** Render an error: JSON on stdout with --json, otherwise `error CODE: message` and a hint on stderr. */
+  error(error: unknown): void {
+    const svc = toSvcError(error);
+    if (this.json) {
+      this.writeJson(svc.toBody());
+      return;
+    }
+    this.clearProgress();
+    this.stderr.write(`${this.paint('red')('error')} ${svc.code}: ${svc.message}\n`);
+    const hint = (errorCodes[svc.code] as ErrorCodeDefinition | undefined)?.hint;
+    if (hint) this.stderr.write(`${this.paint('dim')('hint')}  ${hint}\n`);
+  }
+
+  /** Colour helper; returns text unchanged when stdout is not a colour TTY. */
+  paint(color: 'red' | 'green' | 'yellow' | 'dim' | 'bold'): Paint {
+    if (!this.color) return (text) => text;
+    const codes = { red: [31, 39], green: [32, 39], yellow: [33, 39], dim: [2, 22], bold: [1, 22] }[color];
+    return (text) => `\x1b[${codes[0]}m${text}\x1b[${codes[1]}m`;
+  }
+
+  private clearProgress(): void {
+    if (!this.progressActive) return;
+    this.stderr.write('\r\x1b[2K');
+    this.progressActive = false;
+  }
+}
+
+/** Any thrown value as an SvcError (unknown failures become SVC_INTERNAL, keeping their message). */
+export function toSvcError(error: unknown): SvcError {
+  if (error instanceof ReportedError) return error.error;
+  if (error instanceof SvcError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new SvcError('SVC_INTERNAL', message, { cause: error });
+}
+
+/** Align `label value` pairs into columns for human output. */
+export function formatPairs(pairs: ReadonlyArray<readonly [string, string]>): string[] {
+  const width = Math.max(0, ...pairs.map(([label]) => label.length));
+  return pairs.map(([label, value]) => `${label.padEnd(width)}  ${value}`);
+}
+
+/** Human byte count: 1234 → "1.2 kB". */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  const units = ['kB', 'MB', 'GB'];
+  let value = bytes / 1000;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}

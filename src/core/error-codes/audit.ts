@@ -1,0 +1,6 @@
+import { defineCodes } from './define.js';
+
+/** Audit feed. */
+export const auditCodes = defineCodes({
+  SVC_AUDIT_CURSOR_INVALID: { status: 400, retryable: false, summary: 'The `before` cursor is not an event visible to you.' },
+});

@@ -1,0 +1,9 @@
+import { defineCodes } from './define.js';
+
+/** The control-plane server itself: configuration, control database, readiness. */
+export const coreServerCodes = defineCodes({
+  SVC_PLATFORM_CONFIG_INVALID: { status: 400, retryable: false, summary: 'A flag or SVC_* environment variable has an invalid value.', hint: 'See docs/operations.md.' },
+  SVC_DB_SCHEMA_TOO_NEW: { status: 500, retryable: false, summary: 'The control database was written by a newer svc version.', hint: 'Upgrade svc-platform.' },
+  SVC_DB_MIGRATION_FAILED: { status: 500, retryable: false, summary: 'A control-database migration failed and was rolled back.' },
+  SVC_NOT_READY: { status: 503, retryable: true, summary: 'The control plane is not ready (storage check failed).' },
+});

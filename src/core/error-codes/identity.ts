@@ -1,0 +1,30 @@
+import { defineCodes } from './define.js';
+
+/** Accounts, sessions, CSRF, device login, access tokens, organizations and permissions. */
+export const identityCodes = defineCodes({
+  SVC_AUTH_REQUIRED: { status: 401, retryable: false, summary: 'Sign in or send a bearer token.', hint: 'Run `svc login`.' },
+  SVC_AUTH_INVALID_CREDENTIALS: { status: 401, retryable: false, summary: 'Email or password is wrong.' },
+  SVC_TOKEN_INVALID: { status: 401, retryable: false, summary: 'The access token is not recognised.', hint: 'Run `svc login` again.' },
+  SVC_TOKEN_EXPIRED: { status: 401, retryable: false, summary: 'The access token has expired.', hint: 'Run `svc login` again.' },
+  SVC_TOKEN_REVOKED: { status: 401, retryable: false, summary: 'The access token was revoked.', hint: 'Run `svc login` again.' },
+  SVC_CSRF_INVALID: { status: 403, retryable: false, summary: 'A state-changing browser request lacked the correct CSRF token (header x-svc-csrf).' },
+  SVC_ORIGIN_REJECTED: { status: 403, retryable: false, summary: 'Cross-site browser request rejected (Origin/Sec-Fetch-Site is not the platform origin).' },
+  SVC_FORBIDDEN: { status: 403, retryable: false, summary: 'Your current role or token permissions do not allow this.' },
+  SVC_TOKEN_SCOPE: { status: 403, retryable: false, summary: 'The token is scoped to another project or this action needs an account-wide credential.' },
+  SVC_REGISTRATION_CLOSED: { status: 403, retryable: false, summary: 'Self-registration is closed (bootstrap done or disabled).', hint: 'Ask an administrator for an invitation.' },
+  SVC_EMAIL_TAKEN: { status: 409, retryable: false, summary: 'An account with this email already exists.' },
+  SVC_INVITATION_INVALID: { status: 400, retryable: false, summary: 'The invitation is unknown, used, expired or for another email.' },
+  SVC_DEVICE_AUTHORIZATION_PENDING: { status: 400, retryable: true, summary: 'The device code has not been approved yet; keep polling at the interval.' },
+  SVC_DEVICE_SLOW_DOWN: { status: 400, retryable: true, summary: 'Polled too fast; the interval grew by 5 seconds (details.interval).' },
+  SVC_DEVICE_EXPIRED: { status: 400, retryable: false, summary: 'The device code expired before approval.', hint: 'Run `svc login` again.' },
+  SVC_DEVICE_DENIED: { status: 400, retryable: false, summary: 'The sign-in request was denied in the browser.' },
+  SVC_DEVICE_CODE_INVALID: { status: 400, retryable: false, summary: 'The device code is unknown or its token was already issued.' },
+  SVC_DEVICE_USER_CODE_INVALID: { status: 404, retryable: false, summary: 'No pending sign-in request has this code.' },
+  SVC_DEVICE_ALREADY_DECIDED: { status: 409, retryable: false, summary: 'The sign-in request was already approved, denied or has expired.' },
+  SVC_DEVICE_TOO_MANY_ATTEMPTS: { status: 429, retryable: true, summary: 'Too many wrong user codes; wait before trying again.' },
+  SVC_ORG_NOT_FOUND: { status: 404, retryable: false, summary: 'The organization does not exist or you are not a member.' },
+  SVC_ORG_SLUG_TAKEN: { status: 409, retryable: false, summary: 'Another organization uses this slug.' },
+  SVC_ORG_LAST_OWNER: { status: 409, retryable: false, summary: 'An organization must keep at least one owner.' },
+  SVC_MEMBER_NOT_FOUND: { status: 404, retryable: false, summary: 'The user is not a member of the organization.' },
+  SVC_TOKEN_NOT_FOUND: { status: 404, retryable: false, summary: 'The token does not exist or is not yours.' },
+});

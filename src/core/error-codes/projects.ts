@@ -1,0 +1,9 @@
+import { defineCodes } from './define.js';
+
+/** Projects (sites): creation, lookup, slugs. */
+export const projectsCodes = defineCodes({
+  SVC_PROJECT_NOT_FOUND: { status: 404, retryable: false, summary: 'The project does not exist or is not visible to you.' },
+  SVC_PROJECT_SLUG_INVALID: { status: 400, retryable: false, summary: 'Slugs are 3–40 lowercase ASCII letters, digits and single dashes, not starting or ending with a dash.' },
+  SVC_PROJECT_SLUG_RESERVED: { status: 400, retryable: false, summary: 'The slug is reserved by the platform.' },
+  SVC_PROJECT_SLUG_TAKEN: { status: 409, retryable: false, summary: 'Another project uses this slug.', hint: 'Pick another slug.' },
+});

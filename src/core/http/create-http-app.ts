@@ -1,0 +1,81 @@
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Logger } from '../logger.js';
+import { SvcError } from '../errors.js';
+import { toErrorResponse } from './error-response.js';
+
+/** The Fastify instance type every feature's routes plugin receives (zod type provider). */
+export type HttpApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
+
+export const OPENAPI_PATH = '/api/openapi.json';
+
+export interface HttpAppOptions {
+  logger: Logger;
+  bodyLimitBytes: number;
+  trustProxy: boolean;
+  version: string;
+}
+
+/**
+ * A Fastify app with svc's HTTP conventions: zod validation and serialization, OpenAPI generated
+ * from the route schemas at /api/openapi.json, JSON-only bodies with a size limit, the
+ * `{ error: { code, message } }` error shape with internal failures redacted, and security headers.
+ * It never listens; the caller registers feature routes and decides whether to listen.
+ */
+export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    bodyLimit: options.bodyLimitBytes,
+    trustProxy: options.trustProxy,
+    disableRequestLogging: false,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  // JSON only: no text/plain parser, so simple cross-site form posts are rejected with 415.
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' || body === undefined) return done(null, undefined);
+    jsonParser(request, body as string, done);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const response = toErrorResponse(error);
+    if (response.internal) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: response.body.error.code }, 'request rejected');
+    void reply.status(response.status).header('content-type', 'application/json; charset=utf-8').send(response.body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send(new SvcError('SVC_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`).toBody());
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    return payload;
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'svc control plane', version: options.version, description: 'Errors are `{ "error": { "code": "SVC_...", "message": "..." } }`.' },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'Access token `svc_...`' },
+          session: { type: 'apiKey', in: 'cookie', name: 'svc_session', description: 'Browser session; state-changing requests also need the x-svc-csrf header and a same-origin Origin.' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  app.get(OPENAPI_PATH, {
+    schema: { summary: 'OpenAPI description of every route', tags: ['meta'], response: { 200: z.record(z.string(), z.unknown()) } },
+    handler: async () => app.swagger() as unknown as Record<string, unknown>,
+  });
+  return app;
+}

@@ -1,0 +1,16 @@
+// Canonical JSON: object keys sorted recursively, so equal arguments give equal strings (cache/share keys).
+
+/** Serialize a JSON value with sorted object keys; undefined properties are dropped as JSON.stringify does. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
+    return out;
+  }
+  return value;
+}
