@@ -46,13 +46,23 @@ export function defaultEffects(): CliEffects {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    stdin: lazyStdin(),
     env: process.env,
     cwd: process.cwd(),
     home: homedir(),
     clock: systemClock,
     fetch: globalThis.fetch.bind(globalThis),
     self: currentProcessCommand(),
+  };
+}
+
+// process.stdin is created on first access (and may hold the process open), so touch it only when read.
+function lazyStdin(): CliEffects['stdin'] {
+  return {
+    get isTTY() {
+      return process.stdin.isTTY;
+    },
+    [Symbol.asyncIterator]: () => process.stdin[Symbol.asyncIterator](),
   };
 }
 

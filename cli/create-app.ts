@@ -48,10 +48,16 @@ export async function createApp(target: string, templateDir = starterTemplateDir
       await writeFile(join(temp, out), text, { mode: 0o644 });
       written.push(out.split('\\').join('/'));
     }
-    // An existing empty directory is replaced; rename then makes the whole app appear at once.
-    await rmdir(target).catch(() => {});
-    await rename(temp, target);
-    await fsyncDirectory(parent);
+    if (await isDirectory(target)) {
+      // An existing empty directory (possibly someone's cwd) is kept; its entries move in.
+      for (const entry of await readdir(temp)) await rename(join(temp, entry), join(target, entry));
+      await rmdir(temp);
+      await fsyncDirectory(target);
+    } else {
+      // rename makes the whole app appear at once.
+      await rename(temp, target);
+      await fsyncDirectory(parent);
+    }
   } catch (error) {
     await rm(temp, { recursive: true, force: true });
     if (error instanceof SvcError) throw error;
@@ -68,6 +74,10 @@ async function assertEmptyOrMissing(target: string): Promise<void> {
   if (!info.isDirectory() || (await readdir(target)).length > 0) {
     throw new SvcError('SVC_CLI_TARGET_EXISTS', `${target} already exists and is not empty`);
   }
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() === true;
 }
 
 async function listFiles(dir: string): Promise<string[]> {

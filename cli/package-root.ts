@@ -12,7 +12,8 @@ export function packageRoot(): { root: string; version: string } {
     const candidate = join(dir, 'package.json');
     if (existsSync(candidate)) {
       const pkg = JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'svc') return (cached = { root: dir, version: pkg.version ?? '0.0.0' });
+      // dist/ may hold a copy of package.json (JSON imports); the package root is where bin/svc.js lives.
+      if (pkg.name === 'svc' && existsSync(join(dir, 'bin', 'svc.js'))) return (cached = { root: dir, version: pkg.version ?? '0.0.0' });
     }
     const parent = dirname(dir);
     if (parent === dir) throw new Error('svc package.json not found above the CLI');

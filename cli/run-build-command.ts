@@ -2,7 +2,7 @@
 // so it is run with the same Node and entry script: no global install needed, works under tsx.
 import { delimiter, join } from 'node:path';
 import { command, type Command } from '../src/core/command.js';
-import { execChecked } from '../src/core/exec.js';
+import { execCommand } from '../src/core/exec.js';
 import { SvcError } from '../src/core/errors.js';
 import type { SelfCommand } from './context.js';
 import type { Output } from './output.js';
@@ -22,13 +22,12 @@ export function resolveBuildCommand(argv: readonly string[], appDir: string, sel
 /** Run build.command, streaming its output to stderr in human mode; throws SVC_COMMAND_FAILED on non-zero exit. */
 export async function runBuildCommand(argv: readonly string[], appDir: string, options: { self: SelfCommand; env: Readonly<Record<string, string | undefined>>; out: Output }): Promise<void> {
   const cmd = resolveBuildCommand(argv, appDir, options.self, options.env);
-  try {
-    await execChecked(cmd, { onOutput: (_stream, chunk) => options.out.passthrough(chunk.toString('utf8')) });
-  } catch (error) {
-    // Name the configured argv (not the resolved node path) so the message matches svc.deploy.json.
-    if (error instanceof SvcError && error.code === 'SVC_COMMAND_FAILED') {
-      throw new SvcError('SVC_COMMAND_FAILED', `build.command ${JSON.stringify(argv)} failed: ${error.message}`, { details: error.details });
-    }
-    throw error;
-  }
+  const result = await execCommand(cmd, { onOutput: (_stream, chunk) => options.out.passthrough(chunk.toString('utf8')) });
+  if (result.exitCode === 0) return;
+  // Name the configured argv (not the resolved node path). Human mode already streamed the
+  // output; JSON callers get its last lines in the message.
+  const tail = result.stderr.trim().split('\n').slice(-5).join('\n');
+  const status = result.exitCode ?? result.signal;
+  const message = `build.command ${JSON.stringify(argv)} exited with ${status}${options.out.json ? (tail ? `:\n${tail}` : '') : ' (its output is above)'}`;
+  throw new SvcError('SVC_COMMAND_FAILED', message, { details: { exitCode: result.exitCode, signal: result.signal } });
 }

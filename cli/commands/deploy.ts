@@ -1,9 +1,7 @@
 import { relative } from 'node:path';
 import { SvcError } from '../../src/core/errors.js';
-import { ARTIFACT_MEDIA_TYPE, ARTIFACT_PROTOCOL } from '../../src/artifacts/index.js';
 import type { CommandModule } from '../command-module.js';
 import { formatBytes, formatPairs } from '../output.js';
-import { packApp } from '../pack-app.js';
 
 interface DeployOptions {
   dryRun?: boolean;
@@ -28,6 +26,9 @@ export const deployCommand: CommandModule = {
         if (!options.dryRun) {
           throw new SvcError('SVC_NOT_AVAILABLE', 'Uploading a release is not available in this version yet (it lands with the release pipeline); run `svc deploy --dry-run` to build and pack the artifact offline');
         }
+        // Loaded on use: the artifact code is only needed by commands that pack.
+        const { packApp } = await import('../pack-app.js');
+        const { ARTIFACT_MEDIA_TYPE, ARTIFACT_PROTOCOL } = await import('../../src/artifacts/index.js');
         const appDir = ctx.cwd;
         const { packed, path, built } = await packApp(appDir, ctx, { build: options.build });
         const rel = relative(appDir, path);

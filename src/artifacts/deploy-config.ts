@@ -42,17 +42,17 @@ function normalizeConfigPath(raw: string): string {
 }
 
 /** A relative path inside the app directory: rejects absolute paths and parent traversal, then normalizes. */
-function relativePath(kind: string) {
+function relativePath() {
   return z
     .string()
-    .min(1, `${kind} must not be empty`)
+    .min(1, 'must not be empty')
     .transform((raw, ctx) => {
-      if (raw.startsWith('/') || /^[A-Za-z]:[\\/]/.test(raw)) return fail(ctx, 'SVC_CONFIG_PATH_INVALID', `${kind} must be relative to the app directory, not absolute`), z.NEVER;
-      if (raw.split(/[\\/]/).includes('..')) return fail(ctx, 'SVC_CONFIG_PATH_INVALID', `${kind} must not traverse to a parent directory ("..")`), z.NEVER;
+      if (raw.startsWith('/') || /^[A-Za-z]:[\\/]/.test(raw)) return fail(ctx, 'SVC_CONFIG_PATH_INVALID', 'must be relative to the app directory, not absolute'), z.NEVER;
+      if (raw.split(/[\\/]/).includes('..')) return fail(ctx, 'SVC_CONFIG_PATH_INVALID', 'must not traverse to a parent directory ("..")'), z.NEVER;
       const path = normalizeConfigPath(raw);
-      if (path === '' || path === '.') return fail(ctx, 'SVC_CONFIG_PATH_INVALID', `${kind} must name a file or directory below the app directory, not the app directory itself`), z.NEVER;
+      if (path === '' || path === '.') return fail(ctx, 'SVC_CONFIG_PATH_INVALID', 'must name a file or directory below the app directory, not the app directory itself'), z.NEVER;
       const shape = pathShapeViolation(path);
-      if (shape) return fail(ctx, 'SVC_CONFIG_PATH_INVALID', `${kind} ${shape.rule}`), z.NEVER;
+      if (shape) return fail(ctx, 'SVC_CONFIG_PATH_INVALID', shape.rule), z.NEVER;
       return path;
     });
 }
@@ -63,11 +63,11 @@ const includePath = z
     if (raw.startsWith('!') || globCharacters.test(raw)) return fail(ctx, 'SVC_CONFIG_GLOB_NOT_SUPPORTED', `"${raw}" looks like a shell glob; include paths are literal files or directories`), z.NEVER;
     return raw;
   })
-  .pipe(relativePath('an include path'))
+  .pipe(relativePath())
   .transform((path, ctx) => {
     const reason = forbiddenPathReason(path);
-    if (reason) return fail(ctx, 'SVC_CONFIG_FORBIDDEN_PATH', `include path ${reason}`), z.NEVER;
-    if (path === '.svc' || path.startsWith('.svc/')) return fail(ctx, 'SVC_CONFIG_PATH_INVALID', 'include path must not name .svc (svc keeps local artifacts there)'), z.NEVER;
+    if (reason) return fail(ctx, 'SVC_CONFIG_FORBIDDEN_PATH', `must not name a forbidden file: ${reason}`), z.NEVER;
+    if (path === '.svc' || path.startsWith('.svc/')) return fail(ctx, 'SVC_CONFIG_PATH_INVALID', 'must not name .svc (svc keeps local artifacts there)'), z.NEVER;
     return path;
   });
 
@@ -110,8 +110,8 @@ export const deployConfigSchema = z
       .prefault({}),
     database: z
       .strictObject({
-        path: relativePath('database.path').default(deployConfigDefaults.databasePath),
-        migrations: relativePath('database.migrations').default(deployConfigDefaults.databaseMigrations),
+        path: relativePath().default(deployConfigDefaults.databasePath),
+        migrations: relativePath().default(deployConfigDefaults.databaseMigrations),
         allowUnsafeMigrations: z.boolean().default(deployConfigDefaults.allowUnsafeMigrations),
       })
       .prefault({}),
@@ -120,6 +120,7 @@ export const deployConfigSchema = z
         path: z
           .string()
           .max(2048, 'must be at most 2048 characters')
+          // eslint-disable-next-line no-control-regex
           .regex(/^\/[^\s#\u0000-\u001f\u007f]*$/, 'must start with "/" and contain no whitespace, "#" or control characters')
           .default(deployConfigDefaults.healthPath),
         timeoutMs: z
@@ -135,9 +136,9 @@ export const deployConfigSchema = z
   .superRefine((config, ctx) => {
     const entry = config.entry;
     const shape = pathShapeViolation(entry);
-    if (shape) return fail(ctx, 'SVC_CONFIG_ENTRY_INVALID', `entry ${shape.rule}`, ['entry']);
-    if (!/\.(m?js)$/.test(entry)) return fail(ctx, 'SVC_CONFIG_ENTRY_INVALID', 'entry must be a compiled .js or .mjs file', ['entry']);
-    if (!isIncluded(entry, config.include)) fail(ctx, 'SVC_CONFIG_ENTRY_INVALID', `entry "${entry}" must lie inside an included path (${config.include.join(', ')})`, ['entry']);
+    if (shape) return fail(ctx, 'SVC_CONFIG_ENTRY_INVALID', shape.rule, ['entry']);
+    if (!/\.(m?js)$/.test(entry)) return fail(ctx, 'SVC_CONFIG_ENTRY_INVALID', 'must be a compiled .js or .mjs file', ['entry']);
+    if (!isIncluded(entry, config.include)) fail(ctx, 'SVC_CONFIG_ENTRY_INVALID', `"${entry}" must lie inside an included path (${config.include.join(', ')})`, ['entry']);
   });
 
 /** The normalized svc.deploy.json: every optional field has its default, include paths are sorted and unique. */
@@ -156,7 +157,7 @@ export function parseDeployConfig(raw: unknown): DeployConfig {
     throw new SvcError(code, `svc.deploy.json: unknown field ${keys}`, { details: { field: keys, rule: 'unknown field' } });
   }
   const label = field ? `field "${field}"` : 'the document';
-  throw new SvcError(code, `svc.deploy.json: ${label} ${issue.message}`, { details: { field: field || undefined, rule: issue.message } });
+  throw new SvcError(code, `svc.deploy.json: ${label}: ${issue.message}`, { details: { field: field || undefined, rule: issue.message } });
 }
 
 function codeForIssue(issue: z.core.$ZodIssue, raw: unknown): ErrorCode {

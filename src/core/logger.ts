@@ -19,7 +19,24 @@ export const redactedPaths = [
   '*.csrfToken',
 ];
 
+const secretQuery = /([?&](?:invitation|token|code|deviceCode|userCode)=)[^&#]*/gi;
+
+/** A request URL safe to log: values of credential-like query parameters are blanked. Pure. */
+export function redactUrl(url: string): string {
+  return url.replace(secretQuery, '$1[redacted]');
+}
+
 /** Structured JSON logger for the control plane (pino), with credentials redacted. */
 export function createLogger(options: { level: string; destination?: DestinationStream }): Logger {
-  return pino({ level: options.level, redact: { paths: redactedPaths, censor: '[redacted]' }, base: { service: 'svc-platform' } }, options.destination);
+  return pino(
+    {
+      level: options.level,
+      redact: { paths: redactedPaths, censor: '[redacted]' },
+      base: { service: 'svc-platform' },
+      serializers: {
+        req: (req: { method?: string; url?: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url ?? ''), remoteAddress: req.ip }),
+      },
+    },
+    options.destination,
+  );
 }

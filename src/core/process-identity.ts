@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 /**
  * Start time of a process in clock ticks since boot (field 22 of /proc/<pid>/stat), as a string.
@@ -22,14 +22,29 @@ export function parseProcStatStartTime(stat: string): string | null {
   return value !== undefined && /^\d+$/.test(value) ? value : null;
 }
 
-/** Whether a process with this pid exists (EPERM means it exists but belongs to someone else). */
+/** Parse the one-letter state (field 3) of a /proc/<pid>/stat line, e.g. 'S', 'R', 'Z'. */
+export function parseProcStatState(stat: string): string | null {
+  const close = stat.lastIndexOf(')');
+  return close < 0 ? null : (stat.slice(close + 2).trim().split(/\s+/)[0] ?? null);
+}
+
+/**
+ * Whether a process with this pid exists and is not a zombie (an exited process nobody reaped yet).
+ * EPERM means it exists but belongs to someone else.
+ */
 export function pidExists(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    const state = parseProcStatState(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    // Without /proc, trust kill(0); with /proc, a missing entry means the process just went away.
+    return !existsSync('/proc/self/stat');
   }
 }
 

@@ -113,7 +113,10 @@ export interface LiveRequestContext {
   /** Caller at connect time (null when anonymous and the function is public or auth is off). */
   readonly identity: Identity | null;
   readonly engine: RuntimeEngine;
-  /** Re-check the session (e.g. on every rerun or heartbeat); null means signed out or expired: close the stream. */
+  /**
+   * Re-check the session (e.g. on every rerun or heartbeat). When `identity` was non-null, a null result means
+   * signed out or expired: close the stream. For anonymous connections it always returns null.
+   */
   revalidate(): Identity | null;
 }
 

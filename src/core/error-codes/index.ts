@@ -10,8 +10,9 @@ import { projectsCodes } from './projects.js';
 import { auditCodes } from './audit.js';
 import { coreServerCodes } from './core-server.js';
 import { artifactCodes } from './artifacts.js';
+import { recoveryCodes } from './recovery.js';
 
-const tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes] as const;
+const tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes] as const;
 
 type Merge<T extends readonly object[]> = T extends readonly [infer H, ...infer R extends readonly object[]] ? H & Merge<R> : unknown;
 

@@ -11,6 +11,18 @@ export type HttpApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpress
 
 export const OPENAPI_PATH = '/api/openapi.json';
 
+/** One registered route as seen by the onRoute hook. */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  hasSchema: boolean;
+}
+
+/** Routes registered on an app built by createHttpApp. */
+export function registeredRoutes(app: FastifyInstance | HttpApp): RegisteredRoute[] {
+  return (app as unknown as { svcRoutes: RegisteredRoute[] }).svcRoutes;
+}
+
 export interface HttpAppOptions {
   logger: Logger;
   bodyLimitBytes: number;
@@ -29,10 +41,15 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     loggerInstance: options.logger,
     bodyLimit: options.bodyLimitBytes,
     trustProxy: options.trustProxy,
-    disableRequestLogging: false,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
+  // Every registered route, so tests can prove the OpenAPI document covers all of them.
+  const registered: RegisteredRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) registered.push({ method: String(method), url: route.url, hasSchema: route.schema !== undefined });
+  });
+  app.decorate('svcRoutes', registered);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
@@ -77,5 +94,13 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     schema: { summary: 'OpenAPI description of every route', tags: ['meta'], response: { 200: z.record(z.string(), z.unknown()) } },
     handler: async () => app.swagger() as unknown as Record<string, unknown>,
   });
-  return app;
+  return app as unknown as HttpApp;
 }
+
+type Security = { [scheme: string]: string[] }[];
+/** OpenAPI security of routes that accept a bearer token or a browser session. */
+export const bearerOrSession: Security = [{ bearer: [] }, { session: [] }];
+/** OpenAPI security of browser-session-only routes. */
+export const sessionOnly: Security = [{ session: [] }];
+/** OpenAPI security of bearer-only routes. */
+export const bearerOnly: Security = [{ bearer: [] }];

@@ -24,6 +24,7 @@ export interface QueryPlan {
   readonly ownerId?: string;
 }
 
+const OPS = { eq: true, neq: true, lt: true, lte: true, gt: true, gte: true };
 const SQL_OPS: Record<Exclude<ComparisonOp, 'eq' | 'neq'>, string> = { lt: '<', lte: '<=', gt: '>', gte: '>=' };
 
 /** Compile a plan to SQL; `isField` says which field names are queryable on the table. */
@@ -50,12 +51,15 @@ export function compileQuery(plan: QueryPlan, isField: (field: string) => boolea
   return { sql, params };
 }
 
-function compileCondition(condition: Condition, isField: (field: string) => boolean, params: unknown[]): string {
-  if (condition.op === 'and' || condition.op === 'or') {
-    if (condition.conditions.length === 0) return condition.op === 'and' ? '1' : '0';
-    const parts = condition.conditions.map((c) => compileCondition(c, isField, params));
-    return `(${parts.join(condition.op === 'and' ? ' AND ' : ' OR ')})`;
+function compileCondition(node: Condition, isField: (field: string) => boolean, params: unknown[]): string {
+  if ('conditions' in node) {
+    if (node.op !== 'and' && node.op !== 'or') throw new RuntimeError('SVC_RUNTIME_INVALID_QUERY', 'Unknown condition.');
+    if (node.conditions.length === 0) return node.op === 'and' ? '1' : '0';
+    const parts = node.conditions.map((c) => compileCondition(c, isField, params));
+    return `(${parts.join(node.op === 'and' ? ' AND ' : ' OR ')})`;
   }
+  const condition = node;
+  if (!Object.hasOwn(OPS, condition.op)) throw new RuntimeError('SVC_RUNTIME_INVALID_QUERY', `Unknown operator "${String(condition.op)}".`);
   if (!isField(condition.field)) throw new RuntimeError('SVC_RUNTIME_INVALID_QUERY', `Unknown field "${condition.field}".`);
   const expr = fieldSql(condition.field);
   const value = bindable(condition.value, condition.field);

@@ -68,7 +68,7 @@ const server = createServer((req, res) => {
   });
 });
 
-server.listen(port, host, () => console.log(`{{name}} listening on http://${host}:${port}`));
+server.listen(port, host, () => console.log(`{{name}} listening on http://${host}:${server.address().port}`));
 
 // Stop accepting connections on SIGTERM so the platform can swap releases cleanly.
 process.on('SIGTERM', () => {

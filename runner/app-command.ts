@@ -1,0 +1,71 @@
+// Pure construction of the command that starts an app: argv and a clean environment, as data.
+import { isAbsolute, normalize } from 'node:path';
+import { command, type Command } from '../src/core/command.js';
+import { SvcError } from '../src/core/errors.js';
+import type { AppStartSpec } from './app-runner.js';
+
+/** Names an app's public `env` may not set (spec 000): the platform owns them. */
+export function isReservedEnvName(name: string): boolean {
+  return name === 'PORT' || name === 'HOST' || name === 'NODE_OPTIONS' || name.startsWith('SVC_');
+}
+
+/** Platform-controlled names a secret may not take (spec 000), plus everything reserved for env. */
+export function isReservedSecretName(name: string): boolean {
+  return isReservedEnvName(name) || ['PATH', 'HOME', 'NODE_ENV', 'TRUST_PROXY'].includes(name);
+}
+
+/** Variables copied from the platform's own environment into every app (nothing secret, nothing SVC_*). */
+export const inheritedEnvNames = ['PATH', 'LANG', 'LC_ALL', 'TZ'] as const;
+
+export interface AppCommandContext {
+  /** The node binary (default: the one running the control plane). */
+  nodePath: string;
+  port: number;
+  host: string;
+  /** The platform's environment, from which only `inheritedEnvNames` are taken. */
+  baseEnv: Readonly<Record<string, string | undefined>>;
+}
+
+const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Check that `entry` is a relative .js/.mjs path that stays inside the release directory. */
+export function checkEntry(entry: string): string {
+  const normal = normalize(entry);
+  if (isAbsolute(entry) || normal.startsWith('..') || normal.startsWith('-') || !/\.(m?js)$/.test(normal) || entry.includes('\0')) {
+    throw new SvcError('SVC_VALIDATION', `entry must be a relative .js or .mjs file inside the release: ${JSON.stringify(entry)}`);
+  }
+  return normal;
+}
+
+/**
+ * `node <entry>` run in the release directory with a clean environment: a few inherited variables,
+ * the app's public env, its secrets, then the platform's PORT/HOST/SVC_* values (which always win).
+ * Secrets are only ever in `env`, never in `args`.
+ */
+export function buildAppCommand(spec: AppStartSpec, ctx: AppCommandContext): Command {
+  const entry = checkEntry(spec.entry);
+  const env: Record<string, string> = {};
+  for (const name of inheritedEnvNames) {
+    const value = ctx.baseEnv[name];
+    if (value !== undefined) env[name] = value;
+  }
+  env.HOME = spec.dataDir;
+  for (const [name, value] of Object.entries(spec.env)) {
+    if (!envName.test(name) || isReservedEnvName(name)) throw new SvcError('SVC_VALIDATION', `env name ${name} is invalid or reserved`);
+    env[name] = value;
+  }
+  for (const [name, value] of Object.entries(spec.secrets)) {
+    if (!envName.test(name) || isReservedSecretName(name)) throw new SvcError('SVC_VALIDATION', `secret name ${name} is invalid or reserved`);
+    env[name] = value;
+  }
+  Object.assign(env, {
+    PORT: String(ctx.port),
+    HOST: ctx.host,
+    NODE_ENV: 'production',
+    SVC_PROJECT_ID: spec.projectId,
+    SVC_RELEASE_ID: spec.releaseId,
+    SVC_DATA_DIR: spec.dataDir,
+    SVC_DATABASE_PATH: spec.databasePath,
+  });
+  return command(ctx.nodePath, [entry], { cwd: spec.releaseDir, env, replaceEnv: true });
+}

@@ -1,0 +1,69 @@
+// Step 9 of the release transaction: poll the app's health route until it answers 2xx.
+import { systemClock, type Clock } from '../src/core/clock.js';
+
+export interface HealthCheckOptions {
+  host: string;
+  port: number;
+  /** `health.path` of svc.deploy.json (default "/"). */
+  path?: string;
+  /** `health.timeoutMs` (default 30000). */
+  timeoutMs?: number;
+  /** Pause between attempts (default 100 ms). */
+  intervalMs?: number;
+  /** Bound on one request (default 2000 ms, never beyond the overall deadline). */
+  requestTimeoutMs?: number;
+  clock?: Clock;
+  fetch?: typeof globalThis.fetch;
+  sleep?: (ms: number) => Promise<void>;
+  /** Resolves when the app exited: the check stops at once instead of waiting out the timeout. */
+  exited?: Promise<unknown>;
+  signal?: AbortSignal;
+}
+
+/** Why a health check failed. */
+export type HealthFailure = 'timeout' | 'exited' | 'aborted';
+
+export type HealthResult =
+  | { ok: true; status: number; attempts: number; elapsedMs: number }
+  | { ok: false; reason: HealthFailure; attempts: number; elapsedMs: number; lastStatus: number | null; lastError: string | null };
+
+/** Poll `http://host:port<path>` until a 2xx answer, the app exits, or the timeout passes. */
+export async function checkHealth(options: HealthCheckOptions): Promise<HealthResult> {
+  const clock = options.clock ?? systemClock;
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const path = options.path ?? '/';
+  const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}${path.startsWith('/') ? path : `/${path}`}`;
+  const started = clock.now();
+  const deadline = started + (options.timeoutMs ?? 30_000);
+  let exited = false;
+  void options.exited?.then(() => {
+    exited = true;
+  });
+  let attempts = 0;
+  let lastStatus: number | null = null;
+  let lastError: string | null = null;
+  const fail = (reason: HealthFailure): HealthResult => ({ ok: false, reason, attempts, elapsedMs: clock.now() - started, lastStatus, lastError });
+  for (;;) {
+    if (options.signal?.aborted) return fail('aborted');
+    if (exited) return fail('exited');
+    const remaining = deadline - clock.now();
+    if (remaining <= 0) return fail('timeout');
+    attempts++;
+    try {
+      const timeout = AbortSignal.timeout(Math.max(1, Math.min(options.requestTimeoutMs ?? 2000, remaining)));
+      const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+      const response = await doFetch(url, { signal, redirect: 'manual', headers: { 'user-agent': 'svc-health-check' } });
+      await response.body?.cancel();
+      lastStatus = response.status;
+      lastError = null;
+      if (response.status >= 200 && response.status < 300) return { ok: true, status: response.status, attempts, elapsedMs: clock.now() - started };
+    } catch (error) {
+      lastError = (error as Error).message;
+    }
+    // Let a pending exit notification land before deciding to wait again.
+    await Promise.resolve();
+    if (exited) return fail('exited');
+    await sleep(Math.min(options.intervalMs ?? 100, Math.max(0, deadline - clock.now())));
+  }
+}

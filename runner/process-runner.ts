@@ -1,0 +1,145 @@
+// The process runner: `node <entry>` as the leader of its own process group, output captured into
+// raw files that outlive the control plane, re-adoption by pid + /proc start time.
+// Appropriate only when every app is trusted by the host operator (spec 000, item 7).
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { atomicWriteFileSync } from '../src/core/atomic-write.js';
+import { systemClock, type Clock } from '../src/core/clock.js';
+import { SvcError } from '../src/core/errors.js';
+import { nodeSpawner, type Spawner } from '../src/core/exec.js';
+import { randomId, type IdGenerator } from '../src/core/ids.js';
+import { processStartTime } from '../src/core/process-identity.js';
+import { buildAppCommand } from './app-command.js';
+import type { AppRunner, AppStartSpec, RunningApp, RunningAppRecord } from './app-runner.js';
+import { allocatePort } from './allocate-port.js';
+import type { LogStore } from './log-store.js';
+import { OutputTail } from './output-tail.js';
+import { ProcessApp } from './process-app.js';
+
+export interface ProcessRunnerOptions {
+  /** Directory for per-run raw output capture (`<runsDir>/<runId>/stdout|stderr`). */
+  runsDir: string;
+  logs: LogStore;
+  clock?: Clock;
+  ids?: IdGenerator;
+  /** Node binary for apps (default: the control plane's own). */
+  nodePath?: string;
+  /** Environment the few inherited variables (PATH, LANG, …) come from (default process.env). */
+  baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** SIGTERM → SIGKILL grace period (default 10 s). */
+  stopGraceMs?: number;
+  /** How often a re-adopted process (not our child) is checked for liveness (default 500 ms). */
+  adoptPollMs?: number;
+  /** How often raw output is turned into log entries (default 200 ms). */
+  tailPollMs?: number;
+  spawner?: Spawner;
+}
+
+/** Runs apps as local processes. */
+export class ProcessRunner implements AppRunner {
+  readonly kind = 'process' as const;
+  private readonly clock: Clock;
+  private readonly ids: IdGenerator;
+
+  constructor(private readonly options: ProcessRunnerOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.ids = options.ids ?? randomId;
+  }
+
+  /** Spawn the release; resolves once the process exists (or throws SVC_APP_START_FAILED). */
+  async start(spec: AppStartSpec): Promise<RunningApp> {
+    const host = spec.host ?? '127.0.0.1';
+    const port = spec.port ?? (await allocatePort(host));
+    const cmd = buildAppCommand(spec, { nodePath: this.options.nodePath ?? process.execPath, port, host, baseEnv: this.options.baseEnv ?? process.env });
+    const id = this.ids('run');
+    const runDir = join(this.options.runsDir, id);
+    mkdirSync(runDir, { recursive: true, mode: 0o700 });
+    mkdirSync(spec.dataDir, { recursive: true });
+    const out = openSync(join(runDir, 'stdout'), 'a', 0o600);
+    const err = openSync(join(runDir, 'stderr'), 'a', 0o600);
+    const spawner = this.options.spawner ?? nodeSpawner;
+    let child;
+    try {
+      child = spawner(cmd, { cwd: cmd.cwd, env: { ...cmd.env }, detached: true, stdio: ['ignore', out, err] });
+      await new Promise<void>((resolve, reject) => {
+        child!.once('spawn', resolve);
+        child!.once('error', reject);
+      });
+    } catch (error) {
+      rmSync(runDir, { recursive: true, force: true });
+      throw new SvcError('SVC_APP_START_FAILED', `Could not start ${spec.releaseId}: ${(error as Error).message}`, { cause: error });
+    } finally {
+      closeSync(out);
+      closeSync(err);
+    }
+    child.unref();
+    const pid = child.pid!;
+    const record: RunningAppRecord = {
+      kind: 'process',
+      id,
+      projectId: spec.projectId,
+      releaseId: spec.releaseId,
+      port,
+      host,
+      startedAt: this.clock.now(),
+      pid,
+      processStartTime: processStartTime(pid),
+      runDir,
+    };
+    this.options.logs.system(spec.projectId, spec.releaseId, `started ${spec.entry} (pid ${pid}) on ${host}:${port}`);
+    return new ProcessApp(record, this.appDeps(record, { stdout: 0, stderr: 0 }), { child });
+  }
+
+  /** Re-attach to a process recorded by an earlier control plane, if that same process still runs. */
+  async adopt(record: RunningAppRecord): Promise<RunningApp | null> {
+    if (record.kind !== 'process' || record.pid === undefined || !record.runDir) return null;
+    const app = new ProcessApp(record, this.appDeps(record, readOffsets(record.runDir)), { pollMs: this.options.adoptPollMs ?? 500 });
+    if (app.exited) return null;
+    this.options.logs.system(record.projectId, record.releaseId, `re-adopted pid ${record.pid} on ${record.host}:${record.port}`);
+    return app;
+  }
+
+  private appDeps(record: RunningAppRecord, offsets: Offsets): ConstructorParameters<typeof ProcessApp>[1] {
+    const runDir = record.runDir!;
+    const current = { ...offsets };
+    const tail = (stream: 'stdout' | 'stderr'): OutputTail =>
+      new OutputTail({
+        path: join(runDir, stream),
+        offset: offsets[stream],
+        pollMs: this.options.tailPollMs ?? 200,
+        onLines: (lines) => {
+          const time = this.clock.now();
+          this.options.logs.append(record.projectId, lines.map((line) => ({ time, stream, releaseId: record.releaseId, line })));
+        },
+        onOffset: (offset) => {
+          current[stream] = offset;
+          try {
+            atomicWriteFileSync(join(runDir, 'offsets.json'), JSON.stringify(current));
+          } catch {
+            // The run directory is gone (the run ended and was cleaned up): nothing left to resume.
+          }
+        },
+      });
+    return {
+      clock: this.clock,
+      logs: this.options.logs,
+      graceMs: this.options.stopGraceMs ?? 10_000,
+      tails: [tail('stdout'), tail('stderr')],
+      cleanup: () => rmSync(runDir, { recursive: true, force: true }),
+    };
+  }
+}
+
+interface Offsets {
+  stdout: number;
+  stderr: number;
+}
+
+function readOffsets(runDir: string): Offsets {
+  try {
+    const parsed = JSON.parse(readFileSync(join(runDir, 'offsets.json'), 'utf8')) as Partial<Offsets>;
+    return { stdout: Number(parsed.stdout) || 0, stderr: Number(parsed.stderr) || 0 };
+  } catch {
+    return { stdout: 0, stderr: 0 };
+  }
+}

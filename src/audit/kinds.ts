@@ -1,0 +1,37 @@
+/**
+ * Every audit event kind, in one place. Features append only these; docs/api.md lists them.
+ * Later issues add their kinds here (release.*, rollback.*, backup.*, secret.*, project.delete).
+ */
+export const auditKinds = {
+  'account.register': 'an account was created (bootstrap, public or invitation)',
+  'organization.create': 'an organization was created',
+  'member.invite': 'an invitation was issued',
+  'member.join': 'an invited account joined an organization',
+  'member.role': "a member's role changed",
+  'member.remove': 'a member was removed',
+  'device.approve': 'a device login was approved in the browser',
+  'device.deny': 'a device login was denied in the browser',
+  'token.create': 'an access token was created (device login or API)',
+  'token.revoke': 'an access token was revoked',
+  'project.create': 'a project (site) was created',
+  'project.delete': 'a project (site) was deleted',
+  'release.create': 'a release was uploaded',
+  'release.activate': 'a release became active',
+  'release.fail': 'a release failed and the previous state was restored',
+  'release.delete': 'an inactive release artifact was removed',
+  'rollback.start': 'a rollback was requested',
+  'rollback.complete': 'a rollback finished',
+  'rollback.fail': 'a rollback failed',
+  'backup.create': 'a backup was taken',
+  'backup.restore': 'a backup was restored',
+  'backup.schedule': 'a backup schedule changed',
+  'secret.set': 'a secret name was created or its value replaced',
+  'secret.delete': 'a secret was deleted',
+} as const;
+
+export type AuditKind = keyof typeof auditKinds;
+
+/** Whether a string is a known audit kind. */
+export function isAuditKind(value: string): value is AuditKind {
+  return Object.hasOwn(auditKinds, value);
+}

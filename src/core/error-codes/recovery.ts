@@ -1,0 +1,50 @@
+import { defineCodes } from './define.js';
+
+/** Codes raised by point-in-time recovery: capture, journal, repository and restore. */
+export const recoveryCodes = defineCodes({
+  SVC_RECOVERY_KEY_INVALID: {
+    status: 400,
+    retryable: false,
+    summary: 'The recovery encryption key is not exactly 32 bytes, or it is not the key this repository was written with.',
+    hint: 'Pass the same 32-byte key that was used when recovery was enabled (it is never stored beside the archive).',
+  },
+  SVC_RECOVERY_OPTIONS_INVALID: { status: 400, retryable: false, summary: 'A point-in-time recovery or restore option is missing or out of range; the message names it.' },
+  SVC_RECOVERY_TABLE_UNSUPPORTED: {
+    status: 400,
+    retryable: false,
+    summary: 'A table cannot be journaled: no primary key, a null key value, a virtual table, or a generated or hidden column.',
+    hint: 'Give the table a non-null primary key and plain columns, or keep it out of the recovered database.',
+  },
+  SVC_RECOVERY_TOO_MANY_ROWS: { status: 400, retryable: false, summary: 'A journaled table would hold more than 200,000 rows; the write was rolled back.' },
+  SVC_RECOVERY_TRANSACTION_TOO_LARGE: { status: 413, retryable: false, summary: 'The transaction’s journal entry exceeds maxTransactionBytes; the app write and the entry were rolled back.', hint: 'Split the write into smaller mutations or raise maxTransactionBytes.' },
+  SVC_RECOVERY_STATE_TOO_LARGE: { status: 413, retryable: false, summary: 'The journaled database state would exceed maxStateBytes; the write was rolled back.', hint: 'Delete data or raise maxStateBytes.' },
+  SVC_RECOVERY_UNSAFE_INTEGER: { status: 400, retryable: false, summary: 'A journaled row holds an integer outside JavaScript’s safe range (±2^53−1); the write was rolled back.' },
+  SVC_RECOVERY_FENCED: {
+    status: 409,
+    retryable: false,
+    summary: 'Another connection or a schema change wrote to the recovered database; managed writes are fenced.',
+    hint: 'Stop the other writer and restore a verified epoch (see docs/recovery.md); the seal is never overwritten.',
+  },
+  SVC_RECOVERY_NOT_ATTACHED: { status: 409, retryable: false, summary: 'The database carries a recovery journal but recovery is not attached (or was closed); managed writes are rejected.', hint: 'Call openPointInTimeRecovery(database, options) before writing.' },
+  SVC_RECOVERY_SEAL_INVALID: {
+    status: 409,
+    retryable: false,
+    summary: 'The database no longer matches its recovery seal: it was written by an unexpected writer.',
+    hint: 'Restore a verified epoch with restorePointInTime and begin a new epoch from it.',
+  },
+  SVC_RECOVERY_REPOSITORY_MISMATCH: {
+    status: 409,
+    retryable: false,
+    summary: 'The recovery directory belongs to another epoch or database, or is behind the database.',
+    hint: 'Use the directory this epoch was started with, or rotate to a new epoch with an empty directory.',
+  },
+  SVC_RECOVERY_REPOSITORY_INVALID: { status: 422, retryable: false, summary: 'The recovery directory is missing epoch.json, head.json or base/, or a file is malformed.' },
+  SVC_RECOVERY_TAMPERED: { status: 422, retryable: false, summary: 'An entry or the base failed authentication or its hash link (details.sequence names it; 0 is the base); nothing was published.' },
+  SVC_RECOVERY_GAP: { status: 422, retryable: false, summary: 'The exported journal is missing a sequence (details.sequence); nothing was published.' },
+  SVC_RECOVERY_CONFLICT: { status: 422, retryable: false, summary: 'The exported journal holds a duplicate or out-of-order sequence (details.sequence); nothing was published.' },
+  SVC_RECOVERY_SEQUENCE_UNAVAILABLE: { status: 404, retryable: false, summary: 'The requested sequence has not been exported to the repository.', hint: 'Flush recovery first, or choose a sequence at most exportedThrough.' },
+  SVC_RECOVERY_BEFORE_BASE: { status: 404, retryable: false, summary: 'The requested time is before the epoch’s base snapshot.' },
+  SVC_RECOVERY_CONFIRMATION_REQUIRED: { status: 400, retryable: false, summary: 'Restore needs confirmation: "restore point in time".' },
+  SVC_RECOVERY_DESTINATION_BUSY: { status: 409, retryable: true, summary: 'The restore destination is open by another connection or process; restore only into a stopped database.', hint: 'Stop the app using the destination and retry.' },
+  SVC_RECOVERY_VERIFY_FAILED: { status: 500, retryable: false, summary: 'The replayed database did not match the recorded state seal or failed integrity_check; nothing was published.' },
+});

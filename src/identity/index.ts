@@ -1,0 +1,10 @@
+// Public surface of identity for other features: authenticate the caller, check permissions.
+export { authenticate, type AuthenticateOptions } from './authenticate.js';
+export { authorize, isAuthorized, type AccessRequest } from './authorize.js';
+export { actorOf, credentialPermissions, scopedProjectId, type Principal } from './principal.js';
+export { currentRole, listMemberships, findOrganization } from './org-store.js';
+export { revokeProjectTokens } from './token-store.js';
+export { rolePermissions, allows } from './permissions.js';
+export { identityMigrations } from './migrations.js';
+export { createIdentity, type IdentityDeps, type IdentityFeature } from './identity.js';
+export { platformOrigin, assertSameOrigin } from './same-origin.js';

@@ -1,0 +1,97 @@
+// Composition root: builds every feature with its dependencies and registers its routes.
+// Later issues add their migrations and route plugins to the two lists below.
+import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { systemClock, type Clock } from './core/clock.js';
+import type { PlatformConfig } from './core/config.js';
+import { openControlDb, type ControlDb } from './core/control-db.js';
+import { applyMigrations, type Migration } from './core/db-migrations.js';
+import type { FeatureContext } from './core/feature-context.js';
+import { createHttpApp, type HttpApp } from './core/http/create-http-app.js';
+import { healthRoutes } from './core/http/health-routes.js';
+import { randomId, type IdGenerator } from './core/ids.js';
+import { createLogger, type Logger } from './core/logger.js';
+import { auditMigrations, auditRoutes } from './audit/index.js';
+import { createIdentity, identityMigrations, type IdentityFeature } from './identity/index.js';
+import { projectRoutes, projectsMigrations, resolveProject } from './projects/index.js';
+
+/** Every control-database migration, in dependency order (identity before projects before audit). */
+export const controlMigrations: readonly Migration[] = [...identityMigrations, ...projectsMigrations, ...auditMigrations];
+
+export interface ControlPlaneDeps {
+  config: PlatformConfig;
+  /** An open control database; default: `<dataDir>/control.db`. */
+  db?: ControlDb;
+  clock?: Clock;
+  ids?: IdGenerator;
+  logger?: Logger;
+}
+
+export interface ControlPlane {
+  app: FastifyInstance;
+  db: ControlDb;
+  context: FeatureContext;
+  identity: IdentityFeature;
+  /** Close the HTTP app (draining requests) and then the database. */
+  close(): Promise<void>;
+}
+
+/** The svc version from package.json (works from src/ and from dist/src/). */
+export function platformVersion(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 4; i++, dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'svc') return pkg.version ?? '0.0.0';
+    }
+  }
+  return '0.0.0';
+}
+
+/** Build the control plane: open and migrate the database, wire features, register routes. Never listens. */
+export async function buildControlPlane(deps: ControlPlaneDeps): Promise<ControlPlane> {
+  const { config } = deps;
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const db = deps.db ?? openControlDb(join(config.dataDir, 'control.db'));
+  const clock = deps.clock ?? systemClock;
+  const logger = deps.logger ?? createLogger({ level: config.logLevel });
+  try {
+    applyMigrations(db, controlMigrations, () => clock.now());
+  } catch (error) {
+    if (!deps.db) db.close();
+    throw error;
+  }
+  const ctx: FeatureContext = { db, clock, ids: deps.ids ?? randomId, config, logger };
+  const identity = createIdentity(ctx, { resolveProject: (idOrSlug) => resolveProject(ctx, idOrSlug) });
+
+  const app = await createHttpApp({ logger, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy, version: platformVersion() });
+  const readiness = [
+    { name: 'database', check: () => (db.prepare('SELECT COUNT(*) AS n FROM schema_version').get() as { n: number }).n > 0 },
+    { name: 'dataDir', check: () => (accessSync(config.dataDir, constants.W_OK), true) },
+  ];
+  const routePlugins: ((app: HttpApp) => Promise<void>)[] = [
+    healthRoutes(readiness),
+    identity.routes,
+    projectRoutes(ctx),
+    auditRoutes(ctx),
+  ];
+  for (const plugin of routePlugins) await plugin(app);
+  await app.ready();
+
+  let closed = false;
+  return {
+    app: app as unknown as FastifyInstance,
+    db,
+    context: ctx,
+    identity,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      if (db.open) db.close();
+    },
+  };
+}

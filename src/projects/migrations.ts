@@ -1,0 +1,19 @@
+import type { Migration } from '../core/db-migrations.js';
+
+/** Project tables. Organization rows belong to identity; the foreign key keeps attribution honest. */
+export const projectsMigrations: readonly Migration[] = [
+  {
+    scope: 'projects',
+    version: 1,
+    name: 'projects',
+    up(db) {
+      db.exec(`
+        CREATE TABLE projects (
+          id TEXT PRIMARY KEY, slug TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+          organization_id TEXT NOT NULL REFERENCES organizations(id),
+          state TEXT NOT NULL DEFAULT 'new', active_release_id TEXT,
+          created_by TEXT, created_at INTEGER NOT NULL) STRICT;
+        CREATE INDEX projects_org ON projects (organization_id);`);
+    },
+  },
+];

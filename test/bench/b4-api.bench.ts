@@ -1,0 +1,106 @@
+// B4: authenticated `GET /api/projects` on the real control plane (child process) vs a bare
+// node:http handler returning the same JSON bytes, both loaded by autocannon in its own process.
+// Two alternating rounds each; the ratio uses the mean req/s. Target: svc >= 80 % of bare.
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import type { BenchResult } from './bench-types.js';
+import { bootstrapAccount } from '../support/account.js';
+import { repoRoot } from '../support/repo-root.js';
+import { startPlatform } from '../support/start-platform.js';
+
+const CONNECTIONS = 50;
+const SECONDS = Number(process.env.SVC_B4_SECONDS ?? 8);
+const ROUNDS = 2;
+
+interface CannonSummary {
+  requests: { average: number; total: number };
+  latency: { p99: number; average: number };
+  non2xx: number;
+  errors: number;
+}
+
+/** Run autocannon as a separate process and return its JSON summary. */
+function autocannon(url: string, headers: Record<string, string>, seconds: number): Promise<CannonSummary> {
+  const args = ['-j', '-n', '-c', String(CONNECTIONS), '-d', String(seconds)];
+  for (const [key, value] of Object.entries(headers)) args.push('-H', `${key}=${value}`);
+  args.push(url);
+  return new Promise((resolve, reject) => {
+    const child = spawn(join(repoRoot, 'node_modules', '.bin', 'autocannon'), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), (seconds + 30) * 1000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      try {
+        if (code !== 0) throw new Error(`autocannon exited ${code}: ${err}`);
+        resolve(JSON.parse(out) as CannonSummary);
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  });
+}
+
+/** A bare node:http server answering every request with `body` as JSON. */
+async function startBare(body: string): Promise<{ url: string; server: Server }> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return { url: `http://127.0.0.1:${port}/api/projects`, server };
+}
+
+/** B4 benchmark entry (see test/bench/run.ts). */
+export default async function b4(): Promise<BenchResult[]> {
+  const platform = await startPlatform({ env: { SVC_LOG_LEVEL: 'warn' } });
+  let bare: Awaited<ReturnType<typeof startBare>> | undefined;
+  try {
+    const account = await bootstrapAccount(platform.url);
+    for (const name of ['Bench One', 'Bench Two', 'Bench Three']) await account.api('POST', '/api/projects', { name });
+    const auth = { authorization: `Bearer ${account.accessToken}` };
+    const target = `${platform.url}/api/projects`;
+    const sample = await fetch(target, { headers: auth });
+    const body = await sample.text();
+    if (sample.status !== 200) throw new Error(`GET /api/projects answered ${sample.status}: ${body}`);
+    bare = await startBare(body);
+
+    // Warm both (JIT, prepared statements, connection pools) before measuring.
+    await autocannon(target, auth, 2);
+    await autocannon(bare.url, auth, 2);
+    const svcRuns: CannonSummary[] = [];
+    const bareRuns: CannonSummary[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      svcRuns.push(await autocannon(target, auth, SECONDS));
+      bareRuns.push(await autocannon(bare.url, auth, SECONDS));
+    }
+    const bad = svcRuns.reduce((n, r) => n + r.non2xx + r.errors, 0);
+    if (bad > 0) throw new Error(`B4: ${bad} non-2xx responses or errors from the control plane (auth or rate limit?)`);
+    const mean = (runs: CannonSummary[]): number => runs.reduce((s, r) => s + r.requests.average, 0) / runs.length;
+    const svcRps = mean(svcRuns);
+    const bareRps = mean(bareRuns);
+    const ratio = svcRps / bareRps;
+    const p99 = Math.max(...svcRuns.map((r) => r.latency.p99));
+    return [
+      {
+        id: 'B4',
+        name: `authenticated GET /api/projects req/s (svc ÷ bare, ${CONNECTIONS} conns, ${ROUNDS}×${SECONDS}s, svc p99 ${p99} ms)`,
+        value: Math.round(svcRps),
+        unit: 'req/s',
+        baseline: Math.round(bareRps),
+        baselineName: 'bare node:http, same JSON',
+        ratio: Number(ratio.toFixed(3)),
+        target: '>= 0.8',
+        pass: ratio >= 0.8,
+      },
+    ];
+  } finally {
+    if (bare) await new Promise((resolve) => bare?.server.close(resolve));
+    await platform.stop();
+  }
+}

@@ -1,0 +1,65 @@
+// Benchmark harness: `npm run bench [-- <id>...]` imports test/bench/*.bench.ts (optionally only the ids given,
+// matched against the file-name prefix such as "b6-"), runs each default export and prints one table.
+// Every benchmark measures its own baseline in the same run; the exit code is 1 if any row misses its target.
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Benchmark, BenchResult } from './bench-types.js';
+
+const benchDir = import.meta.dirname;
+
+/** The benchmark files to run, filtered by id prefix (case-insensitive) when filters are given. */
+export async function findBenchmarks(filters: string[]): Promise<string[]> {
+  const files = (await readdir(benchDir)).filter((f) => f.endsWith('.bench.ts')).sort();
+  if (filters.length === 0) return files;
+  const wanted = filters.map((f) => f.toLowerCase());
+  return files.filter((file) => wanted.some((id) => file.toLowerCase().startsWith(`${id}-`) || file.toLowerCase() === `${id}.bench.ts`));
+}
+
+/** Render rows as an aligned text table. */
+export function formatTable(rows: BenchResult[]): string {
+  const header = ['id', 'benchmark', 'value', 'baseline', 'ratio', 'target', 'pass'];
+  const body = rows.map((r) => [
+    r.id,
+    r.name,
+    `${format(r.value)} ${r.unit}`,
+    `${format(r.baseline)} ${r.unit} (${r.baselineName})`,
+    `${r.ratio.toFixed(2)}x`,
+    r.target ?? '',
+    r.pass === undefined ? '' : r.pass ? 'yes' : 'NO',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+function format(n: number): string {
+  return Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(2);
+}
+
+async function main(): Promise<void> {
+  const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const files = await findBenchmarks(filters);
+  if (files.length === 0) {
+    console.error(`No benchmarks match ${filters.join(', ') || '(none found)'} in ${benchDir}`);
+    process.exitCode = 1;
+    return;
+  }
+  const rows: BenchResult[] = [];
+  for (const file of files) {
+    const started = performance.now();
+    process.stderr.write(`running ${file} …\n`);
+    const mod = (await import(pathToFileURL(join(benchDir, file)).href)) as { default: Benchmark };
+    try {
+      rows.push(...(await mod.default()));
+    } catch (error) {
+      console.error(`${file} failed: ${(error as Error).stack ?? String(error)}`);
+      process.exitCode = 1;
+    }
+    process.stderr.write(`  ${file} done in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  }
+  console.log(formatTable(rows));
+  if (rows.some((r) => r.pass === false)) process.exitCode = 1;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

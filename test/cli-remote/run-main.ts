@@ -1,0 +1,33 @@
+// Run the CLI's main() in-process with captured output and an explicit HOME/env (no process.env leak).
+import { main } from '../../cli/main.js';
+import type { Writer } from '../../cli/context.js';
+
+/** Result of one in-process CLI run. */
+export interface MainRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json<T = Record<string, unknown>>(): T;
+}
+
+class Capture implements Writer {
+  text = '';
+  write(chunk: string): boolean {
+    this.text += chunk;
+    return true;
+  }
+}
+
+/** `svc <argv>` with HOME=`home` and exactly `env` (plus NO_COLOR). */
+export async function runMain(argv: string[], options: { home: string; env?: Record<string, string | undefined>; fetch?: typeof fetch }): Promise<MainRun> {
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const code = await main(argv, {
+    home: options.home,
+    env: { NO_COLOR: '1', ...options.env },
+    stdout,
+    stderr,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  return { code, stdout: stdout.text, stderr: stderr.text, json: <T>() => JSON.parse(stdout.text) as T };
+}
