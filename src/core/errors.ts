@@ -39,11 +39,12 @@ export function svcError(code: ErrorCode, message?: string, details?: Record<str
 
 /**
  * Process exit code for an error, derived from its kind and status so scripts can branch on it:
- * 75 retryable (EX_TEMPFAIL), 65 bad input (EX_DATAERR), 77 not permitted (EX_NOPERM),
+ * 2 usage, 75 retryable (EX_TEMPFAIL), 65 bad input (EX_DATAERR), 77 not permitted (EX_NOPERM),
  * 66 not found (EX_NOINPUT), 73 conflict (EX_CANTCREAT), 70 internal (EX_SOFTWARE).
  */
 export function exitCodeFor(error: unknown): number {
   if (!(error instanceof SvcError)) return 70;
+  if (error.code === 'SVC_USAGE') return 2;
   if (error.kind === 'retryable') return 75;
   if (error.status === 401 || error.status === 403) return 77;
   if (error.status === 404) return 66;

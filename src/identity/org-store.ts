@@ -79,7 +79,7 @@ export interface MemberRow {
 /** Members of an organization. */
 export function listMembers(ctx: FeatureContext, organizationId: string): MemberRow[] {
   return ctx.db
-    .prepare('SELECT m.user_id, u.email, u.name, m.role, m.created_at FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.organization_id = ? ORDER BY m.created_at, u.email')
+    .prepare('SELECT m.user_id, u.email, u.name, m.role, m.created_at FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.organization_id = ? ORDER BY m.created_at, m.rowid')
     .all(organizationId) as MemberRow[];
 }
 

@@ -29,6 +29,8 @@ export function checkProjectSlug(slug: string): 'invalid' | 'reserved' | null {
 /** Derive a slug candidate from a display name (ASCII only; the result is still checked). */
 export function slugFromName(name: string): string {
   return name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')

@@ -1,6 +1,6 @@
 // B4: authenticated `GET /api/projects` on the real control plane (child process) vs a bare
 // node:http handler returning the same JSON bytes, both loaded by autocannon in its own process.
-// Two alternating rounds each; the ratio uses the mean req/s. Target: svc >= 80 % of bare.
+// Three interleaved rounds each after a warm-up; the ratio uses the mean req/s. Target: svc >= 80 % of bare.
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -10,8 +10,9 @@ import { repoRoot } from '../support/repo-root.js';
 import { startPlatform } from '../support/start-platform.js';
 
 const CONNECTIONS = 50;
-const SECONDS = Number(process.env.SVC_B4_SECONDS ?? 8);
-const ROUNDS = 2;
+const SECONDS = Number(process.env.SVC_B4_SECONDS ?? 6);
+// Interleaved rounds so load from other processes on the host hits both sides alike.
+const ROUNDS = 3;
 
 interface CannonSummary {
   requests: { average: number; total: number };
@@ -71,7 +72,7 @@ export default async function b4(): Promise<BenchResult[]> {
     bare = await startBare(body);
 
     // Warm both (JIT, prepared statements, connection pools) before measuring.
-    await autocannon(target, auth, 2);
+    await autocannon(target, auth, 3);
     await autocannon(bare.url, auth, 2);
     const svcRuns: CannonSummary[] = [];
     const bareRuns: CannonSummary[] = [];

@@ -30,6 +30,7 @@ describe('error registry', () => {
     expect(exitCodeFor(new SvcError('SVC_NOT_FOUND'))).toBe(66);
     expect(exitCodeFor(new SvcError('SVC_CONFLICT'))).toBe(73);
     expect(exitCodeFor(new SvcError('SVC_INTERNAL'))).toBe(70);
+    expect(exitCodeFor(new SvcError('SVC_USAGE'))).toBe(2);
     expect(exitCodeFor(new Error('plain'))).toBe(70);
   });
 

@@ -1,6 +1,7 @@
 // Test app: HTTP server on PORT/HOST; /healthz, /env/<NAME>, /argv, /pid; logs to stdout and stderr.
 import { createServer } from 'node:http';
 import { spawn } from 'node:child_process';
+import { setTimeout } from 'node:timers';
 
 const status = Number(process.env.HEALTH_STATUS ?? 200);
 let grandchild = null;
