@@ -39,7 +39,7 @@ export class OutputTail {
   /** Start polling. */
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => this.drain(), this.options.pollMs ?? 200);
+    this.timer = setInterval(() => this.safeDrain(), this.options.pollMs ?? 200);
     this.timer.unref();
   }
 
@@ -73,14 +73,28 @@ export class OutputTail {
     }
   }
 
-  /** Stop polling, drain, and emit a trailing partial line if any. */
+  /** Stop polling, drain, and emit a trailing partial line if any. Never throws. */
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    this.drain();
+    this.safeDrain();
     if (this.pending.length > 0) {
-      this.options.onLines([this.pending.toString('utf8')]);
+      const rest = this.pending.toString('utf8');
       this.pending = Buffer.alloc(0);
+      try {
+        this.options.onLines([rest]);
+      } catch {
+        // The log store failed (disk full?): the line is dropped rather than crashing the platform.
+      }
+    }
+  }
+
+  // Timer-driven reads must never throw out of a callback; the next poll retries from `position`.
+  private safeDrain(): void {
+    try {
+      this.drain();
+    } catch {
+      // Retried on the next poll.
     }
   }
 

@@ -93,7 +93,7 @@ export class ProcessApp implements RunningApp {
     ]);
     clearTimeout(timer);
     if (timedOut && !this.exit) {
-      this.deps.logs.system(this.projectId, this.releaseId, `did not stop within ${graceMs} ms; sending SIGKILL`);
+      this.note(`did not stop within ${graceMs} ms; sending SIGKILL`);
       this.signalGroup('SIGKILL');
     }
     return this.wait();
@@ -123,6 +123,15 @@ export class ProcessApp implements RunningApp {
     this.detachChild?.();
     this.detachChild = null;
     for (const tail of this.deps.tails) tail.stop();
+  }
+
+  /** A platform line in the project log; logging failures never break process handling. */
+  private note(line: string): void {
+    try {
+      this.deps.logs.system(this.projectId, this.releaseId, line);
+    } catch {
+      // Disk full or similar: the exit is still tracked.
+    }
   }
 
   private alive(): boolean {
@@ -155,7 +164,7 @@ export class ProcessApp implements RunningApp {
     const exit: AppExit = { code, signal, at: this.deps.clock.now() };
     this.exit = exit;
     const how = code !== null ? `with code ${code}` : signal ? `by signal ${signal}` : '(observed after re-adoption)';
-    this.deps.logs.system(this.projectId, this.releaseId, `exited ${how}`);
+    this.note(`exited ${how}`);
     this.deps.cleanup();
     for (const listener of [...this.listeners]) listener(exit);
     this.listeners.clear();

@@ -86,7 +86,7 @@ export class ProcessRunner implements AppRunner {
       processStartTime: processStartTime(pid),
       runDir,
     };
-    this.options.logs.system(spec.projectId, spec.releaseId, `started ${spec.entry} (pid ${pid}) on ${host}:${port}`);
+    this.note(spec.projectId, spec.releaseId, `started ${spec.entry} (pid ${pid}) on ${host}:${port}`);
     return new ProcessApp(record, this.appDeps(record, { stdout: 0, stderr: 0 }), { child });
   }
 
@@ -95,8 +95,17 @@ export class ProcessRunner implements AppRunner {
     if (record.kind !== 'process' || record.pid === undefined || !record.runDir) return null;
     const app = new ProcessApp(record, this.appDeps(record, readOffsets(record.runDir)), { pollMs: this.options.adoptPollMs ?? 500 });
     if (app.exited) return null;
-    this.options.logs.system(record.projectId, record.releaseId, `re-adopted pid ${record.pid} on ${record.host}:${record.port}`);
+    this.note(record.projectId, record.releaseId, `re-adopted pid ${record.pid} on ${record.host}:${record.port}`);
     return app;
+  }
+
+  /** A platform line in the project log; a logging failure must not orphan a started app. */
+  private note(projectId: string, releaseId: string, line: string): void {
+    try {
+      this.options.logs.system(projectId, releaseId, line);
+    } catch {
+      // Disk full or similar.
+    }
   }
 
   private appDeps(record: RunningAppRecord, offsets: Offsets): ConstructorParameters<typeof ProcessApp>[1] {

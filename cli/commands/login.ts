@@ -9,6 +9,7 @@ import type { DeviceStartResponse, DeviceTokenResponse } from '../../src/identit
 import { ApiClient } from '../api-client.js';
 import type { CommandModule } from '../command-module.js';
 import type { CliContext } from '../context.js';
+import { printable } from '../format-table.js';
 import { configPath, DEFAULT_SERVER, readStoredConfig, validateServerUrl, writeStoredConfig } from '../credentials.js';
 
 /** Effects of the polling loop, injectable so tests control waiting. */
@@ -60,7 +61,7 @@ async function login(ctx: CliContext, options: { server?: string; open?: boolean
   const server = await loginServer(ctx, options.server);
   const client = new ApiClient({ server, fetch: ctx.fetch, userAgent: 'svc-cli' });
   const start = await client.startDeviceLogin(options.name ?? `svc CLI on ${hostname()}`);
-  const prompt = `Open ${start.verificationUriComplete} and confirm code ${start.userCode}`;
+  const prompt = `Open ${printable(start.verificationUriComplete)} and confirm code ${printable(start.userCode)}`;
   // Human mode: the prompt is the command's main output. --json keeps stdout for the final object.
   if (ctx.json) ctx.stderr.write(`${prompt}\n`);
   else ctx.stdout.write(`${prompt}\n`);
@@ -84,6 +85,11 @@ async function login(ctx: CliContext, options: { server?: string; open?: boolean
 }
 
 async function openBrowser(ctx: CliContext, url: string): Promise<void> {
+  // Only hand web URLs to the system opener (never file: or custom schemes from a server).
+  if (!/^https?:\/\//i.test(url)) {
+    ctx.out.note('Not opening a non-http(s) verification URL; open it yourself.');
+    return;
+  }
   const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
   try {
     const result = await execCommand(command(opener, [url], { env: {} }), {});

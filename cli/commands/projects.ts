@@ -1,10 +1,11 @@
-// `svc projects` (list, the default) and `svc projects create <name>`: the caller's projects over the API.
+// `svc projects` (list, the default), `svc projects create <name>` and `svc projects show <id>`: the caller's projects over the API.
 import type { Command } from 'commander';
 import type { Project } from '../../src/projects/contract.js';
 import { connect } from '../api-client.js';
 import type { CommandModule } from '../command-module.js';
 import type { CliContext } from '../context.js';
-import { formatTable } from '../format-table.js';
+import { formatTable, printable } from '../format-table.js';
+import { formatPairs } from '../output.js';
 
 interface ServerOption {
   server?: string;
@@ -31,6 +32,24 @@ async function createProject(ctx: CliContext, name: string, options: ServerOptio
   ctx.out.result(created, () => [`Created project ${created.project.slug} (${created.project.id}).`, `URL: ${created.project.status.url}`]);
 }
 
+async function showProject(ctx: CliContext, id: string, options: ServerOption): Promise<void> {
+  const { client } = await connect(ctx, { server: options.server });
+  const found = await client.getProject(id);
+  const p = found.project;
+  ctx.out.result(found, () =>
+    formatPairs([
+      ['slug', p.slug],
+      ['name', p.name],
+      ['id', p.id],
+      ['organization', p.organizationId],
+      ['state', p.status.state],
+      ['active release', p.status.activeReleaseId ?? '-'],
+      ['url', p.status.url],
+      ['created', p.createdAt],
+    ]).map(printable),
+  );
+}
+
 /** The `svc projects` command group. */
 export const projectsCommand: CommandModule = {
   register(program: Command, ctx: CliContext): void {
@@ -48,5 +67,10 @@ export const projectsCommand: CommandModule = {
       .option('--org <organization>', 'owning organization (id or slug; default your personal organization)')
       .option('--server <url>', 'control plane URL (default SVC_SERVER or the stored login)')
       .action((name: string, options: ServerOption & { slug?: string; org?: string }) => createProject(ctx, name, options));
+    group
+      .command('show <project>')
+      .description('show one project (id or slug) and its status')
+      .option('--server <url>', 'control plane URL (default SVC_SERVER or the stored login)')
+      .action((id: string, options: ServerOption) => showProject(ctx, id, options));
   },
 };

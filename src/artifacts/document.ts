@@ -1,6 +1,6 @@
 // The svc-deploy/1 document: types, constants and its canonical encoding (docs/artifact-format.md).
-import packageJson from '../../package.json' with { type: 'json' };
 import type { DeployConfig } from './deploy-config.js';
+import { readServiceVersion } from './service-version.js';
 
 /** Media type of an artifact on the wire. */
 export const ARTIFACT_MEDIA_TYPE = 'application/vnd.svc.deploy+gzip';
@@ -9,7 +9,7 @@ export const ARTIFACT_PROTOCOL = 'svc-deploy/1';
 /** How the files were gathered (walk rules, mode normalization); bumps when those rules change. */
 export const BUILDER_PROTOCOL = 'svc-builder/1';
 /** The svc version that packs, taken from package.json. */
-export const SERVICE_VERSION: string = packageJson.version;
+export const SERVICE_VERSION: string = readServiceVersion();
 /** Regular file, not executable (0100644). */
 export const MODE_FILE = 0o100644;
 /** Regular file, executable (0100755). */

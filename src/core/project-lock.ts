@@ -94,13 +94,14 @@ export class ProjectLocks {
    */
   async acquire(projectId: string, operation: string, options: AcquireOptions = {}): Promise<ProjectLockHandle> {
     const path = this.lockPath(projectId);
-    await mkdir(this.options.dir, { recursive: true });
+    // Join the queue synchronously, before any await, so arrival order is queue order.
     const queue = this.queues.get(projectId) ?? [];
     this.queues.set(projectId, queue);
     const waiter: Waiter = { wake: () => undefined };
     queue.push(waiter);
     const deadline = this.clock.now() + (options.waitMs ?? 0);
     try {
+      await mkdir(this.options.dir, { recursive: true });
       for (;;) {
         options.signal?.throwIfAborted();
         let holder: LockHolder | null = null;

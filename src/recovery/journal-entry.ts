@@ -1,7 +1,7 @@
 // Journal entry codec. One entry is one line of canonical JSON: a clear header (format version, epoch,
 // sequence, commit time, previous digest) and the row changes sealed with AES-256-GCM under a fresh
 // 96-bit nonce, with the header as additional data. The entry digest is SHA-256 of the line.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hash, randomFillSync } from 'node:crypto';
 import { z } from 'zod';
 import { RECOVERY_FORMAT } from './recovery-keys.js';
 import type { EncodedValue } from './value-codec.js';
@@ -72,12 +72,26 @@ export function envelopeLine(envelope: EntryEnvelope): string {
 
 /** SHA-256 (hex) of an entry line. */
 export function entryDigest(line: string): string {
-  return createHash('sha256').update(line).digest('hex');
+  return hash('sha256', line, 'hex');
 }
 
-/** Encrypt a payload (already JSON) under the entry key; returns the line and its digest. */
+// Random nonces come from a pool refilled 4 KiB at a time (one CSPRNG call per 341 entries).
+const pool = Buffer.alloc(12 * 341);
+let poolOffset = pool.length;
+
+function randomNonce(): Buffer {
+  if (poolOffset + 12 > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const nonce = Buffer.from(pool.subarray(poolOffset, poolOffset + 12));
+  poolOffset += 12;
+  return nonce;
+}
+
+/** Encrypt a payload (already JSON) under the entry key with a fresh random 96-bit nonce; returns the line and its digest. */
 export function sealEntry(header: EntryHeader, payloadJson: string, key: Buffer): { line: string; digest: string } {
-  const nonce = randomBytes(12);
+  const nonce = randomNonce();
   const cipher = createCipheriv('aes-256-gcm', key, nonce);
   cipher.setAAD(entryAad(header));
   const data = Buffer.concat([cipher.update(payloadJson, 'utf8'), cipher.final(), cipher.getAuthTag()]);

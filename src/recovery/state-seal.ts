@@ -1,7 +1,7 @@
 // The state seal: an order-independent multiset hash of every journaled row (sum of SHA-256 row
 // digests mod 2^256), bound to the epoch, sequence, previous entry digest and schema hash. It lets
 // attach detect writes made behind recovery's back and lets restore prove the replay is exact.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { RECOVERY_FORMAT } from './recovery-keys.js';
 import type { EncodedValue } from './value-codec.js';
 
@@ -9,7 +9,7 @@ const MOD = 1n << 256n;
 
 /** Digest of one row (table name + canonical values) as a 256-bit integer. */
 export function rowDigest(table: string, row: readonly EncodedValue[]): bigint {
-  return BigInt(`0x${createHash('sha256').update(JSON.stringify([table, row])).digest('hex')}`);
+  return BigInt(`0x${hash('sha256', JSON.stringify([table, row]), 'hex')}`);
 }
 
 /** Add (sign 1) or remove (sign -1) a row digest from the accumulator. */
@@ -36,12 +36,10 @@ export interface SealInput {
 
 /** Compute the seal (hex SHA-256) of a state. */
 export function computeSeal(input: SealInput): string {
-  return createHash('sha256')
-    .update([RECOVERY_FORMAT, 'seal', input.epochId, String(input.sequence), input.previous, input.schemaHash, input.accumulator].join('\n'))
-    .digest('hex');
+  return hash('sha256', [RECOVERY_FORMAT, 'seal', input.epochId, String(input.sequence), input.previous, input.schemaHash, input.accumulator].join('\n'), 'hex');
 }
 
 /** Digest entry 1 links to: binds the chain to the epoch and the base state's seal. */
 export function genesisDigest(epochId: string, baseSeal: string): string {
-  return createHash('sha256').update([RECOVERY_FORMAT, 'genesis', epochId, baseSeal].join('\n')).digest('hex');
+  return hash('sha256', [RECOVERY_FORMAT, 'genesis', epochId, baseSeal].join('\n'), 'hex');
 }

@@ -27,3 +27,5 @@ export { openBackend, type OpenBackendOptions, type OpenedBackend } from './open
 export { renderCsrfMeta } from './auth/render-csrf-meta.js';
 export { SESSION_COOKIE, CSRF_HEADER } from './auth/cookies.js';
 export type { Session } from './auth/session-store.js';
+// Live queries (src/runtime/live, separate owner): the route plugged into createFetchHandler({ live }).
+export { createLiveRoute, toNodeHandler, createNodeLiveServer, type LiveRouteHandle, type LiveOptionsInput } from './live/index.js';

@@ -105,6 +105,18 @@ describe('decode limits and digests', () => {
     await expect(decodeArtifact(flipped)).rejects.toHaveProperty('code');
   });
 
+  it('empty input and trailing data are malformed; a failing source surfaces its own error', async () => {
+    await expect(decodeArtifact(Buffer.alloc(0))).rejects.toMatchObject({ code: 'SVC_ARTIFACT_MALFORMED' });
+    await expect(decodeArtifact(Buffer.concat([good.bytes, Buffer.from('trailing junk')]))).rejects.toMatchObject({ code: 'SVC_ARTIFACT_MALFORMED' });
+    await expect(decodeArtifact(Buffer.concat([good.bytes, good.bytes]))).rejects.toMatchObject({ code: 'SVC_ARTIFACT_MALFORMED' });
+    const boom = new Error('connection reset');
+    async function* broken(): AsyncGenerator<Uint8Array> {
+      yield good.bytes.subarray(0, 50);
+      throw boom;
+    }
+    await expect(decodeArtifact(broken())).rejects.toBe(boom);
+  });
+
   it('extraction refuses an existing target and never writes outside it', async () => {
     const decoded = await decodeArtifact(good.bytes);
     const parent = await tempDir();

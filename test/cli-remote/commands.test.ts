@@ -116,6 +116,11 @@ describe('with a stored login', () => {
     const table = await runMain(['projects'], { home });
     expect(table.stdout).toMatch(/^SLUG\s+NAME/m);
     expect(table.stdout).toMatch(/^remote-site\s+Remote Site/m);
+    const shown = await runMain(['projects', 'show', 'remote-site'], { home });
+    expect(shown.stdout).toMatch(/^slug\s+remote-site$/m);
+    const missing = await runMain(['projects', 'show', 'no-such-site', '--json'], { home });
+    expect(missing.code).toBe(66);
+    expect(missing.json<{ error: { code: string } }>().error.code).toMatch(/NOT_FOUND/);
   });
 
   it('tokens create prints the raw token once, list shows it, revoke kills it', async () => {

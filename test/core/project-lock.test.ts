@@ -140,6 +140,35 @@ describe('ProjectLocks', () => {
     expect(recovered).toEqual([]);
   });
 
+  it('several processes racing for a stale lock: one recovery report, then strict one-at-a-time', async () => {
+    const dead = await lockInChild('p', 'deploy');
+    dead.child.kill('SIGKILL');
+    await exited(dead.child);
+    const contenders = [0, 1, 2].map(() => {
+      const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'lock-child.ts'), dir, 'p', 'backup'], { stdio: ['pipe', 'pipe', 'inherit'] });
+      children.push(child);
+      const state = { child, out: '' };
+      child.stdout!.on('data', (c: Buffer) => (state.out += c.toString()));
+      return state;
+    });
+    const deadline = Date.now() + 20_000;
+    for (let round = 1; round <= 3; round++) {
+      // Exactly `round` contenders have held the lock so far; the newest holder is released next.
+      let holders: typeof contenders = [];
+      while ((holders = contenders.filter((c) => c.out.includes('LOCKED'))).length < round) {
+        if (Date.now() > deadline) throw new Error(`round ${round}: no holder`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(holders).toHaveLength(round);
+      const current = holders.find((c) => !c.out.includes('RELEASED'))!;
+      current.child.stdin!.write('release\n');
+      await exited(current.child);
+    }
+    const reports = contenders.flatMap((c) => c.out.split('\n').filter((l) => l.startsWith('STALE ')));
+    expect(reports).toHaveLength(1);
+    expect(JSON.parse(reports[0]!.slice(6))).toMatchObject({ reason: 'dead', holder: { pid: dead.child.pid } });
+  });
+
   it('treats a reused pid (same pid, other start time) and an unreadable file as stale', async () => {
     const recovered: StaleLockInfo[] = [];
     const locks = newLocks(recovered);

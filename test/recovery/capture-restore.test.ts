@@ -104,4 +104,51 @@ describe('capture and restore', () => {
     await restorePointInTime({ directory: join(dir, 'repo'), encryptionKey: testKey, targetPath: target, throughSequence: 2, confirmation });
     expect(dumpTables(target)).toEqual(dumpTables(host.sqlite));
   });
+
+  it('journals an autocommit write made outside a managed transaction in a follow-up entry', async () => {
+    const { dir, host, recovery, repo } = await setup('CREATE TABLE _svc_sessions (id TEXT PRIMARY KEY, user TEXT)');
+    host.sqlite.prepare('INSERT INTO _svc_sessions VALUES (?, ?)').run('s1', 'alice');
+    expect(recovery.status().committedThrough).toBe(0);
+    await Promise.resolve();
+    expect(recovery.status().committedThrough).toBe(1);
+    await recovery.flush();
+    await restorePointInTime({ directory: repo, encryptionKey: testKey, targetPath: join(dir, 'r.db'), throughSequence: 1, confirmation });
+    expect(dumpTables(join(dir, 'r.db'))).toEqual(dumpTables(host.sqlite));
+  });
+
+  it('rejects state above maxStateBytes (at commit and at attach) and more than 200,000 rows per table', async () => {
+    const dir = tempDir();
+    const host = openRawHost(join(dir, 'app.db'));
+    open.host = host;
+    host.sqlite.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+    host.sqlite.prepare('INSERT INTO t VALUES (1, ?)').run('x'.repeat(500));
+    open.recovery = await openPointInTimeRecovery(host, { directory: join(dir, 'repo'), encryptionKey: testKey, exportIntervalMs: false, maxStateBytes: 1500 });
+    host.write((db) => db.prepare('INSERT INTO t VALUES (2, ?)').run('y'.repeat(500)));
+    expect(await codeOf(() => host.write((db) => db.prepare('INSERT INTO t VALUES (3, ?)').run('z'.repeat(600))))).toBe('SVC_RECOVERY_STATE_TOO_LARGE');
+    expect(host.sqlite.prepare('SELECT count(*) FROM t').pluck().get()).toBe(2);
+    await open.recovery.close();
+    expect(await codeOf(openPointInTimeRecovery(host, { directory: join(dir, 'repo'), encryptionKey: testKey, exportIntervalMs: false, maxStateBytes: 800 }))).toBe('SVC_RECOVERY_STATE_TOO_LARGE');
+    const big = openRawHost(join(dir, 'big.db'));
+    try {
+      big.sqlite.exec('CREATE TABLE many (id INTEGER PRIMARY KEY)');
+      big.sqlite.exec('WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200001) INSERT INTO many SELECT i FROM n');
+      expect(await codeOf(openPointInTimeRecovery(big, { directory: join(dir, 'big-repo'), encryptionKey: testKey, exportIntervalMs: false }))).toBe('SVC_RECOVERY_TOO_MANY_ROWS');
+    } finally {
+      big.close();
+    }
+  });
+
+  it('rejects a repository of another epoch and a key that is not 32 bytes', async () => {
+    const { dir, repo } = await setup('CREATE TABLE t (id INTEGER PRIMARY KEY)');
+    const other = openRawHost(join(dir, 'other.db'));
+    try {
+      other.sqlite.exec('CREATE TABLE t (id INTEGER PRIMARY KEY)');
+      expect(await codeOf(openPointInTimeRecovery(other, { directory: repo, encryptionKey: testKey, exportIntervalMs: false }))).toBe('SVC_RECOVERY_REPOSITORY_MISMATCH');
+      expect(await codeOf(openPointInTimeRecovery(other, { directory: join(dir, 'r2'), encryptionKey: Buffer.alloc(16) }))).toBe('SVC_RECOVERY_KEY_INVALID');
+      expect(existsSync(join(dir, 'r2'))).toBe(false);
+    } finally {
+      other.close();
+    }
+  });
 });
+

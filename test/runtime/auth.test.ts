@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFetchHandler, openDatabase, renderCsrfMeta, type AppDatabase, type FetchHandler, type Identity, type LiveRequestContext } from '../../src/runtime/index.js';
+import { createFetchHandler, openDatabase, renderCsrfMeta, type AppDatabase, type FetchHandler, type Identity, type LiveRequestContext, type LiveRoute } from '../../src/runtime/index.js';
 import { authBackend } from './support/tasks-backend.js';
 
 const ORIGIN = 'http://app.localhost:3000';
@@ -38,7 +38,7 @@ function call(handle: FetchHandler, client: Client | null, kind: 'query' | 'muta
   return handle(request(`/__svc/${kind}/${path}`, { body: args, headers })).then(async (r) => ({ status: r.status, body: (await r.json()) as { value?: unknown; error?: { code: string } } }));
 }
 
-function setup(live?: Parameters<typeof createFetchHandler>[2]['live']): FetchHandler {
+function setup(live?: LiveRoute): FetchHandler {
   db = openDatabase(authBackend.schema);
   return createFetchHandler(authBackend, db, live ? { live } : {});
 }

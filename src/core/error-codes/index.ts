@@ -11,8 +11,9 @@ import { auditCodes } from './audit.js';
 import { coreServerCodes } from './core-server.js';
 import { artifactCodes } from './artifacts.js';
 import { recoveryCodes } from './recovery.js';
+import { ingressCodes } from './ingress.js';
 
-const tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes] as const;
+const tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes] as const;
 
 type Merge<T extends readonly object[]> = T extends readonly [infer H, ...infer R extends readonly object[]] ? H & Merge<R> : unknown;
 

@@ -4,7 +4,7 @@ export function escapeHtml(value: string): string {
 }
 
 /** Strict CSP for server-rendered pages: only our own script and style files, no inline code, no framing. */
-export const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+export const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export const PAGE_SCRIPT_PATH = '/__svc/assets/pages.js';
 export const PAGE_STYLE_PATH = '/__svc/assets/pages.css';
@@ -18,6 +18,7 @@ export function renderPage(title: string, body: string, csrfToken?: string): str
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · svc</title>
 ${csrfToken ? `<meta name="svc-csrf" content="${escapeHtml(csrfToken)}">` : ''}
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${PAGE_STYLE_PATH}">
 <script src="${PAGE_SCRIPT_PATH}" defer></script>
 </head>

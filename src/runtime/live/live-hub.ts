@@ -92,8 +92,9 @@ export class LiveHub {
     this.connections.add(conn);
     query.subscribers.add(conn);
     conn.send(this.retryFrame);
-    // A full current snapshot for every new (or reconnecting) subscriber; a dirty one arrives on the next flush.
-    const frame = query.errorFrame ?? (query.dirty || query.running ? null : query.snapshotFrame());
+    // A full current snapshot for every new (or reconnecting) subscriber. If a rerun is pending, a changed
+    // value follows right after; an unchanged one is not re-sent, so this frame must go out now.
+    const frame = query.errorFrame ?? query.snapshotFrame();
     if (frame) this.deliver(conn, frame, query.revision);
     request.signal?.addEventListener('abort', () => conn.close(), { once: true });
     return conn;

@@ -26,6 +26,7 @@ export function engineLiveSource(engine: RuntimeEngine): LiveQuerySource {
 /** Create the live route (options: heartbeat, payload, queue and connection bounds; see live-options.ts). */
 export function createLiveRoute(init: LiveHubInit = {}): LiveRouteHandle {
   const hubs = new Map<RuntimeEngine, LiveHub>();
+  let closed = false;
   const hubFor = (engine: RuntimeEngine): LiveHub => {
     let hub = hubs.get(engine);
     if (!hub) hubs.set(engine, (hub = new LiveHub(engineLiveSource(engine), init)));
@@ -34,10 +35,12 @@ export function createLiveRoute(init: LiveHubInit = {}): LiveRouteHandle {
   return {
     hubFor,
     close() {
+      closed = true;
       for (const hub of hubs.values()) hub.close();
       hubs.clear();
     },
     handle(context: LiveRequestContext): Response {
+      if (closed) return liveErrorResponse(503, 'SVC_LIVE_SHUTDOWN', 'The server is shutting down.');
       const hub = hubFor(context.engine);
       const rawArgs = new URL(context.request.url).searchParams.get('args') ?? '';
       if (Buffer.byteLength(rawArgs) > hub.options.maxArgsBytes) {

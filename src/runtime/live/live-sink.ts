@@ -1,6 +1,7 @@
 // Where a live connection's frames go: a pending buffer (until a transport claims the
 // stream), a Fetch ReadableStream, or a node:http response written directly.
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 /** A byte sink for SSE frames with a measure of unsent bytes (for slow-consumer detection). */
 export interface LiveSink {
@@ -63,19 +64,26 @@ export class StreamSink implements LiveSink {
   }
 }
 
-/** Writes straight to a node:http response: no stream pump, one write per frame. */
+/**
+ * Writes straight to the socket of a node:http response sent without chunked encoding (the body ends
+ * when the connection closes), so one shared Buffer goes to every subscriber with one write each.
+ */
 export class NodeSink implements LiveSink {
-  constructor(private readonly res: ServerResponse) {}
+  private readonly socket: Socket;
+  constructor(res: ServerResponse) {
+    if (!res.socket) throw new Error('response has no socket');
+    this.socket = res.socket;
+  }
   write(frame: Buffer): void {
-    if (!this.res.destroyed && !this.res.writableEnded) this.res.write(frame);
+    if (!this.socket.destroyed && this.socket.writable) this.socket.write(frame);
   }
   queuedBytes(): number {
-    return this.res.writableLength;
+    return this.socket.writableLength;
   }
   end(): void {
-    if (!this.res.writableEnded) this.res.end();
+    if (!this.socket.destroyed) this.socket.end();
   }
   destroy(): void {
-    this.res.destroy();
+    this.socket.destroy();
   }
 }

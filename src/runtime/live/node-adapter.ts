@@ -39,6 +39,8 @@ async function serve(handler: FetchHandler, req: IncomingMessage, res: ServerRes
   if (!live) return sendFetchResponse(res, response);
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
+  // No chunked framing: the stream owns the connection (Connection: close) and frames go to the socket as is.
+  res.useChunkedEncodingByDefault = false;
   res.writeHead(response.status, headers);
   res.flushHeaders();
   res.socket?.setNoDelay(true);

@@ -113,6 +113,18 @@ describe('LiveHub', () => {
     expect(snapshot(e)).toEqual({ value: ['a'], revision: 1 });
   });
 
+  it('gives a subscriber joining while a rerun is pending the current snapshot even if the rerun changes nothing', async () => {
+    const { source, hub } = setup();
+    source.write('tasks', 't1', 'a');
+    await new Promise((r) => setImmediate(r));
+    const first = open(hub, { path: 'list', args: { table: 'tasks' } });
+    await first.next(isSnapshot);
+    source.write('tasks', 't1', 'a'); // same value: the rerun will not push
+    await new Promise((r) => setImmediate(r)); // commit event delivered, rerun scheduled but not run yet
+    const late = open(hub, { path: 'list', args: { table: 'tasks' } });
+    expect(snapshot(await late.next(isSnapshot, 1_000))).toEqual({ value: ['a'], revision: 1 });
+  });
+
   it('bounds payloads: an oversized snapshot becomes a fatal error event and the stream ends', async () => {
     const { source, hub } = setup({ maxPayloadBytes: 1024 });
     const s = open(hub, { path: 'list', args: { table: 'tasks' } });

@@ -1,0 +1,10 @@
+import { defineCodes } from './define.js';
+
+/** Ingress: proxying app hosts to the active release, domains, request metrics. */
+export const ingressCodes = defineCodes({
+  SVC_INGRESS_UPSTREAM_UNAVAILABLE: { status: 502, retryable: true, summary: "The project's release did not accept the proxied request (connection refused, reset or timed out).", hint: 'Check the release logs; retry shortly.' },
+  SVC_INGRESS_NO_ACTIVE_RELEASE: { status: 503, retryable: true, summary: 'The project has no active release to route requests to.', hint: 'Deploy a release (svc deploy).' },
+  SVC_INGRESS_DOMAIN_INVALID: { status: 400, retryable: false, summary: 'The domain is not a valid host name.' },
+  SVC_INGRESS_DOMAIN_TAKEN: { status: 409, retryable: false, summary: 'Another project already routes this domain.' },
+  SVC_INGRESS_UPSTREAM_INVALID: { status: 400, retryable: false, summary: 'The upstream address is not a valid host name or IP and port.' },
+});
