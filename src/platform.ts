@@ -16,9 +16,10 @@ import { createLogger, type Logger } from './core/logger.js';
 import { auditMigrations, auditRoutes } from './audit/index.js';
 import { createIdentity, identityMigrations, type IdentityFeature } from './identity/index.js';
 import { projectRoutes, projectsMigrations, resolveProject } from './projects/index.js';
+import { createIngress, ingressMigrations, ingressRoutes, type Ingress } from './ingress/index.js';
 
 /** Every control-database migration, in dependency order (identity before projects before audit). */
-export const controlMigrations: readonly Migration[] = [...identityMigrations, ...projectsMigrations, ...auditMigrations];
+export const controlMigrations: readonly Migration[] = [...identityMigrations, ...projectsMigrations, ...auditMigrations, ...ingressMigrations];
 
 export interface ControlPlaneDeps {
   config: PlatformConfig;
@@ -34,6 +35,8 @@ export interface ControlPlane {
   db: ControlDb;
   context: FeatureContext;
   identity: IdentityFeature;
+  /** svc:ingress — app-host proxy: `ingress.routes` is what the release pipeline switches and drains. */
+  ingress: Ingress;
   /** Close the HTTP app (draining requests) and then the database. */
   close(): Promise<void>;
 }
@@ -67,7 +70,8 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const ctx: FeatureContext = { db, clock, ids: deps.ids ?? randomId, config, logger };
   const identity = createIdentity(ctx, { resolveProject: (idOrSlug) => resolveProject(ctx, idOrSlug) });
 
-  const app = await createHttpApp({ logger, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy, version: platformVersion() });
+  const ingress = createIngress(ctx); // svc:ingress
+  const app = await createHttpApp({ logger, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy, version: platformVersion(), intercept: ingress.handle });
   const readiness = [
     { name: 'database', check: () => (db.prepare('SELECT COUNT(*) AS n FROM schema_version').get() as { n: number }).n > 0 },
     { name: 'dataDir', check: () => (accessSync(config.dataDir, constants.W_OK), true) },
@@ -77,6 +81,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     identity.routes,
     projectRoutes(ctx),
     auditRoutes(ctx),
+    ingressRoutes(ctx, ingress),
   ];
   for (const plugin of routePlugins) await plugin(app);
   await app.ready();
@@ -87,10 +92,12 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     db,
     context: ctx,
     identity,
+    ingress,
     async close() {
       if (closed) return;
       closed = true;
       await app.close();
+      await ingress.close(); // svc:ingress — flush metrics before the database closes
       if (db.open) db.close();
     },
   };

@@ -22,6 +22,8 @@ export const auditKinds = {
   'rollback.start': 'a rollback was requested',
   'rollback.complete': 'a rollback finished',
   'rollback.fail': 'a rollback failed',
+  'rollback.restore_data': 'a rollback restored the database from the pre-deploy snapshot (newer writes were lost)',
+  'lock.recovered': 'a project lock left by a stopped process was recovered',
   'backup.create': 'a backup was taken',
   'backup.restore': 'a backup was restored',
   'backup.schedule': 'a backup schedule changed',

@@ -32,7 +32,10 @@ export function attachEpoch(db: BetterSqlite3.Database, directory: string, key: 
   if (db.inTransaction) throw new SvcError('SVC_RECOVERY_OPTIONS_INVALID', 'Attach recovery outside a transaction.');
   const existing = readEpochState(db);
   const repositoryExists = existsSync(repositoryPaths(directory).epoch);
-  if (existing === null) return beginEpoch(db, key, maxStateBytes, clock, ids);
+  if (existing === null) {
+    if (repositoryExists) throw new SvcError('SVC_RECOVERY_REPOSITORY_MISMATCH', `${directory} already holds an epoch; a new epoch needs its own directory.`, { details: { directory } });
+    return beginEpoch(db, key, maxStateBytes, clock, ids);
+  }
   if (existing.format !== RECOVERY_FORMAT) throw new SvcError('SVC_RECOVERY_SEAL_INVALID', `Unknown recovery format ${existing.format}.`, { details: { reason: 'format' } });
   const keys = deriveRecoveryKeys(key, existing.epoch_id);
   if (keys.keyCheck !== existing.key_check) throw new SvcError('SVC_RECOVERY_KEY_INVALID', 'The encryption key is not the key this database’s epoch was started with.');

@@ -85,6 +85,18 @@ export default async function b3(): Promise<BenchResult[]> {
         const p1k = percentile(commit.busy, 50);
         results.push({ id: 'B3', name: 'commit latency p50, 1,000 vs 0 live subscribers (lower is better)', value: p1k, unit: 'ms', baseline: p0, baselineName: 'same runtime, 0 subscribers', ratio: p1k / p0, target: '<= 1.5x', pass: p1k <= p0 * 1.5 + 0.5 });
       }
+      if (count === 10_000) {
+        // HTTP mutation round trip while every commit fans out to 10,000 streams vs a runtime with none (alternating).
+        const busy: number[] = [];
+        const idle: number[] = [];
+        const body = JSON.stringify({ text: 'm', list: 'http' });
+        for (let i = 0; i < 4; i++) {
+          busy.push(...(await load.send<'mutated'>({ type: 'mutate', port: app.port, path: write.path, body, count: 10 })).latencies);
+          idle.push(...(await load.send<'mutated'>({ type: 'mutate', port: quiet.port, path: write.path, body, count: 10 })).latencies);
+        }
+        const [b50, i50] = [percentile(busy, 50), percentile(idle, 50)];
+        results.push({ id: 'B3', name: 'HTTP mutation round trip p50, 10,000 vs 0 live subscribers (informational)', value: b50, unit: 'ms', baseline: i50, baselineName: 'same runtime, 0 subscribers', ratio: b50 / i50 });
+      }
       await load.send({ type: 'close' });
       await load.send({ type: 'open', port: raw.port, paths: ['/sse'], count, batch: 500 });
       const base = await measure(load, raw.port, { path: '/write', body: '{}' }, rounds);

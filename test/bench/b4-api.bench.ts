@@ -2,6 +2,7 @@
 // node:http handler returning the same JSON bytes, both loaded by autocannon in its own process.
 // Three interleaved rounds each after a warm-up; the ratio uses the mean req/s. Target: svc >= 80 % of bare.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { BenchResult } from './bench-types.js';
@@ -46,6 +47,19 @@ function autocannon(url: string, headers: Record<string, string>, seconds: numbe
   });
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux; clock ticks of 1/100 s). */
+function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds of this process (where the bare server runs). */
+function ownCpuSeconds(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1e6;
+}
+
 /** A bare node:http server answering every request with `body` as JSON. */
 async function startBare(body: string): Promise<{ url: string; server: Server }> {
   const server = createServer((_req, res) => {
@@ -76,9 +90,17 @@ export default async function b4(): Promise<BenchResult[]> {
     await autocannon(bare.url, auth, 2);
     const svcRuns: CannonSummary[] = [];
     const bareRuns: CannonSummary[] = [];
+    // CPU time per request is far less sensitive to other load on the host than req/s.
+    let svcCpu = 0;
+    let bareCpu = 0;
+    const pid = platform.child.pid as number;
     for (let round = 0; round < ROUNDS; round++) {
+      const svcBefore = processCpuSeconds(pid);
       svcRuns.push(await autocannon(target, auth, SECONDS));
+      svcCpu += processCpuSeconds(pid) - svcBefore;
+      const bareBefore = ownCpuSeconds();
       bareRuns.push(await autocannon(bare.url, auth, SECONDS));
+      bareCpu += ownCpuSeconds() - bareBefore;
     }
     const bad = svcRuns.reduce((n, r) => n + r.non2xx + r.errors, 0);
     if (bad > 0) throw new Error(`B4: ${bad} non-2xx responses or errors from the control plane (auth or rate limit?)`);
@@ -87,6 +109,9 @@ export default async function b4(): Promise<BenchResult[]> {
     const bareRps = mean(bareRuns);
     const ratio = svcRps / bareRps;
     const p99 = Math.max(...svcRuns.map((r) => r.latency.p99));
+    const total = (runs: CannonSummary[]): number => runs.reduce((s, r) => s + r.requests.total, 0);
+    const svcUs = (svcCpu * 1e6) / total(svcRuns);
+    const bareUs = (bareCpu * 1e6) / total(bareRuns);
     return [
       {
         id: 'B4',
@@ -98,6 +123,15 @@ export default async function b4(): Promise<BenchResult[]> {
         ratio: Number(ratio.toFixed(3)),
         target: '>= 0.8',
         pass: ratio >= 0.8,
+      },
+      {
+        id: 'B4',
+        name: 'server CPU per authenticated GET /api/projects (svc ÷ bare, lower is better; informational)',
+        value: Math.round(svcUs),
+        unit: 'µs CPU/req',
+        baseline: Math.round(bareUs),
+        baselineName: 'bare node:http, same JSON',
+        ratio: Number((svcUs / bareUs).toFixed(2)),
       },
     ];
   } finally {

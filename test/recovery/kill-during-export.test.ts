@@ -1,6 +1,6 @@
 // kill -9 of a writer while it exports: the repository stays restorable through its head, the database
 // reattaches (interrupted export files are discarded) and the journal continues without a gap.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { dumpTables } from './support/dump-tables.js';
 import { openRawHost } from './support/raw-host.js';
 import { cleanupTempDirs, tempDir, testKey } from './support/temp-dir.js';
 
-const children: { kill(signal: string): boolean; exitCode: number | null }[] = [];
+const children: ChildProcess[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
   cleanupTempDirs();

@@ -8,7 +8,8 @@ import { openPointInTimeRecovery, type PointInTimeRecovery } from '../../src/rec
 import { restorePointInTime } from '../../src/recovery/restore-point-in-time.js';
 import type { AppDatabase } from '../../src/runtime/index.js';
 import { dumpTables } from './support/dump-tables.js';
-import { openApp } from './support/recovery-backend.js';
+import { openBackend } from '../../src/runtime/index.js';
+import { authBackend, openApp } from './support/recovery-backend.js';
 import { cleanupTempDirs, tempDir, testKey } from './support/temp-dir.js';
 
 const confirmation = 'restore point in time';
@@ -143,4 +144,24 @@ describe('recovery on the runtime database', () => {
       expect(String((error as { details?: { reason?: string } }).details?.reason)).toContain(reason);
     }
   });
+
+  it('journals built-in auth rows written outside mutations, so a restore keeps the account', async () => {
+    const dir = tempDir();
+    const app = openBackend(authBackend, { path: join(dir, 'app.db'), pollIntervalMs: false });
+    const recovery = await openPointInTimeRecovery(app.db, { directory: join(dir, 'repo'), encryptionKey: testKey, exportIntervalMs: false });
+    track(app.db, recovery);
+    const response = await app.fetch(
+      new Request('http://127.0.0.1/__svc/auth/signup', { method: 'POST', headers: { 'content-type': 'application/json', origin: 'http://127.0.0.1' }, body: JSON.stringify({ email: 'a@example.com', password: 'correct horse battery' }) }),
+    );
+    expect(response.status).toBe(201);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(recovery.status().committedThrough).toBe(1);
+    expect(recovery.status().fenced).toBeNull();
+    await recovery.flush();
+    const target = join(dir, 'r.db');
+    await restorePointInTime({ directory: join(dir, 'repo'), encryptionKey: testKey, targetPath: target, throughSequence: 1, confirmation });
+    expect(dumpTables(target)._svc_users).toHaveLength(1);
+    expect(dumpTables(target)).toEqual(dumpTables(app.db.sqlite));
+  });
 });
+

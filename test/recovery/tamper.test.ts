@@ -119,7 +119,8 @@ describe('restore of a damaged repository', () => {
     let repo = copyRepo();
     const base = join(repo, 'base', 'snapshot.svcb');
     const bytes = readFileSync(base);
-    bytes[Math.floor(bytes.length / 2)] ^= 0x01;
+    const middle = Math.floor(bytes.length / 2);
+    bytes[middle] = bytes[middle]! ^ 0x01;
     writeFileSync(base, bytes);
     expect(await failure(repo, { throughSequence: 2 })).toEqual({ code: 'SVC_RECOVERY_TAMPERED', sequence: 0 });
     repo = copyRepo();

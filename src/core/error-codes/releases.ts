@@ -51,4 +51,33 @@ export const releaseCodes = defineCodes({
   SVC_APP_START_FAILED: { status: 502, retryable: false, summary: 'The app process could not be started or exited during start-up.' },
   SVC_HEALTH_CHECK_FAILED: { status: 502, retryable: false, summary: 'The app did not answer its health route with 2xx before the timeout.', hint: 'Check `svc logs` for the release.' },
   SVC_RUNNER_NO_FREE_PORT: { status: 503, retryable: true, summary: 'No free loopback port could be allocated for the app.' },
+  SVC_RELEASE_NOT_FOUND: { status: 404, retryable: false, summary: 'The release does not exist in this project.' },
+  SVC_IDEMPOTENCY_KEY_REQUIRED: { status: 400, retryable: false, summary: 'An upload needs an Idempotency-Key header (8–200 printable characters).', hint: 'The svc CLI and Action send one; send the same key when retrying.' },
+  SVC_IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    retryable: false,
+    summary: 'This Idempotency-Key was already used for a different artifact.',
+    hint: 'Use a new key for a new artifact; reuse a key only to retry the identical upload.',
+  },
+  SVC_ARTIFACT_DIGEST_REQUIRED: { status: 400, retryable: false, summary: 'An upload needs the X-Svc-Artifact-Digest header (lowercase hex SHA-256 of the body).' },
+  SVC_RELEASE_RETAINED_LIMIT: {
+    status: 409,
+    retryable: false,
+    summary: 'The project keeps the maximum number of release artifacts.',
+    hint: 'Remove an inactive release with `svc releases delete <id> --confirm=...`, then deploy again.',
+  },
+  SVC_STORAGE_QUOTA_EXCEEDED: {
+    status: 507,
+    retryable: false,
+    summary: 'The deploy would exceed the project storage quota (release files + database + WAL + snapshots).',
+    hint: 'Remove inactive releases or ask the operator to raise SVC_PROJECT_STORAGE_BYTES.',
+  },
+  SVC_DATABASE_PATH_CHANGED: {
+    status: 409,
+    retryable: false,
+    summary: 'database.path differs from the active release; changing it in a deployment is rejected.',
+    hint: 'Keep database.path as it is (move data with a migration plan instead).',
+  },
+  SVC_RELEASE_INTERRUPTED: { status: 500, retryable: true, summary: 'The control plane stopped during the release transaction; the previous release and database were restored at restart.' },
+  SVC_RELEASE_FAILED: { status: 422, retryable: false, summary: 'The release failed; the previous release and database were restored (the release carries the step and reason).' },
 });

@@ -1,3 +1,4 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -28,6 +29,11 @@ export interface HttpAppOptions {
   bodyLimitBytes: number;
   trustProxy: boolean;
   version: string;
+  /**
+   * svc:ingress — called first for every request that reaches the listening server (not inject()):
+   * returns true when it took the request (app-host proxying), false to let Fastify route it.
+   */
+  intercept?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 /**
@@ -42,6 +48,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     bodyLimit: options.bodyLimitBytes,
     trustProxy: options.trustProxy,
     return503OnClosing: true,
+    // svc:ingress — our own node:http server so the ingress runs before Fastify routing and body parsing.
+    ...(options.intercept ? { serverFactory: interceptingServerFactory(options.intercept) } : {}),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
   // Every registered route, so tests can prove the OpenAPI document covers all of them.
@@ -104,3 +112,16 @@ export const bearerOrSession: Security = [{ bearer: [] }, { session: [] }];
 export const sessionOnly: Security = [{ session: [] }];
 /** OpenAPI security of bearer-only routes. */
 export const bearerOnly: Security = [{ bearer: [] }];
+
+/** svc:ingress — a node:http server (with Fastify's timeouts) that offers each request to `intercept` first. */
+function interceptingServerFactory(intercept: (req: IncomingMessage, res: ServerResponse) => boolean) {
+  return (handler: (req: IncomingMessage, res: ServerResponse) => void, opts: { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number }) => {
+    const server = createServer((req, res) => {
+      if (!intercept(req, res)) handler(req, res);
+    });
+    if (opts.keepAliveTimeout !== undefined) server.keepAliveTimeout = opts.keepAliveTimeout;
+    if (opts.requestTimeout !== undefined) server.requestTimeout = opts.requestTimeout;
+    if (opts.connectionTimeout) server.setTimeout(opts.connectionTimeout);
+    return server;
+  };
+}

@@ -41,9 +41,9 @@ export class CommitLog {
     return this.getRevision.get()?.value ?? 0;
   }
 
-  /** Inside a write transaction: bump the revision and log what changed; returns the new revision. */
-  record(tables: ReadonlySet<string>, documents: ReadonlySet<string>): number {
-    const revision = this.read() + 1;
+  /** Inside a write transaction: bump the revision from `current` and log what changed; returns the new revision. */
+  record(current: number, tables: ReadonlySet<string>, documents: ReadonlySet<string>): number {
+    const revision = current + 1;
     this.setRevision.run(revision);
     const docs = documents.size > MAX_LOGGED_DOCUMENTS ? null : JSON.stringify([...documents]);
     this.append.run(revision, JSON.stringify([...tables]), docs);

@@ -204,7 +204,18 @@ export class LiveHub {
 
   private broadcast(q: LiveQueryState, frame: Buffer, revision: number): void {
     this.counters.broadcasts++;
-    for (const conn of q.subscribers) this.deliver(conn, frame, revision);
+    if (q.subscribers.size <= this.options.fanoutSlice) {
+      for (const conn of q.subscribers) this.deliver(conn, frame, revision);
+      return;
+    }
+    this.fanOut([...q.subscribers], 0, frame, revision);
+  }
+
+  /** Deliver in slices, yielding between them; a newer frame overtaking an older one is safe (see deliver). */
+  private fanOut(subscribers: LiveConnection[], start: number, frame: Buffer, revision: number): void {
+    const end = Math.min(subscribers.length, start + this.options.fanoutSlice);
+    for (let i = start; i < end; i++) this.deliver(subscribers[i]!, frame, revision);
+    if (end < subscribers.length) setImmediate(() => this.fanOut(subscribers, end, frame, revision));
   }
 
   private deliver(conn: LiveConnection, frame: Buffer, revision: number): void {

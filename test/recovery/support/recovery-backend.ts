@@ -9,9 +9,7 @@ export const schema = defineSchema({
 
 const { mutation, query } = functionsFor(schema);
 
-export const backend = defineBackend({
-  schema,
-  functions: {
+const functions = {
     items: {
       add: mutation({ args: { name: v.string({ max: 100_000 }), qty: v.number() }, handler: (ctx, args) => ctx.db.insert('items', { name: args.name, qty: args.qty, flag: false }) }),
       set: mutation({
@@ -55,8 +53,11 @@ export const backend = defineBackend({
         },
       }),
     },
-  },
-});
+};
+
+export const backend = defineBackend({ schema, functions });
+/** The same backend with built-in auth (its user and session rows are written outside mutations). */
+export const authBackend = defineBackend({ schema, functions, auth: true });
 
 /** Open the runtime database and engine for a file. */
 export function openApp(path: string): { db: AppDatabase; engine: RuntimeEngine } {

@@ -125,6 +125,21 @@ describe('LiveHub', () => {
     expect(snapshot(await late.next(isSnapshot, 1_000))).toEqual({ value: ['a'], revision: 1 });
   });
 
+  it('fans out in slices without ever sending a subscriber an older snapshot after a newer one', async () => {
+    const { source, hub } = setup({ fanoutSlice: 2 });
+    const subs = Array.from({ length: 7 }, () => open(hub, { path: 'list', args: { table: 'tasks' } }));
+    for (const s of subs) await s.next(isSnapshot);
+    source.write('tasks', 't1', 'a');
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    source.write('tasks', 't2', 'b'); // lands while the first fan-out is still in progress
+    for (const s of subs) {
+      await s.next((e) => isSnapshot(e) && e.id === '2');
+      const ids = s.events.filter(isSnapshot).map((e) => Number(e.id));
+      expect(ids).toEqual([...ids].sort((x, y) => x - y));
+    }
+  });
+
   it('bounds payloads: an oversized snapshot becomes a fatal error event and the stream ends', async () => {
     const { source, hub } = setup({ maxPayloadBytes: 1024 });
     const s = open(hub, { path: 'list', args: { table: 'tasks' } });

@@ -1,0 +1,133 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { connect } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { FeatureContext } from '../core/feature-context.js';
+import { findProject } from '../projects/index.js';
+import { MetricsRecorder } from './metrics-recorder.js';
+import type { MetricsWindow, MetricsReport } from './metrics-series.js';
+import { createMetricsStore, type MetricsStore } from './metrics-store.js';
+import { IngressProxy } from './proxy-request.js';
+import type { RequestObserver } from './request-record.js';
+import { isReservedPath } from './reserved-paths.js';
+import { RouteTable, type Upstream } from './route-table.js';
+
+export interface IngressOptions {
+  /** Flush interval of request metrics (default 5 s). */
+  metricsFlushIntervalMs?: number;
+  /** Connection check before switching to a new upstream (default 2 s). */
+  probeTimeoutMs?: number;
+  headersTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+}
+
+/** The ingress as the composition root and other features see it. */
+export interface Ingress {
+  /** Take the request if its Host is a project's and the path is not reserved (true = handled). */
+  handle(req: IncomingMessage, res: ServerResponse): boolean;
+  /** Host → project → active upstream; the release pipeline switches and drains through it. */
+  routes: RouteTable;
+  metrics: {
+    /** Write buffered counts now (the metrics route calls this before reading). */
+    flush(): void;
+    /** Series and totals of a project for a window ending now. */
+    query(projectId: string, window: MetricsWindow, options?: { releaseId?: string }): MetricsReport;
+    /** Delete a project's metric rows (site deletion). */
+    deleteProject(projectId: string): void;
+  };
+  /** Add an observer of finished requests (usage metering, canary samples); returns a remover. */
+  onRequestComplete(observer: RequestObserver): () => void;
+  /** Stop taking requests, flush metrics and close upstream connections (call after the HTTP server closed). */
+  close(): Promise<void>;
+}
+
+/** A TCP connect check with a timeout (resolves once the upstream accepts a connection). */
+export function tcpProbe(timeoutMs: number): (upstream: Upstream) => Promise<void> {
+  return (upstream) =>
+    new Promise((resolve, reject) => {
+      const socket = connect({ host: upstream.host, port: upstream.port });
+      socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`no connection within ${timeoutMs} ms`)));
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve();
+      });
+      socket.once('error', reject);
+    });
+}
+
+/** Host header value from raw headers (avoids building req.headers on the hot path). */
+function hostOf(raw: string[]): string | undefined {
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 4 && (name === 'host' || name === 'Host' || name.toLowerCase() === 'host')) return raw[i + 1];
+  }
+  return undefined;
+}
+
+/**
+ * Wire the ingress: route table (default domains `<slug>.<config.appDomain>`, projects looked up
+ * lazily by slug), proxy, metrics recorder and store on the control database.
+ */
+export function createIngress(ctx: FeatureContext, options: IngressOptions = {}): Ingress {
+  const observers: RequestObserver[] = [];
+  let proxy: IngressProxy | null = null;
+  const routes = new RouteTable({
+    baseDomain: ctx.config.appDomain,
+    lookupProject: (slugOrId) => {
+      const row = findProject(ctx, slugOrId);
+      return row && { id: row.id, slug: row.slug };
+    },
+    probe: tcpProbe(options.probeTimeoutMs ?? 2_000),
+    onRetired: (target) => proxy?.retire(target),
+  });
+  proxy = new IngressProxy({
+    routes,
+    trustProxy: ctx.config.trustProxy,
+    observers,
+    logger: ctx.logger,
+    ...(options.headersTimeoutMs !== undefined ? { headersTimeoutMs: options.headersTimeoutMs } : {}),
+    ...(options.bodyTimeoutMs !== undefined ? { bodyTimeoutMs: options.bodyTimeoutMs } : {}),
+  });
+  const store: MetricsStore = createMetricsStore(ctx.db);
+  const recorder = new MetricsRecorder(store, ctx.clock, { logger: ctx.logger, ...(options.metricsFlushIntervalMs !== undefined ? { flushIntervalMs: options.metricsFlushIntervalMs } : {}) });
+  observers.push(recorder.record);
+  recorder.start();
+  const forward = proxy;
+  let closing = false;
+
+  return {
+    handle(req, res) {
+      if (closing) return false;
+      const host = hostOf(req.rawHeaders);
+      if (host === undefined) return false;
+      const entry = routes.match(host);
+      if (entry === null) return false;
+      const url = req.url;
+      // Reserved paths are the control plane's on every host; absolute-form URLs go to Fastify's 400/404.
+      if (url === undefined || url.charCodeAt(0) !== 47 /* '/' */ || isReservedPath(url)) return false;
+      forward.forward(req, res, entry, performance.now());
+      return true;
+    },
+    routes,
+    metrics: {
+      flush: () => recorder.flush(),
+      query: (projectId, window, queryOptions) => store.query(projectId, window, ctx.clock.now(), queryOptions),
+      deleteProject: (projectId) => {
+        recorder.flush();
+        store.deleteProject(projectId);
+      },
+    },
+    onRequestComplete(observer) {
+      observers.push(observer);
+      return () => {
+        const at = observers.indexOf(observer);
+        if (at !== -1) observers.splice(at, 1);
+      };
+    },
+    async close() {
+      if (closing) return;
+      closing = true;
+      await forward.close();
+      recorder.close();
+    },
+  };
+}

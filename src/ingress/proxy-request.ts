@@ -1,0 +1,258 @@
+// The proxy hot path: one Exchange object per request drives undici's low-level dispatch API,
+// so bodies stream both ways chunk by chunk with backpressure and nothing is buffered.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import { performance } from 'node:perf_hooks';
+import { Pool, type Dispatcher } from 'undici';
+import type { Logger } from '../core/logger.js';
+import { clientAddress, downstreamResponseHeaders, upstreamRequestHeaders } from './forward-headers.js';
+import type { RequestObserver, RequestRecord } from './request-record.js';
+import type { RouteEntry, RouteTable, UpstreamTarget } from './route-table.js';
+
+export interface ProxyOptions {
+  routes: RouteTable;
+  /** Keep and append incoming X-Forwarded-* / Forwarded (a trusted proxy is in front). */
+  trustProxy: boolean;
+  /** Told about every finished request; the array may grow after creation. */
+  observers: RequestObserver[];
+  /** Wait for upstream response headers at most this long (default 120 s). */
+  headersTimeoutMs?: number;
+  /** Longest silence inside a response body (default 0 = none, for server-sent events). */
+  bodyTimeoutMs?: number;
+  /** Connection cap per upstream; more requests queue (default 256). */
+  connectionsPerUpstream?: number;
+  logger?: Logger;
+}
+
+function errorBody(code: string, message: string): Buffer {
+  return Buffer.from(JSON.stringify({ error: { code, message } }));
+}
+const UNAVAILABLE = errorBody('SVC_INGRESS_UPSTREAM_UNAVAILABLE', "The project's release did not answer the request.");
+const NO_RELEASE = errorBody('SVC_INGRESS_NO_ACTIVE_RELEASE', 'This project has no active release.');
+// Socket failures on a reused keep-alive connection that are safe to retry for body-less requests.
+const RETRYABLE = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+class ClientGoneError extends Error {
+  constructor() {
+    super('client closed the request');
+    this.name = 'ClientGoneError';
+  }
+}
+
+/** The proxy: forward(req, res, entry) takes over the response for an app host. */
+export class IngressProxy {
+  readonly #options: ProxyOptions;
+  readonly #pools = new Set<Pool>();
+  readonly #poolOptions: Pool.Options;
+  readonly headersTimeoutMs: number;
+  readonly bodyTimeoutMs: number;
+
+  constructor(options: ProxyOptions) {
+    this.#options = options;
+    this.headersTimeoutMs = options.headersTimeoutMs ?? 120_000;
+    this.bodyTimeoutMs = options.bodyTimeoutMs ?? 0;
+    // pipelining 1 = one request at a time per keep-alive connection (no HTTP pipelining).
+    this.#poolOptions = { connections: options.connectionsPerUpstream ?? 256, pipelining: 1, keepAliveTimeout: 4_000, headersTimeout: this.headersTimeoutMs, bodyTimeout: this.bodyTimeoutMs };
+  }
+
+  get routes(): RouteTable {
+    return this.#options.routes;
+  }
+
+  /** Proxy one request to the entry's active target (503 when there is none). Hot path. */
+  forward(req: IncomingMessage, res: ServerResponse, entry: RouteEntry, startedAt: number = performance.now()): void {
+    const target = this.#options.routes.acquire(entry);
+    const exchange = new Exchange(this, req, res, entry, target, startedAt);
+    if (target === null) exchange.sendError(503, NO_RELEASE);
+    else exchange.dispatch(this.#dispatcher(target));
+  }
+
+  #dispatcher(target: UpstreamTarget): Dispatcher {
+    let pool = target.dispatcher as Pool | null;
+    if (pool === null) {
+      pool = new Pool(target.origin, this.#poolOptions);
+      this.#pools.add(pool);
+      target.dispatcher = pool;
+    }
+    return pool;
+  }
+
+  /** A target finished its last request after being replaced: close its keep-alive connections. */
+  retire(target: UpstreamTarget): void {
+    const pool = target.dispatcher as Pool | null;
+    target.dispatcher = null;
+    if (pool === null) return;
+    this.#pools.delete(pool);
+    pool.close().catch((error: unknown) => this.#options.logger?.debug({ err: error }, 'closing an upstream pool failed'));
+  }
+
+  /** Report a finished request to every observer (an observer failure never breaks the proxy). */
+  emit(record: RequestRecord): void {
+    for (const observe of this.#options.observers) {
+      try {
+        observe(record);
+      } catch (error) {
+        this.#options.logger?.error({ err: error }, 'ingress request observer failed');
+      }
+    }
+  }
+
+  get trustProxy(): boolean {
+    return this.#options.trustProxy;
+  }
+
+  /** Close every upstream connection (after the HTTP server stopped taking requests). */
+  async close(): Promise<void> {
+    const pools = [...this.#pools];
+    this.#pools.clear();
+    await Promise.all(pools.map((pool) => pool.destroy().catch(() => undefined)));
+  }
+}
+
+/** One proxied request: undici dispatch handler + downstream writer + its metrics record. */
+class Exchange implements Dispatcher.DispatchHandler {
+  readonly #proxy: IngressProxy;
+  readonly #req: IncomingMessage;
+  readonly #res: ServerResponse;
+  readonly #entry: RouteEntry;
+  readonly #target: UpstreamTarget | null;
+  readonly #startedAt: number;
+  readonly #generation: number;
+  #controller: Dispatcher.DispatchController | null = null;
+  #dispatcher: Dispatcher | null = null;
+  #options: Dispatcher.DispatchOptions | null = null;
+  #hasBody = false;
+  #attempts = 0;
+  #status = 0;
+  #bytes = 0;
+  // Lengths of chunks handed to res.write whose completion callback has not run yet (FIFO).
+  #lengths: number[] = [];
+  #head = 0;
+  #responseStarted = false;
+  #upstreamDone = false;
+  #streamError = false;
+  #closed = false;
+
+  constructor(proxy: IngressProxy, req: IncomingMessage, res: ServerResponse, entry: RouteEntry, target: UpstreamTarget | null, startedAt: number) {
+    this.#proxy = proxy;
+    this.#req = req;
+    this.#res = res;
+    this.#entry = entry;
+    this.#target = target;
+    this.#startedAt = startedAt;
+    this.#generation = entry.generation;
+    res.on('close', this.#onClose);
+  }
+
+  dispatch(dispatcher: Dispatcher): void {
+    const req = this.#req;
+    const socket = req.socket as TLSSocket;
+    const { headers, hasBody } = upstreamRequestHeaders(req.rawHeaders, clientAddress(socket.remoteAddress), socket.encrypted ? 'https' : 'http', this.#proxy.trustProxy);
+    this.#hasBody = hasBody;
+    this.#dispatcher = dispatcher;
+    this.#options = { path: req.url!, method: req.method as Dispatcher.HttpMethod, headers, body: hasBody ? req : null };
+    this.#attempts++;
+    dispatcher.dispatch(this.#options, this);
+  }
+
+  /** Answer with an ingress error (JSON) when no response has started. */
+  sendError(status: number, body: Buffer): void {
+    const res = this.#res;
+    if (res.headersSent || res.destroyed) return;
+    this.#status = status;
+    res.writeHead(status, ['content-type', 'application/json; charset=utf-8', 'content-length', String(body.length), 'cache-control', 'no-store']);
+    this.#lengths.push(body.length);
+    res.end(body, this.#onWritten);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#closed) controller.abort(new ClientGoneError());
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    if (statusCode < 200 || this.#closed) return; // 1xx informational responses are not forwarded
+    const res = this.#res;
+    try {
+      res.writeHead(statusCode, downstreamResponseHeaders(headers));
+    } catch (error) {
+      // A header Node refuses to send: treat like an upstream failure.
+      this.#streamError = true;
+      controller.abort(error as Error);
+      this.sendError(502, UNAVAILABLE);
+      return;
+    }
+    this.#status = statusCode;
+    this.#responseStarted = true;
+    const type = headers['content-type'];
+    // Server-sent events: send the headers now so the client sees the stream open before the first event.
+    if (typeof type === 'string' && type.startsWith('text/event-stream')) res.flushHeaders();
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#closed) return;
+    this.#lengths.push(chunk.length);
+    if (!this.#res.write(chunk, this.#onWritten)) {
+      controller.pause();
+      this.#res.once('drain', this.#onDrain);
+    }
+  }
+
+  onResponseEnd(): void {
+    this.#upstreamDone = true;
+    if (!this.#closed) this.#res.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.#upstreamDone = true;
+    if (this.#closed) return; // we aborted because the client left
+    if (this.#responseStarted) {
+      // The body broke after headers were sent: the client must see a truncated response, not a clean end.
+      this.#streamError = true;
+      this.#res.destroy(error);
+      return;
+    }
+    const code = (error as { code?: string }).code;
+    if (!this.#hasBody && this.#attempts === 1 && code !== undefined && RETRYABLE.has(code) && this.#dispatcher !== null && this.#options !== null) {
+      // A keep-alive connection closed by the upstream just as we reused it: retry once on a fresh one.
+      this.#upstreamDone = false;
+      this.#attempts++;
+      this.#dispatcher.dispatch(this.#options, this);
+      return;
+    }
+    this.#streamError = true;
+    this.sendError(502, UNAVAILABLE);
+  }
+
+  readonly #onWritten = (error?: Error | null): void => {
+    const length = this.#lengths[this.#head++] ?? 0;
+    if (!error) this.#bytes += length;
+  };
+
+  readonly #onDrain = (): void => {
+    this.#controller?.resume();
+  };
+
+  // Body termination (finished, client gone, or destroyed after a stream error): once per request.
+  readonly #onClose = (): void => {
+    if (this.#closed) return;
+    this.#closed = true;
+    const res = this.#res;
+    const finished = res.writableFinished;
+    if (!finished && !this.#upstreamDone) this.#controller?.abort(new ClientGoneError());
+    const target = this.#target;
+    if (target !== null) this.#proxy.routes.release(target);
+    // Write callbacks of the last chunk run before 'close'; anything still queued never reached the client.
+    this.#proxy.emit({
+      projectId: this.#entry.projectId,
+      releaseId: target === null ? null : target.releaseId,
+      generation: this.#generation,
+      method: this.#req.method ?? 'GET',
+      status: this.#status,
+      latencyMs: performance.now() - this.#startedAt,
+      bytes: this.#bytes,
+      aborted: !finished && !this.#streamError,
+      streamError: this.#streamError,
+    });
+  };
+}

@@ -1,0 +1,269 @@
+import { isIP } from 'node:net';
+import type { Dispatcher } from 'undici';
+import { SvcError } from '../core/errors.js';
+import { HostMatcher, normalizeHost } from './host-matcher.js';
+
+/** Where a release listens. */
+export interface Upstream {
+  host: string;
+  port: number;
+}
+
+/** A project as the route table knows it. */
+export interface RoutedProject {
+  id: string;
+  slug: string;
+}
+
+/**
+ * One routed upstream (a release process) with its in-flight count. Each switch creates a new
+ * target, so a reused host:port never shares connections or counts with an older process.
+ */
+export interface UpstreamTarget {
+  readonly host: string;
+  readonly port: number;
+  /** `http://host:port` */
+  readonly origin: string;
+  readonly releaseId: string | null;
+  /** Requests dispatched to this target and not yet finished towards the client. */
+  inFlight: number;
+  /** False once another target replaced it (it only finishes what it has). */
+  routed: boolean;
+  /** Connection pool owned by the proxy; closed when the target retires. */
+  dispatcher: Dispatcher | null;
+  /** drain() callers waiting for inFlight to reach 0. */
+  waiters: (() => void)[] | null;
+}
+
+/** The route of one project. Mutated in place so cached host lookups stay valid across switches. */
+export interface RouteEntry {
+  readonly projectId: string;
+  slug: string | null;
+  /** Active release target; null = no active release (503). */
+  target: UpstreamTarget | null;
+  /** Bumped on every switch; recorded with each request (canary stages exclude older completions). */
+  generation: number;
+  /**
+   * Seam for the canary split (issue 12): a candidate target and its percentage, assigned by a
+   * deterministic 100-request cycle in selectTarget. Always null until that issue lands.
+   */
+  canary: null;
+}
+
+export interface RouteTableOptions {
+  /** Default domains are `<slug>.<baseDomain>` (default `localhost`). */
+  baseDomain?: string;
+  /** Find a project by slug (lazy routing of projects without an active release → 503). */
+  lookupProject?: (slugOrId: string) => RoutedProject | undefined;
+  /** Check a new upstream accepts connections before traffic moves to it. */
+  probe?: (upstream: Upstream) => Promise<void>;
+  /** A target that is no longer routed has finished its last request (close its connections). */
+  onRetired?: (target: UpstreamTarget) => void;
+}
+
+const CACHE_LIMIT = 10_000;
+
+/** Validate an upstream address (called by other features, so checked even though it is in-process). */
+function checkUpstream(upstream: Upstream): Upstream {
+  const { host, port } = upstream;
+  const validHost = typeof host === 'string' && (isIP(host) !== 0 || normalizeHost(host) === host);
+  if (!validHost || !Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new SvcError('SVC_INGRESS_UPSTREAM_INVALID', `Invalid upstream ${String(host)}:${String(port)}.`);
+  }
+  return upstream;
+}
+
+/** A fresh target for an upstream. */
+function newTarget(upstream: Upstream, releaseId: string | null): UpstreamTarget {
+  const host = isIP(upstream.host) === 6 ? `[${upstream.host}]` : upstream.host;
+  return { host: upstream.host, port: upstream.port, origin: `http://${host}:${upstream.port}`, releaseId, inFlight: 0, routed: true, dispatcher: null, waiters: null };
+}
+
+/**
+ * In-memory routes host → project → active upstream. Switching is one synchronous assignment,
+ * so every request sees either the old or the new target; requests already dispatched keep
+ * their target and are counted until they finish, which is what drain() waits for.
+ */
+export class RouteTable {
+  readonly hosts: HostMatcher;
+  readonly #entries = new Map<string, RouteEntry>();
+  // Raw Host header → entry (or null for hosts that are not project hosts); cleared on changes.
+  readonly #cache = new Map<string, RouteEntry | null>();
+  readonly #options: RouteTableOptions;
+
+  constructor(options: RouteTableOptions = {}) {
+    this.hosts = new HostMatcher(options.baseDomain ?? 'localhost');
+    this.#options = options;
+  }
+
+  /** The route for a raw Host header value, or null when the host is not a project's. Hot path. */
+  match(rawHost: string): RouteEntry | null {
+    const hit = this.#cache.get(rawHost);
+    return hit !== undefined ? hit : this.#matchSlow(rawHost);
+  }
+
+  #matchSlow(rawHost: string): RouteEntry | null {
+    const host = normalizeHost(rawHost);
+    if (host === null) return this.#remember(rawHost, null);
+    const projectId = this.hosts.resolve(host);
+    if (projectId !== undefined) return this.#remember(rawHost, this.#entries.get(projectId) ?? null);
+    const slug = this.hosts.slugCandidate(host);
+    if (slug === null) return this.#remember(rawHost, null);
+    // A possible project without a route yet: ask the project store (not cached when unknown,
+    // so a project created later is found).
+    const project = this.#options.lookupProject?.(slug);
+    if (!project || project.slug !== slug) return null;
+    const entry = this.#ensure(project);
+    return this.#remember(rawHost, entry);
+  }
+
+  #remember(rawHost: string, entry: RouteEntry | null): RouteEntry | null {
+    if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();
+    this.#cache.set(rawHost, entry);
+    return entry;
+  }
+
+  #ensure(project: RoutedProject): RouteEntry {
+    let entry = this.#entries.get(project.id);
+    if (!entry) {
+      entry = { projectId: project.id, slug: null, target: null, generation: 0, canary: null };
+      this.#entries.set(project.id, entry);
+    }
+    if (entry.slug !== project.slug) {
+      this.hosts.setDefault(project.id, project.slug);
+      entry.slug = project.slug;
+      this.#cache.clear();
+    }
+    return entry;
+  }
+
+  /** The entry of a project id, if routed. */
+  get(projectId: string): RouteEntry | undefined {
+    return this.#entries.get(projectId);
+  }
+
+  /**
+   * Register a project and set its upstream at once (no probe). Returns the previous target so
+   * the caller can drain it. Used at start-up and by tests; deploys use switchUpstream.
+   */
+  setProject(project: RoutedProject, upstream: Upstream | null, releaseId: string | null): UpstreamTarget | null {
+    const target = upstream ? newTarget(checkUpstream(upstream), releaseId) : null;
+    return this.#swap(this.#ensure(project), target);
+  }
+
+  /**
+   * Atomically route a project to a new upstream (null = no active release) after checking it
+   * accepts connections. Returns the previous target: drain it, then stop its process.
+   * Throws SVC_INGRESS_UPSTREAM_UNAVAILABLE (route unchanged) when the probe fails.
+   */
+  async switchUpstream(projectId: string, upstream: Upstream | null, releaseId: string | null): Promise<UpstreamTarget | null> {
+    if (upstream) checkUpstream(upstream);
+    let entry = this.#entries.get(projectId);
+    if (!entry) {
+      const project = this.#options.lookupProject?.(projectId);
+      if (!project) throw new SvcError('SVC_PROJECT_NOT_FOUND', `Project ${projectId} is not known to the ingress.`);
+      entry = this.#ensure(project);
+    }
+    if (upstream && this.#options.probe) {
+      try {
+        await this.#options.probe(upstream);
+      } catch (error) {
+        throw new SvcError('SVC_INGRESS_UPSTREAM_UNAVAILABLE', `Upstream ${upstream.host}:${upstream.port} refused the connection check; the route was not changed.`, { cause: error });
+      }
+    }
+    return this.#swap(entry, upstream ? newTarget(upstream, releaseId) : null);
+  }
+
+  /** Stop routing a project (site deletion). Returns its last target for draining. */
+  removeProject(projectId: string): UpstreamTarget | null {
+    const entry = this.#entries.get(projectId);
+    if (!entry) return null;
+    const previous = this.#swap(entry, null);
+    this.#entries.delete(projectId);
+    this.hosts.removeProject(projectId);
+    this.#cache.clear();
+    return previous;
+  }
+
+  /** Route a custom domain to a known project (the domains feature calls this). */
+  addDomain(projectId: string, domain: string): string {
+    if (!this.#entries.has(projectId)) {
+      const project = this.#options.lookupProject?.(projectId);
+      if (!project) throw new SvcError('SVC_PROJECT_NOT_FOUND', `Project ${projectId} is not known to the ingress.`);
+      this.#ensure(project);
+    }
+    const host = this.hosts.addDomain(projectId, domain);
+    this.#cache.clear();
+    return host;
+  }
+
+  /** Stop routing a custom domain. */
+  removeDomain(domain: string): boolean {
+    const removed = this.hosts.removeDomain(domain);
+    if (removed) this.#cache.clear();
+    return removed;
+  }
+
+  #swap(entry: RouteEntry, target: UpstreamTarget | null): UpstreamTarget | null {
+    const previous = entry.target;
+    entry.target = target;
+    entry.generation++;
+    if (previous && previous !== target) {
+      previous.routed = false;
+      if (previous.inFlight === 0) this.#retire(previous);
+    }
+    return previous;
+  }
+
+  /** Take the target for one request (counted in flight), or null when there is no active release. Hot path. */
+  acquire(entry: RouteEntry): UpstreamTarget | null {
+    const target = entry.target;
+    if (target !== null) target.inFlight++;
+    return target;
+  }
+
+  /** A request taken with acquire() finished. Hot path. */
+  release(target: UpstreamTarget): void {
+    if (--target.inFlight > 0) return;
+    const waiters = target.waiters;
+    if (waiters !== null) {
+      target.waiters = null;
+      for (const wake of waiters) wake();
+    }
+    if (!target.routed) this.#retire(target);
+  }
+
+  #retire(target: UpstreamTarget): void {
+    this.#options.onRetired?.(target);
+  }
+
+  /** Resolve true once the target has no request in flight, false after timeoutMs. */
+  drain(target: UpstreamTarget | null, timeoutMs: number): Promise<boolean> {
+    if (target === null || target.inFlight === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        const list = target.waiters;
+        if (list) list.splice(list.indexOf(wake), 1);
+        resolve(false);
+      }, timeoutMs);
+      (target.waiters ??= []).push(wake);
+    });
+  }
+
+  /** Every routed project (for diagnostics and the console). */
+  list(): { projectId: string; slug: string | null; hosts: string[]; upstream: Upstream | null; releaseId: string | null; generation: number; inFlight: number }[] {
+    return [...this.#entries.values()].map((e) => ({
+      projectId: e.projectId,
+      slug: e.slug,
+      hosts: this.hosts.hostsOf(e.projectId),
+      upstream: e.target && { host: e.target.host, port: e.target.port },
+      releaseId: e.target?.releaseId ?? null,
+      generation: e.generation,
+      inFlight: e.target?.inFlight ?? 0,
+    }));
+  }
+}

@@ -1,0 +1,149 @@
+// HTTP contract of releases: upload, history, rollback, logs and storage usage. Shared by the
+// server, the CLI (`svc deploy`, `svc releases`, `svc rollback`, `svc logs`) and the console;
+// imports only zod.
+import { z } from 'zod';
+
+export const releaseRoutes = {
+  /** POST: upload an artifact (raw gzip body) and run the release transaction. GET: history. */
+  releases: '/api/projects/:id/releases',
+  release: '/api/projects/:id/releases/:releaseId',
+  /** POST `{ releaseId, restoreData?, confirm? }`. */
+  rollback: '/api/projects/:id/rollback',
+  /** GET `?since&limit&stream&releaseId&follow`. */
+  logs: '/api/projects/:id/logs',
+  storage: '/api/projects/:id/storage',
+} as const;
+
+/** Content-Type of an upload body: the artifact bytes exactly as packed. */
+export const UPLOAD_MEDIA_TYPE = 'application/vnd.svc.deploy+gzip';
+/** Header carrying the lowercase hex SHA-256 of the upload body (the artifact digest). */
+export const DIGEST_HEADER = 'x-svc-artifact-digest';
+/** Header carrying the idempotency key; the same key returns the same release, never a second one. */
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+/** Idempotency keys: 8–200 printable ASCII characters without spaces. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{8,200}$/;
+/** Content-Type of `GET …/logs?follow=true` unless the client accepts `text/event-stream`. */
+export const LOG_STREAM_MEDIA_TYPE = 'application/x-ndjson';
+
+export const releaseStatusValues = ['candidate', 'active', 'inactive', 'failed'] as const;
+export type ReleaseStatus = (typeof releaseStatusValues)[number];
+
+/** Steps of the release transaction (spec 000 steps 4–10); `step` of a candidate or of a failure. */
+export const releaseStepValues = ['verify', 'extract', 'stop-active', 'snapshot', 'migrate', 'start', 'health', 'activate', 'recovery'] as const;
+export type ReleaseStep = (typeof releaseStepValues)[number];
+
+const isoTime = z.string().describe('ISO 8601 timestamp');
+
+/** Why a release failed: the step, a stable SVC_* code and a message. */
+export const releaseFailureSchema = z.object({
+  step: z.enum(releaseStepValues),
+  code: z.string().describe('stable SVC_* error code, e.g. SVC_HEALTH_CHECK_FAILED'),
+  message: z.string(),
+});
+export type ReleaseFailure = z.infer<typeof releaseFailureSchema>;
+
+export const releaseSchema = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  status: z.enum(releaseStatusValues),
+  /** The step a candidate is at (null once active/inactive/failed). */
+  step: z.enum(releaseStepValues).nullable(),
+  digest: z.string().describe('lowercase hex SHA-256 of the artifact (gzip bytes)'),
+  createdAt: isoTime,
+  activatedAt: isoTime.nullable().describe('last time this release became active'),
+  finishedAt: isoTime.nullable().describe('when the release transaction ended (active or failed)'),
+  failure: releaseFailureSchema.nullable(),
+  /** The release that was active when this one was last activated (its rollback target). */
+  predecessorId: z.string().nullable(),
+  /** Whether the release files are still on disk (false after `svc releases delete`). */
+  artifactRetained: z.boolean(),
+  storage: z.object({
+    artifactBytes: z.number().int().describe('gzip bytes as uploaded'),
+    bundleBytes: z.number().int().describe('uncompressed bytes of the release files'),
+    fileCount: z.number().int(),
+    snapshotBytes: z.number().int().nullable().describe('exact size of the pre-deploy snapshot (null: none kept)'),
+  }),
+  config: z.object({ entry: z.string(), healthPath: z.string(), healthTimeoutMs: z.number().int(), databasePath: z.string() }),
+  createdBy: z.object({ type: z.string(), id: z.string(), name: z.string().nullable() }),
+});
+export type Release = z.infer<typeof releaseSchema>;
+
+/** Upload response: 201 when created by this request, 200 when the idempotency key replayed it. */
+export const uploadResponseSchema = z.object({
+  release: releaseSchema,
+  created: z.boolean().describe('false when an earlier upload with the same idempotency key created it'),
+});
+export type UploadResponse = z.infer<typeof uploadResponseSchema>;
+
+export const uploadQuerySchema = z.object({
+  wait: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true')
+    .describe('true (default): respond when the transaction ended (active or failed); false: respond 202 once the candidate exists'),
+});
+
+export const releaseParamsSchema = z.object({ id: z.string().min(1).max(100).describe('project id or slug'), releaseId: z.string().min(1).max(100) });
+
+/** Storage of one project counted against its quota (spec 000 "Limits"). */
+export const storageUsageSchema = z.object({
+  bundleBytes: z.number().int().describe('uncompressed files of every retained release'),
+  databaseBytes: z.number().int().describe('database + -wal + -shm'),
+  snapshotBytes: z.number().int().describe('recorded sizes of kept snapshots'),
+  totalBytes: z.number().int(),
+  retainedArtifacts: z.number().int(),
+});
+export const storageLimitsSchema = z.object({
+  maxRetainedArtifacts: z.number().int(),
+  maxStorageBytes: z.number().int(),
+});
+export const storageResponseSchema = z.object({ usage: storageUsageSchema, limits: storageLimitsSchema });
+export type StorageResponse = z.infer<typeof storageResponseSchema>;
+
+export const releaseListResponseSchema = z.object({
+  releases: z.array(releaseSchema).describe('newest first'),
+  activeReleaseId: z.string().nullable(),
+  storage: storageResponseSchema,
+});
+export type ReleaseListResponse = z.infer<typeof releaseListResponseSchema>;
+export const releaseResponseSchema = z.object({ release: releaseSchema });
+
+export const rollbackBodySchema = z.object({
+  releaseId: z.string().min(1).max(100),
+  restoreData: z.boolean().default(false).describe('also restore the database from the pre-deploy snapshot (newer writes are lost)'),
+  confirm: z.string().max(300).optional().describe('with restoreData: exactly "restore <project-slug>"'),
+});
+export type RollbackBody = z.input<typeof rollbackBodySchema>;
+export const rollbackResponseSchema = z.object({
+  release: releaseSchema.describe('the release that is now active'),
+  previousReleaseId: z.string().nullable(),
+  restoredData: z.boolean(),
+});
+export type RollbackResponse = z.infer<typeof rollbackResponseSchema>;
+
+export const logStreamValues = ['stdout', 'stderr', 'system'] as const;
+export const logEntryWireSchema = z.object({
+  time: isoTime,
+  stream: z.enum(logStreamValues),
+  releaseId: z.string(),
+  line: z.string(),
+});
+export type LogEntryWire = z.infer<typeof logEntryWireSchema>;
+export const logsQuerySchema = z.object({
+  since: z.string().max(40).optional().describe('ISO 8601 time or milliseconds since the epoch'),
+  limit: z.coerce.number().int().min(1).max(10_000).default(200),
+  stream: z.enum(logStreamValues).optional(),
+  releaseId: z.string().min(1).max(100).optional(),
+  follow: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1')
+    .describe('stream: the backlog, then new entries as NDJSON lines (or SSE `data:` events with Accept: text/event-stream)'),
+});
+export const logsResponseSchema = z.object({ entries: z.array(logEntryWireSchema).describe('oldest first') });
+export type LogsResponse = z.infer<typeof logsResponseSchema>;
+
+/** The exact phrase that confirms a data-restoring rollback. */
+export function restoreConfirmation(projectSlug: string): string {
+  return `restore ${projectSlug}`;
+}
