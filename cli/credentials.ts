@@ -73,7 +73,7 @@ export function validateServerUrl(raw: string): string {
   return url.origin;
 }
 
-/** Read ~/.svc/config.json; undefined when it does not exist, SVC_CONFIG_INVALID when it is corrupt. */
+/** Read ~/.svc/config.json; undefined when it does not exist, SVC_CLI_CREDENTIALS_INVALID when it is corrupt. */
 export async function readStoredConfig(home: string): Promise<StoredConfig | undefined> {
   let text: string;
   try {
@@ -86,10 +86,10 @@ export async function readStoredConfig(home: string): Promise<StoredConfig | und
   try {
     json = JSON.parse(text);
   } catch {
-    throw new SvcError('SVC_CONFIG_INVALID', `${configPath(home)} is not valid JSON`);
+    throw new SvcError('SVC_CLI_CREDENTIALS_INVALID', `${configPath(home)} is not valid JSON`);
   }
   const parsed = storedConfigSchema.safeParse(json);
-  if (!parsed.success) throw new SvcError('SVC_CONFIG_INVALID', `${configPath(home)} has an unexpected shape: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  if (!parsed.success) throw new SvcError('SVC_CLI_CREDENTIALS_INVALID', `${configPath(home)} has an unexpected shape: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   return parsed.data;
 }
 

@@ -1,5 +1,4 @@
 import { relative } from 'node:path';
-import { SvcError } from '../../src/core/errors.js';
 import type { CommandModule } from '../command-module.js';
 import { formatBytes, formatPairs } from '../output.js';
 
@@ -9,22 +8,26 @@ interface DeployOptions {
   name?: string;
   slug?: string;
   org?: string;
+  server?: string;
 }
 
-/** `svc deploy [--dry-run]`: build, pack `.svc/artifacts/<digest>.svc.gz`; uploading lands with the release pipeline. */
+/** `svc deploy [--dry-run]`: build and pack `.svc/artifacts/<digest>.svc.gz`, then (without --dry-run) upload it as a release. */
 export const deployCommand: CommandModule = {
   register(program, ctx) {
     program
       .command('deploy')
-      .description('build and pack the app; --dry-run writes .svc/artifacts/<digest>.svc.gz offline, without credentials')
+      .description('build, pack and upload the app as a new release (first deploy creates and links a project); --dry-run packs offline')
       .option('--dry-run', 'build and pack only; no upload, no credentials needed')
       .option('--no-build', 'skip build.command and pack the included files as they are')
       .option('--name <name>', 'project name for the first deploy')
       .option('--slug <slug>', 'project slug for the first deploy (its domain is <slug>.<platform domain>)')
       .option('--org <org>', 'organization that owns a newly created project')
+      .option('--server <url>', 'control plane URL (default SVC_SERVER or the stored login)')
       .action(async (options: DeployOptions) => {
         if (!options.dryRun) {
-          throw new SvcError('SVC_NOT_AVAILABLE', 'Uploading a release is not available in this version yet (it lands with the release pipeline); run `svc deploy --dry-run` to build and pack the artifact offline');
+          const { deployRelease } = await import('../deploy-release.js');
+          await deployRelease(ctx, options);
+          return;
         }
         // Loaded on use: the artifact code is only needed by commands that pack.
         const { packApp } = await import('../pack-app.js');

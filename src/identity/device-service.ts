@@ -36,7 +36,7 @@ export interface DeviceReview {
 
 /** Device login (RFC 8628 flow): start, poll, review, approve, deny; guesses of user codes are rate-limited. */
 export interface DeviceService {
-  start(clientName: string, origin: string): DeviceStartResponse;
+  start(clientName: string, origin: string, ip: string): DeviceStartResponse;
   poll(deviceCode: string): DeviceTokenResponse;
   review(principal: Principal, ip: string, userCode: string): DeviceReview;
   decide(principal: Principal, ip: string, userCode: string, decision: 'approve' | 'deny'): DeviceReview;
@@ -46,8 +46,12 @@ export interface DeviceService {
 export const USER_CODE_GUESS_LIMIT = 10;
 const GUESS_WINDOW_MS = 10 * 60_000;
 
+/** Device logins one client address may start per window (unauthenticated rows must not grow without bound). */
+export const DEVICE_STARTS_PER_WINDOW = 60;
+
 /** Build the device-login service over the control database. */
 export function createDeviceService(ctx: FeatureContext, limiter: AttemptLimiter = createAttemptLimiter({ max: USER_CODE_GUESS_LIMIT, windowMs: GUESS_WINDOW_MS, clock: ctx.clock })): DeviceService {
+  const startLimiter = createAttemptLimiter({ max: DEVICE_STARTS_PER_WINDOW, windowMs: GUESS_WINDOW_MS, clock: ctx.clock });
   const db = ctx.db;
   const byHash = db.prepare('SELECT * FROM device_codes WHERE device_code_hash = ?');
   const byUserCode = db.prepare('SELECT * FROM device_codes WHERE user_code = ?');
@@ -77,7 +81,10 @@ export function createDeviceService(ctx: FeatureContext, limiter: AttemptLimiter
   };
 
   return {
-    start(clientName, origin) {
+    start(clientName, origin, ip) {
+      const state = startLimiter.check(ip);
+      if (state.blocked) throw new SvcError('SVC_RATE_LIMITED', 'Too many device logins started from this address.', { details: { retryAfterMs: state.retryAfterMs } });
+      startLimiter.fail(ip);
       const now = ctx.clock.now();
       db.prepare('DELETE FROM device_codes WHERE expires_at < ?').run(now - 86_400_000);
       const deviceCode = generateSecret('', 32);

@@ -76,3 +76,8 @@ export function insertProject(ctx: FeatureContext, input: { slug: string; name: 
 export function removeProjectRoot(dataDir: string, projectId: string): void {
   rmSync(projectRoot(dataDir, projectId), { recursive: true, force: true });
 }
+
+/** Record a project's active release and state (the releases feature calls this inside its transactions). */
+export function setProjectRelease(ctx: FeatureContext, projectId: string, activeReleaseId: string | null, state: 'new' | 'active' | 'failed'): void {
+  ctx.db.prepare('UPDATE projects SET active_release_id = ?, state = ? WHERE id = ?').run(activeReleaseId, state, projectId);
+}

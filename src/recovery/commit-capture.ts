@@ -48,10 +48,9 @@ export class CommitCapture {
   private readonly clearCapture: BetterSqlite3.Statement;
   private readonly anyCaptured: BetterSqlite3.Statement;
   private readonly insertJournal: BetterSqlite3.Statement;
-  private readonly newestSequence: BetterSqlite3.Statement;
   private readonly pruneJournal: BetterSqlite3.Statement;
-  private readonly dataVersion: BetterSqlite3.Statement;
-  private readonly schemaVersion: BetterSqlite3.Statement;
+  /** One statement per commit: newest journal sequence, PRAGMA data_version, PRAGMA schema_version. */
+  private readonly probe: BetterSqlite3.Statement;
   private head: CommittedHead;
   private pending: Pending | null = null;
   private lastDataVersion: number;
@@ -81,25 +80,28 @@ export class CommitCapture {
     this.clearCapture = db.prepare(`DELETE FROM ${CAPTURE_TABLE}`);
     this.anyCaptured = db.prepare(`SELECT 1 FROM ${CAPTURE_TABLE} LIMIT 1`).pluck();
     this.insertJournal = db.prepare(`INSERT INTO main.${JOURNAL_TABLE} (sequence, time, digest, acc, seal, line) VALUES (?, ?, ?, ?, ?, ?)`);
-    this.newestSequence = db.prepare(`SELECT max(sequence) FROM main.${JOURNAL_TABLE}`).pluck();
     this.pruneJournal = db.prepare(`DELETE FROM main.${JOURNAL_TABLE} WHERE sequence < ?`);
-    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
-    this.schemaVersion = db.prepare('PRAGMA main.schema_version').pluck();
-    this.lastDataVersion = this.dataVersion.get() as number;
-    this.lastSchemaVersion = this.schemaVersion.get() as number;
+    this.probe = db
+      .prepare(`SELECT (SELECT max(sequence) FROM main.${JOURNAL_TABLE}), (SELECT data_version FROM pragma_data_version), (SELECT schema_version FROM main.pragma_schema_version)`)
+      .raw(true);
+    const [, dataVersion, schemaVersion] = this.probe.get() as [number | null, number, number];
+    this.lastDataVersion = dataVersion;
+    this.lastSchemaVersion = schemaVersion;
   }
 
   /** The newest committed head (settles the previous commit's outcome first when outside a transaction). */
   committed(): CommittedHead {
-    if (!this.s.db.inTransaction) this.settle();
+    if (!this.s.db.inTransaction && this.pending !== null) this.settle((this.probe.get() as [number | null])[0] ?? 0);
     return this.head;
   }
 
   /** The hook registered with onBeforeCommit. */
   readonly hook = (): void => {
     if (this.fence !== null) throw this.fencedError();
-    this.settle();
-    this.detectForeignWriter();
+    const [newest, dataVersion, schemaVersion] = this.probe.get() as [number | null, number, number];
+    this.settle(newest ?? 0);
+    if (this.fence !== null) throw this.fencedError();
+    this.detectForeignWriter(dataVersion, schemaVersion);
     const captured = this.readCapture.all() as unknown[][];
     this.dirty = false;
     if (captured.length === 0) return;
@@ -153,11 +155,13 @@ export class CommitCapture {
   }
 
   /** Apply or drop the previous commit's pending index updates depending on whether it committed. */
-  private settle(): void {
+  private settle(newest: number): void {
     const pending = this.pending;
-    if (pending === null) return;
-    const newest = (this.newestSequence.get() as number | null) ?? 0;
     this.pending = null;
+    if (pending === null) {
+      if (newest !== this.head.seq) this.fenceWith(`the journal head moved to ${newest} outside recovery`);
+      return;
+    }
     if (newest === pending.head.seq) {
       for (const [table, key, state] of pending.updates) {
         if (state === null) this.s.index.rows[table]!.delete(key);
@@ -171,13 +175,11 @@ export class CommitCapture {
     }
   }
 
-  private detectForeignWriter(): void {
-    const dataVersion = this.dataVersion.get() as number;
+  private detectForeignWriter(dataVersion: number, schemaVersion: number): void {
     if (dataVersion !== this.lastDataVersion) {
       this.fenceWith('another connection committed to the database');
       throw this.fencedError();
     }
-    const schemaVersion = this.schemaVersion.get() as number;
     if (schemaVersion !== this.lastSchemaVersion) {
       if (schemaHash(this.s.db) !== this.s.schemaHash) {
         this.fenceWith('the schema changed inside the epoch (rotate the epoch for migrations)');

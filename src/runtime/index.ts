@@ -3,6 +3,8 @@ export { v, type Id, type Infer, type ObjectType, type Validator, type Validator
 export { defineSchema, defineTable, TableDefinition, type Schema, type Doc, type DocInput, type TableNames } from './schema/define-schema.js';
 export {
   functionsFor,
+  query,
+  mutation,
   type QueryCtx,
   type MutationCtx,
   type DatabaseReader,

@@ -88,13 +88,13 @@ describe('config file', () => {
     expect(await readStoredConfig(home)).toMatchObject({ server: 'http://127.0.0.1:1', token: 'svc_x', tokenId: 'tok_1' });
   });
 
-  it('returns undefined without a file, rejects a corrupt one with SVC_CONFIG_INVALID', async () => {
+  it('returns undefined without a file, rejects a corrupt one with SVC_CLI_CREDENTIALS_INVALID', async () => {
     expect(await readStoredConfig(home)).toBeUndefined();
     await mkdir(join(home, '.svc'));
     await writeFile(configPath(home), '{nope');
-    await expect(readStoredConfig(home)).rejects.toMatchObject({ code: 'SVC_CONFIG_INVALID' });
+    await expect(readStoredConfig(home)).rejects.toMatchObject({ code: 'SVC_CLI_CREDENTIALS_INVALID' });
     await writeFile(configPath(home), JSON.stringify({ version: 2, server: 'x' }));
-    await expect(readStoredConfig(home)).rejects.toMatchObject({ code: 'SVC_CONFIG_INVALID' });
+    await expect(readStoredConfig(home)).rejects.toMatchObject({ code: 'SVC_CLI_CREDENTIALS_INVALID' });
   });
 
   it('clearing the token keeps the server for the next login', async () => {

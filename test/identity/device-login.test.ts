@@ -148,6 +148,19 @@ describe('device login', () => {
   });
 });
 
+describe('device login start limit', () => {
+  let h: Harness;
+  afterEach(async () => h?.close());
+  it('limits how many device logins one address can start', async () => {
+    h = await startHarness();
+    for (let i = 0; i < 60; i++) await start(h, `c${i}`);
+    const res = await h.app.inject({ method: 'POST', url: '/api/device/start', payload: { clientName: 'one too many' } });
+    expect(res.statusCode).toBe(429);
+    expect(res.json().error.code).toBe('SVC_RATE_LIMITED');
+    expect(rows(h, 'device_codes')).toBe(60);
+  });
+});
+
 describe('device poll decision (pure)', () => {
   const base = { status: 'pending' as const, expiresAt: 600_000, lastPollAt: null, intervalSeconds: 5 };
   it('orders expiry, denial, issue, slow_down and pending as RFC 8628 describes', () => {

@@ -27,7 +27,7 @@ describe('server-rendered pages', () => {
     expect(res.statusCode).toBe(302);
     expect(res.headers.location).toBe('/login?next=%2Fdevice%3Fcode%3DBCDF-GHJK');
     const login = await h.app.inject({ method: 'GET', url: '/login?next=//evil.example/x' });
-    expect(login.body).toContain('data-next="/"');
+    expect(login.body).toContain('data-next="/device"');
     const closed = await h.app.inject({ method: 'GET', url: '/register' });
     expect(closed.statusCode).toBe(200);
     await register(h.app, 'owner@example.com');

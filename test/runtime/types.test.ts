@@ -15,10 +15,9 @@ describe('inferred types', () => {
     expectTypeOf<Infer<ReturnType<typeof v.string>>>().toEqualTypeOf<string>();
     expectTypeOf<Infer<ReturnType<typeof v.number>>>().toEqualTypeOf<number>();
     expectTypeOf<Infer<ReturnType<typeof v.boolean>>>().toEqualTypeOf<boolean>();
-    const id = v.id('lists');
-    expectTypeOf<Infer<typeof id>>().toEqualTypeOf<Id<'lists'>>();
-    const optional = v.optional(v.string());
-    expectTypeOf<Infer<typeof optional>>().toEqualTypeOf<string>();
+    expectTypeOf(v.id('lists').type).toEqualTypeOf<Id<'lists'> | undefined>();
+    expectTypeOf(v.optional(v.string()).isOptional).toEqualTypeOf<true>();
+    expectTypeOf<Infer<ReturnType<typeof v.optional<string>>>>().toEqualTypeOf<string>();
   });
 
   it('documents carry system fields, branded ids, optional properties and _ownerId only on owned tables', () => {

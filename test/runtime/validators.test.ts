@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compileQuery } from '../../src/runtime/database/query-sql.js';
 import { checkOutput } from '../../src/runtime/functions/check-output.js';
 import { checkFields, isIdOf, tableOfId } from '../../src/runtime/values/validators.js';
-import { canonicalJson, RuntimeError, v } from '../../src/runtime/index.js';
+import { canonicalJson, v, type RuntimeError } from '../../src/runtime/index.js';
 
 function code(fn: () => unknown): string | undefined {
   try {

@@ -4,6 +4,7 @@ import type { ErrorCodeDefinition } from './define.js';
 import { generalCodes } from './general.js';
 import { cliRemoteCodes } from './cli-remote.js';
 import { cliCodes } from './cli.js';
+import { cliDeployCodes } from './cli-deploy.js';
 import { releaseCodes } from './releases.js';
 import { identityCodes } from './identity.js';
 import { projectsCodes } from './projects.js';
@@ -13,7 +14,7 @@ import { artifactCodes } from './artifacts.js';
 import { recoveryCodes } from './recovery.js';
 import { ingressCodes } from './ingress.js';
 
-const tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes] as const;
+const tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes] as const;
 
 type Merge<T extends readonly object[]> = T extends readonly [infer H, ...infer R extends readonly object[]] ? H & Merge<R> : unknown;
 

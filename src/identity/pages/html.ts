@@ -33,8 +33,11 @@ ${body}
 </html>`;
 }
 
-/** A same-site relative path to return to after sign-in, or "/" for anything else (no open redirects). Pure. */
+// Until the console owns "/", signing in lands on the device page (it shows who is signed in).
+const DEFAULT_NEXT = '/device';
+
+/** A same-site relative path to return to after sign-in, or the default for anything else (no open redirects). Pure. */
 export function safeNext(next: string | undefined): string {
-  if (!next || !next.startsWith('/') || next.startsWith('//') || next.includes('\\')) return '/';
+  if (!next || !next.startsWith('/') || next.startsWith('//') || next.includes('\\')) return DEFAULT_NEXT;
   return next;
 }

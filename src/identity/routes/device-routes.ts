@@ -21,7 +21,7 @@ const tags = ['device login'];
 export function deviceRoutes(ctx: FeatureContext, devices: DeviceService) {
   return async function register(app: HttpApp): Promise<void> {
     app.post(r.deviceStart, { schema: { tags, summary: 'Start a device login: device code (secret) and user code (shown)', body: deviceStartBodySchema, response: { 200: deviceStartResponseSchema } } }, async (request) =>
-      devices.start(request.body.clientName, platformOrigin(request, ctx.config.publicUrl)),
+      devices.start(request.body.clientName, platformOrigin(request, ctx.config.publicUrl), request.ip),
     );
 
     app.post(r.deviceToken, { schema: { tags, summary: 'Poll for the access token (returned exactly once after approval)', body: deviceTokenBodySchema, response: { 200: deviceTokenResponseSchema } } }, async (request) =>

@@ -82,3 +82,9 @@ export function functionsFor<S extends Schema>(_schema: S) {
     },
   };
 }
+
+const untyped = functionsFor({ tables: {} } as unknown as Schema);
+/** A query without schema typing (documents are loosely typed); prefer `functionsFor(schema).query`. */
+export const query = untyped.query;
+/** A mutation without schema typing; prefer `functionsFor(schema).mutation`. */
+export const mutation = untyped.mutation;

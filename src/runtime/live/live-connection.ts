@@ -10,6 +10,8 @@ export class LiveConnection {
   droppedSlow = false;
   /** Revision of the last snapshot written (to never send an older one). */
   lastRevision = -1;
+  /** Whether the last frame sent was an error (then a snapshot of the same revision is sent again). */
+  afterError = false;
 
   constructor(
     readonly key: string,

@@ -1,6 +1,7 @@
 // The subscription hub: one shared execution per (function, canonical args, partition),
 // reruns only queries whose dependencies a commit touched, coalesced per tick, and
 // broadcasts one pre-encoded frame per rerun to every subscriber.
+import { performance } from 'node:perf_hooks';
 import { canonicalJson } from '../canonical-json.js';
 import { isExposedError } from '../errors.js';
 import { liveKey } from './live-key.js';
@@ -94,8 +95,11 @@ export class LiveHub {
     conn.send(this.retryFrame);
     // A full current snapshot for every new (or reconnecting) subscriber. If a rerun is pending, a changed
     // value follows right after; an unchanged one is not re-sent, so this frame must go out now.
-    const frame = query.errorFrame ?? query.snapshotFrame();
-    if (frame) this.deliver(conn, frame, query.revision);
+    if (query.errorFrame) this.deliver(conn, query.errorFrame, null);
+    else {
+      const frame = query.snapshotFrame();
+      if (frame) this.deliver(conn, frame, query.revision);
+    }
     request.signal?.addEventListener('abort', () => conn.close(), { once: true });
     return conn;
   }
@@ -199,28 +203,42 @@ export class LiveHub {
     if (json === q.errorJson) return;
     q.errorJson = json;
     q.errorFrame = encodeErrorFrame(body);
-    this.broadcast(q, q.errorFrame, q.revision);
+    this.broadcast(q, q.errorFrame, null);
   }
 
-  private broadcast(q: LiveQueryState, frame: Buffer, revision: number): void {
+  private broadcast(q: LiveQueryState, frame: Buffer, revision: number | null): void {
     this.counters.broadcasts++;
-    if (q.subscribers.size <= this.options.fanoutSlice) {
-      for (const conn of q.subscribers) this.deliver(conn, frame, revision);
-      return;
+    const seq = ++q.broadcastSeq;
+    this.fanOut(q, seq, q.subscribers.values(), frame, revision);
+  }
+
+  /**
+   * Deliver for at most fanoutSliceMs, then yield (setImmediate) so I/O such as incoming mutations is served.
+   * A newer broadcast of the same query supersedes the rest of an older one: it goes to every subscriber anyway.
+   */
+  private fanOut(q: LiveQueryState, seq: number, rest: Iterator<LiveConnection>, frame: Buffer, revision: number | null): void {
+    if (q.broadcastSeq !== seq) return;
+    const deadline = performance.now() + this.options.fanoutSliceMs;
+    for (let n = 1; ; n++) {
+      const next = rest.next();
+      if (next.done) return;
+      this.deliver(next.value, frame, revision);
+      if ((n & 63) === 0 && performance.now() > deadline) {
+        setImmediate(() => this.fanOut(q, seq, rest, frame, revision));
+        return;
+      }
     }
-    this.fanOut([...q.subscribers], 0, frame, revision);
   }
 
-  /** Deliver in slices, yielding between them; a newer frame overtaking an older one is safe (see deliver). */
-  private fanOut(subscribers: LiveConnection[], start: number, frame: Buffer, revision: number): void {
-    const end = Math.min(subscribers.length, start + this.options.fanoutSlice);
-    for (let i = start; i < end; i++) this.deliver(subscribers[i]!, frame, revision);
-    if (end < subscribers.length) setImmediate(() => this.fanOut(subscribers, end, frame, revision));
-  }
-
-  private deliver(conn: LiveConnection, frame: Buffer, revision: number): void {
-    if (revision >= 0 && revision < conn.lastRevision) return;
-    conn.lastRevision = Math.max(conn.lastRevision, revision);
+  /** Send a snapshot (revision) or an error frame (null); never an older or duplicate snapshot. */
+  private deliver(conn: LiveConnection, frame: Buffer, revision: number | null): void {
+    if (revision === null) {
+      conn.afterError = true;
+    } else {
+      if (revision < conn.lastRevision || (revision === conn.lastRevision && !conn.afterError)) return;
+      conn.lastRevision = revision;
+      conn.afterError = false;
+    }
     conn.send(frame);
   }
 

@@ -12,8 +12,8 @@ export const liveOptionsSchema = z.object({
   maxConnections: z.number().int().min(1).default(50_000),
   /** Largest accepted `args` query parameter (UTF-8 bytes of the JSON). */
   maxArgsBytes: z.number().int().min(2).default(16 * 1024),
-  /** Writes per event-loop turn during a fan-out; larger fan-outs yield so requests (mutations) interleave. */
-  fanoutSlice: z.number().int().min(1).default(1000),
+  /** Milliseconds a fan-out may hold the event loop before yielding, so requests (mutations) interleave. */
+  fanoutSliceMs: z.number().min(0.1).default(4),
   /** Reconnection hint sent as `retry:`. */
   retryMs: z.number().int().min(0).default(1_000),
 });

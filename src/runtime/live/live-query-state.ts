@@ -14,6 +14,8 @@ export class LiveQueryState {
   errorJson: string | null = null;
   /** The error of the latest run, if it failed. */
   lastError: unknown = null;
+  /** Incremented per broadcast; an unfinished sliced fan-out stops when a newer one starts. */
+  broadcastSeq = 0;
   dirty = false;
   running = false;
   rerun = false;

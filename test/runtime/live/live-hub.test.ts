@@ -126,8 +126,14 @@ describe('LiveHub', () => {
   });
 
   it('fans out in slices without ever sending a subscriber an older snapshot after a newer one', async () => {
-    const { source, hub } = setup({ fanoutSlice: 2 });
-    const subs = Array.from({ length: 7 }, () => open(hub, { path: 'list', args: { table: 'tasks' } }));
+    const { source, hub } = setup({ fanoutSliceMs: 0.1 });
+    // Slow revalidation makes every 64-write slice exceed the budget, so the fan-out yields.
+    const slow = (): boolean => {
+      const end = performance.now() + 0.01;
+      while (performance.now() < end);
+      return true;
+    };
+    const subs = Array.from({ length: 200 }, () => open(hub, { path: 'list', args: { table: 'tasks' }, revalidate: slow }));
     for (const s of subs) await s.next(isSnapshot);
     source.write('tasks', 't1', 'a');
     await new Promise((r) => setImmediate(r));

@@ -1,0 +1,22 @@
+import type { FeatureContext } from '../core/feature-context.js';
+import { databasePathOf, projectLayout } from './project-layout.js';
+import { storageUsage, type StorageUsage } from './release-limits.js';
+import { databaseFootprint } from './snapshot.js';
+import { activeReleaseRow, listKeptSnapshots, listReleases, releaseConfig } from './release-store.js';
+
+/**
+ * A project's storage as the quota counts it: uncompressed files of retained releases (recorded at
+ * upload), database + -wal + -shm as they are on disk now, and the recorded sizes of kept snapshots.
+ */
+export async function projectStorage(ctx: Pick<FeatureContext, 'db' | 'clock' | 'ids' | 'config'>, projectId: string): Promise<StorageUsage> {
+  const releases = listReleases(ctx, projectId);
+  const retained = releases.filter((r) => r.artifact_retained === 1);
+  const reference = activeReleaseRow(ctx, projectId) ?? releases[0];
+  const databaseBytes = reference ? await databaseFootprint(databasePathOf(projectLayout(ctx.config.dataDir, projectId), releaseConfig(reference).database.path)) : 0;
+  return storageUsage({
+    bundleBytes: retained.reduce((sum, r) => sum + r.bundle_bytes, 0),
+    databaseBytes,
+    snapshotBytes: listKeptSnapshots(ctx, projectId).reduce((sum, s) => sum + s.size_bytes, 0),
+    retainedArtifacts: retained.length,
+  });
+}

@@ -1,0 +1,89 @@
+// Control-plane start: finish what a crash interrupted, then make every project's active release run.
+// 1. An interrupted data-restoring rollback puts the saved data back.
+// 2. A candidate left by a crash is stopped, the database is restored from its snapshot (if step 6
+//    ran: migrations or the candidate may have written), and it is marked failed (SVC_RELEASE_INTERRUPTED).
+// 3. The supervisor re-adopts recorded apps; any active release not running is adopted or started.
+import { readFile, rm } from 'node:fs/promises';
+import { z } from 'zod';
+import { SvcError, isSvcError } from '../core/errors.js';
+import { findProject } from '../projects/index.js';
+import { databasePathOf, projectLayout } from './project-layout.js';
+import { note, restartRelease, routeWhenHealthy, type ReleaseDeps } from './release-deps.js';
+import { listActiveReleases, listCandidates, releaseConfig, releaseRunRecord, snapshotOfRelease, type ReleaseRow } from './release-store.js';
+import { markFailed, removeCandidateFiles, type TransactionSubject } from './release-transaction.js';
+import { rollbackMarkerPath } from './rollback.js';
+import { restoreSnapshot } from './snapshot.js';
+
+const system = { type: 'system' as const, id: 'svc-platform', name: 'release recovery' };
+
+/** Run boot recovery; apps are started in the background (their health is not awaited). */
+export async function recoverReleases(deps: ReleaseDeps): Promise<void> {
+  const projects = new Set([...listCandidates(deps.ctx).map((r) => r.project_id), ...listActiveReleases(deps.ctx).map((r) => r.project_id)]);
+  for (const projectId of projects) {
+    try {
+      await deps.locks.withLock(projectId, 'recovery', async () => {
+        await undoInterruptedRollback(deps, projectId);
+        for (const candidate of listCandidates(deps.ctx).filter((r) => r.project_id === projectId)) await recoverCandidate(deps, candidate);
+      });
+    } catch (error) {
+      if (!isSvcError(error, 'SVC_PROJECT_LOCKED')) throw error;
+      deps.ctx.logger.warn({ projectId, err: error }, 'project is locked by a live process; recovery skipped');
+    }
+  }
+  await deps.supervisor.recover();
+  await ensureActiveReleases(deps);
+}
+
+async function undoInterruptedRollback(deps: ReleaseDeps, projectId: string): Promise<void> {
+  const marker = rollbackMarkerPath(deps.ctx.config.dataDir, projectId);
+  const text = await readFile(marker, 'utf8').catch(() => null);
+  if (text === null) return;
+  const saved = z.object({ safetyPath: z.string(), databasePath: z.string(), releaseId: z.string() }).safeParse(JSON.parse(text));
+  if (saved.success) {
+    // The rollback never committed: the active release is still the one that wrote this data.
+    await deps.supervisor.stop(projectId);
+    await restoreSnapshot(saved.data.safetyPath, saved.data.databasePath).catch((error: unknown) => deps.ctx.logger.error({ err: error }, 'could not undo an interrupted rollback'));
+    await rm(saved.data.safetyPath, { force: true });
+  }
+  await rm(marker, { force: true });
+}
+
+async function recoverCandidate(deps: ReleaseDeps, candidate: ReleaseRow): Promise<void> {
+  const project = findProject(deps.ctx, candidate.project_id);
+  if (!project) return;
+  const record = releaseRunRecord(candidate);
+  if (record) {
+    const orphan = await deps.runner.adopt(record);
+    await orphan?.stop();
+  }
+  const snapshot = snapshotOfRelease(deps.ctx, candidate.id) ?? null;
+  if (snapshot) {
+    await deps.supervisor.stop(candidate.project_id);
+    const dbPath = databasePathOf(projectLayout(deps.ctx.config.dataDir, candidate.project_id), releaseConfig(candidate).database.path);
+    await restoreSnapshot(snapshot.path, dbPath);
+  }
+  const step = candidate.step ?? 'recovery';
+  const error = new SvcError('SVC_RELEASE_INTERRUPTED', `The control plane stopped during step "${step}"; the previous release and its database were restored.`);
+  const subject: TransactionSubject = { project: { id: project.id, slug: project.slug, organizationId: project.organization_id }, actor: system };
+  markFailed(deps, subject, candidate.id, { step, code: error.code, message: error.message }, snapshot);
+  await removeCandidateFiles(deps, candidate.project_id, candidate.id, snapshot);
+  note(deps, candidate.project_id, candidate.id, error.message);
+}
+
+/** Make the supervisor run exactly the active release of each project (adopting a recorded process first). */
+export async function ensureActiveReleases(deps: ReleaseDeps): Promise<void> {
+  const active = new Map(listActiveReleases(deps.ctx).map((r) => [r.project_id, r]));
+  for (const row of active.values()) {
+    const status = deps.supervisor.status(row.project_id);
+    if (status?.releaseId === row.id) continue;
+    if (status) await deps.supervisor.stop(row.project_id);
+    const record = releaseRunRecord(row);
+    const adopted = record ? await deps.runner.adopt(record) : null;
+    if (adopted) {
+      await deps.supervisor.supervise(adopted);
+      void routeWhenHealthy(deps, adopted).catch(() => undefined);
+    } else {
+      void restartRelease(deps, row.project_id, row.id);
+    }
+  }
+}

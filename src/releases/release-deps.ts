@@ -1,0 +1,120 @@
+// The effects the release transaction, rollback and boot recovery work with, in one bundle, plus
+// the small app operations they share (start + health gate, quiesce, restart the prior release).
+import type { FeatureContext } from '../core/feature-context.js';
+import { SvcError } from '../core/errors.js';
+import type { ProjectLocks } from '../core/project-lock.js';
+import type { ArtifactLimits } from '../artifacts/index.js';
+import type { AppRunner, AppStartSpec, RunningApp } from '../../runner/app-runner.js';
+import { checkHealth } from '../../runner/health-check.js';
+import type { LogStore } from '../../runner/log-store.js';
+import type { Supervisor } from '../../runner/supervisor.js';
+import type { Failpoint } from './failpoint.js';
+import { databasePathOf, projectLayout, releaseDirOf } from './project-layout.js';
+import type { ReleaseSettings } from './release-limits.js';
+import type { ReleaseRouting } from './release-routing.js';
+import { getReleaseById, releaseConfig, setRunRecord, type ReleaseRow } from './release-store.js';
+
+/** Everything the releases feature needs from the outside world. */
+export interface ReleaseDeps {
+  ctx: FeatureContext;
+  locks: ProjectLocks;
+  runner: AppRunner;
+  supervisor: Supervisor;
+  logs: LogStore;
+  routing: ReleaseRouting<unknown>;
+  /** Decrypted runtime secrets of a project (the secrets feature provides it; default none). */
+  loadSecrets: (projectId: string) => Promise<Record<string, string>>;
+  settings: ReleaseSettings;
+  failpoint: Failpoint;
+  /** The svc package root, linked into each release as `node_modules/svc`. */
+  packageDir: string;
+  /** Artifact limits of uploads (default: the shared defaults). */
+  artifactLimits?: Partial<ArtifactLimits>;
+}
+
+/** A platform-written line in the project's log (never fails the caller). */
+export function note(deps: ReleaseDeps, projectId: string, releaseId: string, line: string): void {
+  try {
+    deps.logs.system(projectId, releaseId, line);
+  } catch (error) {
+    deps.ctx.logger.warn({ err: error, projectId }, 'could not write a release log line');
+  }
+}
+
+/** The start spec of a release: its directory and entry, persistent data, public env and current secrets. */
+export async function resolveSpec(deps: ReleaseDeps, projectId: string, releaseId: string): Promise<AppStartSpec> {
+  const row = getReleaseById(deps.ctx, releaseId);
+  if (!row || row.project_id !== projectId) throw new SvcError('SVC_RELEASE_NOT_FOUND', `Release ${releaseId} of ${projectId} does not exist.`);
+  const config = releaseConfig(row);
+  const layout = projectLayout(deps.ctx.config.dataDir, projectId);
+  return {
+    projectId,
+    releaseId,
+    releaseDir: releaseDirOf(layout, releaseId),
+    entry: config.entry,
+    dataDir: layout.dataDir,
+    databasePath: databasePathOf(layout, config.database.path),
+    env: config.env,
+    secrets: await deps.loadSecrets(projectId),
+  };
+}
+
+/**
+ * Start a release outside supervision, record its process (so a crashed control plane can find it),
+ * and poll its health route within health.timeoutMs. On failure the app is stopped and
+ * SVC_APP_START_FAILED (it exited) or SVC_HEALTH_CHECK_FAILED (no 2xx in time) is thrown.
+ */
+export async function startHealthy(deps: ReleaseDeps, row: ReleaseRow, onStarted?: (app: RunningApp) => void): Promise<RunningApp> {
+  const config = releaseConfig(row);
+  const app = await deps.runner.start(await resolveSpec(deps, row.project_id, row.id));
+  setRunRecord(deps.ctx, row.id, app.record());
+  onStarted?.(app);
+  const result = await checkHealth({ host: app.host, port: app.port, path: config.health.path, timeoutMs: config.health.timeoutMs, exited: app.wait() });
+  if (result.ok) return app;
+  await app.stop().catch(() => undefined);
+  if (result.reason === 'exited') {
+    const exit = app.exited;
+    throw new SvcError('SVC_APP_START_FAILED', `The app exited during start-up (${exit?.signal ? `signal ${exit.signal}` : `status ${exit?.code ?? 'unknown'}`}); see svc logs.`, {
+      details: { code: exit?.code ?? null, signal: exit?.signal ?? null },
+    });
+  }
+  const last = result.lastStatus !== null ? `last answer ${result.lastStatus}` : `last error: ${result.lastError ?? 'none'}`;
+  throw new SvcError('SVC_HEALTH_CHECK_FAILED', `${config.health.path} did not answer 2xx within ${config.health.timeoutMs} ms (${result.attempts} attempts, ${last}).`, {
+    details: { path: config.health.path, timeoutMs: config.health.timeoutMs, lastStatus: result.lastStatus },
+  });
+}
+
+/** Step 5: take the project out of the ingress, let in-flight requests finish, stop its supervised app. */
+export async function quiesce(deps: ReleaseDeps, projectId: string): Promise<void> {
+  const previous = await deps.routing.switchUpstream(projectId, null, null);
+  await deps.routing.drain(previous, deps.settings.drainTimeoutMs);
+  await deps.supervisor.stop(projectId);
+}
+
+/** Atomic cutover: route the project to a started, healthy app; the previous target drains. */
+export async function routeTo(deps: ReleaseDeps, app: RunningApp): Promise<void> {
+  const previous = await deps.routing.switchUpstream(app.projectId, { host: app.host, port: app.port }, app.releaseId);
+  await deps.routing.drain(previous, deps.settings.drainTimeoutMs);
+}
+
+/** Bring a release back as the supervised active app (prior release after a failure). Never throws. */
+export async function restartRelease(deps: ReleaseDeps, projectId: string, releaseId: string): Promise<void> {
+  try {
+    const app = await deps.supervisor.start(projectId, releaseId);
+    await routeWhenHealthy(deps, app);
+  } catch (error) {
+    // The supervisor retries with backoff; the failure is visible in logs and the project status.
+    deps.ctx.logger.error({ err: error, projectId, releaseId }, 'could not restart the release');
+    note(deps, projectId, releaseId, `restart failed: ${(error as Error).message}`);
+  }
+}
+
+/** Route to a supervised app once its health route answers (restarts, re-adoption at boot). */
+export async function routeWhenHealthy(deps: ReleaseDeps, app: RunningApp): Promise<void> {
+  const row = getReleaseById(deps.ctx, app.releaseId);
+  if (!row) return;
+  const config = releaseConfig(row);
+  const result = await checkHealth({ host: app.host, port: app.port, path: config.health.path, timeoutMs: config.health.timeoutMs, exited: app.wait() });
+  // Route only if this app is still the supervised one (a deploy may have started meanwhile).
+  if (result.ok && deps.supervisor.current(app.projectId) === app) await routeTo(deps, app);
+}

@@ -1,0 +1,113 @@
+// HTTP routes of releases: upload (raw artifact body), history, one release, rollback, storage.
+import type { Readable } from 'node:stream';
+import { z } from 'zod';
+import { bearerOrSession, type HttpApp } from '../core/http/create-http-app.js';
+import { SvcError } from '../core/errors.js';
+import { actorOf } from '../identity/index.js';
+import { requireProjectPermission, type ProjectRow } from '../projects/index.js';
+import {
+  DIGEST_HEADER,
+  IDEMPOTENCY_HEADER,
+  UPLOAD_MEDIA_TYPE,
+  releaseListResponseSchema,
+  releaseParamsSchema,
+  releaseResponseSchema,
+  releaseRoutes as r,
+  rollbackBodySchema,
+  rollbackResponseSchema,
+  storageResponseSchema,
+  uploadQuerySchema,
+  uploadResponseSchema,
+} from './contract.js';
+import { projectStorage } from './project-storage.js';
+import type { ReleaseDeps } from './release-deps.js';
+import { activeReleaseRow, getRelease, listReleases, toRelease } from './release-store.js';
+import { rollbackRelease } from './rollback.js';
+import { uploadRelease, type UploadTracker } from './upload-release.js';
+
+const tags = ['releases'];
+const security = bearerOrSession;
+const projectParams = z.object({ id: z.string().min(1).max(100).describe('project id or slug') });
+const uploadHeaders = z.object({
+  [DIGEST_HEADER]: z.string().optional().describe('lowercase hex SHA-256 of the body'),
+  [IDEMPOTENCY_HEADER]: z.string().optional().describe('8–200 printable characters; the same key returns the same release'),
+});
+
+function subjectOf(project: ProjectRow, principal: Parameters<typeof actorOf>[0]) {
+  return { project: { id: project.id, slug: project.slug, organizationId: project.organization_id }, actor: actorOf(principal) };
+}
+
+/** Register the release routes. */
+export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker) {
+  const { ctx } = deps;
+  const storageOf = async (projectId: string) => ({
+    usage: await projectStorage(ctx, projectId),
+    limits: { maxRetainedArtifacts: deps.settings.maxRetainedArtifacts, maxStorageBytes: deps.settings.maxStorageBytes },
+  });
+
+  return async function register(app: HttpApp): Promise<void> {
+    await app.register(async (scope) => {
+      // The body is handed over as the raw stream; decodeArtifact enforces every size limit while reading.
+      scope.addContentTypeParser(UPLOAD_MEDIA_TYPE, (_request, payload, done) => done(null, payload));
+      scope.post(
+        r.releases,
+        {
+          schema: {
+            tags,
+            security,
+            summary: `Upload an artifact (${UPLOAD_MEDIA_TYPE} body) and run the release transaction (deploy permission)`,
+            params: projectParams,
+            querystring: uploadQuerySchema,
+            headers: uploadHeaders,
+            response: { 200: uploadResponseSchema, 201: uploadResponseSchema, 202: uploadResponseSchema },
+          },
+        },
+        async (request, reply) => {
+          const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'deploy');
+          const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+          if (type !== UPLOAD_MEDIA_TYPE) throw new SvcError('SVC_UNSUPPORTED_MEDIA_TYPE', `Send the artifact as ${UPLOAD_MEDIA_TYPE}.`);
+          const body = request.body as Readable | undefined;
+          if (!body || typeof (body as Partial<Readable>)[Symbol.asyncIterator] !== 'function') throw new SvcError('SVC_BAD_REQUEST', 'The upload body is missing.');
+          const result = await uploadRelease(deps, tracker, {
+            ...subjectOf(project, principal),
+            digest: request.headers[DIGEST_HEADER],
+            idempotencyKey: request.headers[IDEMPOTENCY_HEADER],
+            body,
+          });
+          const row = request.query.wait ? await result.done : result.release;
+          const status = !request.query.wait && row.status === 'candidate' ? 202 : result.created ? 201 : 200;
+          return reply.status(status).send({ release: toRelease(ctx, row), created: result.created });
+        },
+      );
+    });
+
+    app.get(r.releases, { schema: { tags, security, summary: 'Release history (newest first) with storage usage', params: projectParams, response: { 200: releaseListResponseSchema } } }, async (request) => {
+      const { project } = requireProjectPermission(ctx, request, request.params.id, 'read');
+      return {
+        releases: listReleases(ctx, project.id).map((row) => toRelease(ctx, row)),
+        activeReleaseId: activeReleaseRow(ctx, project.id)?.id ?? null,
+        storage: await storageOf(project.id),
+      };
+    });
+
+    app.get(r.release, { schema: { tags, security, summary: 'One release', params: releaseParamsSchema, response: { 200: releaseResponseSchema } } }, async (request) => {
+      const { project } = requireProjectPermission(ctx, request, request.params.id, 'read');
+      return { release: toRelease(ctx, getRelease(ctx, project.id, request.params.releaseId)) };
+    });
+
+    app.post(
+      r.rollback,
+      { schema: { tags, security, summary: 'Roll back to an inactive release (code only, or with restoreData and the confirmation phrase)', params: projectParams, body: rollbackBodySchema, response: { 200: rollbackResponseSchema } } },
+      async (request) => {
+        const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'rollback');
+        const result = await rollbackRelease(deps, { ...subjectOf(project, principal), releaseId: request.body.releaseId, restoreData: request.body.restoreData, confirm: request.body.confirm });
+        return { release: toRelease(ctx, result.release), previousReleaseId: result.previousReleaseId, restoredData: result.restoredData };
+      },
+    );
+
+    app.get(r.storage, { schema: { tags, security, summary: 'Storage usage counted against the project quota, and the limits', params: projectParams, response: { 200: storageResponseSchema } } }, async (request) => {
+      const { project } = requireProjectPermission(ctx, request, request.params.id, 'read');
+      return storageOf(project.id);
+    });
+  };
+}

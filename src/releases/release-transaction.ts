@@ -1,0 +1,248 @@
+// The release transaction of spec 000 (steps 4–10), run under the project lock once the upload was
+// verified and the candidate row exists. Each step is one small function; any failure runs
+// failCandidate: stop the candidate, restore the snapshot, mark it failed, restart the prior release.
+import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
+import Database from 'better-sqlite3';
+import { isSvcError } from '../core/errors.js';
+import { appendAudit } from '../audit/append-audit.js';
+import { extractArtifact, type DecodedArtifact } from '../artifacts/index.js';
+import { setProjectRelease } from '../projects/index.js';
+import type { RunningApp } from '../../runner/app-runner.js';
+import { migrateDatabase, readAppliedHistory } from './apply-migrations.js';
+import type { ReleaseFailure, ReleaseStep } from './contract.js';
+import { readMigrationFiles } from './migration-files.js';
+import { planMigrations } from './migration-history.js';
+import { checkMigrationSafety } from './migration-safety.js';
+import { prepareReleaseDir, removeReleaseDir } from './prepare-release-dir.js';
+import { createSnapshot, restoreSnapshot } from './snapshot.js';
+import { databasePathOf, projectLayout, releaseDirOf, snapshotPathOf, type ProjectLayout } from './project-layout.js';
+import { note, quiesce, restartRelease, routeTo, startHealthy, type ReleaseDeps } from './release-deps.js';
+import { transition, type ReleaseEvent } from './release-state.js';
+import {
+  activeReleaseRow,
+  getReleaseById,
+  insertSnapshot,
+  loadReleaseSet,
+  markArtifactRemoved,
+  markSnapshotRemoved,
+  persistReleaseSet,
+  releaseConfig,
+  setStep,
+  type ReleaseRow,
+  type SnapshotRow,
+} from './release-store.js';
+import { pruneSnapshots } from './prune-snapshots.js';
+
+/** The project a transaction runs for and who started it (for audit attribution). */
+export interface TransactionSubject {
+  project: { id: string; slug: string; organizationId: string };
+  actor: { type: 'user' | 'token' | 'github' | 'system'; id: string; name?: string | null };
+}
+
+/** What the steps have done so far (the failure path undoes exactly this). */
+interface Progress {
+  step: ReleaseStep;
+  prior: ReleaseRow | undefined;
+  priorStopped: boolean;
+  snapshot: SnapshotRow | null;
+  app: RunningApp | null;
+}
+
+/** Run steps 4–10 for a candidate; resolves with the final row (active or failed), never rejects for a deploy failure. */
+export async function runReleaseTransaction(deps: ReleaseDeps, subject: TransactionSubject, candidate: ReleaseRow, decoded: DecodedArtifact): Promise<ReleaseRow> {
+  const { project } = subject;
+  const layout = projectLayout(deps.ctx.config.dataDir, project.id);
+  const p: Progress = { step: 'extract', prior: activeReleaseRow(deps.ctx, project.id), priorStopped: false, snapshot: null, app: null };
+  const enter = (step: ReleaseStep): void => {
+    p.step = step;
+    setStep(deps.ctx, candidate.id, step);
+    note(deps, project.id, candidate.id, `deploy: ${step}`);
+  };
+  try {
+    enter('extract');
+    await extract(deps, layout, candidate, decoded);
+    deps.failpoint('after-extract');
+    enter('verify');
+    await verifyMigrations(deps, layout, candidate);
+    enter('stop-active');
+    if (p.prior) {
+      p.priorStopped = true;
+      await quiesce(deps, project.id);
+    }
+    deps.failpoint('after-stop');
+    enter('snapshot');
+    p.snapshot = await takeSnapshot(deps, layout, candidate);
+    deps.failpoint('after-snapshot');
+    enter('migrate');
+    await migrate(deps, layout, candidate);
+    deps.failpoint('after-migrate');
+    enter('start');
+    p.app = await startHealthy(deps, candidate, (app) => {
+      p.app = app;
+      deps.failpoint('after-start');
+      enter('health');
+    });
+    deps.failpoint('after-health');
+    enter('activate');
+    await activate(deps, subject, candidate, p);
+    deps.failpoint('after-activate');
+    await deps.supervisor.supervise(p.app);
+    await pruneSnapshots(deps, project.id);
+    note(deps, project.id, candidate.id, 'deploy: active');
+  } catch (error) {
+    await failCandidate(deps, subject, candidate, p, error);
+  }
+  return getReleaseById(deps.ctx, candidate.id)!;
+}
+
+/** Step 4: write the verified files into a fresh, non-active release directory; then make it read-only. */
+async function extract(deps: ReleaseDeps, layout: ProjectLayout, candidate: ReleaseRow, decoded: DecodedArtifact): Promise<void> {
+  const dir = releaseDirOf(layout, candidate.id);
+  await extractArtifact(decoded, dir);
+  await prepareReleaseDir({ releaseDir: dir, platformPackageDir: deps.packageDir });
+}
+
+/**
+ * Check history and safety read-only before the active app stops, so an edited or unsafe history
+ * costs no outage. Step 7 checks again inside its write transaction.
+ */
+async function verifyMigrations(deps: ReleaseDeps, layout: ProjectLayout, candidate: ReleaseRow): Promise<void> {
+  const config = releaseConfig(candidate);
+  const files = await readMigrationFiles(join(releaseDirOf(layout, candidate.id), config.database.migrations));
+  const dbPath = databasePathOf(layout, config.database.path);
+  let applied: ReturnType<typeof readAppliedHistory> = [];
+  try {
+    const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+    try {
+      applied = readAppliedHistory(db);
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    if (isSvcError(error)) throw error;
+    // No database yet: every migration is pending.
+  }
+  const pending = planMigrations(files, applied);
+  checkMigrationSafety(pending, { allowUnsafeMigrations: config.database.allowUnsafeMigrations, operatorAllowsUnsafe: deps.settings.operatorAllowsUnsafe });
+}
+
+/** Step 6: consistent backup of the project database; its exact size is recorded. */
+async function takeSnapshot(deps: ReleaseDeps, layout: ProjectLayout, candidate: ReleaseRow): Promise<SnapshotRow> {
+  const config = releaseConfig(candidate);
+  const snap = await createSnapshot(databasePathOf(layout, config.database.path), snapshotPathOf(layout, candidate.id));
+  const row = insertSnapshot(deps.ctx, { projectId: candidate.project_id, releaseId: candidate.id, path: snap.path, sizeBytes: snap.sizeBytes, hadDatabase: snap.hadDatabase });
+  note(deps, candidate.project_id, candidate.id, `deploy: snapshot ${snap.sizeBytes} bytes`);
+  return row;
+}
+
+/** Step 7: verify history and apply every pending migration in one immediate transaction. */
+async function migrate(deps: ReleaseDeps, layout: ProjectLayout, candidate: ReleaseRow): Promise<void> {
+  const config = releaseConfig(candidate);
+  const result = await migrateDatabase({
+    databasePath: databasePathOf(layout, config.database.path),
+    migrationsDir: join(releaseDirOf(layout, candidate.id), config.database.migrations),
+    allowUnsafeMigrations: config.database.allowUnsafeMigrations,
+    operatorAllowsUnsafe: deps.settings.operatorAllowsUnsafe,
+    clock: deps.ctx.clock,
+  });
+  if (result.applied.length > 0) note(deps, candidate.project_id, candidate.id, `deploy: applied ${result.applied.join(', ')}`);
+}
+
+/** Step 10: cut traffic over, then commit active (prior → inactive) with its audit event in one transaction. */
+async function activate(deps: ReleaseDeps, subject: TransactionSubject, candidate: ReleaseRow, p: Progress): Promise<void> {
+  await routeTo(deps, p.app!);
+  const { ctx } = deps;
+  const snapshot = p.snapshot ? { path: p.snapshot.path, sizeBytes: p.snapshot.size_bytes } : null;
+  ctx.db
+    .transaction(() => {
+      const result = transition(loadReleaseSet(ctx, subject.project.id, subject.project.slug), { type: 'activate', releaseId: candidate.id, snapshot });
+      persistReleaseSet(ctx, subject.project.id, result.state, { activated: candidate.id });
+      setProjectRelease(ctx, subject.project.id, candidate.id, 'active');
+      appendAudit(ctx, {
+        kind: 'release.activate',
+        organizationId: subject.project.organizationId,
+        projectId: subject.project.id,
+        actor: subject.actor,
+        metadata: { releaseId: candidate.id, digest: candidate.digest, previousReleaseId: p.prior?.id ?? null, snapshotBytes: snapshot?.sizeBytes ?? null },
+      });
+    })
+    .immediate();
+}
+
+const stateMachineStep: Record<ReleaseStep, Extract<ReleaseEvent, { type: 'fail' }>['step']> = {
+  verify: 'migration',
+  extract: 'startup',
+  'stop-active': 'startup',
+  snapshot: 'backup',
+  migrate: 'migration',
+  start: 'startup',
+  health: 'health',
+  activate: 'startup',
+  recovery: 'startup',
+};
+
+/** The stored reason of a failure: step, stable code, message. */
+export function failureOf(step: ReleaseStep, error: unknown): ReleaseFailure {
+  return { step, code: isSvcError(error) ? error.code : 'SVC_INTERNAL', message: error instanceof Error ? error.message : String(error) };
+}
+
+/**
+ * Undo what the steps did, in order: stop the candidate, restore the snapshot, mark the candidate
+ * failed (audited) in one transaction, remove its files, then restart the prior release.
+ */
+async function failCandidate(deps: ReleaseDeps, subject: TransactionSubject, candidate: ReleaseRow, p: Progress, error: unknown): Promise<void> {
+  const { ctx } = deps;
+  const projectId = subject.project.id;
+  const failure = failureOf(p.step, error);
+  if (!isSvcError(error)) ctx.logger.error({ err: error, projectId, releaseId: candidate.id }, 'release transaction failed');
+  note(deps, projectId, candidate.id, `deploy failed at ${p.step}: ${failure.code}: ${failure.message}`);
+  if (p.app) await p.app.stop().catch((e: unknown) => ctx.logger.error({ err: e }, 'could not stop the failed candidate'));
+  if (p.snapshot) {
+    try {
+      await restoreSnapshot(p.snapshot.path, databasePathOf(projectLayout(ctx.config.dataDir, projectId), releaseConfig(candidate).database.path));
+    } catch (restoreError) {
+      ctx.logger.fatal({ err: restoreError, projectId }, 'restoring the pre-deploy snapshot failed');
+      failure.message += `; restoring the snapshot failed: ${(restoreError as Error).message}`;
+    }
+  }
+  deps.failpoint('after-fail-restore');
+  markFailed(deps, subject, candidate.id, failure, p.snapshot);
+  await removeCandidateFiles(deps, projectId, candidate.id, p.snapshot);
+  if (p.prior && p.priorStopped) await restartRelease(deps, projectId, p.prior.id);
+}
+
+/** Commit the failed state with its audit event (also used by boot recovery). */
+export function markFailed(deps: ReleaseDeps, subject: TransactionSubject, releaseId: string, failure: ReleaseFailure, snapshot: SnapshotRow | null): void {
+  const { ctx } = deps;
+  const projectId = subject.project.id;
+  ctx.db
+    .transaction(() => {
+      const snap = snapshot ? { path: snapshot.path, sizeBytes: snapshot.size_bytes } : null;
+      const result = transition(loadReleaseSet(ctx, projectId, subject.project.slug), { type: 'fail', releaseId, step: stateMachineStep[failure.step], snapshot: snap, reason: failure.message });
+      persistReleaseSet(ctx, projectId, result.state, { failed: { releaseId, failure } });
+      const active = activeReleaseRow(ctx, projectId);
+      setProjectRelease(ctx, projectId, active?.id ?? null, active ? 'active' : 'failed');
+      appendAudit(ctx, {
+        kind: 'release.fail',
+        organizationId: subject.project.organizationId,
+        projectId,
+        actor: subject.actor,
+        metadata: { releaseId, step: failure.step, code: failure.code, reason: failure.message.slice(0, 500), activeReleaseId: active?.id ?? null },
+      });
+    })
+    .immediate();
+}
+
+/** A failed candidate keeps its row and audit history; its files and snapshot go. */
+export async function removeCandidateFiles(deps: ReleaseDeps, projectId: string, releaseId: string, snapshot: SnapshotRow | null): Promise<void> {
+  const layout = projectLayout(deps.ctx.config.dataDir, projectId);
+  try {
+    await removeReleaseDir(releaseDirOf(layout, releaseId));
+    markArtifactRemoved(deps.ctx, releaseId);
+    await rm(snapshotPathOf(layout, releaseId), { force: true });
+    if (snapshot) markSnapshotRemoved(deps.ctx, snapshot.id);
+  } catch (error) {
+    deps.ctx.logger.warn({ err: error, projectId, releaseId }, 'could not remove the files of a failed release');
+  }
+}

@@ -1,0 +1,138 @@
+// The releases feature as the composition root sees it: owns the process runner, supervisor and log
+// store, runs boot recovery, exposes the routes, and stops (or leaves) apps on close.
+import { join } from 'node:path';
+import type { FeatureContext } from '../core/feature-context.js';
+import type { HttpApp } from '../core/http/create-http-app.js';
+import { ProjectLocks, type StaleLockInfo } from '../core/project-lock.js';
+import { appendAudit } from '../audit/append-audit.js';
+import type { ArtifactLimits } from '../artifacts/index.js';
+import { findProject } from '../projects/index.js';
+import type { AppRunner, RunningApp } from '../../runner/app-runner.js';
+import { LogStore } from '../../runner/log-store.js';
+import { ProcessRunner } from '../../runner/process-runner.js';
+import { Supervisor, type SupervisorEvent } from '../../runner/supervisor.js';
+import { failpointFromEnv, type Failpoint } from './failpoint.js';
+import { logRoutes } from './log-routes.js';
+import { platformPackageDir } from './project-layout.js';
+import { note, resolveSpec, routeWhenHealthy, type ReleaseDeps } from './release-deps.js';
+import { readReleaseSettings, type ReleaseSettings } from './release-limits.js';
+import { releaseRoutes } from './release-routes.js';
+import { noRouting, type ReleaseRouting } from './release-routing.js';
+import { recoverReleases } from './recover-releases.js';
+import { UploadTracker } from './upload-release.js';
+
+export interface ReleasesOptions {
+  /** Shared project locks (deploy, rollback, cleanup, backups, deletion); default: `<data>/locks`. */
+  locks?: ProjectLocks;
+  /** The ingress seam; default: no routing. */
+  routing?: ReleaseRouting<unknown>;
+  /** Decrypted secrets of a project (default: none). */
+  loadSecrets?: (projectId: string) => Promise<Record<string, string>>;
+  /** App runner (default: the process runner under `<data>/runs`). */
+  runner?: AppRunner;
+  settings?: Partial<ReleaseSettings>;
+  artifactLimits?: Partial<ArtifactLimits>;
+  failpoint?: Failpoint;
+  /** SIGTERM → SIGKILL grace of app processes (default 10 s). */
+  stopGraceMs?: number;
+}
+
+export interface ReleasesFeature {
+  routes: (app: HttpApp) => Promise<void>;
+  locks: ProjectLocks;
+  supervisor: Supervisor;
+  logs: LogStore;
+  /** Boot: finish interrupted transactions, re-adopt or restart every active release. */
+  start(): Promise<void>;
+  /** The running app of a project's active release (host/port for the ingress and tests). */
+  current(projectId: string): RunningApp | null;
+  /** Wait for running transactions, then stop (or detach) apps. */
+  close(): Promise<void>;
+}
+
+/** Project locks whose stale-lock recoveries are audited as `lock.recovered`. */
+export function createProjectLocks(ctx: FeatureContext): ProjectLocks {
+  return new ProjectLocks({
+    dir: join(ctx.config.dataDir, 'locks'),
+    clock: ctx.clock,
+    onStaleLockRecovered: (info: StaleLockInfo) => {
+      ctx.logger.warn({ ...info }, 'recovered a stale project lock');
+      const project = findProject(ctx, info.projectId);
+      if (!project) return;
+      appendAudit(ctx, {
+        kind: 'lock.recovered',
+        organizationId: project.organization_id,
+        projectId: project.id,
+        actor: { type: 'system', id: 'svc-platform', name: info.recoveredBy },
+        metadata: { reason: info.reason, operation: info.holder?.operation ?? null, pid: info.holder?.pid ?? null, acquiredAt: info.holder?.acquiredAt ?? null, recoveredBy: info.recoveredBy },
+      });
+    },
+  });
+}
+
+/** Build the releases feature (nothing runs until start()). */
+export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {}): ReleasesFeature {
+  const dataDir = ctx.config.dataDir;
+  const settings = { ...readReleaseSettings(ctx.config.env), ...options.settings };
+  const logs = new LogStore({ dir: join(dataDir, 'logs'), clock: ctx.clock });
+  const runner = options.runner ?? new ProcessRunner({ runsDir: join(dataDir, 'runs'), logs, clock: ctx.clock, ...(options.stopGraceMs === undefined ? {} : { stopGraceMs: options.stopGraceMs }) });
+  let deps: ReleaseDeps;
+  const supervisor = new Supervisor({
+    runner,
+    stateFile: join(dataDir, 'supervisor.json'),
+    clock: ctx.clock,
+    resolveSpec: (projectId, releaseId) => resolveSpec(deps, projectId, releaseId),
+    onEvent: (event) => onSupervisorEvent(deps, event),
+  });
+  deps = {
+    ctx,
+    locks: options.locks ?? createProjectLocks(ctx),
+    runner,
+    supervisor,
+    logs,
+    routing: options.routing ?? noRouting,
+    loadSecrets: options.loadSecrets ?? (async () => ({})),
+    settings,
+    failpoint: options.failpoint ?? failpointFromEnv(ctx.config.env),
+    packageDir: platformPackageDir(),
+    ...(options.artifactLimits ? { artifactLimits: options.artifactLimits } : {}),
+  };
+  const tracker = new UploadTracker();
+  const followers = new Set<AbortController>();
+  let closed = false;
+
+  return {
+    locks: deps.locks,
+    supervisor,
+    logs,
+    routes: async (app) => {
+      await releaseRoutes(deps, tracker)(app);
+      await logRoutes(ctx, logs, followers)(app);
+      // Open log streams would keep the server from closing.
+      app.addHook('preClose', async () => {
+        for (const follower of followers) follower.abort();
+      });
+    },
+    start: () => recoverReleases(deps),
+    current: (projectId) => supervisor.current(projectId),
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const follower of followers) follower.abort();
+      await Promise.allSettled(tracker.all());
+      if (settings.stopAppsOnClose) await supervisor.stopAll();
+      else await supervisor.detachAll();
+    },
+  };
+}
+
+function onSupervisorEvent(deps: ReleaseDeps, event: SupervisorEvent): void {
+  deps.ctx.logger.info({ ...event }, `supervisor: ${event.type}`);
+  if (event.type === 'crashed') note(deps, event.projectId, event.releaseId, `exited (${event.exit.signal ?? `status ${event.exit.code}`}); restart in ${event.restartInMs} ms`);
+  if (event.type === 'restart-failed') note(deps, event.projectId, event.releaseId, `restart failed: ${event.error}`);
+  if (event.type === 'adopted' || event.type === 'started') {
+    // Supervisor restarts and re-adoptions move traffic once the app answers its health route.
+    const app = deps.supervisor.current(event.projectId);
+    if (app) void routeWhenHealthy(deps, app).catch(() => undefined);
+  }
+}

@@ -1,0 +1,197 @@
+// Upload (spec 000 steps 2–3 and the checks before step 4): idempotency, the project lock, streaming
+// verification with every limit, database.path and capacity checks, then the candidate row and the
+// release transaction. The same Idempotency-Key always yields the same release.
+import { createHash } from 'node:crypto';
+import { SvcError } from '../core/errors.js';
+import { appendAudit } from '../audit/append-audit.js';
+import { decodeArtifact, resolveLimits } from '../artifacts/index.js';
+import { IDEMPOTENCY_KEY_PATTERN } from './contract.js';
+import { databaseFootprint } from './snapshot.js';
+import { databasePathOf, projectLayout } from './project-layout.js';
+import { checkReleaseCapacity } from './release-limits.js';
+import type { ReleaseDeps } from './release-deps.js';
+import { runReleaseTransaction, type TransactionSubject } from './release-transaction.js';
+import { projectStorage } from './project-storage.js';
+import { activeReleaseRow, findIdempotencyKey, getReleaseById, insertCandidate, releaseConfig, type ReleaseRow } from './release-store.js';
+
+export interface UploadInput extends TransactionSubject {
+  digest: string | undefined;
+  idempotencyKey: string | undefined;
+  body: AsyncIterable<Uint8Array>;
+}
+
+export interface UploadResult {
+  release: ReleaseRow;
+  /** False when the idempotency key replayed an earlier upload. */
+  created: boolean;
+  /** Resolves with the final row once the transaction ended (already settled for replays of finished ones). */
+  done: Promise<ReleaseRow>;
+}
+
+/** In-flight uploads of this process by project + key, so a concurrent retry joins instead of racing. */
+export class UploadTracker {
+  private readonly byKey = new Map<string, { digest: string; release: Promise<ReleaseRow>; done: Promise<ReleaseRow> }>();
+  private readonly byRelease = new Map<string, Promise<ReleaseRow>>();
+
+  /** Join an in-flight upload with the same key. */
+  get(projectId: string, key: string) {
+    return this.byKey.get(`${projectId}\u0000${key}`);
+  }
+  /** The running transaction of a release, if any. */
+  running(releaseId: string): Promise<ReleaseRow> | undefined {
+    return this.byRelease.get(releaseId);
+  }
+  /** Every running transaction (shutdown waits for them). */
+  all(): Promise<ReleaseRow>[] {
+    return [...this.byRelease.values()];
+  }
+  track(projectId: string, key: string, digest: string, release: Promise<ReleaseRow>, done: Promise<ReleaseRow>): void {
+    const id = `${projectId}\u0000${key}`;
+    this.byKey.set(id, { digest, release, done });
+    const cleanup = (): void => void this.byKey.delete(id);
+    done.then(cleanup, cleanup);
+  }
+  trackRelease(releaseId: string, done: Promise<ReleaseRow>): void {
+    this.byRelease.set(releaseId, done);
+    const cleanup = (): void => void this.byRelease.delete(releaseId);
+    done.then(cleanup, cleanup);
+  }
+}
+
+/** Check the upload headers: a lowercase hex SHA-256 digest and a well-formed idempotency key. */
+export function checkUploadHeaders(digest: string | undefined, key: string | undefined): { digest: string; key: string } {
+  if (!digest) throw new SvcError('SVC_ARTIFACT_DIGEST_REQUIRED', 'Send the artifact digest in X-Svc-Artifact-Digest.');
+  if (!/^[0-9a-f]{64}$/.test(digest)) throw new SvcError('SVC_ARTIFACT_DIGEST_REQUIRED', 'X-Svc-Artifact-Digest must be a lowercase hex SHA-256.');
+  if (!key || !IDEMPOTENCY_KEY_PATTERN.test(key)) throw new SvcError('SVC_IDEMPOTENCY_KEY_REQUIRED', 'Send an Idempotency-Key header of 8–200 printable characters.');
+  return { digest, key };
+}
+
+/** Accept an upload; see the file comment for the order of checks. */
+export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, input: UploadInput): Promise<UploadResult> {
+  const { digest, key } = checkUploadHeaders(input.digest, input.idempotencyKey);
+  const projectId = input.project.id;
+  const limits = resolveLimits(deps.artifactLimits);
+
+  const replay = await findReplay(deps, tracker, projectId, key, digest, input.body, limits.maxRequestBytes);
+  if (replay) return replay;
+
+  let created!: (row: ReleaseRow) => void;
+  let notCreated!: (error: unknown) => void;
+  const releasePromise = new Promise<ReleaseRow>((resolve, reject) => ((created = resolve), (notCreated = reject)));
+  releasePromise.catch(() => undefined);
+  let finish!: (row: ReleaseRow) => void;
+  let abort!: (error: unknown) => void;
+  const done = new Promise<ReleaseRow>((resolve, reject) => ((finish = resolve), (abort = reject)));
+  done.catch(() => undefined);
+  tracker.track(projectId, key, digest, releasePromise, done);
+
+  let lock;
+  try {
+    lock = await deps.locks.acquire(projectId, 'deploy', { waitMs: deps.settings.lockWaitMs });
+  } catch (error) {
+    notCreated(error);
+    abort(error);
+    throw error;
+  }
+  let candidate: ReleaseRow;
+  let decoded;
+  try {
+    deps.failpoint('after-lock');
+    // A retry that waited for the lock may find its key used by the upload it waited for.
+    const again = findIdempotencyKey(deps.ctx, projectId, key);
+    if (again) {
+      if (again.digest !== digest) throw reused();
+      const row = getReleaseById(deps.ctx, again.release_id)!;
+      await drain(input.body, limits.maxRequestBytes);
+      created(row);
+      finish(row);
+      await lock.release();
+      return { release: row, created: false, done: Promise.resolve(row) };
+    }
+    decoded = await decodeArtifact(input.body, { expectedDigest: digest, limits });
+    const active = activeReleaseRow(deps.ctx, projectId);
+    if (active && releaseConfig(active).database.path !== decoded.config.database.path) {
+      throw new SvcError('SVC_DATABASE_PATH_CHANGED', `database.path is "${decoded.config.database.path}", the active release uses "${releaseConfig(active).database.path}".`);
+    }
+    const usage = await projectStorage(deps.ctx, projectId);
+    const dbPath = databasePathOf(projectLayout(deps.ctx.config.dataDir, projectId), decoded.config.database.path);
+    checkReleaseCapacity(usage, { bundleBytes: decoded.totalBytes, snapshotEstimateBytes: await databaseFootprint(dbPath) }, deps.settings);
+    const decodedConfig = decoded.config;
+    const decodedDigest = decoded.digest;
+    candidate = deps.ctx.db
+      .transaction(() => {
+        const row = insertCandidate(deps.ctx, {
+          projectId,
+          digest: decodedDigest,
+          gzipBytes: decoded!.gzipBytes,
+          bundleBytes: decoded!.totalBytes,
+          fileCount: decoded!.files.length,
+          config: decodedConfig,
+          idempotencyKey: key,
+          createdBy: { type: input.actor.type, id: input.actor.id, name: input.actor.name ?? null },
+        });
+        appendAudit(deps.ctx, {
+          kind: 'release.create',
+          organizationId: input.project.organizationId,
+          projectId,
+          actor: input.actor,
+          metadata: { releaseId: row.id, digest: decodedDigest, gzipBytes: row.gzip_bytes, bundleBytes: row.bundle_bytes, fileCount: row.file_count },
+        });
+        return row;
+      })
+      .immediate();
+  } catch (error) {
+    notCreated(error);
+    abort(error);
+    if (lock) await lock.release().catch(() => undefined);
+    throw error;
+  }
+  created(candidate);
+  const running = runReleaseTransaction(deps, input, candidate, decoded).finally(() => lock.release().catch((e: unknown) => deps.ctx.logger.error({ err: e }, 'could not release the project lock')));
+  running.then(finish, abort);
+  tracker.trackRelease(candidate.id, done);
+  return { release: candidate, created: true, done };
+}
+
+/** An earlier upload with this key (finished or in flight), after checking the body is the same artifact. */
+async function findReplay(deps: ReleaseDeps, tracker: UploadTracker, projectId: string, key: string, digest: string, body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<UploadResult | null> {
+  const stored = findIdempotencyKey(deps.ctx, projectId, key);
+  if (stored) {
+    if (stored.digest !== digest) throw reused();
+    await verifySameBody(body, digest, maxBytes);
+    const row = getReleaseById(deps.ctx, stored.release_id)!;
+    return { release: row, created: false, done: tracker.running(row.id) ?? Promise.resolve(row) };
+  }
+  const inflight = tracker.get(projectId, key);
+  if (!inflight) return null;
+  if (inflight.digest !== digest) throw reused();
+  await verifySameBody(body, digest, maxBytes);
+  // The first upload may still be verifying; if it is rejected this retry is rejected the same way.
+  const row = await inflight.release;
+  return { release: row, created: false, done: inflight.done };
+}
+
+function reused(): SvcError {
+  return new SvcError('SVC_IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for a different artifact.');
+}
+
+/** Hash a replayed body (bounded) and reject it unless it is the artifact the key was first used for. */
+async function verifySameBody(body: AsyncIterable<Uint8Array>, digest: string, maxBytes: number): Promise<void> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.length;
+    if (bytes > maxBytes) throw new SvcError('SVC_ARTIFACT_REQUEST_TOO_LARGE', `The upload exceeds ${maxBytes} bytes`);
+    hash.update(chunk);
+  }
+  if (hash.digest('hex') !== digest) throw reused();
+}
+
+/** Read and discard a body (bounded). */
+async function drain(body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<void> {
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.length;
+    if (bytes > maxBytes) return;
+  }
+}
