@@ -17,9 +17,10 @@ import { auditMigrations, auditRoutes } from './audit/index.js';
 import { createIdentity, identityMigrations, type IdentityFeature } from './identity/index.js';
 import { projectRoutes, projectsMigrations, resolveProject } from './projects/index.js';
 import { createIngress, ingressMigrations, ingressRoutes, type Ingress } from './ingress/index.js';
+import { createReleases, releasesMigrations, type ReleasesFeature } from './releases/index.js';
 
 /** Every control-database migration, in dependency order (identity before projects before audit). */
-export const controlMigrations: readonly Migration[] = [...identityMigrations, ...projectsMigrations, ...auditMigrations, ...ingressMigrations];
+export const controlMigrations: readonly Migration[] = [...identityMigrations, ...projectsMigrations, ...auditMigrations, ...ingressMigrations, ...releasesMigrations];
 
 export interface ControlPlaneDeps {
   config: PlatformConfig;
@@ -37,6 +38,8 @@ export interface ControlPlane {
   identity: IdentityFeature;
   /** svc:ingress — app-host proxy: `ingress.routes` is what the release pipeline switches and drains. */
   ingress: Ingress;
+  /** svc:releases — upload, release transaction, rollback, supervisor of active releases, logs. */
+  releases: ReleasesFeature;
   /** Close the HTTP app (draining requests) and then the database. */
   close(): Promise<void>;
 }
@@ -71,6 +74,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const identity = createIdentity(ctx, { resolveProject: (idOrSlug) => resolveProject(ctx, idOrSlug) });
 
   const ingress = createIngress(ctx); // svc:ingress
+  const releases = createReleases(ctx, { routing: ingress.routes }); // svc:releases
   const app = await createHttpApp({ logger, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy, version: platformVersion(), intercept: ingress.handle });
   const readiness = [
     { name: 'database', check: () => (db.prepare('SELECT COUNT(*) AS n FROM schema_version').get() as { n: number }).n > 0 },
@@ -82,9 +86,11 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     projectRoutes(ctx),
     auditRoutes(ctx),
     ingressRoutes(ctx, ingress),
+    releases.routes,
   ];
   for (const plugin of routePlugins) await plugin(app);
   await app.ready();
+  await releases.start(); // svc:releases — finish interrupted deploys, re-adopt or restart active releases
 
   let closed = false;
   return {
@@ -93,10 +99,12 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     context: ctx,
     identity,
     ingress,
+    releases,
     async close() {
       if (closed) return;
       closed = true;
       await app.close();
+      await releases.close(); // svc:releases — stop (or leave) supervised apps
       await ingress.close(); // svc:ingress — flush metrics before the database closes
       if (db.open) db.close();
     },

@@ -11,6 +11,9 @@ import { logoutCommand } from './logout.js';
 import { projectsCommand } from './projects.js';
 import { tokensCommand } from './tokens.js';
 import { activityCommand } from './activity.js';
+import { releasesCommand } from './releases.js';
+import { rollbackCommand } from './rollback.js';
+import { logsCommand } from './logs.js';
 
 /** The registered commands; help lists them sorted by name. */
 export const commands: CommandModule[] = [
@@ -24,4 +27,7 @@ export const commands: CommandModule[] = [
   projectsCommand,
   tokensCommand,
   activityCommand,
+  releasesCommand,
+  rollbackCommand,
+  logsCommand,
 ];

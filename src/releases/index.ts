@@ -1,0 +1,5 @@
+// Public surface of releases for other features and the composition root.
+export { createReleases, createProjectLocks, type ReleasesFeature, type ReleasesOptions } from './releases-feature.js';
+export { releasesMigrations } from './release-store.js';
+export type { ReleaseRouting, ReleaseUpstream } from './release-routing.js';
+export { projectLayout, type ProjectLayout } from './project-layout.js';
