@@ -16,6 +16,7 @@ const DIGEST = /^[0-9a-f]{64}$/;
 
 const attemptRecordSchema = z.object({
   version: z.literal(1),
+  /** Origin the upload went to (informational). */
   server: z.string().min(1),
   projectId: z.string().min(1),
   digest: z.string().regex(DIGEST),
@@ -39,7 +40,9 @@ export interface AttemptTarget {
 export function attemptVerdict(record: AttemptRecord | undefined, target: AttemptTarget, now: number): 'reuse' | 'none' | 'expired' | 'other-target' {
   if (!record) return 'none';
   if (record.expiresAt <= now) return 'expired';
-  if (record.digest !== target.digest || record.projectId !== target.projectId || record.server !== target.server) return 'other-target';
+  // Project ids are unique across servers, so project + digest identify "the same command" even when
+  // the server's address changed (e.g. a restarted development server on another port).
+  if (record.digest !== target.digest || record.projectId !== target.projectId) return 'other-target';
   return 'reuse';
 }
 

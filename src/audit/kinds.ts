@@ -29,6 +29,11 @@ export const auditKinds = {
   'backup.schedule': 'a backup schedule changed',
   'secret.set': 'a secret name was created or its value replaced',
   'secret.delete': 'a secret was deleted',
+  'backup.failed': 'a manual or scheduled backup failed (nothing was kept)',
+  'backup.overdue': 'a scheduled backup is overdue (no successful backup within the interval)',
+  'backup.delete': 'a backup was removed (retention or by request)',
+  'domain.add': 'a custom domain was added to a project',
+  'domain.remove': 'a custom domain was removed from a project',
 } as const;
 
 export type AuditKind = keyof typeof auditKinds;

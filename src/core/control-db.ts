@@ -22,3 +22,27 @@ export function openControlDb(path: string): ControlDb {
   db.pragma('busy_timeout = 5000');
   return db;
 }
+
+/** Most distinct SQL texts kept per database (dynamic `IN (?, ?, …)` lists make the set open-ended). */
+const STATEMENT_CACHE_LIMIT = 500;
+const statementCaches = new WeakMap<ControlDb, Map<string, Database.Statement>>();
+
+/**
+ * `db.prepare(sql)`, compiled once per database and SQL text: re-preparing dominated the cost of
+ * hot read paths. Use it for plain run/get/all only: never call raw/pluck/expand/safeIntegers/bind
+ * on the result (that would change the statement for every other caller); use `db.prepare` there.
+ */
+export function cachedStatement(db: ControlDb, sql: string): Database.Statement {
+  let cache = statementCaches.get(db);
+  if (cache === undefined) {
+    cache = new Map();
+    statementCaches.set(db, cache);
+  }
+  const hit = cache.get(sql);
+  // A statement still being iterated cannot run again; give that (rare) caller a private one.
+  if (hit !== undefined) return hit.busy ? db.prepare(sql) : hit;
+  const statement = db.prepare(sql);
+  if (cache.size >= STATEMENT_CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(sql, statement);
+  return statement;
+}

@@ -7,6 +7,7 @@ import { addMember } from './org-store.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './password-hash.js';
 import { createSession } from './session-store.js';
 import { countUsers, findUserByEmail, insertUser, type UserRow } from './user-store.js';
+import { cachedStatement } from '../core/control-db.js';
 
 export interface NewSession {
   user: UserRow;
@@ -64,7 +65,7 @@ export function createAccountService(ctx: FeatureContext): AccountService {
     },
 
     async registerInvited(input) {
-      const find = ctx.db.prepare('SELECT * FROM invitations WHERE token_hash = ?');
+      const find = cachedStatement(ctx.db, 'SELECT * FROM invitations WHERE token_hash = ?');
       const check = (): InvitationRow => {
         const row = find.get(sha256Hex(input.invitation)) as InvitationRow | undefined;
         if (!row || row.accepted_at !== null || row.expires_at <= ctx.clock.now() || row.email !== input.email.toLowerCase()) {
@@ -79,7 +80,7 @@ export function createAccountService(ctx: FeatureContext): AccountService {
         const invitation = check();
         const user = insertUser(ctx, { email: input.email, name: input.name ?? null, passwordHash });
         addMember(ctx, invitation.organization_id, user.id, invitation.role);
-        ctx.db.prepare('UPDATE invitations SET accepted_at = ?, accepted_by = ? WHERE id = ?').run(ctx.clock.now(), user.id, invitation.id);
+        cachedStatement(ctx.db, 'UPDATE invitations SET accepted_at = ?, accepted_by = ? WHERE id = ?').run(ctx.clock.now(), user.id, invitation.id);
         appendAudit(ctx, { kind: 'account.register', organizationId: user.personal_org_id!, actor: { ...system, name: 'invitation' }, metadata: { userId: user.id, mode: 'invitation' } });
         appendAudit(ctx, {
           kind: 'member.join',

@@ -7,7 +7,7 @@ import type { Principal } from './principal.js';
 import { assertSameOrigin, isStateChanging } from './same-origin.js';
 import { readCookie } from './session-cookie.js';
 import { findSession } from './session-store.js';
-import { findTokenByRaw, tokenPermissions, tokenStatus, touchToken } from './token-store.js';
+import { findTokenWithUser, tokenPermissions, tokenStatus, touchToken } from './token-store.js';
 import { getUser } from './user-store.js';
 
 export interface AuthenticateOptions {
@@ -26,13 +26,14 @@ export function authenticate(ctx: FeatureContext, request: FastifyRequest, optio
   if (header !== undefined) {
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match || !match[1]!.startsWith(TOKEN_PREFIX)) throw new SvcError('SVC_TOKEN_INVALID', 'Authorization must be "Bearer svc_…".');
-    const row = findTokenByRaw(ctx, match[1]!);
-    if (!row) throw new SvcError('SVC_TOKEN_INVALID');
+    // Token and user are read fresh on every request (one query): a revoked token fails at once.
+    const found = findTokenWithUser(ctx, match[1]!);
+    if (!found) throw new SvcError('SVC_TOKEN_INVALID');
+    const { token: row, user } = found;
     const status = tokenStatus(row, ctx.clock.now());
     if (status === 'revoked') throw new SvcError('SVC_TOKEN_REVOKED');
     if (status === 'expired') throw new SvcError('SVC_TOKEN_EXPIRED');
     if (options.token === false) throw new SvcError('SVC_AUTH_REQUIRED', 'This route needs a browser session.');
-    const user = getUser(ctx, row.user_id);
     if (!user) throw new SvcError('SVC_TOKEN_INVALID');
     touchToken(ctx, row);
     return { kind: 'token', user, token: row, permissions: tokenPermissions(row) };

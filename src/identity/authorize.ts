@@ -20,12 +20,30 @@ export interface AccessRequest {
  * Throws SVC_TOKEN_SCOPE for a scope mismatch, SVC_FORBIDDEN for a missing role or permission.
  */
 export function authorize(ctx: FeatureContext, principal: Principal, access: AccessRequest): Role {
+  checkScope(principal, access);
+  return checkRole(principal, access, currentRole(ctx, access.organizationId, principal.user.id));
+}
+
+/**
+ * Pure: the authorize decision for a role the caller read from the database in this same request
+ * (e.g. the roles listMemberships returned), so a list check does not re-query per item.
+ * Returns whether the access is allowed; never use a role remembered across requests.
+ */
+export function allowsWithRole(principal: Principal, access: AccessRequest, role: Role | null): boolean {
+  const scope = scopedProjectId(principal);
+  if (scope !== null && (access.accountWide || access.projectId !== scope)) return false;
+  return role !== null && allows(role, access.permission, credentialPermissions(principal));
+}
+
+function checkScope(principal: Principal, access: AccessRequest): void {
   const scope = scopedProjectId(principal);
   if (scope !== null) {
     if (access.accountWide) throw new SvcError('SVC_TOKEN_SCOPE', 'This action needs an account-wide session or token.');
     if (access.projectId !== scope) throw new SvcError('SVC_TOKEN_SCOPE', 'The token is scoped to another project.');
   }
-  const role = currentRole(ctx, access.organizationId, principal.user.id);
+}
+
+function checkRole(principal: Principal, access: AccessRequest, role: Role | null): Role {
   if (role === null) throw new SvcError('SVC_FORBIDDEN', 'You are not a member of this organization.');
   if (!allows(role, access.permission, credentialPermissions(principal))) {
     throw new SvcError('SVC_FORBIDDEN', `Permission "${access.permission}" is not granted (role ${role}${principal.kind === 'token' ? ', token permissions' : ''}).`);

@@ -10,6 +10,7 @@ import { actorOf, type Principal } from './principal.js';
 import { insertAccessToken } from './token-store.js';
 import { formatUserCode, generateUserCode, normalizeUserCode } from './user-code.js';
 import { getUser, toUser } from './user-store.js';
+import { cachedStatement } from '../core/control-db.js';
 
 interface DeviceRow {
   id: string;
@@ -86,13 +87,14 @@ export function createDeviceService(ctx: FeatureContext, limiter: AttemptLimiter
       if (state.blocked) throw new SvcError('SVC_RATE_LIMITED', 'Too many device logins started from this address.', { details: { retryAfterMs: state.retryAfterMs } });
       startLimiter.fail(ip);
       const now = ctx.clock.now();
-      db.prepare('DELETE FROM device_codes WHERE expires_at < ?').run(now - 86_400_000);
+      cachedStatement(db, 'DELETE FROM device_codes WHERE expires_at < ?').run(now - 86_400_000);
       const deviceCode = generateSecret('', 32);
       let userCode = generateUserCode();
       for (let i = 0; byUserCode.get(userCode) && i < 10; i++) userCode = generateUserCode();
       const expiresIn = ctx.config.deviceCodeTtlSeconds;
       const interval = ctx.config.devicePollIntervalSeconds;
-      db.prepare(
+      cachedStatement(
+        db,
         `INSERT INTO device_codes (id, device_code_hash, user_code, client_name, status, interval_s, created_at, expires_at)
          VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`,
       ).run(ctx.ids('dev'), sha256Hex(deviceCode), userCode, clientName, interval, now, now + expiresIn * 1000);
@@ -119,19 +121,19 @@ export function createDeviceService(ctx: FeatureContext, limiter: AttemptLimiter
         case 'denied':
           throw new SvcError('SVC_DEVICE_DENIED');
         case 'slow_down':
-          db.prepare('UPDATE device_codes SET interval_s = ?, last_poll_at = ? WHERE id = ?').run(outcome.intervalSeconds, now, row!.id);
+          cachedStatement(db, 'UPDATE device_codes SET interval_s = ?, last_poll_at = ? WHERE id = ?').run(outcome.intervalSeconds, now, row!.id);
           throw new SvcError('SVC_DEVICE_SLOW_DOWN', `Polled too fast; wait ${outcome.intervalSeconds} s between polls.`, { details: { interval: outcome.intervalSeconds } });
         case 'pending':
-          db.prepare('UPDATE device_codes SET last_poll_at = ? WHERE id = ?').run(now, row!.id);
+          cachedStatement(db, 'UPDATE device_codes SET last_poll_at = ? WHERE id = ?').run(now, row!.id);
           throw new SvcError('SVC_DEVICE_AUTHORIZATION_PENDING', undefined, { details: { interval: row!.interval_s } });
         case 'issue':
           return db.transaction(() => {
             const user = getUser(ctx, row!.user_id!);
             // Only one poll can flip approved → consumed, so the raw token is handed out exactly once.
-            const flipped = db.prepare("UPDATE device_codes SET status = 'consumed', last_poll_at = ? WHERE id = ? AND status = 'approved'").run(now, row!.id).changes;
+            const flipped = cachedStatement(db, "UPDATE device_codes SET status = 'consumed', last_poll_at = ? WHERE id = ? AND status = 'approved'").run(now, row!.id).changes;
             if (flipped !== 1 || !user) throw new SvcError('SVC_DEVICE_CODE_INVALID');
             const { row: token, accessToken } = insertAccessToken(ctx, { userId: user.id, name: row!.client_name, projectId: null, permissions });
-            db.prepare('UPDATE device_codes SET token_id = ? WHERE id = ?').run(token.id, row!.id);
+            cachedStatement(db, 'UPDATE device_codes SET token_id = ? WHERE id = ?').run(token.id, row!.id);
             appendAudit(ctx, {
               kind: 'token.create',
               organizationId: user.personal_org_id!,
@@ -154,8 +156,7 @@ export function createDeviceService(ctx: FeatureContext, limiter: AttemptLimiter
       if (current.status !== 'pending') throw new SvcError('SVC_DEVICE_ALREADY_DECIDED');
       return db.transaction(() => {
         const now = ctx.clock.now();
-        const changed = db
-          .prepare("UPDATE device_codes SET status = ?, user_id = ?, decided_at = ? WHERE id = ? AND status = 'pending'")
+        const changed = cachedStatement(db, "UPDATE device_codes SET status = ?, user_id = ?, decided_at = ? WHERE id = ? AND status = 'pending'")
           .run(decision === 'approve' ? 'approved' : 'denied', principal.user.id, now, row.id).changes;
         if (changed !== 1) throw new SvcError('SVC_DEVICE_ALREADY_DECIDED');
         appendAudit(ctx, {

@@ -2,6 +2,7 @@ import type { FeatureContext } from '../core/feature-context.js';
 import { isoTime } from '../core/feature-context.js';
 import { SvcError } from '../core/errors.js';
 import type { Role } from './contract.js';
+import { cachedStatement } from '../core/control-db.js';
 
 export interface OrgRow {
   id: string;
@@ -38,33 +39,31 @@ export function createOrganization(ctx: FeatureContext, input: { name: string; s
   } else if (findOrganization(ctx, slug)) {
     throw new SvcError('SVC_ORG_SLUG_TAKEN', `Organization slug "${slug}" is taken.`);
   }
-  ctx.db.prepare('INSERT INTO organizations (id, slug, name, personal, created_at) VALUES (?, ?, ?, ?, ?)').run(id, slug, input.name, input.personal ? 1 : 0, now);
+  cachedStatement(ctx.db, 'INSERT INTO organizations (id, slug, name, personal, created_at) VALUES (?, ?, ?, ?, ?)').run(id, slug, input.name, input.personal ? 1 : 0, now);
   addMember(ctx, id, input.ownerId, 'owner');
   return { id, slug, name: input.name, personal: input.personal ? 1 : 0, created_at: now };
 }
 
 /** Find an organization by id or slug. */
 export function findOrganization(ctx: FeatureContext, idOrSlug: string): OrgRow | undefined {
-  return ctx.db.prepare('SELECT * FROM organizations WHERE id = ? OR slug = ?').get(idOrSlug, idOrSlug) as OrgRow | undefined;
+  return cachedStatement(ctx.db, 'SELECT * FROM organizations WHERE id = ? OR slug = ?').get(idOrSlug, idOrSlug) as OrgRow | undefined;
 }
 
 /** Add (or re-role) a member. */
 export function addMember(ctx: FeatureContext, organizationId: string, userId: string, role: Role): void {
-  ctx.db
-    .prepare('INSERT INTO memberships (organization_id, user_id, role, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (organization_id, user_id) DO UPDATE SET role = excluded.role')
+  cachedStatement(ctx.db, 'INSERT INTO memberships (organization_id, user_id, role, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (organization_id, user_id) DO UPDATE SET role = excluded.role')
     .run(organizationId, userId, role, ctx.clock.now());
 }
 
 /** The user's current role in an organization, read fresh from the database (never cached). */
 export function currentRole(ctx: FeatureContext, organizationId: string, userId: string): Role | null {
-  const row = ctx.db.prepare('SELECT role FROM memberships WHERE organization_id = ? AND user_id = ?').get(organizationId, userId) as { role: Role } | undefined;
+  const row = cachedStatement(ctx.db, 'SELECT role FROM memberships WHERE organization_id = ? AND user_id = ?').get(organizationId, userId) as { role: Role } | undefined;
   return row?.role ?? null;
 }
 
 /** Every organization the user belongs to, with their role, oldest first. */
 export function listMemberships(ctx: FeatureContext, userId: string): MembershipRow[] {
-  return ctx.db
-    .prepare('SELECT o.*, m.role FROM memberships m JOIN organizations o ON o.id = m.organization_id WHERE m.user_id = ? ORDER BY o.created_at, o.id')
+  return cachedStatement(ctx.db, 'SELECT o.*, m.role FROM memberships m JOIN organizations o ON o.id = m.organization_id WHERE m.user_id = ? ORDER BY o.created_at, o.id')
     .all(userId) as MembershipRow[];
 }
 
@@ -78,8 +77,7 @@ export interface MemberRow {
 
 /** Members of an organization. */
 export function listMembers(ctx: FeatureContext, organizationId: string): MemberRow[] {
-  return ctx.db
-    .prepare('SELECT m.user_id, u.email, u.name, m.role, m.created_at FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.organization_id = ? ORDER BY m.created_at, m.rowid')
+  return cachedStatement(ctx.db, 'SELECT m.user_id, u.email, u.name, m.role, m.created_at FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.organization_id = ? ORDER BY m.created_at, m.rowid')
     .all(organizationId) as MemberRow[];
 }
 
@@ -90,5 +88,5 @@ export function toMember(row: MemberRow) {
 
 /** Number of owners of an organization. */
 export function countOwners(ctx: FeatureContext, organizationId: string): number {
-  return (ctx.db.prepare("SELECT COUNT(*) AS n FROM memberships WHERE organization_id = ? AND role = 'owner'").get(organizationId) as { n: number }).n;
+  return (cachedStatement(ctx.db, "SELECT COUNT(*) AS n FROM memberships WHERE organization_id = ? AND role = 'owner'").get(organizationId) as { n: number }).n;
 }

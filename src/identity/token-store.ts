@@ -2,6 +2,8 @@ import type { FeatureContext } from '../core/feature-context.js';
 import { isoTime } from '../core/feature-context.js';
 import { generateSecret, sha256Hex } from '../core/token-hash.js';
 import { TOKEN_PREFIX, type Permission, type TokenInfo } from './contract.js';
+import type { UserRow } from './user-store.js';
+import { cachedStatement } from '../core/control-db.js';
 
 export interface TokenRow {
   id: string;
@@ -61,39 +63,54 @@ export function insertAccessToken(
     last_used_at: null,
     revoked_at: null,
   };
-  ctx.db
-    .prepare('INSERT INTO access_tokens (id, token_hash, user_id, name, project_id, permissions, created_at, expires_at) VALUES (@id, @token_hash, @user_id, @name, @project_id, @permissions, @created_at, @expires_at)')
+  cachedStatement(ctx.db, 'INSERT INTO access_tokens (id, token_hash, user_id, name, project_id, permissions, created_at, expires_at) VALUES (@id, @token_hash, @user_id, @name, @project_id, @permissions, @created_at, @expires_at)')
     .run(row);
   return { row, accessToken };
 }
 
 /** Find a token by its raw value (lookup by hash: the raw value is never stored). */
 export function findTokenByRaw(ctx: FeatureContext, raw: string): TokenRow | undefined {
-  return ctx.db.prepare('SELECT * FROM access_tokens WHERE token_hash = ?').get(sha256Hex(raw)) as TokenRow | undefined;
+  return cachedStatement(ctx.db, 'SELECT * FROM access_tokens WHERE token_hash = ?').get(sha256Hex(raw)) as TokenRow | undefined;
+}
+
+// One query for the bearer hot path: the token (all its columns) and its user's columns, prefixed `u_`.
+const TOKEN_WITH_USER_SQL =
+  'SELECT t.*, u.id AS u_id, u.email AS u_email, u.name AS u_name, u.password_hash AS u_password_hash, u.personal_org_id AS u_personal_org_id, u.created_at AS u_created_at ' +
+  'FROM access_tokens t LEFT JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?';
+
+type TokenWithUserRow = TokenRow & { u_id: string | null; u_email: string; u_name: string | null; u_password_hash: string; u_personal_org_id: string | null; u_created_at: number };
+
+/** A token by its raw value together with its user (undefined user: the account is gone), in one lookup by hash. */
+export function findTokenWithUser(ctx: FeatureContext, raw: string): { token: TokenRow; user: UserRow | undefined } | undefined {
+  const row = cachedStatement(ctx.db, TOKEN_WITH_USER_SQL).get(sha256Hex(raw)) as TokenWithUserRow | undefined;
+  if (!row) return undefined;
+  const { u_id, u_email, u_name, u_password_hash, u_personal_org_id, u_created_at, ...token } = row;
+  const user: UserRow | undefined = u_id === null ? undefined : { id: u_id, email: u_email, name: u_name, password_hash: u_password_hash, personal_org_id: u_personal_org_id, created_at: u_created_at };
+  return { token, user };
 }
 
 /** A token by id. */
 export function getToken(ctx: FeatureContext, id: string): TokenRow | undefined {
-  return ctx.db.prepare('SELECT * FROM access_tokens WHERE id = ?').get(id) as TokenRow | undefined;
+  return cachedStatement(ctx.db, 'SELECT * FROM access_tokens WHERE id = ?').get(id) as TokenRow | undefined;
 }
 
 /** Tokens of a user, newest first. */
 export function listTokens(ctx: FeatureContext, userId: string): TokenRow[] {
-  return ctx.db.prepare('SELECT * FROM access_tokens WHERE user_id = ? ORDER BY created_at DESC, id DESC').all(userId) as TokenRow[];
+  return cachedStatement(ctx.db, 'SELECT * FROM access_tokens WHERE user_id = ? ORDER BY created_at DESC, id DESC').all(userId) as TokenRow[];
 }
 
 /** Mark a token revoked (idempotent). */
 export function revokeTokenRow(ctx: FeatureContext, id: string): void {
-  ctx.db.prepare('UPDATE access_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(ctx.clock.now(), id);
+  cachedStatement(ctx.db, 'UPDATE access_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(ctx.clock.now(), id);
 }
 
 /** Revoke every live token scoped to a project (used by site deletion). */
 export function revokeProjectTokens(ctx: FeatureContext, projectId: string): number {
-  return ctx.db.prepare('UPDATE access_tokens SET revoked_at = ? WHERE project_id = ? AND revoked_at IS NULL').run(ctx.clock.now(), projectId).changes;
+  return cachedStatement(ctx.db, 'UPDATE access_tokens SET revoked_at = ? WHERE project_id = ? AND revoked_at IS NULL').run(ctx.clock.now(), projectId).changes;
 }
 
 /** Record use, at most once a minute per token to keep reads cheap. */
 export function touchToken(ctx: FeatureContext, row: TokenRow): void {
   const now = ctx.clock.now();
-  if (row.last_used_at === null || now - row.last_used_at > 60_000) ctx.db.prepare('UPDATE access_tokens SET last_used_at = ? WHERE id = ?').run(now, row.id);
+  if (row.last_used_at === null || now - row.last_used_at > 60_000) cachedStatement(ctx.db, 'UPDATE access_tokens SET last_used_at = ? WHERE id = ?').run(now, row.id);
 }

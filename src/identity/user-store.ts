@@ -2,6 +2,7 @@ import type { FeatureContext } from '../core/feature-context.js';
 import { isoTime } from '../core/feature-context.js';
 import type { User } from './contract.js';
 import { createOrganization } from './org-store.js';
+import { cachedStatement } from '../core/control-db.js';
 
 export interface UserRow {
   id: string;
@@ -19,17 +20,17 @@ export function toUser(row: UserRow): User {
 
 /** Number of accounts (bootstrap registration is open while this is 0). */
 export function countUsers(ctx: FeatureContext): number {
-  return (ctx.db.prepare('SELECT COUNT(*) AS n FROM users').get() as { n: number }).n;
+  return (cachedStatement(ctx.db, 'SELECT COUNT(*) AS n FROM users').get() as { n: number }).n;
 }
 
 /** Find an account by (lower-cased) email. */
 export function findUserByEmail(ctx: FeatureContext, email: string): UserRow | undefined {
-  return ctx.db.prepare('SELECT * FROM users WHERE email = ?').get(email.toLowerCase()) as UserRow | undefined;
+  return cachedStatement(ctx.db, 'SELECT * FROM users WHERE email = ?').get(email.toLowerCase()) as UserRow | undefined;
 }
 
 /** Find an account by id. */
 export function getUser(ctx: FeatureContext, id: string): UserRow | undefined {
-  return ctx.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
+  return cachedStatement(ctx.db, 'SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
 }
 
 /**
@@ -40,9 +41,9 @@ export function insertUser(ctx: FeatureContext, input: { email: string; name: st
   const now = ctx.clock.now();
   const id = ctx.ids('usr');
   const email = input.email.toLowerCase();
-  ctx.db.prepare('INSERT INTO users (id, email, name, password_hash, personal_org_id, created_at) VALUES (?, ?, ?, ?, NULL, ?)').run(id, email, input.name, input.passwordHash, now);
+  cachedStatement(ctx.db, 'INSERT INTO users (id, email, name, password_hash, personal_org_id, created_at) VALUES (?, ?, ?, ?, NULL, ?)').run(id, email, input.name, input.passwordHash, now);
   const label = input.name ?? email.split('@')[0]!;
   const org = createOrganization(ctx, { name: `${label}'s workspace`, slugBase: label, personal: true, ownerId: id });
-  ctx.db.prepare('UPDATE users SET personal_org_id = ? WHERE id = ?').run(org.id, id);
+  cachedStatement(ctx.db, 'UPDATE users SET personal_org_id = ? WHERE id = ?').run(org.id, id);
   return getUser(ctx, id)!;
 }

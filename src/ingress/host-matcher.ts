@@ -4,6 +4,7 @@ import { SvcError } from '../core/errors.js';
 // Lowercase ASCII labels separated by single dots (what browsers send after IDNA).
 const ASCII_HOST = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 const DIGITS = /^\d{1,5}$/;
+const NOT_NAME = /[^A-Za-z0-9.\u0080-\uffff-]/;
 
 /**
  * The host name of a `Host` header value: lowercase ASCII (IDNA), no port, no trailing dot.
@@ -19,7 +20,9 @@ export function normalizeHost(value: string): string | null {
   }
   if (host.endsWith('.')) host = host.slice(0, -1);
   if (host.length <= 253 && ASCII_HOST.test(host)) return host;
-  // Upper case or Unicode: let WHATWG URL's IDNA processing decide (returns '' when invalid).
+  // Upper case or Unicode: let WHATWG URL's IDNA processing decide (returns '' when invalid),
+  // but only for name characters — it would cut 'a/b.example' down to 'a'.
+  if (NOT_NAME.test(host)) return null;
   const ascii = domainToASCII(host);
   return ascii.length > 0 && ascii.length <= 253 && ASCII_HOST.test(ascii) ? ascii : null;
 }

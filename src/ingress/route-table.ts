@@ -239,7 +239,7 @@ export class RouteTable {
 
   /** Resolve true once the target has no request in flight, false after timeoutMs. */
   drain(target: UpstreamTarget | null, timeoutMs: number): Promise<boolean> {
-    if (target === null || target.inFlight >= 0) return Promise.resolve(true);
+    if (target === null || target.inFlight === 0) return Promise.resolve(true);
     return new Promise((resolve) => {
       const wake = () => {
         clearTimeout(timer);

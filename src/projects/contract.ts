@@ -79,3 +79,6 @@ export const dashboardResponseSchema = z.object({
   ),
 });
 export type DashboardResponse = z.infer<typeof dashboardResponseSchema>;
+
+// Custom domains, the edge certificate lookup and site deletion (issue 5).
+export * from './domains-contract.js';

@@ -1,7 +1,7 @@
 import type { FeatureContext } from '../core/feature-context.js';
 import { bearerOrSession, type HttpApp } from '../core/http/create-http-app.js';
 import { SvcError } from '../core/errors.js';
-import { authenticate, findOrganization, isAuthorized, listMemberships, platformOrigin, scopedProjectId } from '../identity/index.js';
+import { allowsWithRole, authenticate, currentRole, findOrganization, listMemberships, platformOrigin } from '../identity/index.js';
 import {
   createProjectBodySchema,
   dashboardResponseSchema,
@@ -13,7 +13,7 @@ import {
 } from './contract.js';
 import { createProject } from './create-project.js';
 import { requireProjectPermission } from './project-access.js';
-import { findProject, listProjects, toProject } from './project-store.js';
+import { findProject, listMemberProjects, listProjects, toProject, type MemberProjectRow } from './project-store.js';
 
 const tags = ['projects'];
 const security = bearerOrSession;
@@ -24,16 +24,16 @@ export function projectRoutes(ctx: FeatureContext) {
     app.get(r.projects, { schema: { tags, security, summary: 'Projects visible to the caller (read permission; scoped tokens see their project)', querystring: projectListQuerySchema, response: { 200: projectListResponseSchema } } }, async (request) => {
       const principal = authenticate(ctx, request);
       const origin = platformOrigin(request, ctx.config.publicUrl);
-      let orgs = listMemberships(ctx, principal.user.id).map((m) => m.id);
-      if (request.query.organizationId !== undefined) {
+      // Each project is checked against the caller's current role in its organization, read in this request.
+      let rows: MemberProjectRow[];
+      if (request.query.organizationId === undefined) rows = listMemberProjects(ctx, principal.user.id);
+      else {
         const org = findOrganization(ctx, request.query.organizationId);
-        if (!org || !orgs.includes(org.id)) throw new SvcError('SVC_ORG_NOT_FOUND');
-        orgs = [org.id];
+        const role = org ? currentRole(ctx, org.id, principal.user.id) : null;
+        if (!org || role === null) throw new SvcError('SVC_ORG_NOT_FOUND');
+        rows = listProjects(ctx, [org.id]).map((p) => ({ ...p, member_role: role }));
       }
-      const scope = scopedProjectId(principal);
-      const visible = listProjects(ctx, orgs).filter(
-        (p) => (scope === null || p.id === scope) && isAuthorized(ctx, principal, { permission: 'read', organizationId: p.organization_id, projectId: p.id }),
-      );
+      const visible = rows.filter((p) => allowsWithRole(principal, { permission: 'read', organizationId: p.organization_id, projectId: p.id }, p.member_role));
       return { projects: visible.map((p) => toProject(p, origin, ctx.config.appDomain)) };
     });
 
@@ -51,7 +51,6 @@ export function projectRoutes(ctx: FeatureContext) {
     app.get(r.dashboard, { schema: { tags: ['dashboard'], security, summary: 'Dashboard: organizations with role and their projects', response: { 200: dashboardResponseSchema } } }, async (request) => {
       const principal = authenticate(ctx, request);
       const origin = platformOrigin(request, ctx.config.publicUrl);
-      const scope = scopedProjectId(principal);
       return {
         user: { id: principal.user.id, email: principal.user.email, name: principal.user.name },
         organizations: listMemberships(ctx, principal.user.id).map((org) => ({
@@ -60,7 +59,7 @@ export function projectRoutes(ctx: FeatureContext) {
           slug: org.slug,
           role: org.role,
           projects: listProjects(ctx, [org.id])
-            .filter((p) => (scope === null || p.id === scope) && isAuthorized(ctx, principal, { permission: 'read', organizationId: org.id, projectId: p.id }))
+            .filter((p) => allowsWithRole(principal, { permission: 'read', organizationId: org.id, projectId: p.id }, org.role))
             .map((p) => toProject(p, origin, ctx.config.appDomain)),
         })),
       };

@@ -2,7 +2,9 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FeatureContext } from '../core/feature-context.js';
 import { isoTime } from '../core/feature-context.js';
+import type { Role } from '../identity/contract.js';
 import type { Project } from './contract.js';
+import { cachedStatement } from '../core/control-db.js';
 
 export interface ProjectRow {
   id: string;
@@ -20,10 +22,16 @@ export function projectRoot(dataDir: string, projectId: string): string {
   return join(dataDir, 'projects', projectId);
 }
 
+// The last origin parsed by projectUrl: list responses build one URL per project from the same origin.
+let lastOrigin: { origin: string; protocol: string; port: string } | undefined;
+
 /** Default app URL: `<slug>.<appDomain>` on the platform's scheme and port. Pure. */
 export function projectUrl(platformOrigin: string, slug: string, appDomain: string): string {
-  const url = new URL(platformOrigin);
-  return `${url.protocol}//${slug}.${appDomain}${url.port ? `:${url.port}` : ''}`;
+  if (lastOrigin?.origin !== platformOrigin) {
+    const url = new URL(platformOrigin);
+    lastOrigin = { origin: platformOrigin, protocol: url.protocol, port: url.port };
+  }
+  return `${lastOrigin.protocol}//${slug}.${appDomain}${lastOrigin.port ? `:${lastOrigin.port}` : ''}`;
 }
 
 /** Wire shape of a project including its status. */
@@ -40,13 +48,24 @@ export function toProject(row: ProjectRow, platformOrigin: string, appDomain: st
 
 /** A project by id or slug. */
 export function findProject(ctx: FeatureContext, idOrSlug: string): ProjectRow | undefined {
-  return ctx.db.prepare('SELECT * FROM projects WHERE id = ? OR slug = ?').get(idOrSlug, idOrSlug) as ProjectRow | undefined;
+  return cachedStatement(ctx.db, 'SELECT * FROM projects WHERE id = ? OR slug = ?').get(idOrSlug, idOrSlug) as ProjectRow | undefined;
 }
 
 /** Projects of the given organizations, oldest first. */
 export function listProjects(ctx: FeatureContext, organizationIds: readonly string[]): ProjectRow[] {
   if (organizationIds.length === 0) return [];
-  return ctx.db.prepare(`SELECT * FROM projects WHERE organization_id IN (${organizationIds.map(() => '?').join(',')}) ORDER BY created_at, id`).all(...organizationIds) as ProjectRow[];
+  return cachedStatement(ctx.db, `SELECT * FROM projects WHERE organization_id IN (${organizationIds.map(() => '?').join(',')}) ORDER BY created_at, id`).all(...organizationIds) as ProjectRow[];
+}
+
+/** A project together with the caller's current role in its organization (read in the same query). */
+export type MemberProjectRow = ProjectRow & { member_role: Role };
+
+/** Projects of every organization `userId` is a member of right now, each with that membership's role, oldest first. */
+export function listMemberProjects(ctx: FeatureContext, userId: string): MemberProjectRow[] {
+  return cachedStatement(
+    ctx.db,
+    'SELECT p.*, m.role AS member_role FROM memberships m JOIN projects p ON p.organization_id = m.organization_id WHERE m.user_id = ? ORDER BY p.created_at, p.id',
+  ).all(userId) as MemberProjectRow[];
 }
 
 /**
@@ -64,8 +83,7 @@ export function insertProject(ctx: FeatureContext, input: { slug: string; name: 
     created_by: input.createdBy,
     created_at: ctx.clock.now(),
   };
-  ctx.db
-    .prepare('INSERT INTO projects (id, slug, name, organization_id, state, active_release_id, created_by, created_at) VALUES (@id, @slug, @name, @organization_id, @state, @active_release_id, @created_by, @created_at)')
+  cachedStatement(ctx.db, 'INSERT INTO projects (id, slug, name, organization_id, state, active_release_id, created_by, created_at) VALUES (@id, @slug, @name, @organization_id, @state, @active_release_id, @created_by, @created_at)')
     .run(row);
   mkdirSync(join(ctx.config.dataDir, 'projects'), { recursive: true, mode: 0o700 });
   mkdirSync(projectRoot(ctx.config.dataDir, row.id), { mode: 0o700 });
@@ -79,5 +97,5 @@ export function removeProjectRoot(dataDir: string, projectId: string): void {
 
 /** Record a project's active release and state (the releases feature calls this inside its transactions). */
 export function setProjectRelease(ctx: FeatureContext, projectId: string, activeReleaseId: string | null, state: 'new' | 'active' | 'failed'): void {
-  ctx.db.prepare('UPDATE projects SET active_release_id = ?, state = ? WHERE id = ?').run(activeReleaseId, state, projectId);
+  cachedStatement(ctx.db, 'UPDATE projects SET active_release_id = ?, state = ? WHERE id = ?').run(activeReleaseId, state, projectId);
 }

@@ -91,12 +91,30 @@ export class CommitCapture {
 
   /** The newest committed head (settles the previous commit's outcome first when outside a transaction). */
   committed(): CommittedHead {
-    if (!this.s.db.inTransaction && this.pending !== null) this.settle((this.probe.get() as [number | null])[0] ?? 0);
+    if (this.s.db.open && !this.s.db.inTransaction && this.pending !== null) this.settle((this.probe.get() as [number | null])[0] ?? 0);
     return this.head;
+  }
+
+  /** Set once the repository is ready: before that no entry may commit (it could outlive a missing base). */
+  private ready = false;
+
+  /** Whether managed writes are accepted. */
+  get isReady(): boolean {
+    return this.ready;
+  }
+
+  /** Accept managed writes from now on, and journal any autocommit write that waited. */
+  markReady(): void {
+    this.ready = true;
+    if (this.dirty && !this.sweepScheduled) {
+      this.sweepScheduled = true;
+      queueMicrotask(this.sweep);
+    }
   }
 
   /** The hook registered with onBeforeCommit. */
   readonly hook = (): void => {
+    if (!this.ready) throw new SvcError('SVC_RECOVERY_NOT_ATTACHED', 'Point-in-time recovery is still preparing its repository; retry shortly.');
     if (this.fence !== null) throw this.fencedError();
     const [newest, dataVersion, schemaVersion] = this.probe.get() as [number | null, number, number];
     this.settle(newest ?? 0);
@@ -125,7 +143,7 @@ export class CommitCapture {
    */
   private readonly sweep = (): void => {
     this.sweepScheduled = false;
-    if (!this.dirty || !this.s.db.open || this.detached) return;
+    if (!this.dirty || !this.s.db.open || this.detached || !this.ready) return;
     if (this.s.db.inTransaction) {
       this.sweepScheduled = true;
       setImmediate(this.sweep);

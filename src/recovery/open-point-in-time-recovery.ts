@@ -15,6 +15,8 @@ import {
   encryptBase,
   epochDocumentSchema,
   headDocumentSchema,
+  listSegments,
+  publishedSegments,
   readSignedDocument,
   removeUnpublished,
   repositoryPaths,
@@ -88,7 +90,8 @@ export async function openPointInTimeRecovery(database: RecoveryDatabase, option
     maxStateBytes: settings.maxStateBytes,
   });
   const unsubscribe = database.onBeforeCommit(capture.hook);
-  guard.answer = () => (capture.fence === null ? GUARD_OPEN : GUARD_FENCED);
+  // The guard opens only once the repository is ready (see CommitCapture.markReady).
+  guard.answer = () => (capture.fence !== null ? GUARD_FENCED : capture.isReady ? GUARD_OPEN : 0);
   guard.touched = capture.touched;
   const onExportError = options.onExportError ?? ((error: unknown) => console.error('svc recovery: export failed', error));
   capture.onSweepError = onExportError;
@@ -111,9 +114,10 @@ export async function openPointInTimeRecovery(database: RecoveryDatabase, option
     throw error;
   }
   capture.exportedThrough = exporter.exportedThrough;
+  capture.markReady();
   const status = (): RecoveryStatus => ({
     epochId: epoch.state.epoch_id,
-    committedThrough: db.open ? capture.committed().seq : capture.exportedThrough,
+    committedThrough: capture.committed().seq,
     exportedThrough: exporter.exportedThrough,
     fenced: capture.fence,
     closed,
@@ -177,5 +181,6 @@ async function prepareRepository(db: BetterSqlite3.Database, directory: string, 
   }
   if (head.document.exportedThrough > epoch.head.seq) mismatch(`the repository is ahead of the database (${head.document.exportedThrough} > ${epoch.head.seq}); the database was replaced`);
   await removeUnpublished(directory, head.document.exportedThrough);
-  return new JournalExporter({ db, directory, epochId: state.epoch_id, metaKey: keys.meta, clock, exportedThrough: head.document.exportedThrough, headDigest: head.document.headDigest });
+  const newestSegment = publishedSegments(await listSegments(directory), head.document.exportedThrough).at(-1) ?? null;
+  return new JournalExporter({ db, directory, epochId: state.epoch_id, metaKey: keys.meta, clock, exportedThrough: head.document.exportedThrough, newestSegment });
 }

@@ -129,9 +129,29 @@ export async function writeBase(directory: string, sealed: Buffer): Promise<void
   await atomicWriteFile(repositoryPaths(directory).base, sealed, { mode: 0o600, mkdirs: true });
 }
 
+/** File name of the segment holding entries `first`..`last`. */
+export function segmentName(first: number, last: number): string {
+  return `${pad(first)}-${pad(last)}.svcj`;
+}
+
 /** Write one journal segment (entry lines `first`..`last`) atomically. */
 export async function writeSegment(directory: string, first: number, last: number, lines: readonly string[]): Promise<void> {
-  await atomicWriteFile(join(repositoryPaths(directory).journal, `${pad(first)}-${pad(last)}.svcj`), `${lines.join('\n')}\n`, { mode: 0o600, mkdirs: true });
+  await atomicWriteFile(join(repositoryPaths(directory).journal, segmentName(first, last)), `${lines.join('\n')}\n`, { mode: 0o600, mkdirs: true });
+}
+
+/**
+ * The segments that make up the exported journal: those ending at or before the head and, of several
+ * starting at the same sequence (an appended segment and the shorter one it replaced), the longest.
+ * Anything else is an unpublished leftover of an interrupted export.
+ */
+export function publishedSegments(segments: readonly SegmentFile[], exportedThrough: number): SegmentFile[] {
+  const byFirst = new Map<number, SegmentFile>();
+  for (const segment of segments) {
+    if (segment.last > exportedThrough || segment.last < segment.first) continue;
+    const current = byFirst.get(segment.first);
+    if (current === undefined || segment.last > current.last) byFirst.set(segment.first, segment);
+  }
+  return [...byFirst.values()].sort((a, b) => a.first - b.first);
 }
 
 /** Segment files in sequence order (names that are not segments, such as temp files, are skipped). */
@@ -159,12 +179,12 @@ export async function readSegmentLines(directory: string, segment: SegmentFile):
   return lines;
 }
 
-/** Remove segments past the exported head and temp files left by an interrupted export (writer only). */
+/** Remove unpublished segments and temp files left by an interrupted export (writer only). */
 export async function removeUnpublished(directory: string, exportedThrough: number): Promise<void> {
   const journal = repositoryPaths(directory).journal;
-  for (const segment of await listSegments(directory)) {
-    if (segment.first > exportedThrough) await rm(join(journal, segment.name), { force: true });
-  }
+  const all = await listSegments(directory);
+  const keep = new Set(publishedSegments(all, exportedThrough).map((segment) => segment.name));
+  for (const segment of all) if (!keep.has(segment.name)) await rm(join(journal, segment.name), { force: true });
   for (const dir of [directory, journal, join(directory, 'base')]) {
     let names: string[] = [];
     try {

@@ -13,7 +13,7 @@ import { lockDestination } from './destination-lock.js';
 import { inspectManagedTables, isRecoveryObject, quoteIdent, schemaHash } from './managed-tables.js';
 import { deriveRecoveryKeys } from './recovery-keys.js';
 import { checkRestoreOptions, type RestorePointInTimeOptions } from './recovery-options.js';
-import { decryptBase, documentVerifies, epochDocumentSchema, headDocumentSchema, listSegments, readSegmentLines, readSignedDocument, repositoryPaths, sha256Hex } from './repository.js';
+import { decryptBase, documentVerifies, epochDocumentSchema, headDocumentSchema, listSegments, publishedSegments, readSegmentLines, readSignedDocument, repositoryPaths, sha256Hex } from './repository.js';
 import { Replayer } from './replay.js';
 import { scanState } from './state-index.js';
 import { accumulatorHex, computeSeal } from './state-seal.js';
@@ -70,8 +70,7 @@ export async function restorePointInTime(options: RestorePointInTimeOptions): Pr
       reached = { seq: 0, time: epoch.createdAt, previous: '', acc: epoch.baseAccumulator, seal: epoch.baseSeal };
       let lastDigest = epoch.genesis;
       db.exec('BEGIN');
-      for (const segment of await listSegments(o.directory)) {
-        if (segment.first > head.exportedThrough) continue;
+      for (const segment of publishedSegments(await listSegments(o.directory), head.exportedThrough)) {
         for (const line of await readSegmentLines(o.directory, segment)) {
           const entry = verifier.push(line);
           if (entryWithinTarget(target, entry)) {

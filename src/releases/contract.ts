@@ -147,3 +147,6 @@ export type LogsResponse = z.infer<typeof logsResponseSchema>;
 export function restoreConfirmation(projectSlug: string): string {
   return `restore ${projectSlug}`;
 }
+
+// Release cleanup (`svc releases delete`).
+export * from './delete-release-contract.js';

@@ -3,3 +3,5 @@ export { createReleases, createProjectLocks, type ReleasesFeature, type Releases
 export { releasesMigrations } from './release-store.js';
 export type { ReleaseRouting, ReleaseUpstream } from './release-routing.js';
 export { projectLayout, type ProjectLayout } from './project-layout.js';
+export { deleteReleaseRoutes } from './delete-release-routes.js';
+export { deleteReleaseArtifact } from './delete-release.js';

@@ -1,5 +1,6 @@
 // HTTP routes of releases: upload (raw artifact body), history, one release, rollback, storage.
 import type { Readable } from 'node:stream';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { bearerOrSession, type HttpApp } from '../core/http/create-http-app.js';
 import { SvcError } from '../core/errors.js';
@@ -33,6 +34,10 @@ const uploadHeaders = z.object({
   [IDEMPOTENCY_HEADER]: z.string().optional().describe('8–200 printable characters; the same key returns the same release'),
 });
 
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
 function subjectOf(project: ProjectRow, principal: Parameters<typeof actorOf>[0]) {
   return { project: { id: project.id, slug: project.slug, organizationId: project.organization_id }, actor: actorOf(principal) };
 }
@@ -46,7 +51,8 @@ export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker) {
   });
 
   return async function register(app: HttpApp): Promise<void> {
-    await app.register(async (scope) => {
+    await app.register(async (plain) => {
+      const scope = plain.withTypeProvider<ZodTypeProvider>();
       // The body is handed over as the raw stream; decodeArtifact enforces every size limit while reading.
       scope.addContentTypeParser(UPLOAD_MEDIA_TYPE, (_request, payload, done) => done(null, payload));
       scope.post(
@@ -70,8 +76,8 @@ export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker) {
           if (!body || typeof (body as Partial<Readable>)[Symbol.asyncIterator] !== 'function') throw new SvcError('SVC_BAD_REQUEST', 'The upload body is missing.');
           const result = await uploadRelease(deps, tracker, {
             ...subjectOf(project, principal),
-            digest: request.headers[DIGEST_HEADER],
-            idempotencyKey: request.headers[IDEMPOTENCY_HEADER],
+            digest: headerValue(request.headers[DIGEST_HEADER]),
+            idempotencyKey: headerValue(request.headers[IDEMPOTENCY_HEADER]),
             body,
           });
           const row = request.query.wait ? await result.done : result.release;

@@ -76,7 +76,6 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
   const settings = { ...readReleaseSettings(ctx.config.env), ...options.settings };
   const logs = new LogStore({ dir: join(dataDir, 'logs'), clock: ctx.clock });
   const runner = options.runner ?? new ProcessRunner({ runsDir: join(dataDir, 'runs'), logs, clock: ctx.clock, ...(options.stopGraceMs === undefined ? {} : { stopGraceMs: options.stopGraceMs }) });
-  let deps: ReleaseDeps;
   const supervisor = new Supervisor({
     runner,
     stateFile: join(dataDir, 'supervisor.json'),
@@ -84,7 +83,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
     resolveSpec: (projectId, releaseId) => resolveSpec(deps, projectId, releaseId),
     onEvent: (event) => onSupervisorEvent(deps, event),
   });
-  deps = {
+  const deps: ReleaseDeps = {
     ctx,
     locks: options.locks ?? createProjectLocks(ctx),
     runner,

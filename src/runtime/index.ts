@@ -6,6 +6,7 @@ export {
   query,
   mutation,
   type QueryCtx,
+  type AuthCtx,
   type MutationCtx,
   type DatabaseReader,
   type DatabaseWriter,

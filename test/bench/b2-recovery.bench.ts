@@ -105,7 +105,18 @@ export default async function (): Promise<BenchResult[]> {
     return [
       { id: 'B2', name: 'commit latency, runtime mutation + recovery (mean µs/commit)', value: latency.recovery, unit: 'µs', baseline: latency.bare, baselineName: 'bare better-sqlite3 INSERT, WAL, sync FULL', ratio, target: '<= 1.3x', pass: ratio <= 1.3 },
       { id: 'B2', name: 'commit latency, same runtime mutation without recovery', value: latency.runtime, unit: 'µs', baseline: latency.bare, baselineName: 'bare better-sqlite3 INSERT', ratio: latency.runtime / latency.bare },
-      { id: 'B2', name: 'recovery overhead on the runtime mutation', value: latency.recovery, unit: 'µs', baseline: latency.runtime, baselineName: 'runtime mutation without recovery', ratio: latency.recovery / latency.runtime },
+      // Recovery's own cost: the same runtime mutation with and without it (the row above shows the runtime's).
+      {
+        id: 'B2',
+        name: 'recovery overhead on the same runtime mutation',
+        value: latency.recovery,
+        unit: 'µs',
+        baseline: latency.runtime,
+        baselineName: 'runtime mutation without recovery',
+        ratio: latency.recovery / latency.runtime,
+        target: '<= 1.3x (informative)',
+        pass: latency.recovery / latency.runtime <= 1.3,
+      },
       { id: 'B2', name: 'throughput with recovery (commits/s; ratio = bare/value)', value: 1e6 / latency.recovery, unit: 'commits/s', baseline: 1e6 / latency.bare, baselineName: 'bare better-sqlite3 INSERT', ratio },
       { id: 'B2', name: `restore of ${RESTORE_ENTRIES.toLocaleString('en')} entries (verify all + replay)`, value: restore.restore, unit: 's', baseline: restore.bare, baselineName: 'bare replay of the same rows, one transaction', ratio: restore.restore / restore.bare },
     ];

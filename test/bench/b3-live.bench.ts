@@ -76,6 +76,7 @@ export default async function b3(): Promise<BenchResult[]> {
   const write = { path: '/__svc/mutation/tasks/add', body: JSON.stringify({ text: 'task #', list: 'b3' }) };
   try {
     for (let i = 0; i < 40; i++) app.handler.engine.runMutation('tasks/add', { text: `seed ${i}`, list: 'b3' }, null);
+    let inMemory: Measured | null = null;
     for (const [count, target, rounds] of [[1000, 50, 30], [10_000, 250, 10]] as const) {
       await load.send({ type: 'open', port: app.port, paths: LIVE_PATHS, count, batch: 500 });
       const ours = await measure(load, app.port, write, rounds);
@@ -85,8 +86,7 @@ export default async function b3(): Promise<BenchResult[]> {
         try {
           await load.send({ type: 'close' });
           await load.send({ type: 'open', port: memory.port, paths: LIVE_PATHS, count, batch: 500 });
-          const mem = await measure(load, memory.port, write, rounds);
-          results.push({ id: 'B3', name: 'write → SSE receipt p99, 1,000 subscribers, in-memory database (informational)', value: mem.p99, unit: 'ms', baseline: mem.p50, baselineName: 'same, p50', ratio: mem.p99 / mem.p50 });
+          inMemory = await measure(load, memory.port, write, rounds);
         } finally {
           await load.send({ type: 'close' });
           await memory.close();
@@ -120,6 +120,9 @@ export default async function b3(): Promise<BenchResult[]> {
       const base = await measure(load, raw.port, { path: '/write', body: '{}' }, rounds);
       await load.send({ type: 'close' });
       const label = count.toLocaleString('en-US');
+      if (count === 1000 && inMemory) {
+        results.push({ id: 'B3', name: 'write → SSE receipt p99, 1,000 subscribers, database in memory (no fsync; informational)', value: inMemory.p99, unit: 'ms', baseline: base.p99, baselineName: 'raw node:http SSE broadcast p99', ratio: inMemory.p99 / base.p99 });
+      }
       results.push({ id: 'B3', name: `write → SSE receipt p99, ${label} subscribers / 4 queries (lower is better)`, value: ours.p99, unit: 'ms', baseline: base.p99, baselineName: 'raw node:http SSE broadcast p99', ratio: ours.p99 / base.p99, target: `<= ${target} ms`, pass: ours.p99 <= target && ours.delivered === 1 });
       results.push({ id: 'B3', name: `write → SSE receipt p50, ${label} subscribers (lower is better)`, value: ours.p50, unit: 'ms', baseline: base.p50, baselineName: 'raw node:http SSE broadcast p50', ratio: ours.p50 / base.p50 });
       results.push({ id: 'B3', name: `delivered, ${label} subscribers (higher is better)`, value: ours.delivered * 100, unit: '%', baseline: base.delivered * 100, baselineName: 'raw node:http SSE broadcast', ratio: base.delivered / ours.delivered, target: '100 %', pass: ours.delivered === 1 });

@@ -150,5 +150,22 @@ describe('capture and restore', () => {
       other.close();
     }
   });
+
+  it('replaces an existing stopped database (WAL mode, closed) and leaves no stale -wal behind', async () => {
+    const { dir, host, recovery, repo } = await setup('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+    host.write((db) => db.prepare('INSERT INTO t VALUES (1, ?)').run('restored'));
+    await recovery.flush();
+    const destination = join(dir, 'stopped.db');
+    const old = new Database(destination);
+    old.pragma('journal_mode = WAL');
+    old.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t VALUES (9, 'old')");
+    old.close();
+    await restorePointInTime({ directory: repo, encryptionKey: testKey, targetPath: destination, throughSequence: 1, confirmation });
+    expect(existsSync(`${destination}-wal`)).toBe(false);
+    expect(dumpTables(destination)).toEqual(dumpTables(host.sqlite));
+    const reopened = new Database(destination);
+    expect(reopened.pragma('integrity_check', { simple: true })).toBe('ok');
+    reopened.close();
+  });
 });
 

@@ -1,5 +1,6 @@
 // Recovery attached to the real runtime: mutations are journaled, rollbacks leave no entry, a second
 // writer fences, reopening without recovery rejects managed writes, and an unexpected writer breaks the seal.
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -162,6 +163,30 @@ describe('recovery on the runtime database', () => {
     await restorePointInTime({ directory: join(dir, 'repo'), encryptionKey: testKey, targetPath: target, throughSequence: 1, confirmation });
     expect(dumpTables(target)._svc_users).toHaveLength(1);
     expect(dumpTables(target)).toEqual(dumpTables(app.db.sqlite));
+  });
+
+  it('rejects managed writes while the repository of a new epoch is still being written', async () => {
+    const dir = tempDir();
+    const { db, engine } = openApp(join(dir, 'app.db'));
+    const opening = openPointInTimeRecovery(db, { directory: join(dir, 'repo'), encryptionKey: testKey, exportIntervalMs: false });
+    expect(errorCode(() => engine.runMutation('items/add', { name: 'too early', qty: 1 }, null))).toBe('SVC_RECOVERY_NOT_ATTACHED');
+    const recovery = await opening;
+    track(db, recovery);
+    engine.runMutation('items/add', { name: 'in time', qty: 1 }, null);
+    expect(recovery.status().committedThrough).toBe(1);
+    expect(db.sqlite.prepare('SELECT count(*) FROM items').pluck().get()).toBe(1);
+  });
+
+  it('fences managed writes after a second writer process commits', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'app.db');
+    const { db, engine } = openApp(path);
+    const recovery = await openPointInTimeRecovery(db, { directory: join(dir, 'repo'), encryptionKey: testKey, exportIntervalMs: false });
+    track(db, recovery);
+    engine.runMutation('items/add', { name: 'a', qty: 1 }, null);
+    execFileSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'support', 'second-writer.ts'), path], { stdio: 'pipe' });
+    expect(errorCode(() => engine.runMutation('items/add', { name: 'b', qty: 2 }, null))).toBe('SVC_RECOVERY_FENCED');
+    expect(recovery.status()).toMatchObject({ committedThrough: 1, fenced: expect.stringMatching(/another connection/) });
   });
 });
 

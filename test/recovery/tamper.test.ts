@@ -24,7 +24,7 @@ beforeAll(async () => {
   const recovery = await openPointInTimeRecovery(host, { directory: source, encryptionKey: testKey, exportIntervalMs: false });
   for (let i = 1; i <= 10; i++) {
     host.write((db) => db.prepare('INSERT INTO t VALUES (?, ?)').run(i, `row ${i}`));
-    if (i === 4) await recovery.flush(); // two segments: 1-4 and 5-10
+    if (i === 4) await recovery.flush(); // the second flush extends the segment: 1-4 becomes 1-10
   }
   await recovery.close();
   host.close();
@@ -48,8 +48,9 @@ function segmentPath(repo: string, index: number): string {
   return join(repo, 'journal', names[index]!);
 }
 
-function editLines(repo: string, segment: number, edit: (lines: string[]) => string[]): void {
-  const path = segmentPath(repo, segment);
+/** Edit the entry lines of the (single) segment; index i holds sequence i + 1. */
+function editLines(repo: string, edit: (lines: string[]) => string[]): void {
+  const path = segmentPath(repo, 0);
   const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
   writeFileSync(path, `${edit(lines).join('\n')}\n`);
 }
@@ -75,15 +76,26 @@ describe('restore of a damaged repository', () => {
     expect(dumpTables(target).t).toHaveLength(10);
   });
 
+  it('keeps one growing segment and ignores superseded or unpublished segment files', async () => {
+    expect(readdirSync(join(source, 'journal'))).toEqual(['0000000000000001-0000000000000010.svcj']);
+    const repo = copyRepo();
+    const lines = readFileSync(segmentPath(repo, 0), 'utf8').trimEnd().split('\n');
+    // Leftovers of interrupted exports: the shorter segment an extension replaced, and a longer one past the head.
+    writeFileSync(join(repo, 'journal', '0000000000000001-0000000000000004.svcj'), `${lines.slice(0, 4).join('\n')}\n`);
+    writeFileSync(join(repo, 'journal', '0000000000000001-0000000000000012.svcj'), `${[...lines, lines[0]!, lines[1]!].join('\n')}\n`);
+    const target = join(tempDir(), 'ok.db');
+    expect((await restorePointInTime({ directory: repo, encryptionKey: testKey, targetPath: target, throughSequence: 10, confirmation })).sequence).toBe(10);
+  });
+
   it('fails at the exact entry when any single byte of it is flipped', async () => {
-    const line = readFileSync(segmentPath(source, 1), 'utf8').split('\n')[0]!; // entry 5
+    const line = readFileSync(segmentPath(source, 0), 'utf8').split('\n')[4]!; // entry 5
     const positions = [2, 12, 30, 60, 90, 140, 200, Math.floor(line.length / 2), line.length - 3];
     for (const position of positions) {
       const repo = copyRepo();
-      editLines(repo, 1, (lines) => {
-        const chars = [...lines[0]!];
+      editLines(repo, (lines) => {
+        const chars = [...lines[4]!];
         chars[position] = chars[position] === 'A' ? 'B' : 'A';
-        return [chars.join(''), ...lines.slice(1)];
+        return [...lines.slice(0, 4), chars.join(''), ...lines.slice(5)];
       });
       expect(await failure(repo), `byte ${position}`).toEqual({ code: 'SVC_RECOVERY_TAMPERED', sequence: 5 });
     }
@@ -91,27 +103,26 @@ describe('restore of a damaged repository', () => {
 
   it('fails at the exact sequence for dropped, reordered and duplicated entries', async () => {
     let repo = copyRepo();
-    editLines(repo, 1, (lines) => [lines[1]!, ...lines.slice(2)]);
+    editLines(repo, (lines) => [...lines.slice(0, 4), ...lines.slice(5)]);
     expect(await failure(repo)).toEqual({ code: 'SVC_RECOVERY_GAP', sequence: 5 });
     repo = copyRepo();
-    editLines(repo, 1, (lines) => [lines[1]!, lines[0]!, ...lines.slice(2)]);
+    editLines(repo, (lines) => [...lines.slice(0, 4), lines[5]!, lines[4]!, ...lines.slice(6)]);
     expect(await failure(repo)).toEqual({ code: 'SVC_RECOVERY_GAP', sequence: 5 });
     repo = copyRepo();
-    editLines(repo, 1, (lines) => [lines[0]!, lines[0]!, ...lines.slice(1)]);
+    editLines(repo, (lines) => [...lines.slice(0, 5), lines[4]!, ...lines.slice(5)]);
     expect(await failure(repo)).toEqual({ code: 'SVC_RECOVERY_CONFLICT', sequence: 5 });
     repo = copyRepo();
-    editLines(repo, 1, (lines) => lines.slice(0, -1));
+    editLines(repo, (lines) => lines.slice(0, -1));
     expect(await failure(repo)).toEqual({ code: 'SVC_RECOVERY_GAP', sequence: 10 });
     // An entry spliced in from another epoch's position fails the hash link.
     repo = copyRepo();
-    const first = readFileSync(segmentPath(repo, 0), 'utf8').split('\n')[1]!; // entry 2
-    editLines(repo, 1, (lines) => [lines[0]!, first.replace('"seq":2', '"seq":6'), ...lines.slice(2)]);
+    editLines(repo, (lines) => [...lines.slice(0, 5), lines[1]!.replace('"seq":2', '"seq":6'), ...lines.slice(6)]);
     expect(await failure(repo)).toEqual({ code: 'SVC_RECOVERY_TAMPERED', sequence: 6 });
   });
 
   it('verifies every exported entry even when restoring an earlier sequence', async () => {
     const repo = copyRepo();
-    editLines(repo, 1, (lines) => [lines[0]!, ...lines.slice(2)]);
+    editLines(repo, (lines) => [...lines.slice(0, 5), ...lines.slice(6)]);
     expect(await failure(repo, { throughSequence: 3 })).toEqual({ code: 'SVC_RECOVERY_GAP', sequence: 6 });
   });
 

@@ -70,7 +70,7 @@ describe('built-in authentication', () => {
     const alice = await signUp(handle, 'alice@example.com');
     const missing = await call(handle, alice, 'mutation', 'tasks/add', { text: 'x' }, false);
     expect(missing).toMatchObject({ status: 403, body: { error: { code: 'SVC_RUNTIME_CSRF' } } });
-    const wrong = await handle(request('/__svc/mutation/tasks/add', { body: { text: 'x' }, headers: { cookie: alice.cookie, 'x-svc-csrf': `${alice.csrf.slice(0, -1)}A` } }));
+    const wrong = await handle(request('/__svc/mutation/tasks/add', { body: { text: 'x' }, headers: { cookie: alice.cookie, 'x-svc-csrf': `${alice.csrf.slice(0, -1)}${alice.csrf.endsWith('A') ? 'B' : 'A'}` } }));
     expect(wrong.status).toBe(403);
     expect((await call(handle, alice, 'query', 'tasks/list', {})).body.value).toEqual([]);
     expect((await call(handle, alice, 'mutation', 'tasks/add', { text: 'x' })).status).toBe(200);
@@ -120,5 +120,15 @@ describe('built-in authentication', () => {
     const handle = setup();
     const response = await handle(request('/__svc/auth/signup', { body: { email: 'x@example.com', password: 'long enough pw' }, headers: { origin: 'https://evil.example' } }));
     expect(response.status).toBe(403);
+  });
+
+  it('refuses further sign-ins for an email after 10 failures (429), even with the right password', async () => {
+    const handle = setup();
+    await signUp(handle, 'carol@example.com');
+    const attempt = (password: string) => handle(request('/__svc/auth/signin', { body: { email: 'carol@example.com', password } }));
+    for (let i = 0; i < 10; i++) expect((await attempt(`wrong password ${i}`)).status).toBe(401);
+    const blocked = await attempt('correct horse battery');
+    expect(blocked.status).toBe(429);
+    expect(((await blocked.json()) as { error: { code: string } }).error.code).toBe('SVC_RUNTIME_RATE_LIMITED');
   });
 });

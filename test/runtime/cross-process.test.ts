@@ -90,4 +90,24 @@ describe('a second process writing the same database file', () => {
       [2, false],
     ]);
   });
+
+  it('reports SVC_RUNTIME_BUSY (retryable 503) when the lock outlasts the busy timeout, writing nothing', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-runtime-xp-'));
+    const path = join(dir, 'app.db');
+    db = openDatabase(backend.schema, { path, pollIntervalMs: false, busyTimeout: 100 });
+    const engine = createEngine(backend, db);
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const done = runChild(path, 1, 1500, (line) => line === 'locked' && locked());
+    await isLocked;
+    let code: unknown;
+    try {
+      engine.runMutation('notes/add', { title: 'parent', priority: 1 }, null);
+    } catch (error) {
+      code = (error as { code?: unknown; status?: unknown }).code;
+    }
+    expect(code).toBe('SVC_RUNTIME_BUSY');
+    await done;
+    expect(engine.runQuery('notes/count', {}, null).value).toBe(1);
+  });
 });

@@ -37,6 +37,12 @@ describe('openDatabase', () => {
     expect(db.sqlite.pragma('busy_timeout', { simple: true })).toBe(5000);
     createEngine(backend, db).runMutation('notes/add', { title: 'a', priority: 1 }, null);
     expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(`${path}-wal`).mode & 0o777).toBe(0o600);
+    db.close();
+    // WAL files recreated by a later open keep the database's permissions.
+    const again = track(openDatabase(schema, { path }));
+    createEngine(backend, again).runMutation('notes/add', { title: 'b', priority: 1 }, null);
+    expect(statSync(`${path}-wal`).mode & 0o777).toBe(0o600);
   });
 
   it('honours wal: false and busyTimeout', () => {

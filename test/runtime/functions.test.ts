@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEngine, DatabaseConflictError, openDatabase, RuntimeError, type Identity, type RuntimeEngine } from '../../src/runtime/index.js';
+import { createEngine, DatabaseConflictError, defineBackend, functionsFor, openDatabase, RuntimeError, v, type Identity, type RuntimeEngine } from '../../src/runtime/index.js';
 import type { AppDatabase } from '../../src/runtime/index.js';
-import { backend } from './support/tasks-backend.js';
+import { backend, schema } from './support/tasks-backend.js';
 
 const alice: Identity = { userId: 'user_alice', sessionId: 's1', email: 'a@example.com' };
 const bob: Identity = { userId: 'user_bob', sessionId: 's2', email: 'b@example.com' };
@@ -129,5 +129,28 @@ describe('owned tables', () => {
     expect(codeOf(() => engine.runMutation('tasks/remove', { id }, bob))).toBe('SVC_RUNTIME_DOCUMENT_NOT_FOUND');
     expect(engine.runQuery('tasks/get', { id }, alice).value).toMatchObject({ done: false, _version: 1 });
     expect(codeOf(() => engine.runQuery('tasks/list', {}, null))).toBe('SVC_RUNTIME_UNAUTHENTICATED');
+  });
+});
+
+describe('Convex-style extras', () => {
+  it('unique() returns the single match and refuses several; ctx.auth.getUserIdentity() returns the caller', () => {
+    const { query } = functionsFor(schema);
+    const extras = defineBackend({
+      schema,
+      functions: {
+        byTitle: query({ args: { title: v.string() }, handler: (ctx, args) => ctx.db.query('notes').where('title', args.title).unique() }),
+        whoami: query({ handler: (ctx) => ctx.auth.getUserIdentity()?.userId ?? null }),
+      },
+    });
+    db = openDatabase(schema);
+    const base = createEngine(backend, db);
+    const engineWithExtras = createEngine(extras, db);
+    base.runMutation('notes/add', { title: 'one', priority: 1 }, null);
+    base.runMutation('notes/add', { title: 'two', priority: 1 }, null);
+    base.runMutation('notes/add', { title: 'two', priority: 2 }, null);
+    expect(engineWithExtras.runQuery('byTitle', { title: 'one' }, null).value).toMatchObject({ title: 'one' });
+    expect(engineWithExtras.runQuery('byTitle', { title: 'none' }, null).value).toBeNull();
+    expect(codeOf(() => engineWithExtras.runQuery('byTitle', { title: 'two' }, null))).toBe('SVC_RUNTIME_INVALID_QUERY');
+    expect(engineWithExtras.runQuery('whoami', {}, alice).value).toBe(alice.userId);
   });
 });

@@ -13,8 +13,12 @@ import { coreServerCodes } from './core-server.js';
 import { artifactCodes } from './artifacts.js';
 import { recoveryCodes } from './recovery.js';
 import { ingressCodes } from './ingress.js';
+import { secretsCodes } from './secrets.js';
+import { backupsCodes } from './backups.js';
+import { domainsCodes } from './domains.js';
+import { lifecycleCodes } from './lifecycle.js';
 
-const tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes] as const;
+const tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes] as const;
 
 type Merge<T extends readonly object[]> = T extends readonly [infer H, ...infer R extends readonly object[]] ? H & Merge<R> : unknown;
 

@@ -24,6 +24,7 @@ import { countOwners, createOrganization, currentRole, findOrganization, listMem
 import { canManageRole } from '../permissions.js';
 import { actorOf, type Principal } from '../principal.js';
 import { platformOrigin } from '../same-origin.js';
+import { cachedStatement } from '../../core/control-db.js';
 
 const tags = ['organizations'];
 const security = bearerOrSession;
@@ -77,8 +78,7 @@ export function orgRoutes(ctx: FeatureContext) {
       const now = ctx.clock.now();
       const invitation = { id: ctx.ids('inv'), organizationId: org.id, email: request.body.email, role: request.body.role, createdAt: isoTime(now), expiresAt: isoTime(now + INVITATION_DAYS * 86_400_000) };
       ctx.db.transaction(() => {
-        ctx.db
-          .prepare('INSERT INTO invitations (id, token_hash, organization_id, email, role, invited_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+        cachedStatement(ctx.db, 'INSERT INTO invitations (id, token_hash, organization_id, email, role, invited_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
           .run(invitation.id, sha256Hex(raw), org.id, invitation.email, invitation.role, principal.user.id, now, now + INVITATION_DAYS * 86_400_000);
         appendAudit(ctx, { kind: 'member.invite', organizationId: org.id, actor: actorOf(principal), metadata: { invitationId: invitation.id, email: invitation.email, role: invitation.role } });
       }).immediate();
@@ -96,7 +96,7 @@ export function orgRoutes(ctx: FeatureContext) {
       if (!canManageRole(actorRole, targetRole) || !canManageRole(actorRole, role)) throw new SvcError('SVC_FORBIDDEN', `An ${actorRole} cannot change an ${targetRole} to ${role}.`);
       ctx.db.transaction(() => {
         if (targetRole === 'owner' && role !== 'owner' && countOwners(ctx, org.id) <= 1) throw new SvcError('SVC_ORG_LAST_OWNER');
-        ctx.db.prepare('UPDATE memberships SET role = ? WHERE organization_id = ? AND user_id = ?').run(role, org.id, request.params.userId);
+        cachedStatement(ctx.db, 'UPDATE memberships SET role = ? WHERE organization_id = ? AND user_id = ?').run(role, org.id, request.params.userId);
         appendAudit(ctx, { kind: 'member.role', organizationId: org.id, actor: actorOf(principal), metadata: { userId: request.params.userId, from: targetRole, to: role } });
       }).immediate();
       const member = listMembers(ctx, org.id).find((m) => m.user_id === request.params.userId)!;
@@ -112,7 +112,7 @@ export function orgRoutes(ctx: FeatureContext) {
       if (!canManageRole(actorRole, targetRole)) throw new SvcError('SVC_FORBIDDEN', `An ${actorRole} cannot remove an ${targetRole}.`);
       ctx.db.transaction(() => {
         if (targetRole === 'owner' && countOwners(ctx, org.id) <= 1) throw new SvcError('SVC_ORG_LAST_OWNER');
-        ctx.db.prepare('DELETE FROM memberships WHERE organization_id = ? AND user_id = ?').run(org.id, request.params.userId);
+        cachedStatement(ctx.db, 'DELETE FROM memberships WHERE organization_id = ? AND user_id = ?').run(org.id, request.params.userId);
         appendAudit(ctx, { kind: 'member.remove', organizationId: org.id, actor: actorOf(principal), metadata: { userId: request.params.userId, role: targetRole } });
       }).immediate();
       return { ok: true as const };

@@ -7,6 +7,7 @@ import { RuntimeError } from '../errors.js';
 import { readJsonBody } from '../http/read-body.js';
 import { jsonResponse } from '../http/responses.js';
 import { CSRF_HEADER, SESSION_COOKIE, readCookie, sessionCookie } from './cookies.js';
+import { FailureLimiter } from './failure-limiter.js';
 import { dummyHash, hashPassword, verifyPassword } from './password.js';
 import { SessionStore, safeEqual, type Session } from './session-store.js';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -28,6 +29,7 @@ export interface Auth {
 /** Create the auth layer over the app database. */
 export function createAuth(options: Required<AuthOptions>, sqlite: BetterSqlite3.Database, now: () => number = Date.now): Auth {
   const store = new SessionStore(sqlite, now);
+  const limiter = new FailureLimiter(10, 15 * 60 * 1000, now);
 
   function secure(request: Request): boolean {
     return options.secureCookie === 'auto' ? new URL(request.url).protocol === 'https:' : options.secureCookie;
@@ -75,9 +77,14 @@ export function createAuth(options: Required<AuthOptions>, sqlite: BetterSqlite3
       }
       if (route === 'signin') {
         const { email, password } = await credentials(request);
+        if (limiter.isBlocked(email)) throw new RuntimeError('SVC_RUNTIME_RATE_LIMITED', 'Too many failed sign-ins for this email; wait 15 minutes.');
         const user = store.findUser(email);
         const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyHash()));
-        if (user === undefined || !ok) throw new RuntimeError('SVC_RUNTIME_AUTH_INVALID_CREDENTIALS', 'Wrong email or password.');
+        if (user === undefined || !ok) {
+          limiter.recordFailure(email);
+          throw new RuntimeError('SVC_RUNTIME_AUTH_INVALID_CREDENTIALS', 'Wrong email or password.');
+        }
+        limiter.reset(email);
         return signedIn(request, user, 200);
       }
       if (route === 'signout') {

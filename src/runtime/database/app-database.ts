@@ -3,6 +3,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CommitEvent, CommitInfo, RuntimeDatabase } from '../engine.js';
 import type { Schema } from '../schema/define-schema.js';
+import { RuntimeError } from '../errors.js';
 import { CommitLog } from './commit-log.js';
 
 /** What a write transaction collects while it runs. */
@@ -104,7 +105,7 @@ export class AppDatabase implements RuntimeDatabase {
    */
   write<T>(fn: (changes: ChangeSet) => T): { value: T; revision: number } {
     const changes: ChangeSet = { tables: new Set(), documents: new Set() };
-    const result = this.runInTransaction.immediate(() => {
+    const result = this.immediate(() => {
       const value = fn(changes);
       if (changes.tables.size === 0) return { value, revision: this.log.read(), before: -1 };
       const before = this.log.read();
@@ -123,6 +124,16 @@ export class AppDatabase implements RuntimeDatabase {
     }
     this.lastDataVersion = this.dataVersion.get() ?? this.lastDataVersion;
     return { value: result.value, revision: result.revision };
+  }
+
+  /** Run in BEGIN IMMEDIATE; a lock still held by another process after busyTimeout becomes SVC_RUNTIME_BUSY. */
+  private immediate(fn: () => unknown): unknown {
+    try {
+      return this.runInTransaction.immediate(fn);
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'SQLITE_BUSY') throw new RuntimeError('SVC_RUNTIME_BUSY', 'The database is busy (another process holds the write lock); retry.', { cause: error, expose: true });
+      throw error;
+    }
   }
 
   pollExternalChanges(): void {

@@ -135,6 +135,13 @@ export class DocumentQuery<D> {
     return this.limit(1).collect()[0] ?? null;
   }
 
+  /** The only matching document or null; more than one match throws SVC_RUNTIME_INVALID_QUERY. */
+  unique(): D | null {
+    const found = this.limit(2).collect();
+    if (found.length > 1) throw new RuntimeError('SVC_RUNTIME_INVALID_QUERY', `unique() found more than one document in ${this.plan.table}.`);
+    return found[0] ?? null;
+  }
+
   /** The SQL this query compiles to (for EXPLAIN QUERY PLAN in tests and debugging). */
   toSql(): { sql: string; params: unknown[] } {
     return compileQuery(this.plan, (field) => this.isField(field));

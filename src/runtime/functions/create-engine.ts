@@ -40,7 +40,7 @@ export function createEngine(backend: Backend, db: AppDatabase): RuntimeEngine {
       const { definition, args } = lookup(path, 'query', identity, rawArgs);
       const dependencies: DependencySets = { tables: new Set(), documents: new Set() };
       const result = db.read(() => {
-        const ctx = { db: readOnly(new DocumentReader(db, identity, dependencies)), identity };
+        const ctx = { db: readOnly(new DocumentReader(db, identity, dependencies)), identity, auth: { getUserIdentity: () => identity } };
         return checkOutput((definition.handler as Handler)(ctx, args), definition.returns).value;
       });
       return { value: result.value as T, dependencies, revision: result.revision };
@@ -50,7 +50,7 @@ export function createEngine(backend: Backend, db: AppDatabase): RuntimeEngine {
       const { definition, args } = lookup(path, 'mutation', identity, rawArgs);
       const result = db.write((changes) => {
         const writer = new DocumentWriter(db, identity, changes);
-        const ctx = { db: writer, identity };
+        const ctx = { db: writer, identity, auth: { getUserIdentity: () => identity } };
         return checkOutput((definition.handler as Handler)(ctx, args), definition.returns).value;
       });
       return { value: result.value as T, revision: result.revision };

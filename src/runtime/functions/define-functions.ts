@@ -22,15 +22,22 @@ export interface DatabaseWriter<S extends Schema> extends DatabaseReader<S> {
   delete<T extends TableNames<S>>(id: Id<T>, options?: WriteOptions): void;
 }
 
+/** Convex-style access to the caller. */
+export interface AuthCtx {
+  getUserIdentity(): Identity | null;
+}
+
 export interface QueryCtx<S extends Schema> {
   readonly db: DatabaseReader<S>;
   /** The signed-in caller, or null. */
   readonly identity: Identity | null;
+  readonly auth: AuthCtx;
 }
 
 export interface MutationCtx<S extends Schema> {
   readonly db: DatabaseWriter<S>;
   readonly identity: Identity | null;
+  readonly auth: AuthCtx;
 }
 
 interface FunctionOptions<A extends PropertyValidators, R extends AnyValidator | undefined> {

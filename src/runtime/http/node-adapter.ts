@@ -9,8 +9,11 @@ export interface NodeRequestOptions {
   trustProxy?: boolean;
 }
 
-/** Build a Fetch Request from a node request (body streamed, not buffered). */
-export function toFetchRequest(req: IncomingMessage, options: NodeRequestOptions = {}): Request {
+/**
+ * Build a Fetch Request from a node request (body streamed, not buffered). Pass `res` so the request's
+ * signal aborts when the client goes away before the response finished (e.g. a closed live stream).
+ */
+export function toFetchRequest(req: IncomingMessage, options: NodeRequestOptions = {}, res?: ServerResponse): Request {
   const forwardedProto = options.trustProxy ? String(req.headers['x-forwarded-proto'] ?? '').split(',')[0]?.trim() : '';
   const forwardedHost = options.trustProxy ? String(req.headers['x-forwarded-host'] ?? '').split(',')[0]?.trim() : '';
   const protocol = forwardedProto || ('encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http');
@@ -22,7 +25,10 @@ export function toFetchRequest(req: IncomingMessage, options: NodeRequestOptions
   }
   const controller = new AbortController();
   req.once('close', () => {
-    if (!req.complete || req.socket.destroyed) controller.abort();
+    if (!req.complete) controller.abort();
+  });
+  res?.once('close', () => {
+    if (!res.writableFinished) controller.abort();
   });
   const method = req.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';

@@ -151,7 +151,7 @@ describe('live subscription (client)', () => {
       sse(res);
       res.write(snap(n, n));
     });
-    client = createClient({ url, idleTimeoutMs: 80, reconnect: { initialMs: 5, maxMs: 5 } });
+    client = createClient({ url, idleTimeoutMs: 300, reconnect: { initialMs: 5, maxMs: 5 } });
     const sub = client.live<number>('q');
     await until(sub, (s) => s.data === 2, 3_000);
     expect(seen[1]!.headers['last-event-id']).toBe('1');

@@ -1,12 +1,14 @@
 // Live queries on the real runtime: file database, Fetch handler, live route, node adapter, real HTTP.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, type SvcClient } from '../../../src/runtime/client/index.js';
+import { sendFetchResponse, toFetchRequest } from '../../../src/runtime/index.js';
 import { startTasksServer, type TasksServer } from './support/start-tasks-server.js';
 import { isSnapshot, readSse } from './sse-reader.js';
 import { until } from './support/until.js';
@@ -88,6 +90,25 @@ describe('live queries on the runtime', () => {
     expect(next.id).toBe('1');
     expect(JSON.parse(next.data!)).toEqual({ value: ['z'], revision: 1 });
     await events.cancel();
+  });
+
+  it('streams through the runtime’s generic node adapter (toFetchRequest/sendFetchResponse) as well', async () => {
+    app = await startTasksServer(join(dir, 'app.db'));
+    const generic = createServer((req, res) => {
+      void Promise.resolve(app!.handler(toFetchRequest(req))).then((response) => sendFetchResponse(res, response));
+    });
+    await new Promise<void>((r) => generic.listen(0, '127.0.0.1', r));
+    try {
+      client = createClient({ url: `http://127.0.0.1:${(generic.address() as AddressInfo).port}` });
+      const sub = client.live<string[]>('tasks/latest', { limit: 2 });
+      await until(sub, (s) => !s.loading);
+      await client.mutation('tasks/add', { text: 'via generic adapter', list: 'a' });
+      expect((await until(sub, (s) => s.data?.length === 1)).version).toBe(1);
+    } finally {
+      client?.close();
+      generic.closeAllConnections();
+      await new Promise((r) => generic.close(r));
+    }
   });
 
   it('enforces the configured connection limit (503) without a fixed cap', async () => {

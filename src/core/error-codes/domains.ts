@@ -1,0 +1,12 @@
+import { defineCodes } from './define.js';
+
+/** Custom domains and the edge proxy's certificate permission lookup (src/projects/domains*, tls-ask*). */
+export const domainsCodes = defineCodes({
+  SVC_DOMAIN_INVALID: { status: 400, retryable: false, summary: 'The domain is not a valid DNS host name with at least two labels (IP addresses and the platform app domain are not allowed).' },
+  SVC_DOMAIN_TAKEN: { status: 409, retryable: false, summary: 'Another project already claimed this domain.', hint: 'Remove it from the other project first.' },
+  SVC_DOMAIN_NOT_FOUND: { status: 404, retryable: false, summary: 'The project has no such custom domain.' },
+  SVC_DOMAIN_LIMIT: { status: 409, retryable: false, summary: 'The project already has the maximum number of custom domains (50).' },
+  SVC_TLS_ASK_DISABLED: { status: 503, retryable: false, summary: 'The edge certificate lookup is disabled because SVC_TLS_ASK_TOKEN is not set.', hint: 'Set SVC_TLS_ASK_TOKEN (at least 16 characters) and put it in the edge proxy configuration.' },
+  SVC_TLS_ASK_FORBIDDEN: { status: 403, retryable: false, summary: 'The edge certificate lookup token is missing or wrong.' },
+  SVC_TLS_ASK_UNKNOWN_DOMAIN: { status: 404, retryable: false, summary: 'svc does not serve this domain, so no certificate may be issued for it.' },
+});
