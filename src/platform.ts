@@ -16,11 +16,14 @@ import { createLogger, type Logger } from './core/logger.js';
 import { auditMigrations, auditRoutes } from './audit/index.js';
 import { createIdentity, identityMigrations, type IdentityFeature } from './identity/index.js';
 import { projectRoutes, projectsMigrations, resolveProject } from './projects/index.js';
+import { createDomains, deleteProjectRoutes, domainsMigrations, domainsRoutes, tlsAskRoutes, type DomainsFeature } from './projects/index.js'; // svc:lifecycle
+import { createSecrets, secretRoutes, secretsMigrations, type SecretsFeature } from './secrets/index.js'; // svc:lifecycle
+import { appControl, backupsMigrations, createBackups, type BackupsFeature } from './backups/index.js'; // svc:lifecycle
 import { createIngress, ingressMigrations, ingressRoutes, type Ingress } from './ingress/index.js';
-import { createReleases, releasesMigrations, type ReleasesFeature } from './releases/index.js';
+import { createReleases, deleteReleaseRoutes, releasesMigrations, type ReleasesFeature } from './releases/index.js';
 
 /** Every control-database migration, in dependency order (identity before projects before audit). */
-export const controlMigrations: readonly Migration[] = [...identityMigrations, ...projectsMigrations, ...auditMigrations, ...ingressMigrations, ...releasesMigrations];
+export const controlMigrations: readonly Migration[] = [...identityMigrations, ...projectsMigrations, ...auditMigrations, ...ingressMigrations, ...releasesMigrations, ...secretsMigrations, ...backupsMigrations, ...domainsMigrations];
 
 export interface ControlPlaneDeps {
   config: PlatformConfig;
@@ -40,6 +43,10 @@ export interface ControlPlane {
   ingress: Ingress;
   /** svc:releases — upload, release transaction, rollback, supervisor of active releases, logs. */
   releases: ReleasesFeature;
+  /** svc:lifecycle — encrypted secrets (master key), backups and their scheduler, custom domains. */
+  secrets: SecretsFeature;
+  backups: BackupsFeature;
+  domains: DomainsFeature;
   /** Close the HTTP app (draining requests) and then the database. */
   close(): Promise<void>;
 }
@@ -74,7 +81,20 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const identity = createIdentity(ctx, { resolveProject: (idOrSlug) => resolveProject(ctx, idOrSlug) });
 
   const ingress = createIngress(ctx); // svc:ingress
-  const releases = createReleases(ctx, { routing: ingress.routes }); // svc:releases
+  const secrets = createSecrets(ctx); // svc:lifecycle — loads the master key; a wrong key stops start-up here
+  const releases = createReleases(ctx, { routing: ingress.routes, loadSecrets: secrets.loadSecrets }); // svc:releases
+  const apps = appControl(ingress.routes, releases.supervisor); // svc:lifecycle
+  const backups = createBackups(ctx, { locks: releases.locks, keyring: secrets.keyring, apps });
+  const domains = createDomains(ctx, ingress.routes);
+  domains.load();
+  const siteDeletion = {
+    ctx,
+    locks: releases.locks,
+    apps,
+    outsideRoot: (projectId: string) => [['logs', projectId]],
+    cleanups: [(projectId: string) => ingress.metrics.deleteProject(projectId)],
+    forget: (projectId: string) => void ingress.routes.removeProject(projectId),
+  };
   const app = await createHttpApp({ logger, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy, version: platformVersion(), intercept: ingress.handle });
   const readiness = [
     { name: 'database', check: () => (db.prepare('SELECT COUNT(*) AS n FROM schema_version').get() as { n: number }).n > 0 },
@@ -87,10 +107,17 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     auditRoutes(ctx),
     ingressRoutes(ctx, ingress),
     releases.routes,
+    secretRoutes(ctx, secrets), // svc:lifecycle
+    backups.routes,
+    domainsRoutes(ctx, domains),
+    tlsAskRoutes(ctx, domains),
+    deleteProjectRoutes(siteDeletion),
+    deleteReleaseRoutes(ctx, releases.locks),
   ];
   for (const plugin of routePlugins) await plugin(app);
   await app.ready();
   await releases.start(); // svc:releases — finish interrupted deploys, re-adopt or restart active releases
+  backups.start(); // svc:lifecycle — scheduled backups
 
   let closed = false;
   return {
@@ -100,12 +127,16 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     identity,
     ingress,
     releases,
+    secrets,
+    backups,
+    domains,
     async close() {
       if (closed) return;
       closed = true;
-      await app.close();
+      // svc:ingress — closes alongside the server (long proxied streams cannot hold it open); flushes metrics
+      await Promise.all([app.close(), ingress.close()]);
+      await backups.close(); // svc:lifecycle — stop the backup scheduler first
       await releases.close(); // svc:releases — stop (or leave) supervised apps
-      await ingress.close(); // svc:ingress — flush metrics before the database closes
       if (db.open) db.close();
     },
   };

@@ -2,7 +2,15 @@
 // reason and storage (artifact, bundle, snapshot), plus the project's usage against its limits.
 import type { Command } from 'commander';
 import { routePath } from '../../src/identity/contract.js';
-import { releaseListResponseSchema, releaseRoutes, type Release, type ReleaseListResponse } from '../../src/releases/contract.js';
+import {
+  deleteReleaseConfirmation,
+  deleteReleaseResponseSchema,
+  releaseListResponseSchema,
+  releaseRoutes,
+  type Release,
+  type ReleaseListResponse,
+} from '../../src/releases/contract.js';
+import { projectResponseSchema, projectRoutes } from '../../src/projects/contract.js';
 import { connect } from '../api-client.js';
 import type { CommandModule } from '../command-module.js';
 import type { CliContext } from '../context.js';
@@ -61,7 +69,35 @@ export async function fetchReleases(ctx: CliContext, options: ReleasesOptions): 
   return { projectId: ref.id, list };
 }
 
-/** The `svc releases` command group (list is the default; cleanup is `releases delete` in a later issue). */
+interface DeleteOptions extends ReleasesOptions {
+  confirm?: string;
+  allowRollbackLoss?: boolean;
+}
+
+// Remove an inactive release's artifact; the server checks the phrase, the permission and the rules.
+async function deleteRelease(ctx: CliContext, releaseId: string, options: DeleteOptions): Promise<void> {
+  const ref = await resolveProjectRef(ctx.cwd, options.project);
+  const { client } = await connect(ctx, { server: options.server });
+  const slug = ref.slug ?? (await client.request({ method: 'GET', path: routePath(projectRoutes.project, { id: ref.id }), schema: projectResponseSchema })).project.slug;
+  const phrase = deleteReleaseConfirmation(slug, releaseId);
+  if (options.confirm !== phrase) {
+    ctx.out.note(`Deleting removes the files of release ${releaseId} (its metadata and audit history stay); it can no longer be rolled back to.`);
+    ctx.out.note(`To confirm, run again with --confirm="${phrase}"${options.confirm === undefined ? '' : ' (the phrase given does not match)'}.`);
+  }
+  const answer = await client.request({
+    method: 'DELETE',
+    path: routePath(releaseRoutes.release, { id: ref.id, releaseId }),
+    body: { confirm: options.confirm ?? '', allowRollbackLoss: options.allowRollbackLoss === true },
+    schema: deleteReleaseResponseSchema,
+    idempotent: false,
+  });
+  ctx.out.result(answer, () => [
+    `${ctx.out.paint('green')('✓')} Removed the artifact of ${answer.releaseId} (${formatBytes(answer.freedBytes)} freed; status stays ${answer.status})`,
+    ...(answer.removedSnapshot ? ['  The active release lost its data-restore snapshot (rollback --restore-data is no longer possible).'] : []),
+  ]);
+}
+
+/** The `svc releases` command group: list (default) and delete. */
 export const releasesCommand: CommandModule = {
   register(program: Command, ctx: CliContext): void {
     const group = program.command('releases').description('list releases with status and storage usage');
@@ -74,5 +110,13 @@ export const releasesCommand: CommandModule = {
         const { list } = await fetchReleases(ctx, options);
         ctx.out.result(list, () => releaseRows(list));
       });
+    group
+      .command('delete <release-id>')
+      .description('remove the artifact of an inactive release (metadata and audit history are kept)')
+      .option('--confirm <phrase>', 'exactly "delete-release <project-slug> <release-id>"')
+      .option('--allow-rollback-loss', 'also allow removing the rollback target of the active release (and its data-restore snapshot)')
+      .option('--project <project>', 'project id or slug (default: the link in .svc/project.json)')
+      .option('--server <url>', 'control plane URL (default SVC_SERVER or the stored login)')
+      .action((releaseId: string, options: DeleteOptions) => deleteRelease(ctx, releaseId, options));
   },
 };

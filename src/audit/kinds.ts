@@ -34,6 +34,10 @@ export const auditKinds = {
   'backup.delete': 'a backup was removed (retention or by request)',
   'domain.add': 'a custom domain was added to a project',
   'domain.remove': 'a custom domain was removed from a project',
+  'github.link': 'a project was linked to a GitHub repository branch (svc:github)',
+  'github.unlink': 'a project was unlinked from its GitHub repository',
+  'github.command': 'a pull-request comment command (/svc ...) was received, with its GitHub actor and outcome',
+  'github.rerun': 'a check run was re-requested on GitHub (re-release of that commit)',
 } as const;
 
 export type AuditKind = keyof typeof auditKinds;

@@ -18,6 +18,8 @@ export interface IngressOptions {
   probeTimeoutMs?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
+  /** On close, how long running proxied requests may finish before they are cut (default 3 s). */
+  closeGraceMs?: number;
 }
 
 /** The ingress as the composition root and other features see it. */
@@ -36,7 +38,11 @@ export interface Ingress {
   };
   /** Add an observer of finished requests (usage metering, canary samples); returns a remover. */
   onRequestComplete(observer: RequestObserver): () => void;
-  /** Stop taking requests, flush metrics and close upstream connections (call after the HTTP server closed). */
+  /**
+   * Stop taking requests, let running ones finish for the grace period, then cut what is left
+   * (long server-sent event streams would otherwise hold the server open), flush metrics and close
+   * upstream connections. Run it alongside the HTTP server's close, before the database closes.
+   */
   close(): Promise<void>;
 }
 
@@ -126,7 +132,10 @@ export function createIngress(ctx: FeatureContext, options: IngressOptions = {})
     async close() {
       if (closing) return;
       closing = true;
+      await forward.idle(options.closeGraceMs ?? 3_000);
       await forward.close();
+      // Cut streams report their records on the responses' close events; let those run first.
+      await forward.idle(1_000);
       recorder.close();
     },
   };

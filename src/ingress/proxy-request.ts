@@ -46,6 +46,9 @@ export class IngressProxy {
   readonly #poolOptions: Pool.Options;
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
+  /** Requests taken and not yet terminated towards the client. */
+  active = 0;
+  #idleWaiters: (() => void)[] = [];
 
   constructor(options: ProxyOptions) {
     this.#options = options;
@@ -62,6 +65,7 @@ export class IngressProxy {
   /** Proxy one request to the entry's active target (503 when there is none). Hot path. */
   forward(req: IncomingMessage, res: ServerResponse, entry: RouteEntry, startedAt: number = performance.now()): void {
     const target = this.#options.routes.acquire(entry);
+    this.active++;
     const exchange = new Exchange(this, req, res, entry, target, startedAt);
     if (target === null) exchange.sendError(503, NO_RELEASE);
     else exchange.dispatch(this.#dispatcher(target));
@@ -88,6 +92,7 @@ export class IngressProxy {
 
   /** Report a finished request to every observer (an observer failure never breaks the proxy). */
   emit(record: RequestRecord): void {
+    if (--this.active === 0 && this.#idleWaiters.length > 0) for (const wake of this.#idleWaiters.splice(0)) wake();
     for (const observe of this.#options.observers) {
       try {
         observe(record);
@@ -101,7 +106,24 @@ export class IngressProxy {
     return this.#options.trustProxy;
   }
 
-  /** Close every upstream connection (after the HTTP server stopped taking requests). */
+  /** Resolve true once no proxied request is active, false after timeoutMs. */
+  idle(timeoutMs: number): Promise<boolean> {
+    if (this.active === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        const at = this.#idleWaiters.indexOf(wake);
+        if (at !== -1) this.#idleWaiters.splice(at, 1);
+        resolve(false);
+      }, timeoutMs);
+      this.#idleWaiters.push(wake);
+    });
+  }
+
+  /** Close every upstream connection; requests still streaming (e.g. server-sent events) are cut. */
   async close(): Promise<void> {
     const pools = [...this.#pools];
     this.#pools.clear();

@@ -38,7 +38,8 @@ export async function verifyRealDirectory(fs: DeletionFs, dataDir: string, parts
     try {
       info = await fs.lstat(dir);
     } catch (error) {
-      if (isMissing(error) && index === chain.length - 1) return false;
+      // Missing (a retry after an earlier removal, or logs never written): nothing left to remove.
+      if (isMissing(error) && index > 0) return false;
       throw error;
     }
     if (info.isSymbolicLink()) unsafe(dir, 'is a symbolic link');

@@ -20,6 +20,11 @@ export const UPLOAD_MEDIA_TYPE = 'application/vnd.svc.deploy+gzip';
 export const DIGEST_HEADER = 'x-svc-artifact-digest';
 /** Header carrying the idempotency key; the same key returns the same release, never a second one. */
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
+/** svc:github — optional headers of CI uploads: the commit the artifact was built from and its repository id. */
+export const COMMIT_SHA_HEADER = 'x-svc-commit-sha';
+export const REPOSITORY_ID_HEADER = 'x-svc-repository-id';
+/** A full commit SHA (SHA-1 or SHA-256 repositories), lowercase hex. */
+export const COMMIT_SHA_PATTERN = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /** Idempotency keys: 8–200 printable ASCII characters without spaces. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{8,200}$/;
 /** Content-Type of `GET …/logs?follow=true` unless the client accepts `text/event-stream`. */

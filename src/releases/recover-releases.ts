@@ -13,6 +13,7 @@ import { listActiveReleases, listCandidates, releaseConfig, releaseRunRecord, sn
 import { markFailed, removeCandidateFiles, type TransactionSubject } from './release-transaction.js';
 import { rollbackMarkerPath } from './rollback.js';
 import { restoreSnapshot } from './snapshot.js';
+import { observe } from './release-observer.js';
 
 const system = { type: 'system' as const, id: 'svc-platform', name: 'release recovery' };
 
@@ -68,6 +69,8 @@ async function recoverCandidate(deps: ReleaseDeps, candidate: ReleaseRow): Promi
   markFailed(deps, subject, candidate.id, { step, code: error.code, message: error.message }, snapshot);
   await removeCandidateFiles(deps, candidate.project_id, candidate.id, snapshot);
   note(deps, candidate.project_id, candidate.id, error.message);
+  const observer = deps.observer; // svc:github — the interrupted release's check run reports the failure
+  if (observer?.onOutcome) observe(deps.ctx.logger, () => observer.onOutcome!({ id: candidate.id, projectId: candidate.project_id }));
 }
 
 /** Make the supervisor run exactly the active release of each project (adopting a recorded process first). */

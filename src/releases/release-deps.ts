@@ -11,6 +11,7 @@ import type { Supervisor } from '../../runner/supervisor.js';
 import type { Failpoint } from './failpoint.js';
 import { databasePathOf, projectLayout, releaseDirOf } from './project-layout.js';
 import type { ReleaseSettings } from './release-limits.js';
+import type { ReleaseObserver } from './release-observer.js';
 import type { ReleaseRouting } from './release-routing.js';
 import { getReleaseById, releaseConfig, setRunRecord, type ReleaseRow } from './release-store.js';
 
@@ -30,6 +31,8 @@ export interface ReleaseDeps {
   packageDir: string;
   /** Artifact limits of uploads (default: the shared defaults). */
   artifactLimits?: Partial<ArtifactLimits>;
+  /** svc:github — observers of transactions and rollbacks (errors are caught; see release-observer.ts). */
+  observer?: ReleaseObserver;
 }
 
 /** A platform-written line in the project's log (never fails the caller). */

@@ -7,6 +7,9 @@ import { SvcError } from '../core/errors.js';
 import { actorOf } from '../identity/index.js';
 import { requireProjectPermission, type ProjectRow } from '../projects/index.js';
 import {
+  COMMIT_SHA_HEADER,
+  COMMIT_SHA_PATTERN,
+  REPOSITORY_ID_HEADER,
   DIGEST_HEADER,
   IDEMPOTENCY_HEADER,
   UPLOAD_MEDIA_TYPE,
@@ -32,7 +35,22 @@ const projectParams = z.object({ id: z.string().min(1).max(100).describe('projec
 const uploadHeaders = z.object({
   [DIGEST_HEADER]: z.string().optional().describe('lowercase hex SHA-256 of the body'),
   [IDEMPOTENCY_HEADER]: z.string().optional().describe('8–200 printable characters; the same key returns the same release'),
+  [COMMIT_SHA_HEADER]: z.string().optional().describe('svc:github — full commit SHA the artifact was built from (CI uploads)'),
+  [REPOSITORY_ID_HEADER]: z.string().optional().describe('svc:github — numeric GitHub repository id of that commit'),
 });
+
+/** svc:github — the optional commit/repository headers of a CI upload, validated. */
+function sourceOf(headers: Record<string, string | string[] | undefined>): { commitSha: string; repositoryId: number | null } | null {
+  const sha = headerValue(headers[COMMIT_SHA_HEADER]);
+  const repo = headerValue(headers[REPOSITORY_ID_HEADER]);
+  if (sha === undefined) {
+    if (repo !== undefined) throw new SvcError('SVC_BAD_REQUEST', `${REPOSITORY_ID_HEADER} needs ${COMMIT_SHA_HEADER}.`);
+    return null;
+  }
+  if (!COMMIT_SHA_PATTERN.test(sha)) throw new SvcError('SVC_BAD_REQUEST', `${COMMIT_SHA_HEADER} must be a full lowercase hex commit SHA.`);
+  if (repo !== undefined && !/^[1-9][0-9]{0,15}$/.test(repo)) throw new SvcError('SVC_BAD_REQUEST', `${REPOSITORY_ID_HEADER} must be a positive integer.`);
+  return { commitSha: sha, repositoryId: repo === undefined ? null : Number(repo) };
+}
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
@@ -79,6 +97,7 @@ export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker) {
             digest: headerValue(request.headers[DIGEST_HEADER]),
             idempotencyKey: headerValue(request.headers[IDEMPOTENCY_HEADER]),
             body,
+            source: sourceOf(request.headers),
           });
           const row = request.query.wait ? await result.done : result.release;
           const status = !request.query.wait && row.status === 'candidate' ? 202 : result.created ? 201 : 200;

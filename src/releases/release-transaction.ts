@@ -33,6 +33,7 @@ import {
   type SnapshotRow,
 } from './release-store.js';
 import { pruneSnapshots } from './prune-snapshots.js';
+import { observe } from './release-observer.js';
 
 /** The project a transaction runs for and who started it (for audit attribution). */
 export interface TransactionSubject {
@@ -54,10 +55,15 @@ export async function runReleaseTransaction(deps: ReleaseDeps, subject: Transact
   const { project } = subject;
   const layout = projectLayout(deps.ctx.config.dataDir, project.id);
   const p: Progress = { step: 'extract', prior: activeReleaseRow(deps.ctx, project.id), priorStopped: false, snapshot: null, app: null };
+  const observed = { id: candidate.id, projectId: project.id };
+  const phase = (step: ReleaseStep, details: Record<string, unknown> = {}): void => {
+    if (deps.observer?.onPhase) observe(deps.ctx.logger, () => deps.observer!.onPhase!(observed, step, details));
+  };
   const enter = (step: ReleaseStep): void => {
     p.step = step;
     setStep(deps.ctx, candidate.id, step);
     note(deps, project.id, candidate.id, `deploy: ${step}`);
+    phase(step);
   };
   try {
     enter('extract');
@@ -73,9 +79,10 @@ export async function runReleaseTransaction(deps: ReleaseDeps, subject: Transact
     deps.failpoint('after-stop');
     enter('snapshot');
     p.snapshot = await takeSnapshot(deps, layout, candidate);
+    phase('snapshot', { snapshotBytes: p.snapshot.size_bytes, done: true });
     deps.failpoint('after-snapshot');
     enter('migrate');
-    await migrate(deps, layout, candidate);
+    phase('migrate', { applied: await migrate(deps, layout, candidate), done: true });
     deps.failpoint('after-migrate');
     enter('start');
     p.app = await startHealthy(deps, candidate, (app) => {
@@ -93,6 +100,7 @@ export async function runReleaseTransaction(deps: ReleaseDeps, subject: Transact
   } catch (error) {
     await failCandidate(deps, subject, candidate, p, error);
   }
+  if (deps.observer?.onOutcome) observe(deps.ctx.logger, () => deps.observer!.onOutcome!(observed));
   return getReleaseById(deps.ctx, candidate.id)!;
 }
 
@@ -137,7 +145,7 @@ async function takeSnapshot(deps: ReleaseDeps, layout: ProjectLayout, candidate:
 }
 
 /** Step 7: verify history and apply every pending migration in one immediate transaction. */
-async function migrate(deps: ReleaseDeps, layout: ProjectLayout, candidate: ReleaseRow): Promise<void> {
+async function migrate(deps: ReleaseDeps, layout: ProjectLayout, candidate: ReleaseRow): Promise<string[]> {
   const config = releaseConfig(candidate);
   const result = await migrateDatabase({
     databasePath: databasePathOf(layout, config.database.path),
@@ -147,6 +155,7 @@ async function migrate(deps: ReleaseDeps, layout: ProjectLayout, candidate: Rele
     clock: deps.ctx.clock,
   });
   if (result.applied.length > 0) note(deps, candidate.project_id, candidate.id, `deploy: applied ${result.applied.join(', ')}`);
+  return [...result.applied];
 }
 
 /** Step 10: cut traffic over, then commit active (prior → inactive) with its audit event in one transaction. */

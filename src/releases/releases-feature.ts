@@ -20,6 +20,8 @@ import { releaseRoutes } from './release-routes.js';
 import { noRouting, type ReleaseRouting } from './release-routing.js';
 import { recoverReleases } from './recover-releases.js';
 import { UploadTracker } from './upload-release.js';
+import type { ReleaseObserver } from './release-observer.js';
+import { rollbackRelease, type RollbackInput, type RollbackResult } from './rollback.js';
 
 export interface ReleasesOptions {
   /** Shared project locks (deploy, rollback, cleanup, backups, deletion); default: `<data>/locks`. */
@@ -35,6 +37,8 @@ export interface ReleasesOptions {
   failpoint?: Failpoint;
   /** SIGTERM → SIGKILL grace of app processes (default 10 s). */
   stopGraceMs?: number;
+  /** svc:github — observer of release phases and rollbacks. */
+  observer?: ReleaseObserver;
 }
 
 export interface ReleasesFeature {
@@ -48,6 +52,8 @@ export interface ReleasesFeature {
   current(projectId: string): RunningApp | null;
   /** Wait for running transactions, then stop (or detach) apps. */
   close(): Promise<void>;
+  /** svc:github — roll back as `svc rollback` does (PR comment commands, check re-runs). */
+  rollback(input: RollbackInput): Promise<RollbackResult>;
 }
 
 /** Project locks whose stale-lock recoveries are audited as `lock.recovered`. */
@@ -95,6 +101,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
     failpoint: options.failpoint ?? failpointFromEnv(ctx.config.env),
     packageDir: platformPackageDir(),
     ...(options.artifactLimits ? { artifactLimits: options.artifactLimits } : {}),
+    ...(options.observer ? { observer: options.observer } : {}),
   };
   const tracker = new UploadTracker();
   const followers = new Set<AbortController>();
@@ -114,6 +121,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
     },
     start: () => recoverReleases(deps),
     current: (projectId) => supervisor.current(projectId),
+    rollback: (input) => rollbackRelease(deps, input),
     async close() {
       if (closed) return;
       closed = true;

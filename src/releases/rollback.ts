@@ -16,6 +16,7 @@ import { transition } from './release-state.js';
 import { activeReleaseRow, findSnapshot, getRelease, loadReleaseSet, markSnapshotRemoved, persistReleaseSet, releaseConfig, type ReleaseRow } from './release-store.js';
 import type { TransactionSubject } from './release-transaction.js';
 import { createSnapshot, restoreSnapshot } from './snapshot.js';
+import { observe, type ObservedRollback } from './release-observer.js';
 
 export interface RollbackInput extends TransactionSubject {
   releaseId: string;
@@ -59,6 +60,12 @@ export async function rollbackRelease(deps: ReleaseDeps, input: RollbackInput): 
       const marker = rollbackMarkerPath(ctx.config.dataDir, projectId);
       const safetyPath = join(projectLayout(ctx.config.dataDir, projectId).tmpDir, `before-rollback-${target.id}.db`);
 
+      const report = (phase: ObservedRollback['phase'], error?: unknown): void => {
+        if (!deps.observer?.onRollback) return;
+        const failure = error === undefined ? {} : { error: { code: (error as SvcError).code ?? 'SVC_INTERNAL', message: (error as Error).message } };
+        observe(ctx.logger, () => deps.observer!.onRollback!({ phase, projectId, releaseId: target.id, fromReleaseId: active?.id ?? null, restoreData: input.restoreData, actor: input.actor, ...failure }));
+      };
+      report('start');
       note(deps, projectId, target.id, `rollback to ${target.id}${input.restoreData ? ' with data restore' : ''}`);
       await quiesce(deps, projectId);
       deps.failpoint('rollback-after-stop');
@@ -82,6 +89,7 @@ export async function rollbackRelease(deps: ReleaseDeps, input: RollbackInput): 
         ctx.db.transaction(() => audit(deps, input, 'rollback.fail', { releaseId: target.id, restoreData: input.restoreData, code: (error as SvcError).code ?? 'SVC_INTERNAL', reason: (error as Error).message.slice(0, 500) }))();
         note(deps, projectId, target.id, `rollback failed: ${(error as Error).message}`);
         if (active) await restartRelease(deps, projectId, active.id);
+        report('fail', error);
         throw error;
       }
       ctx.db
@@ -104,6 +112,7 @@ export async function rollbackRelease(deps: ReleaseDeps, input: RollbackInput): 
         await rm(safetyPath, { force: true });
       }
       await pruneSnapshots(deps, projectId);
+      report('complete');
       return { release: getRelease(ctx, projectId, target.id), previousReleaseId: active?.id ?? null, restoredData: Boolean(restoreFrom) };
     },
     { waitMs: deps.settings.lockWaitMs },

@@ -11,6 +11,7 @@ import { databasePathOf, projectLayout } from './project-layout.js';
 import { checkReleaseCapacity } from './release-limits.js';
 import type { ReleaseDeps } from './release-deps.js';
 import { runReleaseTransaction, type TransactionSubject } from './release-transaction.js';
+import { observe, type ReleaseSource } from './release-observer.js';
 import { projectStorage } from './project-storage.js';
 import { activeReleaseRow, findIdempotencyKey, getReleaseById, insertCandidate, releaseConfig, type ReleaseRow } from './release-store.js';
 
@@ -18,6 +19,8 @@ export interface UploadInput extends TransactionSubject {
   digest: string | undefined;
   idempotencyKey: string | undefined;
   body: AsyncIterable<Uint8Array>;
+  /** svc:github — the commit (and repository) a CI upload was built from. */
+  source?: ReleaseSource | null;
 }
 
 export interface UploadResult {
@@ -108,6 +111,10 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
       await lock.release();
       return { release: row, created: false, done: Promise.resolve(row) };
     }
+    // svc:github — a superseded or older commit is refused before any work (never replaces a newer release).
+    const source = input.source ?? null;
+    const observer = deps.observer;
+    if (observer?.admit && source) observe(deps.ctx.logger, () => observer.admit!(projectId, source), { rethrowSvcErrors: true });
     decoded = await decodeArtifact(input.body, { expectedDigest: digest, limits });
     const active = activeReleaseRow(deps.ctx, projectId);
     if (active && releaseConfig(active).database.path !== decoded.config.database.path) {
@@ -137,6 +144,7 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
           actor: input.actor,
           metadata: { releaseId: row.id, digest: decodedDigest, gzipBytes: row.gzip_bytes, bundleBytes: row.bundle_bytes, fileCount: row.file_count },
         });
+        if (observer?.onCandidate) observe(deps.ctx.logger, () => observer.onCandidate!({ id: row.id, projectId }, source));
         return row;
       })
       .immediate();

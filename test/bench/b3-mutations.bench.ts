@@ -12,17 +12,21 @@ const schema = defineSchema({ tasks: defineTable({ text: v.string({ max: 200 }),
 const { mutation } = functionsFor(schema);
 const backend = defineBackend({ schema, functions: { tasks: { add: mutation({ args: { text: v.string() }, handler: (ctx, args) => ctx.db.insert('tasks', { text: args.text, done: false }) }) } } });
 
-const ROUND_MS = 1500;
+const ROUND_MS = 400;
+const ROUNDS = 12;
+
+let counter = 0;
 
 /** Run `step` repeatedly for about `ms` milliseconds; returns operations per second. */
 async function rate(ms: number, step: (i: number) => unknown | Promise<unknown>): Promise<number> {
-  let next = 0;
-  for (; next < 200; next++) await step(next);
+  let next = counter;
+  for (const end = next + 20; next < end; next++) await step(next);
   const start = performance.now();
   let count = 0;
   while (performance.now() - start < ms) {
-    for (let k = 0; k < 50; k++, count++) await step(next++);
+    for (let k = 0; k < 10; k++, count++) await step(next++);
   }
+  counter = next;
   return count / ((performance.now() - start) / 1000);
 }
 
@@ -31,7 +35,7 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-/** B3 mutation-throughput rows (three alternating rounds per contender; medians reported). */
+/** B3 mutation-throughput rows (alternating rounds per contender; medians reported). */
 export default async function b3Mutations(): Promise<BenchResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-b3m-'));
   const bare = new Database(join(dir, 'bare.db'));
@@ -43,10 +47,10 @@ export default async function b3Mutations(): Promise<BenchResult[]> {
     const insert = bare.prepare('INSERT INTO tasks VALUES (?, ?, 1, NULL, ?)');
     const engine = createEngine(backend, db);
     const handler = createFetchHandler(backend, db, { engine });
-    let bareId = 0;
     const rates = { bare: [] as number[], engine: [] as number[], http: [] as number[] };
-    for (let round = 0; round < 3; round++) {
-      rates.bare.push(await rate(ROUND_MS, () => insert.run(`t${bareId++}`, Date.now(), JSON.stringify({ text: `task ${bareId}`, done: false }))));
+    // Short alternating rounds so every contender sees the same disk and CPU conditions (shared machine).
+    for (let round = 0; round < ROUNDS; round++) {
+      rates.bare.push(await rate(ROUND_MS, (i) => insert.run(`t${i}`, Date.now(), JSON.stringify({ text: `task ${i}`, done: false }))));
       rates.engine.push(await rate(ROUND_MS, (i) => engine.runMutation('tasks/add', { text: `task ${i}` }, null)));
       rates.http.push(
         await rate(ROUND_MS, async (i) => {
@@ -74,8 +78,8 @@ export default async function b3Mutations(): Promise<BenchResult[]> {
     const memInsert = memBare.prepare('INSERT INTO tasks VALUES (?, ?, 1, NULL, ?)');
     const memDb = openDatabase(schema);
     const memEngine = createEngine(backend, memDb);
-    const memBareRate = await rate(ROUND_MS, (i) => memInsert.run(`t${i}`, Date.now(), JSON.stringify({ text: `task ${i}`, done: false })));
-    const memEngineRate = await rate(ROUND_MS, (i) => memEngine.runMutation('tasks/add', { text: `task ${i}` }, null));
+    const memBareRate = await rate(2000, (i) => memInsert.run(`t${i}`, Date.now(), JSON.stringify({ text: `task ${i}`, done: false })));
+    const memEngineRate = await rate(2000, (i) => memEngine.runMutation('tasks/add', { text: `task ${i}` }, null));
     memBare.close();
     memDb.close();
     return [

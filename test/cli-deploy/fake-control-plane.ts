@@ -30,6 +30,8 @@ export interface FakeControlPlane {
   uploads: SeenUpload[];
   projects: Project[];
   releases: Release[];
+  /** Bodies of POST …/rollback as received. */
+  rollbacks: Array<{ releaseId: string; restoreData?: boolean; confirm?: string }>;
   /** Scripts consumed one per upload request (a new release is still recorded for 'ok' and 'drop'). */
   script: UploadScript[];
   close(): Promise<void>;
@@ -40,7 +42,7 @@ export const FAKE_TOKEN = TOKEN;
 
 /** Start the fake on 127.0.0.1:0. */
 export async function startFakeControlPlane(): Promise<FakeControlPlane> {
-  const state: FakeControlPlane = { url: '', uploads: [], projects: [], releases: [], script: [], close: async () => {} };
+  const state: FakeControlPlane = { url: '', uploads: [], projects: [], releases: [], rollbacks: [], script: [], close: async () => {} };
   const byKey = new Map<string, Release>();
   let counter = 0;
 
@@ -82,6 +84,17 @@ export async function startFakeControlPlane(): Promise<FakeControlPlane> {
       const releases = state.releases.filter((r) => r.projectId === project.id).reverse();
       const usage = { bundleBytes: 10, databaseBytes: 20, snapshotBytes: 0, totalBytes: 30, retainedArtifacts: releases.length };
       return send(res, 200, { releases, activeReleaseId: releases.find((r) => r.status === 'active')?.id ?? null, storage: { usage, limits: { maxRetainedArtifacts: 10, maxStorageBytes: 1e9 } } });
+    }
+    if (req.method === 'POST' && rest === '/rollback') {
+      const body = JSON.parse((await readBody(req)).toString('utf8')) as { releaseId: string; restoreData?: boolean; confirm?: string };
+      state.rollbacks.push(body);
+      if (body.restoreData && body.confirm !== `restore ${project.slug}`) return send(res, 400, { error: { code: 'SVC_RELEASE_CONFIRMATION_MISMATCH', message: `Type exactly: restore ${project.slug}` } });
+      const target = state.releases.find((r) => r.id === body.releaseId);
+      const active = state.releases.find((r) => r.projectId === project.id && r.status === 'active');
+      if (!target) return send(res, 404, { error: { code: 'SVC_RELEASE_NOT_FOUND', message: 'no such release' } });
+      if (active) active.status = 'inactive';
+      target.status = 'active';
+      return send(res, 200, { release: target, previousReleaseId: active?.id ?? null, restoredData: body.restoreData === true });
     }
     return send(res, 404, { error: { code: 'SVC_NOT_FOUND', message: `no route ${req.method} ${url.pathname}` } });
   };

@@ -158,6 +158,15 @@ describe('svc deploy → bad migration → v2 → rollback → rollback --restor
     expect(table.stdout).toContain('SVC_MIGRATION_FAILED');
     expect(table.stdout).toMatch(/Storage: .* of .*artifacts kept/);
 
+    // Cleanup of an inactive release needs its exact phrase; metadata stays.
+    const noPhrase = await svc(['releases', 'delete', v2.release.id, '--json']);
+    expect(parse<{ error: { code: string } }>(noPhrase).error.code).toBe('SVC_RELEASE_CONFIRMATION_MISMATCH');
+    const removed = await svc(['releases', 'delete', v2.release.id, `--confirm=delete-release ${SLUG} ${v2.release.id}`, '--json']);
+    expect(removed.exitCode, removed.stderr).toBe(0);
+    expect(parse<{ artifactRetained: boolean }>(removed)).toMatchObject({ releaseId: v2.release.id, artifactRetained: false });
+    const after = parse<ReleaseListResponse>(await svc(['releases', '--json']));
+    expect(after.releases.find((r) => r.id === v2.release.id)).toMatchObject({ status: 'inactive', artifactRetained: false });
+
     const logs = parse<{ entries: Array<{ stream: string; line: string; releaseId: string }> }>(await svc(['logs', '--release', v1.release.id, '--json']));
     expect(logs.entries.some((e) => e.stream === 'stdout' && e.line.includes('healthy listening'))).toBe(true);
     expect(logs.entries.every((e) => e.releaseId === v1.release.id)).toBe(true);

@@ -26,6 +26,13 @@ function upload(url: string, artifact: Artifact, key: string): Promise<Response>
   });
 }
 
+/** GET with the bearer token against the currently running platform (its port changes per start). */
+async function get<T>(path: string): Promise<T> {
+  const res = await fetch(`${platform!.url}${path}`, { headers: { authorization: `Bearer ${account.accessToken}` } });
+  if (!res.ok) throw new Error(`${path} → ${res.status}`);
+  return (await res.json()) as T;
+}
+
 async function appUrl(): Promise<string> {
   const state = JSON.parse(await readFile(join(dataDir, 'supervisor.json'), 'utf8')) as { projects: Record<string, { record: { host: string; port: number } | null }> };
   const record = state.projects[projectId]?.record;
@@ -74,7 +81,7 @@ afterAll(async () => {
   await removeDataDir(work);
 });
 
-const failpoints = ['after-extract', 'after-stop', 'after-snapshot', 'after-migrate', 'after-start', 'after-health'] as const;
+const failpoints = ['after-lock', 'after-extract', 'after-stop', 'after-snapshot', 'after-migrate', 'after-start', 'after-health'] as const;
 
 describe('kill -9 during the release transaction', () => {
   let v1Id: string;
@@ -88,8 +95,10 @@ describe('kill -9 during the release transaction', () => {
 
     const q = await start();
     const list = await eventually(async () => {
-      const l = await account.api<ReleaseListResponse>('GET', `/api/projects/${projectId}/releases`);
+      const l = await get<ReleaseListResponse>(`/api/projects/${projectId}/releases`);
       return l.releases.some((r) => r.status === 'candidate') ? null : l;
+    }).catch(async (error: unknown) => {
+      throw new Error(`${String(error)}\n${JSON.stringify(await get(`/api/projects/${projectId}/releases`).catch((e: unknown) => String(e)))}\n${q.logs().slice(-4000)}`);
     });
     const active = list.releases.find((r) => r.status === 'active')!;
     v1Id ??= active.id;
@@ -105,7 +114,7 @@ describe('kill -9 during the release transaction', () => {
     expect(now).toEqual({ version: 1, release: v1Id, notes: ['kept'] });
     expect(hasDoneColumn()).toBe(false);
     if (failpoint !== 'after-lock') {
-      const audit = await account.api<{ events: { kind: string }[] }>('GET', `/api/projects/${projectId}/audit?limit=200`);
+      const audit = await get<{ events: { kind: string }[] }>(`/api/projects/${projectId}/audit?limit=200`);
       expect(audit.events.map((e) => e.kind)).toEqual(expect.arrayContaining(['lock.recovered', 'release.fail']));
     }
     void q;
@@ -118,7 +127,7 @@ describe('kill -9 during the release transaction', () => {
     await upload(p.url, art.v2!, 'v2-after-activate').catch(() => null);
     expect(await exited).toBe('SIGKILL');
     await start();
-    const list = await account.api<ReleaseListResponse>('GET', `/api/projects/${projectId}/releases`);
+    const list = await get<ReleaseListResponse>(`/api/projects/${projectId}/releases`);
     const active = list.releases.find((r) => r.status === 'active')!;
     expect(active.id).toBe(list.releases[0]!.id);
     const now = await eventually(async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEngine, defineSchema, defineTable, openDatabase, RuntimeError, v, type AppDatabase } from '../../src/runtime/index.js';
+import { createEngine, defineBackend, defineSchema, defineTable, openDatabase, RuntimeError, v, type AppDatabase } from '../../src/runtime/index.js';
 import { DocumentReader } from '../../src/runtime/database/document-reader.js';
 import { backend, schema } from './support/tasks-backend.js';
 
@@ -85,12 +85,18 @@ describe('openDatabase', () => {
     expect((error as RuntimeError).code).toBe('SVC_RUNTIME_DATABASE');
   });
 
+  it('fails with SVC_RUNTIME_DATABASE when the directory does not exist', () => {
+    expect(() => openDatabase(schema, { path: join(tempFile(), 'missing', 'app.db') })).toThrow(expect.objectContaining({ code: 'SVC_RUNTIME_DATABASE' }));
+  });
+
   it('checks table, field, index and function names at startup', () => {
     expect(() => defineSchema({ _bad: defineTable({}) })).toThrow(expect.objectContaining({ code: 'SVC_RUNTIME_SCHEMA' }));
     expect(() => defineSchema({ sqlite_x: defineTable({}) })).toThrow(expect.objectContaining({ code: 'SVC_RUNTIME_SCHEMA' }));
     expect(() => defineSchema({ t: defineTable({ 'a-b': v.string() }) })).toThrow(expect.objectContaining({ code: 'SVC_RUNTIME_SCHEMA' }));
     expect(() => defineSchema({ t: defineTable({ a: v.string() }).index('i', ['b' as 'a']) })).toThrow(expect.objectContaining({ code: 'SVC_RUNTIME_SCHEMA' }));
     expect(() => defineSchema({ t: defineTable({ a: v.string() }).index('i', ['a']).index('i', ['a']) })).toThrow(expect.objectContaining({ code: 'SVC_RUNTIME_SCHEMA' }));
+    expect(() => defineBackend({ schema, functions: { 'bad name': backend.functions.notes } })).toThrow(expect.objectContaining({ code: 'SVC_RUNTIME_SCHEMA' }));
+    expect(() => defineBackend({ schema, functions: { notes: { list: 42 } } as never })).toThrow(expect.objectContaining({ code: 'SVC_RUNTIME_SCHEMA' }));
   });
 
   it('creates expression indexes that the compiled queries use (EXPLAIN QUERY PLAN)', () => {

@@ -17,8 +17,9 @@ import { secretsCodes } from './secrets.js';
 import { backupsCodes } from './backups.js';
 import { domainsCodes } from './domains.js';
 import { lifecycleCodes } from './lifecycle.js';
+import { githubCodes } from './github.js';
 
-const tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes] as const;
+const tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes, githubCodes] as const;
 
 type Merge<T extends readonly object[]> = T extends readonly [infer H, ...infer R extends readonly object[]] ? H & Merge<R> : unknown;
 

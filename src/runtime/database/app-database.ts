@@ -122,7 +122,8 @@ export class AppDatabase implements RuntimeDatabase {
     } else if (result.revision > this.lastRevision) {
       this.emitExternal(result.revision);
     }
-    this.lastDataVersion = this.dataVersion.get() ?? this.lastDataVersion;
+    // lastDataVersion is left alone: the next poll re-reads the revision, so a commit by another process
+    // right after ours is never hidden.
     return { value: result.value, revision: result.revision };
   }
 

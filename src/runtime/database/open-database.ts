@@ -35,8 +35,14 @@ export function randomId(): string {
 /** Open (or create) the app database for a schema; throws RuntimeError on corrupt files or rows that no longer fit the schema. */
 export function openDatabase(schema: Schema, options: OpenDatabaseOptions = {}): AppDatabase {
   const path = options.path === undefined || options.path === ':memory:' ? null : options.path;
-  if (path !== null && !existsSync(path)) closeSync(openSync(path, 'a', 0o600));
-  const sqlite = new Database(path ?? ':memory:');
+  let sqlite: Database.Database;
+  try {
+    // Create the file ourselves so it is private from the first byte.
+    if (path !== null && !existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+    sqlite = new Database(path ?? ':memory:');
+  } catch (error) {
+    throw new RuntimeError('SVC_RUNTIME_DATABASE', `Cannot open database ${path}: ${(error as Error).message}`, { cause: error });
+  }
   try {
     sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeout ?? 5000))}`);
     if (path !== null) {
