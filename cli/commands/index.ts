@@ -14,6 +14,10 @@ import { activityCommand } from './activity.js';
 import { releasesCommand } from './releases.js';
 import { rollbackCommand } from './rollback.js';
 import { logsCommand } from './logs.js';
+import { secretsCommand } from './secrets.js';
+import { projectCommand } from './project.js';
+import { backupsCommand } from './backups.js';
+import { domainsCommand } from './domains.js';
 
 /** The registered commands; help lists them sorted by name. */
 export const commands: CommandModule[] = [
@@ -30,4 +34,8 @@ export const commands: CommandModule[] = [
   releasesCommand,
   rollbackCommand,
   logsCommand,
+  secretsCommand,
+  projectCommand,
+  backupsCommand,
+  domainsCommand,
 ];

@@ -73,9 +73,9 @@ export function findTokenByRaw(ctx: FeatureContext, raw: string): TokenRow | und
   return cachedStatement(ctx.db, 'SELECT * FROM access_tokens WHERE token_hash = ?').get(sha256Hex(raw)) as TokenRow | undefined;
 }
 
-// One query for the bearer hot path: the token (all its columns) and its user's columns, prefixed `u_`.
+// One query for the bearer hot path: the token's columns and its user's columns, prefixed `u_`.
 const TOKEN_WITH_USER_SQL =
-  'SELECT t.*, u.id AS u_id, u.email AS u_email, u.name AS u_name, u.password_hash AS u_password_hash, u.personal_org_id AS u_personal_org_id, u.created_at AS u_created_at ' +
+  'SELECT t.id, t.token_hash, t.user_id, t.name, t.project_id, t.permissions, t.created_at, t.expires_at, t.last_used_at, t.revoked_at, u.id AS u_id, u.email AS u_email, u.name AS u_name, u.password_hash AS u_password_hash, u.personal_org_id AS u_personal_org_id, u.created_at AS u_created_at ' +
   'FROM access_tokens t LEFT JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?';
 
 type TokenWithUserRow = TokenRow & { u_id: string | null; u_email: string; u_name: string | null; u_password_hash: string; u_personal_org_id: string | null; u_created_at: number };
@@ -84,9 +84,20 @@ type TokenWithUserRow = TokenRow & { u_id: string | null; u_email: string; u_nam
 export function findTokenWithUser(ctx: FeatureContext, raw: string): { token: TokenRow; user: UserRow | undefined } | undefined {
   const row = cachedStatement(ctx.db, TOKEN_WITH_USER_SQL).get(sha256Hex(raw)) as TokenWithUserRow | undefined;
   if (!row) return undefined;
-  const { u_id, u_email, u_name, u_password_hash, u_personal_org_id, u_created_at, ...token } = row;
-  const user: UserRow | undefined = u_id === null ? undefined : { id: u_id, email: u_email, name: u_name, password_hash: u_password_hash, personal_org_id: u_personal_org_id, created_at: u_created_at };
-  return { token, user };
+  const token: TokenRow = {
+    id: row.id,
+    token_hash: row.token_hash,
+    user_id: row.user_id,
+    name: row.name,
+    project_id: row.project_id,
+    permissions: row.permissions,
+    created_at: row.created_at,
+    expires_at: row.expires_at,
+    last_used_at: row.last_used_at,
+    revoked_at: row.revoked_at,
+  };
+  if (row.u_id === null) return { token, user: undefined };
+  return { token, user: { id: row.u_id, email: row.u_email, name: row.u_name, password_hash: row.u_password_hash, personal_org_id: row.u_personal_org_id, created_at: row.u_created_at } };
 }
 
 /** A token by id. */

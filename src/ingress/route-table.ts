@@ -43,11 +43,23 @@ export interface RouteEntry {
   target: UpstreamTarget | null;
   /** Bumped on every switch; recorded with each request (canary stages exclude older completions). */
   generation: number;
-  /**
-   * Seam for the canary split (issue 12): a candidate target and its percentage, assigned by a
-   * deterministic 100-request cycle in selectTarget. Always null until that issue lands.
-   */
-  canary: null;
+  /** Canary split (issue 12 sets it; null = all traffic to `target`). */
+  canary: CanaryRoute | null;
+}
+
+/**
+ * A candidate release receiving `percent` of each deterministic 100-request cycle (no user or
+ * session affinity). `position` counts requests modulo 100.
+ */
+export interface CanaryRoute {
+  target: UpstreamTarget;
+  percent: number;
+  position: number;
+}
+
+/** Whether request number `position` (0–99) of a cycle goes to the candidate: `percent` of every 100, evenly spread. Pure. */
+export function routesToCandidate(position: number, percent: number): boolean {
+  return Math.floor(((position + 1) * percent) / 100) > Math.floor((position * percent) / 100);
 }
 
 export interface RouteTableOptions {
@@ -217,7 +229,13 @@ export class RouteTable {
 
   /** Take the target for one request (counted in flight), or null when there is no active release. Hot path. */
   acquire(entry: RouteEntry): UpstreamTarget | null {
-    const target = entry.target;
+    let target = entry.target;
+    const canary = entry.canary;
+    if (canary !== null && target !== null) {
+      const position = canary.position;
+      canary.position = position === 99 ? 0 : position + 1;
+      if (routesToCandidate(position, canary.percent)) target = canary.target;
+    }
     if (target !== null) target.inFlight++;
     return target;
   }

@@ -1,6 +1,7 @@
 // B4: authenticated `GET /api/projects` on the real control plane (child process) vs a bare
 // node:http handler returning the same JSON bytes, both loaded by autocannon in its own process.
-// Three interleaved rounds each after a warm-up; the ratio uses the mean req/s. Target: svc >= 80 % of bare.
+// Five interleaved rounds (order alternating) after a warm-up; the ratio is the median of the per-round
+// ratios, which shrugs off a round disturbed by other load on the host. Target: svc >= 80 % of bare.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -11,9 +12,9 @@ import { repoRoot } from '../support/repo-root.js';
 import { startPlatform } from '../support/start-platform.js';
 
 const CONNECTIONS = 50;
-const SECONDS = Number(process.env.SVC_B4_SECONDS ?? 6);
+const SECONDS = Number(process.env.SVC_B4_SECONDS ?? 5);
 // Interleaved rounds so load from other processes on the host hits both sides alike.
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.SVC_B4_ROUNDS ?? 5);
 
 interface CannonSummary {
   requests: { average: number; total: number };
@@ -84,30 +85,47 @@ export default async function b4(): Promise<BenchResult[]> {
     const body = await sample.text();
     if (sample.status !== 200) throw new Error(`GET /api/projects answered ${sample.status}: ${body}`);
     bare = await startBare(body);
+    const bareUrl = bare.url;
 
     // Warm both (JIT, prepared statements, connection pools) before measuring.
     await autocannon(target, auth, 3);
-    await autocannon(bare.url, auth, 2);
+    await autocannon(bareUrl, auth, 2);
     const svcRuns: CannonSummary[] = [];
     const bareRuns: CannonSummary[] = [];
     // CPU time per request is far less sensitive to other load on the host than req/s.
     let svcCpu = 0;
     let bareCpu = 0;
     const pid = platform.child.pid as number;
-    for (let round = 0; round < ROUNDS; round++) {
-      const svcBefore = processCpuSeconds(pid);
+    const runSvc = async (): Promise<void> => {
+      const before = processCpuSeconds(pid);
       svcRuns.push(await autocannon(target, auth, SECONDS));
-      svcCpu += processCpuSeconds(pid) - svcBefore;
-      const bareBefore = ownCpuSeconds();
-      bareRuns.push(await autocannon(bare.url, auth, SECONDS));
-      bareCpu += ownCpuSeconds() - bareBefore;
+      svcCpu += processCpuSeconds(pid) - before;
+    };
+    const runBare = async (): Promise<void> => {
+      const before = ownCpuSeconds();
+      bareRuns.push(await autocannon(bareUrl, auth, SECONDS));
+      bareCpu += ownCpuSeconds() - before;
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      // Alternate which side goes first so a drift in host load does not favour one side.
+      if (round % 2 === 0) {
+        await runSvc();
+        await runBare();
+      } else {
+        await runBare();
+        await runSvc();
+      }
     }
     const bad = svcRuns.reduce((n, r) => n + r.non2xx + r.errors, 0);
     if (bad > 0) throw new Error(`B4: ${bad} non-2xx responses or errors from the control plane (auth or rate limit?)`);
-    const mean = (runs: CannonSummary[]): number => runs.reduce((s, r) => s + r.requests.average, 0) / runs.length;
-    const svcRps = mean(svcRuns);
-    const bareRps = mean(bareRuns);
-    const ratio = svcRps / bareRps;
+    const median = (values: number[]): number => {
+      const sorted = [...values].sort((a, b) => a - b);
+      const mid = Math.floor(sorted.length / 2);
+      return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+    };
+    const svcRps = median(svcRuns.map((r) => r.requests.average));
+    const bareRps = median(bareRuns.map((r) => r.requests.average));
+    const ratio = median(svcRuns.map((r, i) => r.requests.average / bareRuns[i]!.requests.average));
     const p99 = Math.max(...svcRuns.map((r) => r.latency.p99));
     const total = (runs: CannonSummary[]): number => runs.reduce((s, r) => s + r.requests.total, 0);
     const svcUs = (svcCpu * 1e6) / total(svcRuns);
@@ -115,7 +133,7 @@ export default async function b4(): Promise<BenchResult[]> {
     return [
       {
         id: 'B4',
-        name: `authenticated GET /api/projects req/s (svc ÷ bare, ${CONNECTIONS} conns, ${ROUNDS}×${SECONDS}s, svc p99 ${p99} ms)`,
+        name: `authenticated GET /api/projects req/s (svc ÷ bare, median of ${ROUNDS} paired ${SECONDS}s rounds, ${CONNECTIONS} conns, svc p99 ${p99} ms)`,
         value: Math.round(svcRps),
         unit: 'req/s',
         baseline: Math.round(bareRps),

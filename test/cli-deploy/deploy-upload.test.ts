@@ -143,6 +143,14 @@ describe('svc deploy (upload)', () => {
     expect(await attemptFiles()).toEqual([]);
   });
 
+  it('waits for a release the server reports as still running (candidate) and keeps the record until it ends', async () => {
+    fake.script.push({ kind: 'ok', status: 'candidate' });
+    const run = await deploy(['--slug', 'slow-site']);
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.json()).toMatchObject({ release: { id: fake.releases[0]?.id, status: 'active' } });
+    expect(await attemptFiles()).toEqual([]);
+  });
+
   it('reports a failed release with its reason and exits with the failure code', async () => {
     fake.script.push({ kind: 'ok', status: 'failed', failure: { step: 'health', code: 'SVC_HEALTH_CHECK_FAILED', message: 'GET /healthz answered 500' } });
     const run = await deploy(['--slug', 'fail-site']);

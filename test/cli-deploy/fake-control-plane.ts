@@ -85,6 +85,15 @@ export async function startFakeControlPlane(): Promise<FakeControlPlane> {
       const usage = { bundleBytes: 10, databaseBytes: 20, snapshotBytes: 0, totalBytes: 30, retainedArtifacts: releases.length };
       return send(res, 200, { releases, activeReleaseId: releases.find((r) => r.status === 'active')?.id ?? null, storage: { usage, limits: { maxRetainedArtifacts: 10, maxStorageBytes: 1e9 } } });
     }
+    const one = /^\/releases\/([^/]+)$/.exec(rest);
+    if (req.method === 'GET' && one) {
+      const release = state.releases.find((r) => r.id === one[1] && r.projectId === project.id);
+      if (!release) return send(res, 404, { error: { code: 'SVC_RELEASE_NOT_FOUND', message: 'no such release' } });
+      const answer = { ...release };
+      // A running transaction finishes after the first look.
+      if (release.status === 'candidate') Object.assign(release, { status: 'active', step: null, activatedAt: new Date().toISOString() });
+      return send(res, 200, { release: answer });
+    }
     if (req.method === 'POST' && rest === '/rollback') {
       const body = JSON.parse((await readBody(req)).toString('utf8')) as { releaseId: string; restoreData?: boolean; confirm?: string };
       state.rollbacks.push(body);
@@ -121,7 +130,7 @@ export async function startFakeControlPlane(): Promise<FakeControlPlane> {
         id: `rel_${++counter}`,
         projectId: project.id,
         status,
-        step: null,
+        step: status === 'candidate' ? 'health' : null,
         digest: digest ?? '',
         createdAt: new Date().toISOString(),
         activatedAt: status === 'active' ? new Date().toISOString() : null,

@@ -22,7 +22,7 @@ function upload(url: string, artifact: Artifact, key: string): Promise<Response>
   return fetch(`${url}/api/projects/${projectId}/releases`, {
     method: 'POST',
     headers: { authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': key },
-    body: artifact.bytes,
+    body: new Uint8Array(artifact.bytes),
   });
 }
 

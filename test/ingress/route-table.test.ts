@@ -1,6 +1,6 @@
 // Route table without sockets: atomic switches, in-flight counting, draining and retirement.
 import { describe, expect, it } from 'vitest';
-import { RouteTable, type UpstreamTarget } from '../../src/ingress/route-table.js';
+import { RouteTable, routesToCandidate, type UpstreamTarget } from '../../src/ingress/route-table.js';
 
 const up = (port: number) => ({ host: '127.0.0.1', port });
 
@@ -104,5 +104,27 @@ describe('RouteTable', () => {
     const previous = routes.removeProject('p1');
     expect(previous?.port).toBe(4001);
     expect(routes.match('shop.localhost')).toBeNull();
+  });
+});
+
+describe('canary seam', () => {
+  it('assigns exactly `percent` of every 100-request cycle to the candidate, spread evenly', () => {
+    for (const percent of [0, 1, 5, 10, 33, 50, 99, 100]) {
+      const picks = Array.from({ length: 100 }, (_, p) => routesToCandidate(p, percent));
+      expect(picks.filter(Boolean).length, `${percent}`).toBe(percent);
+    }
+    const ten = Array.from({ length: 100 }, (_, p) => (routesToCandidate(p, 10) ? p : -1)).filter((p) => p >= 0);
+    expect(ten).toEqual([9, 19, 29, 39, 49, 59, 69, 79, 89, 99]);
+  });
+
+  it('acquire follows the cycle when a canary route is set', () => {
+    const routes = new RouteTable();
+    routes.setProject({ id: 'p1', slug: 'shop' }, up(4001), 'r1');
+    const entry = routes.get('p1')!;
+    const candidate = { ...entry.target!, port: 4002, releaseId: 'r2', inFlight: 0 };
+    entry.canary = { target: candidate, percent: 20, position: 0 };
+    const ports = Array.from({ length: 200 }, () => routes.acquire(entry)!.port);
+    expect(ports.filter((p) => p === 4002)).toHaveLength(40);
+    expect(candidate.inFlight).toBe(40);
   });
 });

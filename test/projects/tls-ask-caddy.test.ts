@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, packFixture, removeDataDir, startPlane, type Plane } from '../releases/release-support.js';
-import { CADDY, httpsGet, startCaddy, type RunningCaddy } from './tls-ask-caddy.js';
+import { CADDY, httpsGet, startAskRecorder, startCaddy, type RunningCaddy } from './tls-ask-caddy.js';
 
 const TOKEN = 'caddy-ask-token-9f8e7d6c5b4a';
 const haveCaddy = existsSync(CADDY);
@@ -14,6 +14,7 @@ let work: string;
 let plane: Plane;
 let svc: string;
 const caddies: RunningCaddy[] = [];
+const recorders: { close(): Promise<void> }[] = [];
 
 beforeAll(async () => {
   if (!haveCaddy) return;
@@ -30,6 +31,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   for (const c of caddies) await c.stop();
+  for (const r of recorders) await r.close();
   await plane?.close();
   if (plane) await removeDataDir(plane.dataDir);
   if (work) await removeDataDir(work);
@@ -38,7 +40,9 @@ afterAll(async () => {
 describe.skipIf(!haveCaddy)('Caddy on-demand TLS in front of svc', () => {
   it('issues a certificate for a served custom domain and proxies it to the app; refuses unknown domains', async () => {
     const dir = await mkdtemp(join(work, 'c1-'));
-    const caddy = await startCaddy({ dir, svc, askToken: TOKEN });
+    const recorder = await startAskRecorder(svc);
+    recorders.push(recorder);
+    const caddy = await startCaddy({ dir, svc, askToken: TOKEN, askVia: recorder.address });
     caddies.push(caddy);
     // The first handshake makes Caddy provision its internal CA; retry until the root exists and verifies.
     const res = await eventually(async () => {
@@ -56,14 +60,20 @@ describe.skipIf(!haveCaddy)('Caddy on-demand TLS in front of svc', () => {
 
     const unknown = await httpsGet(caddy.httpsPort, 'evil.example.test', '/', caddy.rootCa()).catch((error: unknown) => error as Error);
     expect(unknown).toBeInstanceOf(Error);
+    // Caddy asked svc about both names; svc said yes only for the one it serves.
+    expect(recorder.asks).toContainEqual({ domain: 'shop.example.test', status: 200 });
+    expect(recorder.asks).toContainEqual({ domain: 'evil.example.test', status: 404 });
+    expect(recorder.asks.filter((a) => a.status === 200).every((a) => a.domain === 'shop.example.test')).toBe(true);
   });
 
   it('with a wrong ask token Caddy gets no permission from svc and issues nothing', async () => {
     const dir = await mkdtemp(join(work, 'c2-'));
-    const caddy = await startCaddy({ dir, svc, askToken: 'not-the-token-000000' });
+    const recorder = await startAskRecorder(svc);
+    recorders.push(recorder);
+    const caddy = await startCaddy({ dir, svc, askToken: 'not-the-token-000000', askVia: recorder.address });
     caddies.push(caddy);
-    const result = await httpsGet(caddy.httpsPort, 'shop.example.test', '/', caddy.rootCa() || 'x').catch((error: unknown) => error as Error);
+    const result = await httpsGet(caddy.httpsPort, 'shop.example.test', '/', '').catch((error: unknown) => error as Error);
     expect(result).toBeInstanceOf(Error);
-    await eventually(() => /403|not allowed|ask/i.test(caddy.output()), 10_000).catch(() => { throw new Error(caddy.output()); });
+    expect(recorder.asks).toEqual([{ domain: 'shop.example.test', status: 403 }]);
   });
 });

@@ -3,6 +3,7 @@
 // asks svc's GET /_svc/tls/ask, reverse proxy to svc (which routes by Host). Mirrors docs/domains.md.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { connect } from 'node:net';
@@ -15,10 +16,12 @@ export interface CaddyOptions {
   /** svc's listener, e.g. 127.0.0.1:7070. */
   svc: string;
   askToken: string;
+  /** host:port the `ask` URL points at (default: svc itself; tests put a recording hop in between). */
+  askVia?: string;
 }
 
 /** The Caddyfile of docs/domains.md with test ports and storage. */
-export function caddyfile(o: { svc: string; askToken: string; httpPort: number; httpsPort: number; storage: string }): string {
+export function caddyfile(o: { svc: string; askVia?: string; askToken: string; httpPort: number; httpsPort: number; storage: string }): string {
   return `{
 	admin off
 	local_certs
@@ -29,7 +32,7 @@ export function caddyfile(o: { svc: string; askToken: string; httpPort: number; 
 	http_port ${o.httpPort}
 	https_port ${o.httpsPort}
 	on_demand_tls {
-		ask http://${o.svc}/_svc/tls/ask?token=${o.askToken}
+		ask http://${o.askVia ?? o.svc}/_svc/tls/ask?token=${o.askToken}
 	}
 }
 
@@ -67,7 +70,7 @@ export async function startCaddy(o: CaddyOptions): Promise<RunningCaddy> {
   const [httpPort, httpsPort] = [await freePort(), await freePort()];
   const storage = join(o.dir, 'caddy-storage');
   const file = join(o.dir, 'Caddyfile');
-  writeFileSync(file, caddyfile({ svc: o.svc, askToken: o.askToken, httpPort, httpsPort, storage }));
+  writeFileSync(file, caddyfile({ svc: o.svc, ...(o.askVia ? { askVia: o.askVia } : {}), askToken: o.askToken, httpPort, httpsPort, storage }));
   const child = spawn(CADDY, ['run', '--config', file, '--adapter', 'caddyfile'], {
     env: { PATH: process.env.PATH ?? '', HOME: o.dir, XDG_DATA_HOME: join(o.dir, 'xdg-data'), XDG_CONFIG_HOME: join(o.dir, 'xdg-config') },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -114,4 +117,32 @@ export function httpsGet(port: number, servername: string, path: string, ca: str
     req.on('error', reject);
     req.end();
   });
+}
+
+/** One forwarded ask: the domain Caddy asked about and svc's answer. */
+export interface AskRecord {
+  domain: string | null;
+  status: number;
+}
+
+/** A plain HTTP hop that forwards GET requests to svc and records what Caddy asked and svc answered. */
+export async function startAskRecorder(svc: string): Promise<{ address: string; asks: AskRecord[]; close(): Promise<void> }> {
+  const asks: AskRecord[] = [];
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://recorder');
+    fetch(`http://${svc}${url.pathname}${url.search}`)
+      .then(async (answer) => {
+        const body = await answer.text();
+        asks.push({ domain: url.searchParams.get('domain'), status: answer.status });
+        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' }).end(body);
+      })
+      .catch(() => res.writeHead(502).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return {
+    address: `127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
+    asks,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

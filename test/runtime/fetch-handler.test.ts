@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFetchHandler, openDatabase, type AppDatabase, type LiveRequestContext } from '../../src/runtime/index.js';
+import { createFetchHandler, openBackend, openDatabase, type AppDatabase, type LiveRequestContext } from '../../src/runtime/index.js';
 import { backend } from './support/tasks-backend.js';
 
 const ORIGIN = 'http://app.localhost:3000';
@@ -115,5 +115,20 @@ describe('createFetchHandler', () => {
     expect(second.body).toEqual(first.body);
     await handle(post('/__svc/mutation/notes/add', { title: 'b', priority: 1 }));
     expect((await json(await handle(post('/__svc/query/notes/count', {})))).body).toEqual({ value: 2, revision: 2 });
+  });
+
+  it('openBackend opens the database with the spec options and serves under the chosen prefix', async () => {
+    const manager = { name: 'bucket manager' };
+    const opened = openBackend(backend, { prefix: '/_app', buckets: manager, busyTimeout: 2500 });
+    try {
+      expect(opened.db.path).toBeNull();
+      expect(opened.buckets).toBe(manager);
+      expect(opened.db.sqlite.pragma('busy_timeout', { simple: true })).toBe(2500);
+      const response = await opened.fetch(post('/_app/mutation/notes/add', { title: 'a', priority: 1 }));
+      expect(await response.json()).toMatchObject({ revision: 1 });
+      expect(opened.fetch.matches(new Request(`${ORIGIN}/_app/manifest`))).toBe(true);
+    } finally {
+      opened.close();
+    }
   });
 });

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { SvcError } from '../errors.js';
 import { toErrorResponse } from './error-response.js';
+import { OneLineRequestLog } from './request-log.js';
 
 /** The Fastify instance type every feature's routes plugin receives (zod type provider). */
 export type HttpApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
@@ -48,7 +49,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     bodyLimit: options.bodyLimitBytes,
     trustProxy: options.trustProxy,
     return503OnClosing: true,
-    disableRequestLogging: true, // replaced by the single onResponse line below
+    logController: new OneLineRequestLog(),
     // svc:ingress — our own node:http server so the ingress runs before Fastify routing and body parsing.
     ...(options.intercept ? { serverFactory: interceptingServerFactory(options.intercept) } : {}),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
@@ -86,13 +87,6 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     done(null, payload);
   });
-  // One access-log line per request at info (Fastify's own logging writes two); no hook at all above info.
-  if (options.logger.isLevelEnabled('info')) {
-    app.addHook('onResponse', (request, reply, done) => {
-      request.log.info({ req: request, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request completed');
-      done();
-    });
-  }
 
   await app.register(fastifySwagger, {
     openapi: {
