@@ -27,6 +27,12 @@ export interface PlatformConfig {
   sessionTtlHours: number;
   /** Trust X-Forwarded-* from a reverse proxy in front of the platform. */
   trustProxy: boolean;
+  /** svc:oidc — GitHub Actions OIDC issuer trusted for uploads (null = OIDC uploads off). */
+  oidcIssuer: string | null;
+  /** svc:oidc — JWKS URL (null = the issuer's discovery document's jwks_uri). */
+  oidcJwksUrl: string | null;
+  /** svc:oidc — expected `aud` (null = publicUrl, else the origin the request was sent to). */
+  oidcAudience: string | null;
   /** The raw SVC_* environment, for features that read their own settings. */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -62,6 +68,10 @@ const rawSchema = z.object({
   tokenTtlDays: intFromString(1, 365).default(90),
   sessionTtlHours: intFromString(1, 24 * 90).default(24 * 14),
   trustProxy: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').default(false),
+  // svc:oidc — "off" disables OIDC uploads; http is accepted for loopback test issuers.
+  oidcIssuer: z.union([z.literal('off').transform(() => null), z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))]).default('https://token.actions.githubusercontent.com'),
+  oidcJwksUrl: z.url({ protocol: /^https?$/ }).optional(),
+  oidcAudience: z.string().min(1).max(500).optional(),
 });
 
 /** Environment variable → config key; flags use the kebab-case names in `flagNames`. */
@@ -78,6 +88,9 @@ export const envNames = {
   tokenTtlDays: 'SVC_TOKEN_TTL_DAYS',
   sessionTtlHours: 'SVC_SESSION_TTL_HOURS',
   trustProxy: 'SVC_TRUST_PROXY',
+  oidcIssuer: 'SVC_OIDC_ISSUER',
+  oidcJwksUrl: 'SVC_OIDC_JWKS_URL',
+  oidcAudience: 'SVC_OIDC_AUDIENCE',
 } as const satisfies Record<keyof z.input<typeof rawSchema>, string>;
 
 export const flagNames = {
@@ -115,7 +128,7 @@ export function parsePlatformConfig(argv: readonly string[], env: Readonly<Recor
     throw new SvcError('SVC_PLATFORM_CONFIG_INVALID', `${source}: ${issue.message}`);
   }
   const svcEnv = Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('SVC_')));
-  return { ...parsed.data, dataDir: resolve(cwd, parsed.data.dataDir), publicUrl: parsed.data.publicUrl ?? null, env: svcEnv };
+  return { ...parsed.data, dataDir: resolve(cwd, parsed.data.dataDir), publicUrl: parsed.data.publicUrl ?? null, oidcJwksUrl: parsed.data.oidcJwksUrl ?? null, oidcAudience: parsed.data.oidcAudience ?? null, env: svcEnv };
 }
 
 /** A complete config for tests and embedding: defaults plus overrides (never reads the process env). */

@@ -60,7 +60,7 @@ export async function syncCheck(deps: SyncDeps, checkId: string, retried: boolea
   if (checkRunId === null && retried) checkRunId = await findExistingCheckRun(deps, row);
   if (checkRunId === null) {
     const created = await octokit.request('POST /repos/{owner}/{repo}/check-runs', { owner, repo, name: row.name, head_sha: row.sha, ...body });
-    markCheckSynced(deps.ctx, row.id, created.data.id, version);
+    markCheckSynced(deps.ctx, row.id, Number(created.data.id), version);
     return;
   }
   await octokit.request('PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', { owner, repo, check_run_id: checkRunId, ...body });
@@ -72,7 +72,8 @@ async function findExistingCheckRun(deps: SyncDeps, row: CheckRow): Promise<numb
   const octokit = await deps.github.installation(row.installation_id);
   const { owner, repo } = splitFullName(row.full_name);
   const list = await octokit.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { owner, repo, ref: row.sha, check_name: row.name, filter: 'all', per_page: 100 });
-  return list.data.check_runs.find((run) => run.external_id === row.id)?.id ?? null;
+  const found = list.data.check_runs.find((run) => run.external_id === row.id);
+  return found ? Number(found.id) : null;
 }
 
 /** Create the deployment of a release if needed, then post every status GitHub does not have yet. */

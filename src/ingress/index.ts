@@ -2,7 +2,7 @@
 export { createIngress, tcpProbe, type Ingress, type IngressOptions } from './create-ingress.js';
 export { ingressRoutes } from './ingress-routes.js';
 export { ingressMigrations, metricsRetention } from './metrics-store.js';
-export { RouteTable, type RouteEntry, type RoutedProject, type Upstream, type UpstreamTarget } from './route-table.js';
+export { RouteTable, routesToCandidate, type CanaryRoute, type RouteEntry, type RoutedProject, type Upstream, type UpstreamTarget } from './route-table.js';
 export { normalizeHost } from './host-matcher.js';
 export { isReservedPath } from './reserved-paths.js';
 export type { RequestObserver, RequestRecord } from './request-record.js';

@@ -247,8 +247,14 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   readonly #onWritten = (error?: Error | null): void => {
-    const length = this.#lengths[this.#head++] ?? 0;
+    const lengths = this.#lengths;
+    const length = lengths[this.#head++] ?? 0;
     if (!error) this.#bytes += length;
+    // Everything written so far has completed: reset so a long event stream does not grow the queue.
+    if (this.#head === lengths.length) {
+      lengths.length = 0;
+      this.#head = 0;
+    }
   };
 
   readonly #onDrain = (): void => {

@@ -18,8 +18,9 @@ import { backupsCodes } from './backups.js';
 import { domainsCodes } from './domains.js';
 import { lifecycleCodes } from './lifecycle.js';
 import { githubCodes } from './github.js';
+import { oidcCodes } from './oidc.js';
 
-const tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes, githubCodes] as const;
+const tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes, githubCodes, oidcCodes] as const;
 
 type Merge<T extends readonly object[]> = T extends readonly [infer H, ...infer R extends readonly object[]] ? H & Merge<R> : unknown;
 
