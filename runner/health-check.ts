@@ -8,7 +8,7 @@ export interface HealthCheckOptions {
   path?: string;
   /** `health.timeoutMs` (default 30000). */
   timeoutMs?: number;
-  /** Pause between attempts (default 100 ms). */
+  /** Pause between attempts (default 25 ms: a local probe is cheap, and activation waits on it). */
   intervalMs?: number;
   /** Bound on one request (default 2000 ms, never beyond the overall deadline). */
   requestTimeoutMs?: number;
@@ -64,6 +64,6 @@ export async function checkHealth(options: HealthCheckOptions): Promise<HealthRe
     // Let a pending exit notification land before deciding to wait again.
     await Promise.resolve();
     if (exited) return fail('exited');
-    await sleep(Math.min(options.intervalMs ?? 100, Math.max(0, deadline - clock.now())));
+    await sleep(Math.min(options.intervalMs ?? 25, Math.max(0, deadline - clock.now())));
   }
 }

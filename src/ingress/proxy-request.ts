@@ -31,6 +31,7 @@ const UNAVAILABLE = errorBody('SVC_INGRESS_UPSTREAM_UNAVAILABLE', "The project's
 const NO_RELEASE = errorBody('SVC_INGRESS_NO_ACTIVE_RELEASE', 'This project has no active release.');
 // Socket failures on a reused keep-alive connection that are safe to retry for body-less requests.
 const RETRYABLE = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const SAFE_METHODS = new Set<string>(['GET', 'HEAD', 'OPTIONS']);
 
 class ClientGoneError extends Error {
   constructor() {
@@ -235,11 +236,12 @@ class Exchange implements Dispatcher.DispatchHandler {
       return;
     }
     const code = (error as { code?: string }).code;
-    if (!this.#hasBody && this.#attempts === 1 && code !== undefined && RETRYABLE.has(code) && this.#dispatcher !== null && this.#options !== null) {
-      // A keep-alive connection closed by the upstream just as we reused it: retry once on a fresh one.
+    const options = this.#options;
+    if (!this.#hasBody && this.#attempts === 1 && code !== undefined && RETRYABLE.has(code) && this.#dispatcher !== null && options !== null && SAFE_METHODS.has(options.method)) {
+      // A keep-alive connection closed by the upstream just as we reused it: retry a safe request once on a fresh one.
       this.#upstreamDone = false;
       this.#attempts++;
-      this.#dispatcher.dispatch(this.#options, this);
+      this.#dispatcher.dispatch(options, this);
       return;
     }
     this.#streamError = true;

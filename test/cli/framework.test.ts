@@ -60,10 +60,10 @@ describe('svc command framework', () => {
     expect(badFlag.json()).toMatchObject({ error: { code: 'SVC_USAGE' } });
   });
 
-  it('fails `svc deploy` without --dry-run with SVC_NOT_AVAILABLE and its exit code', async () => {
-    const run = await runCli(['deploy', '--json'], { cwd: ROOT });
-    expect(run.json()).toMatchObject({ error: { code: 'SVC_NOT_AVAILABLE' } });
-    expect(run.code).toBe(exitCodeFor(new SvcError('SVC_NOT_AVAILABLE')));
+  it('fails `svc deploy` without credentials with SVC_NOT_LOGGED_IN and its exit code', async () => {
+    const run = await runCli(['deploy', '--json'], { cwd: ROOT, env: { HOME: ROOT + '/.no-such-home' } });
+    expect(run.json()).toMatchObject({ error: { code: 'SVC_NOT_LOGGED_IN' } });
+    expect(run.code).toBe(exitCodeFor(new SvcError('SVC_NOT_LOGGED_IN')));
   });
 
   it('draws progress on stderr only on a TTY and never with --json', () => {

@@ -1,0 +1,36 @@
+// Pure: may a verified OIDC token upload this commit to this project? The token's repository and ref
+// must be the project's linked repository and branch, and its sha the commit the upload names.
+import { SvcError } from '../../core/errors.js';
+import type { GithubOidcClaims } from './verify-oidc-token.js';
+
+/** What OIDC authorization needs to know about a project's GitHub link. */
+export interface OidcProjectLink {
+  repositoryId: number;
+  branch: string;
+  /** The user the upload acts for (who linked the project); their current role still applies. */
+  linkedBy: string;
+}
+
+/** Find the link of a project (null = not linked). */
+export type ProjectLinkLookup = (projectId: string) => OidcProjectLink | null;
+
+/** The commit and repository an upload declares in its x-svc-commit-sha / x-svc-repository-id headers. */
+export interface DeclaredSource {
+  commitSha: string | undefined;
+  repositoryId: string | undefined;
+}
+
+/** Throw SVC_OIDC_PROJECT_NOT_LINKED or SVC_OIDC_CLAIMS_MISMATCH unless the token may upload this source. */
+export function checkUploadClaims(claims: Pick<GithubOidcClaims, 'repository_id' | 'ref' | 'sha'>, link: OidcProjectLink | null, declared: DeclaredSource): void {
+  if (!link) throw new SvcError('SVC_OIDC_PROJECT_NOT_LINKED', 'The project is not linked to a GitHub repository.');
+  if (claims.repository_id !== String(link.repositoryId)) {
+    throw new SvcError('SVC_OIDC_CLAIMS_MISMATCH', `The token is for repository ${claims.repository_id}; the project is linked to ${link.repositoryId}.`);
+  }
+  const expectedRef = `refs/heads/${link.branch}`;
+  if (claims.ref !== expectedRef) throw new SvcError('SVC_OIDC_CLAIMS_MISMATCH', `The token is for ${claims.ref}; the project deploys ${expectedRef}.`);
+  if (declared.commitSha === undefined) throw new SvcError('SVC_OIDC_CLAIMS_MISMATCH', 'OIDC uploads must send the commit in x-svc-commit-sha.');
+  if (declared.commitSha !== claims.sha) throw new SvcError('SVC_OIDC_CLAIMS_MISMATCH', `The upload names commit ${declared.commitSha}; the token was issued for ${claims.sha}.`);
+  if (declared.repositoryId !== undefined && declared.repositoryId !== claims.repository_id) {
+    throw new SvcError('SVC_OIDC_CLAIMS_MISMATCH', `The upload names repository ${declared.repositoryId}; the token was issued for ${claims.repository_id}.`);
+  }
+}
