@@ -21,9 +21,10 @@ import { createSecrets, secretRoutes, secretsMigrations, type SecretsFeature } f
 import { appControl, backupsMigrations, createBackups, type BackupsFeature } from './backups/index.js'; // svc:lifecycle
 import { createIngress, ingressMigrations, ingressRoutes, type Ingress } from './ingress/index.js';
 import { createReleases, deleteReleaseRoutes, releasesMigrations, type ReleasesFeature } from './releases/index.js';
+import { createOidcUploadAuth, githubLinkLookup, oidcMigrations } from './github/oidc/index.js'; // svc:oidc
 
 /** Every control-database migration, in dependency order (identity before projects before audit). */
-export const controlMigrations: readonly Migration[] = [...identityMigrations, ...projectsMigrations, ...auditMigrations, ...ingressMigrations, ...releasesMigrations, ...secretsMigrations, ...backupsMigrations, ...domainsMigrations];
+export const controlMigrations: readonly Migration[] = [...identityMigrations, ...projectsMigrations, ...auditMigrations, ...ingressMigrations, ...releasesMigrations, ...secretsMigrations, ...backupsMigrations, ...domainsMigrations, ...oidcMigrations];
 
 export interface ControlPlaneDeps {
   config: PlatformConfig;
@@ -82,7 +83,8 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
 
   const ingress = createIngress(ctx); // svc:ingress
   const secrets = createSecrets(ctx); // svc:lifecycle — loads the master key; a wrong key stops start-up here
-  const releases = createReleases(ctx, { routing: ingress.routes, loadSecrets: secrets.loadSecrets }); // svc:releases
+  const uploadPrincipal = createOidcUploadAuth(ctx, { links: githubLinkLookup(ctx) }); // svc:oidc — GitHub Actions OIDC uploads
+  const releases = createReleases(ctx, { routing: ingress.routes, loadSecrets: secrets.loadSecrets, uploadPrincipal }); // svc:releases
   const apps = appControl(ingress.routes, releases.supervisor); // svc:lifecycle
   const backups = createBackups(ctx, { locks: releases.locks, keyring: secrets.keyring, apps });
   const domains = createDomains(ctx, ingress.routes);

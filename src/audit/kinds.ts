@@ -38,6 +38,10 @@ export const auditKinds = {
   'github.unlink': 'a project was unlinked from its GitHub repository',
   'github.command': 'a pull-request comment command (/svc ...) was received, with its GitHub actor and outcome',
   'github.rerun': 'a check run was re-requested on GitHub (re-release of that commit)',
+  'recovery.enable': 'point-in-time recovery was enabled for a project (takes effect on the next release or restart)',
+  'recovery.rotate': 'a release rotated the recovery epoch (old epoch flushed, verified and retained)',
+  'recovery.restore_create': 'a point-in-time restore was written into a new stopped database',
+  'recovery.restore': 'a restored point-in-time database replaced the project database (a new epoch began)',
 } as const;
 
 export type AuditKind = keyof typeof auditKinds;

@@ -8,3 +8,4 @@ export { rolePermissions, allows } from './permissions.js';
 export { identityMigrations } from './migrations.js';
 export { createIdentity, type IdentityDeps, type IdentityFeature } from './identity.js';
 export { platformOrigin, assertSameOrigin } from './same-origin.js';
+export { getUser, type UserRow } from './user-store.js'; // svc:oidc — the user an OIDC upload acts for

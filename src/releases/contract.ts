@@ -77,6 +77,7 @@ export type Release = z.infer<typeof releaseSchema>;
 export const uploadResponseSchema = z.object({
   release: releaseSchema,
   created: z.boolean().describe('false when an earlier upload with the same idempotency key created it'),
+  url: z.string().optional().describe("the project's default app URL (svc:oidc — the Action's `url` output)"),
 });
 export type UploadResponse = z.infer<typeof uploadResponseSchema>;
 

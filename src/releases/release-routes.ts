@@ -1,11 +1,12 @@
 // HTTP routes of releases: upload (raw artifact body), history, one release, rollback, storage.
 import type { Readable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { bearerOrSession, type HttpApp } from '../core/http/create-http-app.js';
 import { SvcError } from '../core/errors.js';
-import { actorOf } from '../identity/index.js';
-import { requireProjectPermission, type ProjectRow } from '../projects/index.js';
+import { actorOf, platformOrigin, type Principal } from '../identity/index.js';
+import { projectUrl, requireProjectPermission, type ProjectRow } from '../projects/index.js';
 import {
   COMMIT_SHA_HEADER,
   COMMIT_SHA_PATTERN,
@@ -60,8 +61,11 @@ function subjectOf(project: ProjectRow, principal: Parameters<typeof actorOf>[0]
   return { project: { id: project.id, slug: project.slug, organizationId: project.organization_id }, actor: actorOf(principal) };
 }
 
+/** svc:oidc — resolve an upload's caller from a non-svc_ bearer (GitHub Actions OIDC); null = use authenticate. */
+export type UploadPrincipalResolver = (request: FastifyRequest, projectIdOrSlug: string) => Promise<Principal | null>;
+
 /** Register the release routes. */
-export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker) {
+export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker, uploadPrincipal?: UploadPrincipalResolver) {
   const { ctx } = deps;
   const storageOf = async (projectId: string) => ({
     usage: await projectStorage(ctx, projectId),
@@ -87,7 +91,8 @@ export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker) {
           },
         },
         async (request, reply) => {
-          const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'deploy');
+          const oidc = uploadPrincipal ? await uploadPrincipal(request, request.params.id) : null; // svc:oidc
+          const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'deploy', oidc ? { principal: oidc } : {});
           const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
           if (type !== UPLOAD_MEDIA_TYPE) throw new SvcError('SVC_UNSUPPORTED_MEDIA_TYPE', `Send the artifact as ${UPLOAD_MEDIA_TYPE}.`);
           const body = request.body as Readable | undefined;
@@ -101,7 +106,8 @@ export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker) {
           });
           const row = request.query.wait ? await result.done : result.release;
           const status = !request.query.wait && row.status === 'candidate' ? 202 : result.created ? 201 : 200;
-          return reply.status(status).send({ release: toRelease(ctx, row), created: result.created });
+          const url = projectUrl(platformOrigin(request, ctx.config.publicUrl), project.slug, ctx.config.appDomain); // svc:oidc
+          return reply.status(status).send({ release: toRelease(ctx, row), created: result.created, url });
         },
       );
     });

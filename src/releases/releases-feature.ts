@@ -16,7 +16,7 @@ import { logRoutes } from './log-routes.js';
 import { platformPackageDir } from './project-layout.js';
 import { note, resolveSpec, routeWhenHealthy, type ReleaseDeps } from './release-deps.js';
 import { readReleaseSettings, type ReleaseSettings } from './release-limits.js';
-import { releaseRoutes } from './release-routes.js';
+import { releaseRoutes, type UploadPrincipalResolver } from './release-routes.js';
 import { noRouting, type ReleaseRouting } from './release-routing.js';
 import { recoverReleases } from './recover-releases.js';
 import { UploadTracker } from './upload-release.js';
@@ -39,6 +39,8 @@ export interface ReleasesOptions {
   stopGraceMs?: number;
   /** svc:github — observer of release phases and rollbacks. */
   observer?: ReleaseObserver;
+  /** svc:oidc — resolves GitHub Actions OIDC bearers on the upload route. */
+  uploadPrincipal?: UploadPrincipalResolver;
 }
 
 export interface ReleasesFeature {
@@ -112,7 +114,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
     supervisor,
     logs,
     routes: async (app) => {
-      await releaseRoutes(deps, tracker)(app);
+      await releaseRoutes(deps, tracker, options.uploadPrincipal)(app);
       await logRoutes(ctx, logs, followers)(app);
       // Open log streams would keep the server from closing.
       app.addHook('preClose', async () => {

@@ -1,5 +1,6 @@
 // openBackend: the one-call way to run a backend — open the database with the spec's options and
 // build the Fetch handler over it.
+import type { BucketManager } from './buckets/create-bucket-manager.js';
 import type { AppDatabase } from './database/app-database.js';
 import { openDatabase, type OpenDatabaseOptions } from './database/open-database.js';
 import type { Backend } from './functions/define-backend.js';
@@ -7,15 +8,15 @@ import { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from 
 
 /** Backend open options: database options plus `prefix`, `buckets` and handler options. */
 export interface OpenBackendOptions extends OpenDatabaseOptions, Omit<FetchHandlerOptions, 'engine'> {
-  /** Bucket manager (managed buckets; accepted and kept for the bucket layer). */
-  buckets?: unknown;
+  /** Bucket manager from createBucketManager (serves bucket routes, joins the manifest). */
+  buckets?: BucketManager;
 }
 
 /** An opened backend. */
 export interface OpenedBackend {
   readonly db: AppDatabase;
   readonly fetch: FetchHandler;
-  readonly buckets: unknown;
+  readonly buckets: BucketManager | null;
   close(): void;
 }
 

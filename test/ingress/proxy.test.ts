@@ -192,6 +192,36 @@ describe('ingress proxy over a real listener', () => {
     expect((await get('/whoami')).json().name).toBe('A');
   });
 
+  it('retries a safe request once when a reused keep-alive connection is reset, but never a POST', async () => {
+    // A raw HTTP server: each connection answers its first GET and resets on its second request
+    // (the keep-alive race); the first POST ever is reset too (a retry would then succeed).
+    let posts = 0;
+    const flaky = createServer((socket) => {
+      let count = 0;
+      socket.on('data', (data) => {
+        const isPost = String(data).startsWith('POST');
+        if (isPost ? ++posts === 1 : ++count !== 1) socket.destroy();
+        else socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok');
+      });
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (flaky.address() as { port: number }).port;
+      plane.plane.ingress.routes.setProject({ id: 'prj_flaky', slug: 'flaky' }, { host: '127.0.0.1', port }, 'rel_f');
+      const host = `flaky.localhost:${plane.port}`;
+      expect((await get('/', host)).status).toBe(200);
+      const second = await get('/', host);
+      expect(second.status).toBe(200);
+      expect(second.body.toString()).toBe('ok');
+      const post = await get('/', host, 'POST');
+      expect(post.status).toBe(502);
+      expect(posts).toBe(1);
+    } finally {
+      plane.plane.ingress.routes.removeProject('prj_flaky');
+      flaky.close();
+    }
+  });
+
   it('aborts the upstream request when the client goes away and records it as aborted', async () => {
     const before = (await get('/stats')).json().closedEarly as number;
     const res = await client.request({ path: '/trickle', method: 'GET', headers: { host: appHost() } });

@@ -106,6 +106,27 @@ describe('secrets API', () => {
   });
 });
 
+describe('secret values never reach a log line', () => {
+  it('logs at trace level while setting, replacing, rejecting and loading secrets without the value', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-seclog-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    const lines: string[] = [];
+    const destination = { write: (line: string) => void lines.push(line) };
+    const plane = await buildControlPlane({ config: testPlatformConfig({ dataDir: join(dir, 'data'), publicUrl: 'http://127.0.0.1:7070', logLevel: 'trace' }), clock: manualClock(START), logger: createLogger({ level: 'trace', destination }) });
+    cleanup.push(() => plane.close());
+    const owner = await register(plane.app, 'owner@example.com');
+    const project = await createProject(plane.app, owner, { name: 'Shop', slug: 'shop' });
+    const marker = 'ultra-secret-marker-7f3a';
+    for (const payload of [{ value: marker }, { value: `${marker}\n2` }, { value: `${marker}\u0000` }, { value: 42 }]) {
+      await plane.app.inject({ method: 'PUT', url: `/api/projects/${project.id}/secrets/API_KEY`, headers: owner.headers(), payload });
+    }
+    await plane.app.inject({ method: 'PUT', url: `/api/projects/${project.id}/secrets/PATH`, headers: owner.headers(), payload: { value: marker } });
+    await plane.secrets.loadSecrets(project.id);
+    expect(lines.length).toBeGreaterThan(5);
+    expect(lines.join('')).not.toContain(marker);
+  });
+});
+
 describe('platform master key', () => {
   it('generates <data>/master.key with mode 0600 on first start and reuses it', async () => {
     const h = await harness();

@@ -47,4 +47,18 @@ export const recoveryCodes = defineCodes({
   SVC_RECOVERY_CONFIRMATION_REQUIRED: { status: 400, retryable: false, summary: 'Restore needs confirmation: "restore point in time".' },
   SVC_RECOVERY_DESTINATION_BUSY: { status: 409, retryable: true, summary: 'The restore destination is open by another connection or process; restore only into a stopped database.', hint: 'Stop the app using the destination and retry.' },
   SVC_RECOVERY_VERIFY_FAILED: { status: 500, retryable: false, summary: 'The replayed database did not match the recorded state seal or failed integrity_check; nothing was published.' },
+  // Platform side (src/recovery/platform): per-project recovery of hosted apps.
+  SVC_RECOVERY_NOT_ENABLED: { status: 409, retryable: false, summary: 'Point-in-time recovery is not enabled for this project.', hint: 'Enable it with `svc recovery enable`; it takes effect on the next release or supervised restart.' },
+  SVC_RECOVERY_DISABLE_UNSUPPORTED: { status: 400, retryable: false, summary: 'Turning point-in-time recovery off is not supported in this version; only {"enabled": true} is accepted.' },
+  SVC_RECOVERY_EPOCH_NOT_FOUND: { status: 404, retryable: false, summary: 'No recovery epoch with that id (or none covering that time) exists for the project.', hint: 'List epochs with `svc recovery status`.' },
+  SVC_RECOVERY_RESTORE_NOT_FOUND: { status: 404, retryable: false, summary: 'No restored database with that id exists for the project (or it was already activated).' },
+  SVC_RECOVERY_CONFIRMATION_MISMATCH: { status: 400, retryable: false, summary: 'Activating a restored database needs the exact confirmation "restore <project-slug>".' },
+  SVC_RECOVERY_APP_NOT_ATTACHED: {
+    status: 502,
+    retryable: false,
+    summary: 'Recovery is enabled but the started app did not begin its recovery epoch (no epoch.json appeared).',
+    hint: 'Call attachPlatformRecovery(db) from svc/operations after opening the database (see docs/recovery.md, "On the platform").',
+  },
+  SVC_RECOVERY_ROTATION_MISMATCH: { status: 500, retryable: false, summary: 'The restored final state of the old epoch does not equal the stopped database; the release was not migrated.', hint: 'The database was written outside recovery; restore a verified epoch.' },
+  SVC_RECOVERY_NO_DATABASE: { status: 409, retryable: false, summary: 'The project has no release (and so no database) yet.' },
 });

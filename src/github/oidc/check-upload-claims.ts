@@ -20,11 +20,11 @@ export interface DeclaredSource {
   repositoryId: string | undefined;
 }
 
-/** Throw SVC_OIDC_PROJECT_NOT_LINKED or SVC_OIDC_CLAIMS_MISMATCH unless the token may upload this source. */
+/** Throw SVC_OIDC_PROJECT_NOT_LINKED (no link, or another repository) or SVC_OIDC_CLAIMS_MISMATCH (ref, sha). */
 export function checkUploadClaims(claims: Pick<GithubOidcClaims, 'repository_id' | 'ref' | 'sha'>, link: OidcProjectLink | null, declared: DeclaredSource): void {
-  if (!link) throw new SvcError('SVC_OIDC_PROJECT_NOT_LINKED', 'The project is not linked to a GitHub repository.');
-  if (claims.repository_id !== String(link.repositoryId)) {
-    throw new SvcError('SVC_OIDC_CLAIMS_MISMATCH', `The token is for repository ${claims.repository_id}; the project is linked to ${link.repositoryId}.`);
+  // Unlinked and linked-elsewhere read the same, so any GitHub repository's token cannot probe projects.
+  if (!link || claims.repository_id !== String(link.repositoryId)) {
+    throw new SvcError('SVC_OIDC_PROJECT_NOT_LINKED', `This project is not linked to repository ${claims.repository_id}.`);
   }
   const expectedRef = `refs/heads/${link.branch}`;
   if (claims.ref !== expectedRef) throw new SvcError('SVC_OIDC_CLAIMS_MISMATCH', `The token is for ${claims.ref}; the project deploys ${expectedRef}.`);

@@ -1,6 +1,6 @@
 // The catalog must be a regular, non-symlink file with owner-only permissions. Checked at open (lstat +
 // O_NOFOLLOW, created 0600 with O_EXCL) and re-checked before each reservation (same inode, still no symlink).
-import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, type Stats } from 'node:fs';
 import { RuntimeError } from '../errors.js';
 
 /** Device and inode of the opened catalog, compared on later checks. */
@@ -50,7 +50,7 @@ export function checkCatalogFile(path: string, identity: CatalogIdentity): void 
   if (!info.isFile() || info.ino !== identity.ino || info.dev !== identity.dev) unsafe(path, 'was replaced by another file');
 }
 
-function lstatOrNull(path: string): ReturnType<typeof lstatSync> | null {
+function lstatOrNull(path: string): Stats | null {
   try {
     return lstatSync(path);
   } catch (error) {

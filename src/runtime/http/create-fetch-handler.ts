@@ -2,6 +2,7 @@
 // Works in any server that speaks Request/Response; node:http apps adapt with toFetchRequest/sendFetchResponse.
 import { createAuth, type Auth } from '../auth/create-auth.js';
 import type { Session } from '../auth/session-store.js';
+import type { BucketManager } from '../buckets/create-bucket-manager.js';
 import type { AppDatabase } from '../database/app-database.js';
 import type { Identity, LiveRoute, RuntimeEngine } from '../engine.js';
 import { RuntimeError } from '../errors.js';
@@ -30,6 +31,8 @@ export interface FetchHandlerOptions {
   queryCacheSize?: number;
   /** Use an existing engine instead of creating one. */
   engine?: RuntimeEngine;
+  /** Managed buckets: serves `{prefix}/buckets/...` and `{prefix}/files/...`; definitions join the manifest. */
+  buckets?: BucketManager;
 }
 
 /** The handler plus what pages need to render (session, CSRF meta) and the engine. */
@@ -68,7 +71,7 @@ export function createFetchHandler(backend: Backend, db: AppDatabase, options: F
 
     if (head === 'manifest' && slash < 0) {
       if (method !== 'GET') throw new RuntimeError('SVC_RUNTIME_METHOD_NOT_ALLOWED', 'Use GET.');
-      return jsonResponse(200, { functions: engine.manifest(), buckets: backend.buckets, auth: auth !== null, prefix });
+      return jsonResponse(200, { functions: engine.manifest(), buckets: options.buckets?.manifest() ?? backend.buckets, auth: auth !== null, prefix });
     }
     if (head === 'query' || head === 'mutation') {
       if (method !== 'POST') throw new RuntimeError('SVC_RUNTIME_METHOD_NOT_ALLOWED', 'Use POST with JSON arguments.');
@@ -109,6 +112,11 @@ export function createFetchHandler(backend: Backend, db: AppDatabase, options: F
       return await options.live.handle({ request, path, args, identity, engine, revalidate });
     }
     if (head === 'auth' && auth !== null) return auth.handle(path, request);
+    if ((head === 'buckets' || head === 'files') && options.buckets !== undefined) {
+      const session = auth?.session(request) ?? null;
+      const checkCsrf = () => (session === null ? undefined : auth!.checkCsrf(request, session));
+      return await options.buckets.handleHttp({ request, route: rest, prefix, identity: session?.identity ?? null, checkCsrf, report: (e) => report(e, request) });
+    }
     throw new RuntimeError('SVC_RUNTIME_NOT_FOUND', `No runtime route ${prefix}/${rest}.`);
   }
 

@@ -1,0 +1,31 @@
+// The periodic sweep: a queued svc/release check whose build never arrived is completed as timed_out
+// (with help on adding the Action), and an open check whose release already ended (an outcome the
+// observer missed, e.g. across a crash) is completed from the release row.
+import type { FeatureContext } from '../core/feature-context.js';
+import { findRelease } from '../releases/index.js';
+import { findOpenReleaseCheck, updateCheck, type CheckRow } from './check-store.js';
+import { overdueCommits, setCommitState } from './commit-store.js';
+
+/** Run one sweep; returns how many checks it completed. */
+export function sweepChecks(ctx: FeatureContext, buildTimeoutMs: number): { timedOut: number; reconciled: number } {
+  let timedOut = 0;
+  let reconciled = 0;
+  const now = ctx.clock.now();
+  for (const commit of overdueCommits(ctx)) {
+    ctx.db
+      .transaction(() => {
+        setCommitState(ctx, commit.project_id, commit.sha, 'timed_out');
+        const open = findOpenReleaseCheck(ctx, commit.project_id, commit.sha);
+        if (open && updateCheck(ctx, open.id, (m) => (m.kind === 'release' && m.state === 'waiting' ? { ...m, state: 'timed_out', finishedAt: now, timeoutMinutes: Math.round(buildTimeoutMs / 60_000) } : null))) timedOut++;
+      })
+      .immediate();
+  }
+  const open = ctx.db.prepare("SELECT * FROM github_checks WHERE completed = 0 AND name = 'svc/release' AND release_id IS NOT NULL").all() as CheckRow[];
+  for (const check of open) {
+    const release = findRelease(ctx, check.project_id, check.release_id!);
+    if (!release || release.status === 'candidate') continue;
+    const ok = release.status === 'active' || release.status === 'inactive';
+    if (updateCheck(ctx, check.id, (m) => (m.kind === 'release' ? { ...m, state: ok ? 'success' : 'failure', finishedAt: release.finished_at ?? now } : null))) reconciled++;
+  }
+  return { timedOut, reconciled };
+}

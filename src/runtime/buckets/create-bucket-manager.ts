@@ -1,0 +1,181 @@
+// createBucketManager: validates definitions, opens the catalog, checks the immutable bucket contracts,
+// sweeps, and returns the API used by server actions, the Fetch handler (HTTP routes) and agent tools.
+import type { Readable } from 'node:stream';
+import { RuntimeError } from '../errors.js';
+import { definitionOf, partitionOf, randomToken, toInfo, type BucketContext, type ObjectInfo } from './bucket-context.js';
+import { handleBucketRequest } from './bucket-routes.js';
+import { signingKeyBytes } from './capability.js';
+import { Catalog } from './catalog.js';
+import { defineBuckets, variantGeometry, type BucketDefinition, type BucketDefinitionInput } from './define-bucket.js';
+import { deploymentLimitsFromEnv, strictestDeployment, type DeploymentLimits, type UsageCounts } from './effective-limits.js';
+import { collectGarbage } from './garbage-ledger.js';
+import type { BucketHttpContext } from './http-access.js';
+import { deleteObject, findObject, listObjects, openObject, readObject, readUrl, type ObjectList } from './object-service.js';
+import type { StorageBackend } from './storage-backend.js';
+import { sweep, type SweepReport } from './sweep.js';
+import { cancelUpload, createUpload, putObject, writeChunk, type ChunkResult, type CreateUploadInput, type UploadTicket } from './upload-service.js';
+
+/** Options of createBucketManager. */
+export interface BucketManagerOptions {
+  definitions: readonly (BucketDefinitionInput | BucketDefinition)[];
+  backend: StorageBackend;
+  /** SQLite catalog file (regular file, owner-only; created if missing). */
+  catalogPath: string;
+  /** HMAC key for capabilities (`SVC_BUCKET_SIGNING_KEY`, at least 32 characters). */
+  signingKey: string | Uint8Array;
+  /** Lower the deployment ceilings further (the environment's ceilings can never be raised). */
+  limits?: Partial<DeploymentLimits>;
+  /** Environment read for `SVC_BUCKET_MAX_BYTES` / `SVC_BUCKET_MAX_OBJECTS` (default process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
+  clock?: () => number;
+  randomId?: () => string;
+  /** Protocol prefix used in URLs (default `/__svc`). */
+  prefix?: string;
+  /** Reservation and upload-capability lifetime (default 6 h, at most 24 h). */
+  reservationTtlMs?: number;
+  /** Staging areas without a reservation are swept once older than this (default 1 h). */
+  orphanGraceMs?: number;
+}
+
+/** Usage of the whole deployment (manager.usage()). */
+export interface ManagerUsage extends UsageCounts {
+  readonly limits: { readonly maxBytes: number | null; readonly maxObjects: number | null };
+  readonly buckets: Readonly<Record<string, UsageCounts>>;
+}
+
+/** Server-side operations on one bucket. `owner` is the user id for user-owned buckets, omitted for app buckets. */
+export interface BucketHandle {
+  readonly definition: BucketDefinition;
+  usage(owner?: string | null): { bucket: UsageCounts; owner: UsageCounts | null };
+  put(input: { owner?: string | null; key: string; body: Uint8Array | string; contentType: string; sha256?: string; ifSha256?: string | null }): Promise<ObjectInfo>;
+  read(input: { owner?: string | null; key: string }): Promise<{ object: ObjectInfo; bytes: Buffer }>;
+  stream(input: { owner?: string | null; key: string; range?: { start: number; end: number } }): Promise<{ object: ObjectInfo; stream: Readable }>;
+  stat(input: { owner?: string | null; key: string }): ObjectInfo;
+  list(input?: { owner?: string | null; prefix?: string; cursor?: string | null; limit?: number }): ObjectList;
+  delete(input: { owner?: string | null; key: string; ifSha256?: string | null }): Promise<boolean>;
+  /** Reserve an upload for a browser: hand `ticket.path` (the tus upload URL) to the client. */
+  createUpload(input: Omit<CreateUploadInput, 'bucket'>): Promise<UploadTicket>;
+  /** A short-lived read URL (path) for a private object (default five minutes). */
+  readUrl(input: { owner?: string | null; key: string; ttlMs?: number }): { url: string; expiresAt: number };
+}
+
+/** The bucket manager passed to openBackend({ buckets }). */
+export interface BucketManager {
+  readonly definitions: readonly BucketDefinition[];
+  readonly deployment: DeploymentLimits;
+  readonly prefix: string;
+  /** Definitions as published in `GET {prefix}/manifest`. */
+  manifest(): BucketDefinition[];
+  usage(): ManagerUsage;
+  bucket(name: string): BucketHandle;
+  /** Serve `{prefix}/buckets/...` and `{prefix}/files/...`. */
+  handleHttp(http: BucketHttpContext): Promise<Response>;
+  /** Upload primitives (used by the HTTP layer and tests). */
+  readonly uploads: {
+    write(id: string, offset: number, body: Readable, length: number): Promise<ChunkResult>;
+    cancel(id: string): Promise<boolean>;
+  };
+  sweep(options?: { orphans?: boolean }): Promise<SweepReport>;
+  close(): Promise<void>;
+}
+
+/** Create the bucket manager; runs the startup sweep (expired reservations, orphans, garbage ledger). */
+export async function createBucketManager(options: BucketManagerOptions): Promise<BucketManager> {
+  const definitions = defineBuckets(options.definitions);
+  const deployment = strictestDeployment(deploymentLimitsFromEnv(options.env ?? process.env), options.limits);
+  const signingKey = signingKeyBytes(options.signingKey);
+  const catalog = new Catalog(options.catalogPath);
+  const now = options.clock ?? Date.now;
+  try {
+    checkContracts(catalog, definitions);
+  } catch (error) {
+    catalog.close();
+    throw error;
+  }
+  const orphanGraceMs = options.orphanGraceMs ?? 60 * 60 * 1000;
+  const ctx: BucketContext = {
+    catalog,
+    backend: options.backend,
+    definitions: new Map(definitions.map((d) => [d.name, d])),
+    deployment,
+    signingKey,
+    now,
+    randomId: options.randomId ?? randomToken,
+    prefix: (options.prefix ?? '/__svc').replace(/\/+$/, ''),
+    reservationTtlMs: Math.min(options.reservationTtlMs ?? 6 * 60 * 60 * 1000, 24 * 60 * 60 * 1000),
+    hashes: new Map(),
+    locks: new Set(),
+    sweep: async () => {
+      await sweep(catalog, options.backend, now);
+    },
+    collectGarbage: async () => {
+      await collectGarbage(catalog, options.backend, now).catch(() => undefined);
+    },
+  };
+  await sweep(catalog, options.backend, now, { orphans: true, orphanGraceMs });
+
+  const handle = (name: string): BucketHandle => {
+    const definition = definitionOf(ctx, name);
+    return {
+      definition,
+      usage: (owner) => ({
+        bucket: catalog.usage(definition.name, null),
+        owner: owner === undefined || owner === null ? (definition.ownership === 'app' ? catalog.usage(definition.name, '') : null) : catalog.usage(definition.name, partitionOf(definition, owner)),
+      }),
+      put: (input) => putObject(ctx, { ...input, bucket: definition.name }),
+      read: async (input) => {
+        const row = findObject(ctx, definition.name, input.owner, input.key);
+        return { object: toInfo(ctx, row), bytes: await readObject(ctx, row) };
+      },
+      stream: async (input) => {
+        const row = findObject(ctx, definition.name, input.owner, input.key);
+        return { object: toInfo(ctx, row), stream: await openObject(ctx, row, input.range) };
+      },
+      stat: (input) => toInfo(ctx, findObject(ctx, definition.name, input.owner, input.key)),
+      list: (input = {}) => listObjects(ctx, { ...input, bucket: definition.name }),
+      delete: (input) => deleteObject(ctx, { ...input, bucket: definition.name }),
+      createUpload: (input) => createUpload(ctx, { ...input, bucket: definition.name }),
+      readUrl: (input) => readUrl(ctx, { ...input, bucket: definition.name }),
+    };
+  };
+
+  return {
+    definitions,
+    deployment,
+    prefix: ctx.prefix,
+    manifest: () => definitions.map((d) => ({ ...d })),
+    usage() {
+      const total = catalog.usage(null, null);
+      const buckets: Record<string, UsageCounts> = {};
+      for (const d of definitions) buckets[d.name] = catalog.usage(d.name, null);
+      const finite = (n: number): number | null => (Number.isFinite(n) ? n : null);
+      return { ...total, limits: { maxBytes: finite(deployment.maxBytes), maxObjects: finite(deployment.maxObjects) }, buckets };
+    },
+    bucket: handle,
+    handleHttp: (http) => handleBucketRequest(ctx, { ...http, prefix: http.prefix }),
+    uploads: {
+      write: (id, offset, body, length) => writeChunk(ctx, id, offset, body, length),
+      cancel: (id) => cancelUpload(ctx, id),
+    },
+    sweep: (sweepOptions = {}) => sweep(catalog, options.backend, now, { orphans: sweepOptions.orphans ?? false, orphanGraceMs }),
+    async close() {
+      catalog.close();
+      await options.backend.close();
+    },
+  };
+}
+
+/** Variant names and geometry are immutable once a bucket holds data. */
+function checkContracts(catalog: Catalog, definitions: readonly BucketDefinition[]): void {
+  catalog.transaction(() => {
+    for (const definition of definitions) {
+      const geometry = JSON.stringify(variantGeometry(definition));
+      const stored = catalog.contract(definition.name);
+      if (stored === geometry) continue;
+      if (stored !== undefined && catalog.hasData(definition.name)) {
+        throw new RuntimeError('SVC_BUCKET_CONTRACT_CHANGED', `Bucket "${definition.name}" holds data: its variant names and geometry cannot change (was ${stored}).`);
+      }
+      catalog.setContract(definition.name, geometry);
+    }
+  });
+}
