@@ -58,6 +58,10 @@ export function buildAppCommand(spec: AppStartSpec, ctx: AppCommandContext): Com
     if (!envName.test(name) || isReservedSecretName(name)) throw new SvcError('SVC_VALIDATION', `secret name ${name} is invalid or reserved`);
     env[name] = value;
   }
+  for (const [name, value] of Object.entries(spec.platformEnv ?? {})) {
+    if (!name.startsWith('SVC_') || !envName.test(name)) throw new SvcError('SVC_VALIDATION', `platform env name ${name} must start with SVC_`);
+    env[name] = value;
+  }
   Object.assign(env, {
     PORT: String(ctx.port),
     HOST: ctx.host,

@@ -17,6 +17,8 @@ export interface AppStartSpec {
   env: Readonly<Record<string, string>>;
   /** Decrypted secrets, name → value; never logged, never in argv, never persisted by the runner. */
   secrets: Readonly<Record<string, string>>;
+  /** Further platform-set `SVC_*` variables (recovery's SVC_RECOVERY_DIR/KEY); treated like secrets. */
+  platformEnv?: Readonly<Record<string, string>>;
   /** Port to listen on; a free loopback port is allocated when omitted. */
   port?: number;
   /** Interface to listen on (default 127.0.0.1). */

@@ -3,3 +3,4 @@ export { openPointInTimeRecovery, type PointInTimeRecovery, type RecoveryStatus 
 export { restorePointInTime, type RestoreResult } from './recovery/restore-point-in-time.js';
 export { rotateRecoveryEpoch, type RotateRecoveryEpochOptions, type RotatedEpoch } from './recovery/rotate-recovery-epoch.js';
 export type { PointInTimeRecoveryOptions, RestorePointInTimeOptions, RecoveryDatabase } from './recovery/recovery-options.js';
+export { attachPlatformRecovery, type PlatformRecovery, type PlatformRecoveryOptions } from './recovery/platform/attach-platform-recovery.js';

@@ -22,9 +22,12 @@ import { appControl, backupsMigrations, createBackups, type BackupsFeature } fro
 import { createIngress, ingressMigrations, ingressRoutes, type Ingress } from './ingress/index.js';
 import { createReleases, deleteReleaseRoutes, releasesMigrations, type ReleasesFeature } from './releases/index.js';
 import { createOidcUploadAuth, githubLinkLookup, oidcMigrations } from './github/oidc/index.js'; // svc:oidc
+import { consoleRoutes } from './console/index.js'; // svc:console
+import { createGithub, githubMigrations, type GithubFeature, type GithubOptions } from './github/index.js'; // svc:github
+import { createRecovery, recoveryMigrations } from './recovery/platform/index.js'; // svc:recovery
 
 /** Every control-database migration, in dependency order (identity before projects before audit). */
-export const controlMigrations: readonly Migration[] = [...identityMigrations, ...projectsMigrations, ...auditMigrations, ...ingressMigrations, ...releasesMigrations, ...secretsMigrations, ...backupsMigrations, ...domainsMigrations, ...oidcMigrations];
+export const controlMigrations: readonly Migration[] = [...identityMigrations, ...projectsMigrations, ...auditMigrations, ...ingressMigrations, ...releasesMigrations, ...secretsMigrations, ...backupsMigrations, ...domainsMigrations, ...oidcMigrations, ...recoveryMigrations, ...githubMigrations];
 
 export interface ControlPlaneDeps {
   config: PlatformConfig;
@@ -33,6 +36,8 @@ export interface ControlPlaneDeps {
   clock?: Clock;
   ids?: IdGenerator;
   logger?: Logger;
+  /** svc:github — GitHub App settings source and test seams (default: process.env). */
+  github?: GithubOptions;
 }
 
 export interface ControlPlane {
@@ -48,6 +53,8 @@ export interface ControlPlane {
   secrets: SecretsFeature;
   backups: BackupsFeature;
   domains: DomainsFeature;
+  /** svc:github — webhooks, check runs, deployments, PR commands. */
+  github: GithubFeature;
   /** Close the HTTP app (draining requests) and then the database. */
   close(): Promise<void>;
 }
@@ -84,7 +91,10 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const ingress = createIngress(ctx); // svc:ingress
   const secrets = createSecrets(ctx); // svc:lifecycle — loads the master key; a wrong key stops start-up here
   const uploadPrincipal = createOidcUploadAuth(ctx, { links: githubLinkLookup(ctx) }); // svc:oidc — GitHub Actions OIDC uploads
-  const releases = createReleases(ctx, { routing: ingress.routes, loadSecrets: secrets.loadSecrets, uploadPrincipal }); // svc:releases
+  const recovery = createRecovery(ctx, { keyring: secrets.keyring }); // svc:recovery — per-project point-in-time recovery
+  const github = createGithub(ctx, deps.github); // svc:github — observer of releases; rollback attached below
+  const releases = createReleases(ctx, { routing: ingress.routes, loadSecrets: secrets.loadSecrets, uploadPrincipal, recovery: recovery.hooks, observer: github.observer }); // svc:releases
+  github.attachReleases(releases); // svc:github
   const apps = appControl(ingress.routes, releases.supervisor); // svc:lifecycle
   const backups = createBackups(ctx, { locks: releases.locks, keyring: secrets.keyring, apps });
   const domains = createDomains(ctx, ingress.routes);
@@ -109,16 +119,20 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     auditRoutes(ctx),
     ingressRoutes(ctx, ingress),
     releases.routes,
+    github.routes, // svc:github
     secretRoutes(ctx, secrets), // svc:lifecycle
     backups.routes,
     domainsRoutes(ctx, domains),
     tlsAskRoutes(ctx, domains),
     deleteProjectRoutes(siteDeletion),
     deleteReleaseRoutes(ctx, releases.locks),
+    recovery.routes({ locks: releases.locks, apps }), // svc:recovery
+    consoleRoutes(), // svc:console — keep last: GET /* serves the console and its history-routing fallback
   ];
   for (const plugin of routePlugins) await plugin(app);
   await app.ready();
   await releases.start(); // svc:releases — finish interrupted deploys, re-adopt or restart active releases
+  await github.start(); // svc:github — resume queued deliveries and syncs
   backups.start(); // svc:lifecycle — scheduled backups
 
   let closed = false;
@@ -132,12 +146,14 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     secrets,
     backups,
     domains,
+    github,
     async close() {
       if (closed) return;
       closed = true;
       // svc:ingress — closes alongside the server (long proxied streams cannot hold it open); flushes metrics
       await Promise.all([app.close(), ingress.close()]);
       await backups.close(); // svc:lifecycle — stop the backup scheduler first
+      await github.close(); // svc:github — stop the queue (unfinished jobs run again after a restart)
       await releases.close(); // svc:releases — stop (or leave) supervised apps
       if (db.open) db.close();
     },

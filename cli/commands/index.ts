@@ -14,10 +14,13 @@ import { activityCommand } from './activity.js';
 import { releasesCommand } from './releases.js';
 import { rollbackCommand } from './rollback.js';
 import { logsCommand } from './logs.js';
+import { linkCommand } from './link.js';
+import { unlinkCommand } from './unlink.js';
 import { secretsCommand } from './secrets.js';
 import { projectCommand } from './project.js';
 import { backupsCommand } from './backups.js';
 import { domainsCommand } from './domains.js';
+import { recoveryCommand } from './recovery.js';
 
 /** The registered commands; help lists them sorted by name. */
 export const commands: CommandModule[] = [
@@ -38,4 +41,7 @@ export const commands: CommandModule[] = [
   projectCommand,
   backupsCommand,
   domainsCommand,
+  recoveryCommand,
+  linkCommand,
+  unlinkCommand,
 ];

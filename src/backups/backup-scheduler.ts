@@ -6,7 +6,7 @@ import { appendAudit } from '../audit/append-audit.js';
 import { findProject } from '../projects/index.js';
 import { createBackup, type BackupDeps, type BackupSubject } from './backup-service.js';
 import { isDue, nextDueAfter, shouldReportOverdue } from './backup-schedule.js';
-import { listSchedules, markOverdueReported, recordScheduledRun } from './backup-store.js';
+import { listSchedules, markOverdueReported, recordScheduledRun, type ScheduleRow } from './backup-store.js';
 
 /** A repeating timer (setInterval by default); tests drive `tick()` directly with a manual clock. */
 export interface SchedulerTimer {
@@ -37,7 +37,9 @@ export class BackupScheduler {
   /** Start ticking. */
   start(): void {
     if (this.cancel) return;
-    this.cancel = (this.options.timer ?? intervalTimer).every(this.options.tickMs ?? 60_000, () => void this.tick());
+    this.cancel = (this.options.timer ?? intervalTimer).every(this.options.tickMs ?? 60_000, () => {
+      this.tick().catch((error: unknown) => this.deps.ctx.logger.error({ err: error }, 'backup scheduler pass failed'));
+    });
   }
 
   /** One pass over every schedule; overlapping calls share the running pass. */
@@ -56,35 +58,45 @@ export class BackupScheduler {
   private async pass(): Promise<void> {
     const ctx: FeatureContext = this.deps.ctx;
     for (const schedule of listSchedules(ctx)) {
-      const project = findProject(ctx, schedule.project_id);
-      if (!project) continue;
-      const subject: BackupSubject = { project: { id: project.id, slug: project.slug, organizationId: project.organization_id }, actor: SYSTEM_ACTOR };
-      const now = ctx.clock.now();
-      if (isDue(schedule, now)) {
-        let ok = true;
-        try {
-          await createBackup(this.deps, subject, 'scheduled');
-        } catch (error) {
-          ok = false; // audited as backup.failed by createBackup
-          ctx.logger.warn({ err: error, projectId: project.id }, 'scheduled backup failed');
-        }
-        const after = ctx.clock.now();
-        recordScheduledRun(ctx, project.id, { ok, nextDueAt: nextDueAfter(schedule, after, ok), now: after });
+      try {
+        await this.runOne(schedule);
+      } catch (error) {
+        // One project's trouble (e.g. it was deleted meanwhile) never stops the others.
+        ctx.logger.error({ err: error, projectId: schedule.project_id }, 'backup scheduler: schedule failed');
       }
-      const current = listSchedules(ctx).find((s) => s.project_id === project.id);
-      const at = ctx.clock.now();
-      if (current && shouldReportOverdue(current, at)) {
-        ctx.db.transaction(() => {
-          markOverdueReported(ctx, project.id, at);
-          appendAudit(ctx, {
-            kind: 'backup.overdue',
-            organizationId: project.organization_id,
-            projectId: project.id,
-            actor: SYSTEM_ACTOR,
-            metadata: { intervalMinutes: Math.round(current.interval_ms / 60_000), lastSuccessAt: current.last_success_at, nextDueAt: current.next_due_at },
-          });
-        })();
+    }
+  }
+
+  private async runOne(schedule: ScheduleRow): Promise<void> {
+    const ctx: FeatureContext = this.deps.ctx;
+    const project = findProject(ctx, schedule.project_id);
+    if (!project) return;
+    const subject: BackupSubject = { project: { id: project.id, slug: project.slug, organizationId: project.organization_id }, actor: SYSTEM_ACTOR };
+    const now = ctx.clock.now();
+    if (isDue(schedule, now)) {
+      let ok = true;
+      try {
+        await createBackup(this.deps, subject, 'scheduled');
+      } catch (error) {
+        ok = false; // audited as backup.failed by createBackup
+        ctx.logger.warn({ err: error, projectId: project.id }, 'scheduled backup failed');
       }
+      const after = ctx.clock.now();
+      recordScheduledRun(ctx, project.id, { ok, nextDueAt: nextDueAfter(schedule, after, ok), now: after });
+    }
+    const current = listSchedules(ctx).find((s) => s.project_id === project.id);
+    const at = ctx.clock.now();
+    if (current && shouldReportOverdue(current, at)) {
+      ctx.db.transaction(() => {
+        markOverdueReported(ctx, project.id, at);
+        appendAudit(ctx, {
+          kind: 'backup.overdue',
+          organizationId: project.organization_id,
+          projectId: project.id,
+          actor: SYSTEM_ACTOR,
+          metadata: { intervalMinutes: Math.round(current.interval_ms / 60_000), lastSuccessAt: current.last_success_at, nextDueAt: current.next_due_at },
+        });
+      })();
     }
   }
 }

@@ -184,13 +184,29 @@ export async function restoreBackup(deps: BackupDeps, subject: BackupSubject, ba
       const scratch = await decryptToScratch(deps, row);
       try {
         await deps.apps.stop(projectId);
+        let restoreError: unknown = null;
         try {
           await restoreSnapshot(scratch, database.path);
-        } finally {
-          if (database.activeReleaseId) await deps.apps.start(projectId, database.activeReleaseId);
+        } catch (error) {
+          restoreError = error;
         }
+        // Start the active release again whether or not the restore worked (its data is intact either way).
+        let startError: string | null = null;
+        if (database.activeReleaseId) {
+          await deps.apps.start(projectId, database.activeReleaseId).catch((error: unknown) => {
+            startError = isSvcError(error) ? error.code : 'SVC_APP_START_FAILED';
+            ctx.logger.error({ err: error, projectId }, 'restore: the active release did not start again');
+          });
+        }
+        if (restoreError) throw restoreError;
         ctx.db.transaction(() => {
-          appendAudit(ctx, { kind: 'backup.restore', organizationId: subject.project.organizationId, projectId, actor: subject.actor, metadata: { backupId: row.id, backupCreatedAt: row.created_at, restartedReleaseId: database.activeReleaseId } });
+          appendAudit(ctx, {
+            kind: 'backup.restore',
+            organizationId: subject.project.organizationId,
+            projectId,
+            actor: subject.actor,
+            metadata: { backupId: row.id, backupCreatedAt: row.created_at, restartedReleaseId: database.activeReleaseId, restartError: startError },
+          });
         })();
         return { row, restartedReleaseId: database.activeReleaseId };
       } finally {

@@ -6,7 +6,7 @@ import { bearerOrSession, type HttpApp } from '../core/http/create-http-app.js';
 import { SvcError } from '../core/errors.js';
 import { isoTime, type FeatureContext } from '../core/feature-context.js';
 import { appendAudit } from '../audit/append-audit.js';
-import { authenticate } from '../identity/index.js';
+import { actorOf, authenticate } from '../identity/index.js';
 import { requireProjectPermission } from '../projects/index.js';
 import { githubRoutes, installationsResponseSchema, linkBodySchema, linkResponseSchema, type GithubLink } from './contract.js';
 import type { CheckModel } from './check-model.js';
@@ -46,7 +46,7 @@ async function lookupRepository(ctx: FeatureContext, github: GithubClient, fullN
     const repository = await octokit.request('GET /repos/{owner}/{repo}', { owner, repo });
     const account = installation.data.account as { login?: string; type?: string } | null;
     upsertInstallation(ctx, { id: installation.data.id, accountLogin: account?.login ?? owner, accountType: account?.type ?? null, status: installation.data.suspended_at ? 'suspended' : 'active', repositorySelection: installation.data.repository_selection });
-    addInstallationRepos(ctx, installation.data.id, [{ id: repository.data.id, full_name: repository.data.full_name }]);
+    addInstallationRepos(ctx, installation.data.id, [{ id: Number(repository.data.id), full_name: repository.data.full_name }]);
     return findRepository(ctx, repository.data.full_name);
   } catch (error) {
     if ((error as { status?: number }).status === 404) return undefined;
@@ -103,7 +103,7 @@ export function linkRoutes(ctx: FeatureContext, github: () => GithubClient | nul
               kind: 'github.link',
               organizationId: project.organization_id,
               projectId: project.id,
-              actor: { type: principal.kind === 'session' ? 'user' : 'token', id: principal.kind === 'session' ? principal.user.id : principal.token.id, name: principal.user.email },
+              actor: actorOf(principal),
               metadata: { repository: repo.fullName, repositoryId: repo.repositoryId, branch: body.branch, installationId: repo.installationId, rollbackPermission: body.rollbackPermission },
             });
           })
@@ -123,7 +123,7 @@ export function linkRoutes(ctx: FeatureContext, github: () => GithubClient | nul
             kind: 'github.unlink',
             organizationId: project.organization_id,
             projectId: project.id,
-            actor: { type: principal.kind === 'session' ? 'user' : 'token', id: principal.kind === 'session' ? principal.user.id : principal.token.id, name: principal.user.email },
+            actor: actorOf(principal),
             metadata: { repository: link.full_name, branch: link.branch },
           });
         })

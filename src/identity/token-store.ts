@@ -73,31 +73,32 @@ export function findTokenByRaw(ctx: FeatureContext, raw: string): TokenRow | und
   return cachedStatement(ctx.db, 'SELECT * FROM access_tokens WHERE token_hash = ?').get(sha256Hex(raw)) as TokenRow | undefined;
 }
 
-// One query for the bearer hot path: the token's columns and its user's columns, prefixed `u_`.
+// One query for the bearer hot path: the token's columns, then its user's (NULL when the user is gone).
+// Raw rows (arrays) skip building a keyed object per row in the driver; the order below is the contract.
 const TOKEN_WITH_USER_SQL =
-  'SELECT t.id, t.token_hash, t.user_id, t.name, t.project_id, t.permissions, t.created_at, t.expires_at, t.last_used_at, t.revoked_at, u.id AS u_id, u.email AS u_email, u.name AS u_name, u.password_hash AS u_password_hash, u.personal_org_id AS u_personal_org_id, u.created_at AS u_created_at ' +
-  'FROM access_tokens t LEFT JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?';
+  'SELECT t.id, t.token_hash, t.user_id, t.name, t.project_id, t.permissions, t.created_at, t.expires_at, t.last_used_at, t.revoked_at, ' +
+  'u.id, u.email, u.name, u.password_hash, u.personal_org_id, u.created_at FROM access_tokens t LEFT JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?';
 
-type TokenWithUserRow = TokenRow & { u_id: string | null; u_email: string; u_name: string | null; u_password_hash: string; u_personal_org_id: string | null; u_created_at: number };
+type TokenWithUserRaw = [string, string, string, string, string | null, string, number, number, number | null, number | null, string | null, string, string | null, string, string | null, number];
 
 /** A token by its raw value together with its user (undefined user: the account is gone), in one lookup by hash. */
 export function findTokenWithUser(ctx: FeatureContext, raw: string): { token: TokenRow; user: UserRow | undefined } | undefined {
-  const row = cachedStatement(ctx.db, TOKEN_WITH_USER_SQL).get(sha256Hex(raw)) as TokenWithUserRow | undefined;
+  const row = cachedStatement(ctx.db, TOKEN_WITH_USER_SQL, { raw: true }).get(sha256Hex(raw)) as TokenWithUserRaw | undefined;
   if (!row) return undefined;
   const token: TokenRow = {
-    id: row.id,
-    token_hash: row.token_hash,
-    user_id: row.user_id,
-    name: row.name,
-    project_id: row.project_id,
-    permissions: row.permissions,
-    created_at: row.created_at,
-    expires_at: row.expires_at,
-    last_used_at: row.last_used_at,
-    revoked_at: row.revoked_at,
+    id: row[0],
+    token_hash: row[1],
+    user_id: row[2],
+    name: row[3],
+    project_id: row[4],
+    permissions: row[5],
+    created_at: row[6],
+    expires_at: row[7],
+    last_used_at: row[8],
+    revoked_at: row[9],
   };
-  if (row.u_id === null) return { token, user: undefined };
-  return { token, user: { id: row.u_id, email: row.u_email, name: row.u_name, password_hash: row.u_password_hash, personal_org_id: row.u_personal_org_id, created_at: row.u_created_at } };
+  if (row[10] === null) return { token, user: undefined };
+  return { token, user: { id: row[10], email: row[11], name: row[12], password_hash: row[13], personal_org_id: row[14], created_at: row[15] } };
 }
 
 /** A token by id. */

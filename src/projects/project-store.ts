@@ -60,12 +60,17 @@ export function listProjects(ctx: FeatureContext, organizationIds: readonly stri
 /** A project together with the caller's current role in its organization (read in the same query). */
 export type MemberProjectRow = ProjectRow & { member_role: Role };
 
+// Raw rows (arrays) for the hottest list: the driver then builds no keyed object per row; the column order is the contract.
+const MEMBER_PROJECTS_SQL =
+  'SELECT p.id, p.slug, p.name, p.organization_id, p.state, p.active_release_id, p.created_by, p.created_at, m.role ' +
+  'FROM memberships m JOIN projects p ON p.organization_id = m.organization_id WHERE m.user_id = ? ORDER BY p.created_at, p.id';
+
+type MemberProjectRaw = [string, string, string, string, string, string | null, string | null, number, Role];
+
 /** Projects of every organization `userId` is a member of right now, each with that membership's role, oldest first. */
 export function listMemberProjects(ctx: FeatureContext, userId: string): MemberProjectRow[] {
-  return cachedStatement(
-    ctx.db,
-    'SELECT p.*, m.role AS member_role FROM memberships m JOIN projects p ON p.organization_id = m.organization_id WHERE m.user_id = ? ORDER BY p.created_at, p.id',
-  ).all(userId) as MemberProjectRow[];
+  const rows = cachedStatement(ctx.db, MEMBER_PROJECTS_SQL, { raw: true }).all(userId) as MemberProjectRaw[];
+  return rows.map((r) => ({ id: r[0], slug: r[1], name: r[2], organization_id: r[3], state: r[4], active_release_id: r[5], created_by: r[6], created_at: r[7], member_role: r[8] }));
 }
 
 /**

@@ -5,7 +5,7 @@
 // directory, the rows and the audit event are committed together, then the moved files are removed;
 // a failed commit moves them back. Release metadata and audit history are kept.
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename } from 'node:fs/promises';
+import { chmod, lstat, mkdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FeatureContext } from '../core/feature-context.js';
 import type { ProjectLocks } from '../core/project-lock.js';
@@ -31,6 +31,9 @@ export interface DeleteReleaseResult {
 
 async function moveAside(from: string, to: string): Promise<boolean> {
   try {
+    // Moving a directory to another parent rewrites its "..": it must be writable (release dirs are read-only).
+    const info = await lstat(from);
+    if (info.isDirectory()) await chmod(from, info.mode | 0o200);
     await rename(from, to);
     return true;
   } catch (error) {

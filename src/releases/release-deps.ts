@@ -33,6 +33,18 @@ export interface ReleaseDeps {
   artifactLimits?: Partial<ArtifactLimits>;
   /** svc:github — observers of transactions and rollbacks (errors are caught; see release-observer.ts). */
   observer?: ReleaseObserver;
+  /** svc:recovery — point-in-time recovery of the project database (src/recovery/platform). */
+  recovery?: ReleaseRecoveryHooks;
+}
+
+/** What the release transaction and app starts ask of point-in-time recovery (declared where consumed). */
+export interface ReleaseRecoveryHooks {
+  /** SVC_RECOVERY_DIR/KEY for an app start, or {} when the project has recovery off. */
+  appEnv(projectId: string, databasePath: string): Promise<Record<string, string>>;
+  /** After the snapshot, before migrations: rotate the epoch of the stopped database (spec 002 rule 4). */
+  beforeMigrate(subject: { project: { id: string; slug: string; organizationId: string }; actor: { type: 'user' | 'token' | 'github' | 'system'; id: string; name?: string | null } }, databasePath: string, releaseId: string): Promise<void>;
+  /** After the candidate's health check: verify a drill of the epoch it began. */
+  afterHealthy(projectId: string, databasePath: string): Promise<void>;
 }
 
 /** A platform-written line in the project's log (never fails the caller). */
@@ -50,15 +62,17 @@ export async function resolveSpec(deps: ReleaseDeps, projectId: string, releaseI
   if (!row || row.project_id !== projectId) throw new SvcError('SVC_RELEASE_NOT_FOUND', `Release ${releaseId} of ${projectId} does not exist.`);
   const config = releaseConfig(row);
   const layout = projectLayout(deps.ctx.config.dataDir, projectId);
+  const databasePath = databasePathOf(layout, config.database.path);
   return {
     projectId,
     releaseId,
     releaseDir: releaseDirOf(layout, releaseId),
     entry: config.entry,
     dataDir: layout.dataDir,
-    databasePath: databasePathOf(layout, config.database.path),
+    databasePath,
     env: config.env,
     secrets: await deps.loadSecrets(projectId),
+    ...(deps.recovery ? { platformEnv: await deps.recovery.appEnv(projectId, databasePath) } : {}),
   };
 }
 

@@ -82,6 +82,7 @@ export async function runReleaseTransaction(deps: ReleaseDeps, subject: Transact
     phase('snapshot', { snapshotBytes: p.snapshot.size_bytes, done: true });
     deps.failpoint('after-snapshot');
     enter('migrate');
+    await deps.recovery?.beforeMigrate(subject, databasePathOf(layout, releaseConfig(candidate).database.path), candidate.id);
     phase('migrate', { applied: await migrate(deps, layout, candidate), done: true });
     deps.failpoint('after-migrate');
     enter('start');
@@ -90,6 +91,7 @@ export async function runReleaseTransaction(deps: ReleaseDeps, subject: Transact
       deps.failpoint('after-start');
       enter('health');
     });
+    await deps.recovery?.afterHealthy(project.id, databasePathOf(layout, releaseConfig(candidate).database.path));
     deps.failpoint('after-health');
     enter('activate');
     await activate(deps, subject, candidate, p);

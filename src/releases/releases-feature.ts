@@ -14,7 +14,7 @@ import { Supervisor, type SupervisorEvent } from '../../runner/supervisor.js';
 import { failpointFromEnv, type Failpoint } from './failpoint.js';
 import { logRoutes } from './log-routes.js';
 import { platformPackageDir } from './project-layout.js';
-import { note, resolveSpec, routeWhenHealthy, type ReleaseDeps } from './release-deps.js';
+import { note, resolveSpec, routeWhenHealthy, type ReleaseDeps, type ReleaseRecoveryHooks } from './release-deps.js';
 import { readReleaseSettings, type ReleaseSettings } from './release-limits.js';
 import { releaseRoutes, type UploadPrincipalResolver } from './release-routes.js';
 import { noRouting, type ReleaseRouting } from './release-routing.js';
@@ -39,6 +39,8 @@ export interface ReleasesOptions {
   stopGraceMs?: number;
   /** svc:github — observer of release phases and rollbacks. */
   observer?: ReleaseObserver;
+  /** svc:recovery — epoch env, rotation and drill of point-in-time recovery. */
+  recovery?: ReleaseRecoveryHooks;
   /** svc:oidc — resolves GitHub Actions OIDC bearers on the upload route. */
   uploadPrincipal?: UploadPrincipalResolver;
 }
@@ -104,6 +106,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
     packageDir: platformPackageDir(),
     ...(options.artifactLimits ? { artifactLimits: options.artifactLimits } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
+    ...(options.recovery ? { recovery: options.recovery } : {}),
   };
   const tracker = new UploadTracker();
   const followers = new Set<AbortController>();

@@ -27,6 +27,7 @@ export type * from './engine.js';
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './http/create-fetch-handler.js';
 export { toFetchRequest, sendFetchResponse, type NodeRequestOptions } from './http/node-adapter.js';
 export { openBackend, type OpenBackendOptions, type OpenedBackend } from './open-backend.js';
+export * from './buckets/index.js';
 export { renderCsrfMeta } from './auth/render-csrf-meta.js';
 export { SESSION_COOKIE, CSRF_HEADER } from './auth/cookies.js';
 export type { Session } from './auth/session-store.js';

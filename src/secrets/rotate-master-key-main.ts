@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { openControlDb } from '../core/control-db.js';
 import { isSvcError } from '../core/errors.js';
 import { rewrapBackupKeys } from '../backups/index.js';
+import { rewrapRecoveryKeys } from '../recovery/platform/index.js';
 import { rotateMasterKey } from './rotate-master-key.js';
 
 /** Run the rotation; returns the process exit code. */
@@ -23,9 +24,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const db = openControlDb(resolve(data, 'control.db'));
   try {
     const newKey = env.SVC_NEW_PLATFORM_MASTER_KEY;
-    const result = await rotateMasterKey({ db, dataDir: data, env, ...(newKey ? { newKey } : {}), rewrappers: [rewrapBackupKeys], now: Date.now() });
+    const result = await rotateMasterKey({ db, dataDir: data, env, ...(newKey ? { newKey } : {}), rewrappers: [rewrapBackupKeys, rewrapRecoveryKeys], now: Date.now() });
     process.stdout.write(
-      `Rotated the master key: ${result.secrets} secrets re-encrypted, ${result.rewrapped} backup keys re-wrapped.\n` +
+      `Rotated the master key: ${result.secrets} secrets re-encrypted, ${result.rewrapped} backup and recovery keys re-wrapped.\n` +
         (result.source === 'env' ? 'Now set SVC_PLATFORM_MASTER_KEY to the value of SVC_NEW_PLATFORM_MASTER_KEY before starting svc-platform.\n' : `The new key is in ${resolve(data, 'master.key')}; back it up.\n`),
     );
     return 0;

@@ -32,7 +32,7 @@ export interface LocalIssuer {
   issued: string[];
   audiences: string[];
   /** Sign a token directly (for verifier tests); `lifetimeSeconds` default 300. */
-  sign(options: { audience: string; claims?: Partial<IssuedClaims> & Record<string, unknown>; lifetimeSeconds?: number; issuedAt?: number; key?: 'trusted' | 'untrusted'; jti?: string | null; issuer?: string }): Promise<string>;
+  sign(options: { audience: string; claims?: Record<string, unknown>; lifetimeSeconds?: number; issuedAt?: number; key?: 'trusted' | 'untrusted'; jti?: string | null; issuer?: string }): Promise<string>;
   /** Number of JWKS fetches (to observe caching). */
   jwksFetches(): number;
   close(): Promise<void>;

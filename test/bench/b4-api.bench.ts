@@ -2,6 +2,7 @@
 // node:http handler returning the same JSON bytes, both loaded by autocannon in its own process.
 // Five interleaved rounds (order alternating) after a warm-up; the ratio is the median of the per-round
 // ratios, which shrugs off a round disturbed by other load on the host. Target: svc >= 80 % of bare.
+// Informational rows: server CPU per request, and the floor of the same server answering /livez.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -15,6 +16,9 @@ const CONNECTIONS = 50;
 const SECONDS = Number(process.env.SVC_B4_SECONDS ?? 5);
 // Interleaved rounds so load from other processes on the host hits both sides alike.
 const ROUNDS = Number(process.env.SVC_B4_ROUNDS ?? 5);
+// The informational Fastify floor (/livez) gets fewer, shorter rounds.
+const FLOOR_ROUNDS = 3;
+const FLOOR_SECONDS = 3;
 
 interface CannonSummary {
   requests: { average: number; total: number };
@@ -90,46 +94,51 @@ export default async function b4(): Promise<BenchResult[]> {
     // Warm both (JIT, prepared statements, connection pools) before measuring.
     await autocannon(target, auth, 3);
     await autocannon(bareUrl, auth, 2);
-    const svcRuns: CannonSummary[] = [];
-    const bareRuns: CannonSummary[] = [];
-    // CPU time per request is far less sensitive to other load on the host than req/s.
-    let svcCpu = 0;
-    let bareCpu = 0;
     const pid = platform.child.pid as number;
-    const runSvc = async (): Promise<void> => {
-      const before = processCpuSeconds(pid);
-      svcRuns.push(await autocannon(target, auth, SECONDS));
-      svcCpu += processCpuSeconds(pid) - before;
-    };
-    const runBare = async (): Promise<void> => {
-      const before = ownCpuSeconds();
-      bareRuns.push(await autocannon(bareUrl, auth, SECONDS));
-      bareCpu += ownCpuSeconds() - before;
-    };
-    for (let round = 0; round < ROUNDS; round++) {
-      // Alternate which side goes first so a drift in host load does not favour one side.
-      if (round % 2 === 0) {
-        await runSvc();
-        await runBare();
-      } else {
-        await runBare();
-        await runSvc();
-      }
+    // CPU time per request is far less sensitive to other load on the host than req/s.
+    interface Side {
+      runs: CannonSummary[];
+      cpu: number;
     }
-    const bad = svcRuns.reduce((n, r) => n + r.non2xx + r.errors, 0);
+    const measure = async (url: string, side: Side, cpuSeconds: () => number, seconds: number): Promise<void> => {
+      const before = cpuSeconds();
+      side.runs.push(await autocannon(url, auth, seconds));
+      side.cpu += cpuSeconds() - before;
+    };
+    const paired = async (svcUrl: string, rounds: number, seconds: number): Promise<{ svc: Side; bare: Side }> => {
+      const svc: Side = { runs: [], cpu: 0 };
+      const bareSide: Side = { runs: [], cpu: 0 };
+      for (let round = 0; round < rounds; round++) {
+        // Alternate which side goes first so a drift in host load does not favour one side.
+        const order = round % 2 === 0 ? [true, false] : [false, true];
+        for (const isSvc of order) {
+          if (isSvc) await measure(svcUrl, svc, () => processCpuSeconds(pid), seconds);
+          else await measure(bareUrl, bareSide, ownCpuSeconds, seconds);
+        }
+      }
+      return { svc, bare: bareSide };
+    };
+    const main = await paired(target, ROUNDS, SECONDS);
+    const bad = main.svc.runs.reduce((n, r) => n + r.non2xx + r.errors, 0);
     if (bad > 0) throw new Error(`B4: ${bad} non-2xx responses or errors from the control plane (auth or rate limit?)`);
+    // Informational floor: the same Fastify server answering /livez (no auth, no database, tiny JSON).
+    const floor = await paired(`${platform.url}/livez`, FLOOR_ROUNDS, FLOOR_SECONDS);
     const median = (values: number[]): number => {
       const sorted = [...values].sort((a, b) => a - b);
       const mid = Math.floor(sorted.length / 2);
       return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
     };
-    const svcRps = median(svcRuns.map((r) => r.requests.average));
-    const bareRps = median(bareRuns.map((r) => r.requests.average));
-    const ratio = median(svcRuns.map((r, i) => r.requests.average / bareRuns[i]!.requests.average));
-    const p99 = Math.max(...svcRuns.map((r) => r.latency.p99));
-    const total = (runs: CannonSummary[]): number => runs.reduce((s, r) => s + r.requests.total, 0);
-    const svcUs = (svcCpu * 1e6) / total(svcRuns);
-    const bareUs = (bareCpu * 1e6) / total(bareRuns);
+    const rps = (side: Side): number => median(side.runs.map((r) => r.requests.average));
+    const pairedRatio = (m: { svc: Side; bare: Side }): number => median(m.svc.runs.map((r, i) => r.requests.average / m.bare.runs[i]!.requests.average));
+    const cpuPerRequest = (side: Side): number => (side.cpu * 1e6) / side.runs.reduce((n, r) => n + r.requests.total, 0);
+    const svcRps = rps(main.svc);
+    const bareRps = rps(main.bare);
+    const ratio = pairedRatio(main);
+    const p99 = Math.max(...main.svc.runs.map((r) => r.latency.p99));
+    const svcUs = cpuPerRequest(main.svc);
+    const bareUs = cpuPerRequest(main.bare);
+    const floorUs = cpuPerRequest(floor.svc);
+    const floorBareUs = cpuPerRequest(floor.bare);
     return [
       {
         id: 'B4',
@@ -150,6 +159,24 @@ export default async function b4(): Promise<BenchResult[]> {
         baseline: Math.round(bareUs),
         baselineName: 'bare node:http, same JSON',
         ratio: Number((svcUs / bareUs).toFixed(2)),
+      },
+      {
+        id: 'B4',
+        name: `floor: unauthenticated GET /livez on the same svc server (no auth, no DB) req/s ÷ bare (informational; median of ${FLOOR_ROUNDS}×${FLOOR_SECONDS}s)`,
+        value: Math.round(rps(floor.svc)),
+        unit: 'req/s',
+        baseline: Math.round(rps(floor.bare)),
+        baselineName: 'bare node:http, /api/projects JSON',
+        ratio: Number(pairedRatio(floor).toFixed(3)),
+      },
+      {
+        id: 'B4',
+        name: 'floor: server CPU per GET /livez on the same svc server (informational)',
+        value: Math.round(floorUs),
+        unit: 'µs CPU/req',
+        baseline: Math.round(floorBareUs),
+        baselineName: 'bare node:http, /api/projects JSON',
+        ratio: Number((floorUs / floorBareUs).toFixed(2)),
       },
     ];
   } finally {

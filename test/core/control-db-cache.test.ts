@@ -35,6 +35,16 @@ describe('cachedStatement', () => {
     expect(cachedStatement(db, 'SELECT * FROM t WHERE id = ?').get(2)).toEqual({ id: 2, v: 'b', w: null });
   });
 
+  it('keeps raw (array-row) statements apart from keyed ones for the same SQL', () => {
+    const db = open();
+    const sql = 'SELECT id, v FROM t WHERE id = ?';
+    const raw = cachedStatement(db, sql, { raw: true });
+    expect(cachedStatement(db, sql, { raw: true })).toBe(raw);
+    expect(raw.get(2)).toEqual([2, 'b']);
+    expect(cachedStatement(db, sql).get(2)).toEqual({ id: 2, v: 'b' });
+    expect(raw.get(3)).toEqual([3, 'c']);
+  });
+
   it('hands a private statement to a caller while the cached one is still iterating', () => {
     const db = open();
     const sql = 'SELECT id FROM t ORDER BY id';

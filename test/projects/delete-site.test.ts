@@ -105,6 +105,22 @@ describe('site deletion', () => {
     expect(await appAnswers(p.id)).toBe(true);
   });
 
+  it('rechecks the role under the project lock: an administrator demoted while waiting is refused', async () => {
+    const p = await deployedProject();
+    const org = await personalOrg(plane.app, plane.owner);
+    const admin = await invite(plane.app, plane.owner, org, `admin-${p.id}@example.com`, 'admin');
+    const lock = await plane.plane.releases.locks.acquire(p.id, 'deploy');
+    const pending = del(p.id, { confirm: `delete-site ${p.slug}`, acknowledgeDataLoss: true }, admin.headers());
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const demote = await plane.app.inject({ method: 'PATCH', url: `/api/orgs/${org}/members/${admin.userId}`, headers: plane.owner.headers(), payload: { role: 'developer' } });
+    expect(demote.statusCode, demote.body).toBe(200);
+    await lock.release();
+    const res = await pending;
+    expect(res.json().error.code).toBe('SVC_FORBIDDEN');
+    expect(existsSync(rootOf(p.id))).toBe(true);
+    expect(await eventually(() => appAnswers(p.id))).toBe(true);
+  });
+
   it('refuses a project root replaced by a symbolic link: nothing removed, metadata kept, the app restarted', async () => {
     const p = await deployedProject();
     const moved = join(plane.dataDir, `moved-${p.id}`);

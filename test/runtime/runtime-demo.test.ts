@@ -20,7 +20,7 @@ async function linkSvc(appDir: string): Promise<void> {
   await symlink(join(ROOT, 'src'), join(pkg, 'src'));
   await writeFile(
     join(pkg, 'package.json'),
-    JSON.stringify({ name: 'svc', type: 'module', exports: { './runtime': './src/runtime/index.ts', './runtime/client': './src/runtime/client/index.ts', './sqlite': './src/runtime/sqlite.ts' } }),
+    JSON.stringify({ name: 'svc', type: 'module', exports: { './runtime': './src/runtime/index.ts', './runtime/client': './src/runtime/client/index.ts', './sqlite': './src/runtime/sqlite.ts', './operations': './src/operations.ts' } }),
   );
 }
 

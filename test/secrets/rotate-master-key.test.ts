@@ -79,7 +79,7 @@ describe('master-key rotation', () => {
       cwd: ROOT,
       env: { ...process.env, SVC_PLATFORM_MASTER_KEY: oldKey, SVC_NEW_PLATFORM_MASTER_KEY: newKey },
     });
-    expect(stdout).toContain('2 secrets re-encrypted, 1 backup keys re-wrapped');
+    expect(stdout).toContain('2 secrets re-encrypted, 1 backup and recovery keys re-wrapped');
 
     const stale = await build(dataDir, { SVC_PLATFORM_MASTER_KEY: oldKey }).catch((e: unknown) => e);
     expect(isSvcError(stale, 'SVC_MASTER_KEY_MISMATCH')).toBe(true);

@@ -49,7 +49,8 @@ export async function verifyOidcToken(token: string, options: VerifyOidcOptions)
     }));
   } catch (error) {
     if (error instanceof SvcError) throw error;
-    if (error instanceof errors.JWTExpired) throw new SvcError('SVC_OIDC_TOKEN_EXPIRED', 'The OIDC token has expired.');
+    // jose also reports an over-age `iat` as JWTExpired; only a passed `exp` is a plain expiry.
+    if (error instanceof errors.JWTExpired && error.claim === 'exp') throw new SvcError('SVC_OIDC_TOKEN_EXPIRED', 'The OIDC token has expired.');
     const reason = error instanceof errors.JOSEError ? `${error.code}: ${error.message}` : 'malformed token';
     throw new SvcError('SVC_OIDC_TOKEN_INVALID', `The OIDC token was rejected (${reason}).`);
   }

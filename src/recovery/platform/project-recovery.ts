@@ -10,10 +10,10 @@ import { projectRoot } from '../../projects/index.js';
 import type { Keyring } from '../../secrets/index.js';
 import type { RecoveryStatusResponse, RestoreRecoveryBody } from '../contract.js';
 import { restorePointInTime } from '../restore-point-in-time.js';
-import { readDatabaseEpoch } from './database-epoch.js';
+import { readDatabaseEpoch, type DatabaseEpoch } from './database-epoch.js';
 import { epochsRoot, readEpochs, type EpochInfo } from './epoch-directories.js';
 import { loadRecoveryKey, newSealedRecoveryKey } from './recovery-key-store.js';
-import { findProjectRecovery, insertProjectRecovery, insertRestore, listRestores, toRecoveryRestore, type RestoreRow } from './recovery-store.js';
+import { abandonedEpochs, findProjectRecovery, insertProjectRecovery, insertRestore, listRestores, toRecoveryRestore, type RestoreRow } from './recovery-store.js';
 
 /** The project and the actor of an operation. */
 export interface RecoverySubject {
@@ -59,7 +59,8 @@ export async function recoveryStatus(deps: ProjectRecoveryDeps, projectId: strin
   const epochs = await readEpochs(epochsRoot(ctx.config.dataDir, projectId), key);
   const path = deps.databasePath(projectId);
   const database = path === null ? null : readDatabaseEpoch(path);
-  const current = (database ? epochs.find((e) => e.epochId === database.epochId) : undefined) ?? epochs.find((e) => e.id === row.current_epoch) ?? null;
+  const current = currentEpochOf(epochs, database, row.current_epoch);
+  const abandoned = abandonedEpochs(ctx, projectId);
   return {
     ...base,
     enabled: true,
@@ -76,6 +77,7 @@ export async function recoveryStatus(deps: ProjectRecoveryDeps, projectId: strin
       exportedThrough: e.exportedThrough,
       headUpdatedAt: e.headUpdatedAt === null ? null : isoTime(e.headUpdatedAt),
       current: e.id === current?.id,
+      abandoned: abandoned.has(e.id),
     })),
   };
 }
@@ -89,16 +91,26 @@ export function parseAsOf(value: number | string): number {
 
 /**
  * The epoch a restore reads. Pure. An explicit id matches the directory or recovery's epoch id; for
- * `asOf` the newest begun epoch created at or before that time; otherwise the newest begun epoch.
+ * `asOf` the newest epoch (not abandoned) created at or before that time; otherwise the current epoch.
  */
-export function pickRestoreEpoch(epochs: readonly EpochInfo[], body: { epochId?: string | undefined; asOf?: number | undefined }): EpochInfo {
+export function pickRestoreEpoch(
+  epochs: readonly EpochInfo[],
+  body: { epochId?: string | undefined; asOf?: number | undefined },
+  where: { current: string | null; abandoned: ReadonlySet<string> },
+): EpochInfo {
   const begun = epochs.filter((e) => e.epochId !== null);
+  const live = begun.filter((e) => !where.abandoned.has(e.id));
   let found: EpochInfo | undefined;
   if (body.epochId !== undefined) found = begun.find((e) => e.id === body.epochId || e.epochId === body.epochId);
-  else if (body.asOf !== undefined) found = [...begun].reverse().find((e) => e.createdAt !== null && e.createdAt <= body.asOf!) ?? begun[0];
-  else found = begun.at(-1);
+  else if (body.asOf !== undefined) found = [...live].reverse().find((e) => e.createdAt !== null && e.createdAt <= body.asOf!) ?? live[0];
+  else found = begun.find((e) => e.id === where.current) ?? live.at(-1);
   if (!found) throw new SvcError('SVC_RECOVERY_EPOCH_NOT_FOUND', body.epochId !== undefined ? `No recovery epoch ${body.epochId}.` : 'The project has no begun recovery epoch yet.');
   return found;
+}
+
+/** The epoch the project database belongs to (or, without a journal, the one the latest start was given). */
+function currentEpochOf(epochs: readonly EpochInfo[], database: DatabaseEpoch | null, remembered: string | null): EpochInfo | null {
+  return (database ? epochs.find((e) => e.epochId === database.epochId) : undefined) ?? epochs.find((e) => e.id === remembered) ?? null;
 }
 
 /** Restore to a sequence or time into `<projectRoot>/recovery-restores/<restoreId>.db` (a new, stopped database). */
@@ -107,7 +119,10 @@ export async function restoreIntoNewDatabase(deps: ProjectRecoveryDeps, subject:
   const projectId = subject.project.id;
   const key = loadRecoveryKey(ctx, deps.keyring, projectId);
   const asOf = body.asOf === undefined ? undefined : parseAsOf(body.asOf);
-  const epoch = pickRestoreEpoch(await readEpochs(epochsRoot(ctx.config.dataDir, projectId), key), { epochId: body.epochId, asOf });
+  const epochs = await readEpochs(epochsRoot(ctx.config.dataDir, projectId), key);
+  const path = deps.databasePath(projectId);
+  const current = currentEpochOf(epochs, path === null ? null : readDatabaseEpoch(path), findProjectRecovery(ctx, projectId)?.current_epoch ?? null);
+  const epoch = pickRestoreEpoch(epochs, { epochId: body.epochId, asOf }, { current: current?.id ?? null, abandoned: abandonedEpochs(ctx, projectId) });
   const id = ctx.ids('rrs');
   const dir = restoresDir(ctx.config.dataDir, projectId);
   await mkdir(dir, { recursive: true, mode: 0o700 });

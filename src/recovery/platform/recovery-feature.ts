@@ -2,17 +2,21 @@
 // start call (env, rotation, drill), and the operations behind the routes.
 import { mkdir } from 'node:fs/promises';
 import type { FeatureContext } from '../../core/feature-context.js';
+import type { HttpApp } from '../../core/http/create-http-app.js';
+import type { ProjectLocks } from '../../core/project-lock.js';
 import { appendAudit } from '../../audit/append-audit.js';
 import { projectDatabase } from '../../backups/index.js';
 import { projectLayout } from '../../releases/index.js';
 import type { Keyring } from '../../secrets/index.js';
 import { readDatabaseEpoch } from './database-epoch.js';
 import { allocateEpochDir, epochsRoot, readEpochs } from './epoch-directories.js';
-import { chooseEpoch, recoveryEnv } from './recovery-app-env.js';
+import { chooseEpoch, isAbandonedBy, recoveryEnv } from './recovery-app-env.js';
 import { loadRecoveryKey } from './recovery-key-store.js';
-import { findProjectRecovery, setCurrentEpoch } from './recovery-store.js';
+import { findProjectRecovery, markEpochAbandoned, setCurrentEpoch } from './recovery-store.js';
 import { rotateStoppedEpoch, verifyStartedEpoch } from './rotate-release-epoch.js';
 import type { ProjectRecoveryDeps, RecoverySubject } from './project-recovery.js';
+import type { RecoveryAppControl } from './activate-restore.js';
+import { recoveryRoutes } from './recovery-routes.js';
 
 /** The seam the releases feature calls (declared there as `ReleaseRecoveryHooks`). */
 export interface RecoveryReleaseHooks {
@@ -28,6 +32,8 @@ export interface RecoveryReleaseHooks {
 export interface RecoveryFeature {
   deps: ProjectRecoveryDeps;
   hooks: RecoveryReleaseHooks;
+  /** The HTTP routes; activation needs the shared project locks and app control (built after releases). */
+  routes(options: { locks: ProjectLocks; apps: RecoveryAppControl; lockWaitMs?: number }): (app: HttpApp) => Promise<void>;
 }
 
 /** Build platform recovery over the control database and the master keyring. */
@@ -49,8 +55,11 @@ export function createRecovery(ctx: FeatureContext, options: { keyring: Keyring;
       if (!enabled(projectId)) return {};
       const key = loadRecoveryKey(ctx, options.keyring, projectId);
       const root = epochsRoot(ctx.config.dataDir, projectId);
-      const choice = chooseEpoch(readDatabaseEpoch(databasePath), await readEpochs(root, key));
+      const epochs = await readEpochs(root, key);
+      const choice = chooseEpoch(readDatabaseEpoch(databasePath), epochs);
       const epoch = choice.kind === 'continue' ? choice.epoch : await allocateEpochDir(root, key);
+      const previous = findProjectRecovery(ctx, projectId)?.current_epoch ?? null;
+      if (isAbandonedBy(previous, epoch.id, epochs)) markEpochAbandoned(ctx, projectId, previous!, ctx.clock.now());
       setCurrentEpoch(ctx, projectId, epoch.id, ctx.clock.now());
       return recoveryEnv(epoch.directory, key);
     },
@@ -83,5 +92,9 @@ export function createRecovery(ctx: FeatureContext, options: { keyring: Keyring;
       });
     },
   };
-  return { deps, hooks };
+  return {
+    deps,
+    hooks,
+    routes: ({ locks, apps, lockWaitMs = 60_000 }) => recoveryRoutes({ ...deps, locks, apps, lockWaitMs, activeReleaseId: (projectId) => projectDatabase(ctx, projectId)?.activeReleaseId ?? null }),
+  };
 }

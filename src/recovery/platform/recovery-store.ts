@@ -26,7 +26,12 @@ export const recoveryMigrations: readonly Migration[] = [
           sequence INTEGER NOT NULL, commit_time INTEGER NOT NULL,
           size_bytes INTEGER NOT NULL,
           created_at INTEGER NOT NULL, activated_at INTEGER) STRICT;
-        CREATE INDEX recovery_restores_project ON recovery_restores (project_id, created_at);`);
+        CREATE INDEX recovery_restores_project ON recovery_restores (project_id, created_at);
+        CREATE TABLE recovery_abandoned_epochs (
+          project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+          epoch_dir TEXT NOT NULL,
+          abandoned_at INTEGER NOT NULL,
+          PRIMARY KEY (project_id, epoch_dir)) STRICT;`);
     },
   },
 ];
@@ -68,6 +73,19 @@ export function insertProjectRecovery(ctx: Db, projectId: string, keyBox: Buffer
 /** Remember the epoch directory the latest app start was given. */
 export function setCurrentEpoch(ctx: Db, projectId: string, epoch: string, now: number): void {
   ctx.db.prepare('UPDATE project_recovery SET current_epoch = ?, updated_at = ? WHERE project_id = ?').run(epoch, now, projectId);
+}
+
+/**
+ * Mark an epoch as abandoned: it was begun by an app whose database was then put back to an older
+ * epoch (a failed release, a rollback with data). Its archive is kept; restores by time skip it.
+ */
+export function markEpochAbandoned(ctx: Db, projectId: string, epoch: string, now: number): void {
+  ctx.db.prepare('INSERT INTO recovery_abandoned_epochs (project_id, epoch_dir, abandoned_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(projectId, epoch, now);
+}
+
+/** Abandoned epoch directories of a project. */
+export function abandonedEpochs(ctx: Db, projectId: string): Set<string> {
+  return new Set((ctx.db.prepare('SELECT epoch_dir FROM recovery_abandoned_epochs WHERE project_id = ?').all(projectId) as { epoch_dir: string }[]).map((r) => r.epoch_dir));
 }
 
 /** Every sealed key (master-key rotation). */

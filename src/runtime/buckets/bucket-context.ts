@@ -68,7 +68,7 @@ export function partitionOf(definition: BucketDefinition, owner: string | null |
 
 /** Object keys: 1–1024 UTF-8 bytes, no control characters, no leading slash, no empty or dot segments. */
 export function checkKey(key: unknown): string {
-  if (typeof key !== 'string' || key === '' || Buffer.byteLength(key) > 1024 || /[\u0000-\u001f\u007f]/.test(key) || key.startsWith('/') || key.split('/').some((s) => s === '' || s === '.' || s === '..')) {
+  if (typeof key !== 'string' || key === '' || Buffer.byteLength(key) > 1024 || [...key].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f) || key.startsWith('/') || key.split('/').some((s) => s === '' || s === '.' || s === '..')) {
     throw new RuntimeError('SVC_BUCKET_INVALID_KEY', 'Object keys are 1–1024 bytes of text without control characters, leading "/", empty or dot segments.');
   }
   return key;

@@ -12,6 +12,9 @@ import { collectGarbage } from './garbage-ledger.js';
 import type { BucketHttpContext } from './http-access.js';
 import { deleteObject, findObject, listObjects, openObject, readObject, readUrl, type ObjectList } from './object-service.js';
 import type { StorageBackend } from './storage-backend.js';
+import { generateVariant } from './images/generate-variant.js';
+import type { ImageTransformer } from './images/image-transformer.js';
+import { createExtraRoutes, type AgentEndpointOptions, type InventoryOptions } from './agent/extra-routes.js';
 import { sweep, type SweepReport } from './sweep.js';
 import { cancelUpload, createUpload, putObject, writeChunk, type ChunkResult, type CreateUploadInput, type UploadTicket } from './upload-service.js';
 
@@ -35,6 +38,12 @@ export interface BucketManagerOptions {
   reservationTtlMs?: number;
   /** Staging areas without a reservation are swept once older than this (default 1 h). */
   orphanGraceMs?: number;
+  /** Image transformer for variants (e.g. createSharpTransformer()); without it variant generation fails. */
+  imageTransformer?: ImageTransformer;
+  /** Agent tools over MCP at `{prefix}/mcp` (agent/extra-routes.ts); absent: no MCP endpoint. */
+  agent?: AgentEndpointOptions;
+  /** Inventory page `{prefix}/buckets` options. */
+  inventory?: InventoryOptions;
 }
 
 /** Usage of the whole deployment (manager.usage()). */
@@ -57,6 +66,8 @@ export interface BucketHandle {
   createUpload(input: Omit<CreateUploadInput, 'bucket'>): Promise<UploadTicket>;
   /** A short-lived read URL (path) for a private object (default five minutes). */
   readUrl(input: { owner?: string | null; key: string; ttlMs?: number }): { url: string; expiresAt: number };
+  /** Derive and publish image variant `variant` of an object (images/generate-variant.ts; full upload policy). */
+  variant(input: { owner?: string | null; key: string; variant: string }): Promise<ObjectInfo>;
 }
 
 /** The bucket manager passed to openBackend({ buckets }). */
@@ -64,6 +75,8 @@ export interface BucketManager {
   readonly definitions: readonly BucketDefinition[];
   readonly deployment: DeploymentLimits;
   readonly prefix: string;
+  /** The image transformer given in the options (null: no variant generation). */
+  readonly imageTransformer: ImageTransformer | null;
   /** Definitions as published in `GET {prefix}/manifest`. */
   manifest(): BucketDefinition[];
   usage(): ManagerUsage;
@@ -114,6 +127,11 @@ export async function createBucketManager(options: BucketManagerOptions): Promis
   };
   await sweep(catalog, options.backend, now, { orphans: true, orphanGraceMs });
 
+  const variantStore = {
+    definition: (name: string) => definitionOf(ctx, name),
+    readBytes: (input: { bucket: string; owner: string | null; key: string }) => handle(input.bucket).read(input).then((r) => ({ info: r.object, bytes: r.bytes })),
+    put: (input: { bucket: string; owner: string | null; key: string; contentType: string; body: Uint8Array }) => putObject(ctx, input),
+  };
   const handle = (name: string): BucketHandle => {
     const definition = definitionOf(ctx, name);
     return {
@@ -136,13 +154,16 @@ export async function createBucketManager(options: BucketManagerOptions): Promis
       delete: (input) => deleteObject(ctx, { ...input, bucket: definition.name }),
       createUpload: (input) => createUpload(ctx, { ...input, bucket: definition.name }),
       readUrl: (input) => readUrl(ctx, { ...input, bucket: definition.name }),
+      variant: (input) => generateVariant(variantStore, options.imageTransformer, { bucket: definition.name, owner: input.owner ?? null, key: input.key, variant: input.variant }),
     };
   };
 
-  return {
+  const extraRoutes = createExtraRoutes(() => manager, options.agent, options.inventory);
+  const manager: BucketManager = {
     definitions,
     deployment,
     prefix: ctx.prefix,
+    imageTransformer: options.imageTransformer ?? null,
     manifest: () => definitions.map((d) => ({ ...d })),
     usage() {
       const total = catalog.usage(null, null);
@@ -152,7 +173,7 @@ export async function createBucketManager(options: BucketManagerOptions): Promis
       return { ...total, limits: { maxBytes: finite(deployment.maxBytes), maxObjects: finite(deployment.maxObjects) }, buckets };
     },
     bucket: handle,
-    handleHttp: (http) => handleBucketRequest(ctx, { ...http, prefix: http.prefix }),
+    handleHttp: (http) => extraRoutes(http) ?? handleBucketRequest(ctx, { ...http, prefix: http.prefix }),
     uploads: {
       write: (id, offset, body, length) => writeChunk(ctx, id, offset, body, length),
       cancel: (id) => cancelUpload(ctx, id),
@@ -163,6 +184,7 @@ export async function createBucketManager(options: BucketManagerOptions): Promis
       await options.backend.close();
     },
   };
+  return manager;
 }
 
 /** Variant names and geometry are immutable once a bucket holds data. */

@@ -4,7 +4,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Readable, Transform, pipeline, type TransformCallback } from 'node:stream';
 import { RuntimeError } from '../errors.js';
-import { definitionOf, partitionOf, checkKey, randomToken, toInfo, type BucketContext, type ObjectInfo } from './bucket-context.js';
+import { definitionOf, partitionOf, checkKey, toInfo, type BucketContext, type ObjectInfo } from './bucket-context.js';
 import { signCapability } from './capability.js';
 import type { ReservationRow } from './catalog.js';
 import { SNIFF_BYTES, checkDeclaredType, verifyContent } from './content-sniff.js';

@@ -112,7 +112,8 @@ export function createFetchHandler(backend: Backend, db: AppDatabase, options: F
       return await options.live.handle({ request, path, args, identity, engine, revalidate });
     }
     if (head === 'auth' && auth !== null) return auth.handle(path, request);
-    if ((head === 'buckets' || head === 'files') && options.buckets !== undefined) {
+    // `mcp` (agent tools, bearer tokens) and `buckets` (inventory page) are served by the manager too.
+    if ((head === 'buckets' || head === 'files' || head === 'mcp') && options.buckets !== undefined) {
       const session = auth?.session(request) ?? null;
       const checkCsrf = () => (session === null ? undefined : auth!.checkCsrf(request, session));
       return await options.buckets.handleHttp({ request, route: rest, prefix, identity: session?.identity ?? null, checkCsrf, report: (e) => report(e, request) });

@@ -1,0 +1,117 @@
+// The GitHub integration as the composition root sees it: the release observer, the routes
+// (webhook, link, installations), the durable queue worker and the periodic sweep.
+import type { EmitterWebhookEvent } from '@octokit/webhooks';
+import type { Probot } from 'probot';
+import type { FeatureContext } from '../core/feature-context.js';
+import type { HttpApp } from '../core/http/create-http-app.js';
+import type { ReleaseObserver, RollbackInput, RollbackResult } from '../releases/index.js';
+import { createProbot, githubClientOf, type GithubClient } from './create-github-app.js';
+import { parseGithubConfig, type GithubConfig } from './github-config.js';
+import { JobQueue, type QueueOptions } from './job-queue.js';
+import { linkRoutes } from './link-routes.js';
+import { createReleaseReporter } from './release-reporter.js';
+import { svcGithubApp } from './svc-app.js';
+import { sweepChecks } from './sweep-checks.js';
+import { syncCheck, syncDeployment } from './sync-github.js';
+import { webhookRoute } from './webhook-route.js';
+
+export interface GithubOptions {
+  /** Environment with APP_ID, PRIVATE_KEY(_PATH), WEBHOOK_SECRET, GHE_HOST, GHE_PROTOCOL, SVC_GITHUB_* (default process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** fetch for every GitHub request (tests). */
+  fetch?: typeof globalThis.fetch;
+  queue?: QueueOptions;
+  /** Observe handled deliveries (tests). */
+  onResult?: (event: string, result: unknown) => void;
+}
+
+export interface GithubFeature {
+  /** Null when no GitHub App is configured (webhooks answer SVC_GITHUB_NOT_CONFIGURED; links still show). */
+  config: GithubConfig | null;
+  observer: ReleaseObserver;
+  routes: (app: HttpApp) => Promise<void>;
+  queue: JobQueue;
+  /** Give the feature the releases' rollback (PR commands, check re-runs); called once after createReleases. */
+  attachReleases(releases: { rollback(input: RollbackInput): Promise<RollbackResult> }): void;
+  /** Time out overdue checks and complete checks whose release ended; also runs periodically. */
+  sweep(): { timedOut: number; reconciled: number };
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Build the GitHub feature (nothing runs until start()). */
+export function createGithub(ctx: FeatureContext, options: GithubOptions = {}): GithubFeature {
+  const config = parseGithubConfig(options.env ?? process.env);
+  const probot: Probot | null = config ? createProbot(config, { logger: ctx.logger, ...(options.fetch ? { fetch: options.fetch } : {}) }) : null;
+  const github: GithubClient | null = probot ? githubClientOf(probot) : null;
+  let rollback: ((input: RollbackInput) => Promise<RollbackResult>) | null = null;
+  const wake = (): void => queue.wake();
+  const needGithub = (): GithubClient => {
+    if (!github) throw new Error('GitHub App is not configured');
+    return github;
+  };
+  const syncDeps = () => ({ ctx, github: needGithub(), actionRef: config?.actionRef ?? '' });
+  const queue = new JobQueue(
+    ctx,
+    {
+      delivery: async (payload) => {
+        if (!probot) throw new Error('GitHub App is not configured');
+        await probot.receive(payload as EmitterWebhookEvent);
+      },
+      'sync-check': async (payload, job) => syncCheck(syncDeps(), (payload as { checkId: string }).checkId, job.attempts > 0),
+      'sync-deployment': async (payload) => syncDeployment(syncDeps(), (payload as { releaseId: string }).releaseId),
+    },
+    options.queue,
+  );
+  let timer: NodeJS.Timeout | null = null;
+  const sweep = () => {
+    const result = sweepChecks(ctx, config?.buildTimeoutMs ?? 3_600_000);
+    if (result.timedOut + result.reconciled > 0) wake();
+    return result;
+  };
+
+  return {
+    config,
+    observer: createReleaseReporter({ ctx, wake }),
+    queue,
+    routes: async (app) => {
+      await webhookRoute({ ctx, secret: config?.webhookSecret ?? null, wake })(app);
+      await linkRoutes(ctx, () => github)(app);
+    },
+    attachReleases(releases) {
+      rollback = (input) => releases.rollback(input);
+    },
+    sweep,
+    async start() {
+      if (!probot || !config || !github) return; // unconfigured: nothing to deliver or sync
+      await probot.load(
+        svcGithubApp({
+          ctx,
+          github,
+          appId: config.appId,
+          buildTimeoutMs: config.buildTimeoutMs,
+          rollback: (input) => {
+            if (!rollback) throw new Error('releases are not attached');
+            return rollback(input);
+          },
+          wake,
+          ...(options.onResult ? { onResult: options.onResult } : {}),
+        }),
+      );
+      queue.start();
+      timer = setInterval(() => {
+        try {
+          sweep();
+        } catch (error) {
+          ctx.logger.error({ err: error }, 'github sweep failed');
+        }
+      }, config.sweepIntervalMs);
+      timer.unref();
+    },
+    async close() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await queue.close();
+    },
+  };
+}

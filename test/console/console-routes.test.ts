@@ -1,0 +1,97 @@
+// The console plugin on a real Fastify app (createHttpApp, inject): exact files with cache and CSP
+// headers, history-routing fallback, JSON 404s for API/asset paths, rebuilds picked up, not-built page.
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { CONSOLE_CSP, consoleRoutes, isConsoleRoute } from '../../src/console/index.js';
+import { createHttpApp, type HttpApp } from '../../src/core/http/create-http-app.js';
+import { createLogger } from '../../src/core/logger.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function tempDist(withIndex = true): string {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-console-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, 'assets'));
+  if (withIndex) writeFileSync(join(dir, 'index.html'), '<!doctype html><script type="module" src="/assets/app-abc123.js"></script><div id="app"></div>');
+  writeFileSync(join(dir, 'assets', 'app-abc123.js'), `console.log(${JSON.stringify('x'.repeat(4000))});`);
+  return dir;
+}
+
+async function appWith(dir: string): Promise<HttpApp> {
+  const app = await createHttpApp({ logger: createLogger({ level: 'silent' }), bodyLimitBytes: 1024 * 1024, trustProxy: false, version: 'test' });
+  app.get('/api/thing', { schema: { response: { 200: z.object({ ok: z.boolean() }) } } }, async () => ({ ok: true }));
+  await consoleRoutes({ dir })(app);
+  await app.ready();
+  cleanups.push(() => app.close());
+  return app;
+}
+
+describe('isConsoleRoute', () => {
+  it('falls back only for console paths', () => {
+    for (const path of ['/', '/projects/demo', '/projects/demo/releases', '/sign-in', '/device-login']) expect(isConsoleRoute(path), path).toBe(true);
+    for (const path of ['/api', '/api/nope', '/__svc/auth/nope', '/_svc/x', '/assets/missing.js', '/favicon.ico', '/robots.txt']) expect(isConsoleRoute(path), path).toBe(false);
+  });
+});
+
+describe('console routes', () => {
+  it('serves index.html with the strict CSP and no-cache at / and at every console path', async () => {
+    const app = await appWith(tempDist());
+    for (const url of ['/', '/projects/demo/releases?x=1', '/sign-in']) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.headers['content-security-policy']).toBe(CONSOLE_CSP);
+      expect(res.headers['cache-control']).toBe('no-cache');
+      expect(res.headers['x-frame-options']).toBe('DENY');
+      expect(res.body).toContain('<div id="app">');
+    }
+    expect(CONSOLE_CSP).toContain("script-src 'self'");
+    expect(CONSOLE_CSP).not.toContain('unsafe-inline');
+  });
+
+  it('serves hashed assets with a long immutable cache and gzip when accepted', async () => {
+    const app = await appWith(tempDist());
+    const plain = await app.inject({ method: 'GET', url: '/assets/app-abc123.js' });
+    expect(plain.statusCode).toBe(200);
+    expect(plain.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(plain.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    const zipped = await app.inject({ method: 'GET', url: '/assets/app-abc123.js', headers: { 'accept-encoding': 'gzip, br' } });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(zipped.rawPayload).toString()).toBe(plain.body);
+    expect(zipped.rawPayload.length).toBeLessThan(plain.rawPayload.length);
+  });
+
+  it('leaves API routes alone and answers unknown API, auth and asset paths with a JSON 404', async () => {
+    const app = await appWith(tempDist());
+    expect((await app.inject({ method: 'GET', url: '/api/thing' })).json()).toEqual({ ok: true });
+    for (const url of ['/api/nope', '/__svc/auth/nope', '/_svc/whatever', '/assets/gone-123.js', '/favicon.ico', '/assets/..%2Findex.html']) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.json(), url).toMatchObject({ error: { code: 'SVC_NOT_FOUND' } });
+    }
+    // Non-GET methods on console paths are not routed to the console.
+    expect((await app.inject({ method: 'POST', url: '/projects/demo', payload: {} })).statusCode).toBe(404);
+  });
+
+  it('shows how to build the console when web/dist is missing, and picks up a build without restart', async () => {
+    const dir = tempDist(false);
+    const app = await appWith(dir);
+    const missing = await app.inject({ method: 'GET', url: '/' });
+    expect(missing.statusCode).toBe(503);
+    expect(missing.body).toContain('npm run build:web');
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><div id="app">v1</div>');
+    expect((await app.inject({ method: 'GET', url: '/' })).body).toContain('v1');
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><div id="app">v2</div>');
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(join(dir, 'index.html'), later, later);
+    expect((await app.inject({ method: 'GET', url: '/projects/x' })).body).toContain('v2');
+  });
+});

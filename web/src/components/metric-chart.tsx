@@ -1,0 +1,78 @@
+// One time-series chart drawn by uPlot (canvas). The legend shows the point under the cursor and,
+// when the cursor is elsewhere, the newest point that has traffic, so the values are always readable.
+import { useEffect, useRef } from 'preact/hooks';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+
+export interface ChartSeries {
+  label: string;
+  color: string;
+  values: (number | null)[];
+  format(value: number): string;
+}
+
+export interface MetricChartProps {
+  id: string;
+  title: string;
+  /** Unix seconds of each point. */
+  times: number[];
+  series: ChartSeries[];
+}
+
+// The newest index where any series has a non-zero value (else the last index).
+function newestWithData(series: ChartSeries[], length: number): number {
+  for (let i = length - 1; i >= 0; i--) if (series.some((s) => (s.values[i] ?? 0) !== 0)) return i;
+  return Math.max(0, length - 1);
+}
+
+/** A responsive uPlot line chart with a live legend. */
+export function MetricChart({ id, title, times, series }: MetricChartProps) {
+  const container = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    const el = container.current;
+    if (!el) return;
+    const width = () => Math.max(260, Math.floor(el.clientWidth));
+    const pinned = newestWithData(series, times.length);
+    const options: uPlot.Options = {
+      width: width(),
+      height: 180,
+      cursor: { drag: { x: false, y: false } },
+      legend: { live: true },
+      scales: { x: { time: true } },
+      axes: [
+        { stroke: '#8a8f98', grid: { stroke: 'rgba(128,128,128,0.15)' }, ticks: { stroke: 'rgba(128,128,128,0.3)' } },
+        { stroke: '#8a8f98', grid: { stroke: 'rgba(128,128,128,0.15)' }, ticks: { stroke: 'rgba(128,128,128,0.3)' }, size: 60, values: (_u, ticks) => ticks.map((t) => series[0]!.format(t)) },
+      ],
+      series: [
+        { label: 'Time' },
+        ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, spanGaps: false, points: { show: false }, value: (_u: uPlot, v: number | null) => (v === null ? '—' : s.format(v)) })),
+      ],
+      hooks: {
+        // Cursor left the plot: keep showing the newest point with traffic instead of blanks.
+        setCursor: [(u) => void (u.cursor.idx === null || u.cursor.idx === undefined ? u.setLegend({ idx: pinned }, false) : undefined)],
+      },
+    };
+    const plot = new uPlot(options, [times, ...series.map((s) => s.values)] as uPlot.AlignedData, el);
+    plot.setLegend({ idx: pinned }, false);
+    let lastWidth = width();
+    const observer = new ResizeObserver(() => {
+      const next = width();
+      if (next === lastWidth) return; // only the container's width drives the chart size
+      lastWidth = next;
+      plot.setSize({ width: next, height: 180 });
+    });
+    observer.observe(el);
+    return () => {
+      observer.disconnect();
+      plot.destroy();
+    };
+  }, [times, series]);
+
+  return (
+    <figure class="chart" id={id} aria-label={title}>
+      <figcaption>{title}</figcaption>
+      <div ref={container} class="chart-canvas" />
+    </figure>
+  );
+}

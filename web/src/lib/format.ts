@@ -1,0 +1,50 @@
+// Formatting of sizes, times and durations for display. Pure.
+
+/** 1536 → "1.5 KiB". */
+export function formatBytes(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined) return '—';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (Math.abs(value) >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${unit === 0 ? value : value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+/** ISO time → "2026-03-01 12:00:05" in the browser's zone. */
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+}
+
+/** ISO time relative to `now` → "3 min ago" / "in 2 h". */
+export function formatRelative(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return '—';
+  const ms = Date.parse(iso) - now;
+  if (Number.isNaN(ms)) return iso;
+  const abs = Math.abs(ms);
+  const text = abs < 60_000 ? `${Math.round(abs / 1000)} s` : abs < 3_600_000 ? `${Math.round(abs / 60_000)} min` : abs < 172_800_000 ? `${Math.round(abs / 3_600_000)} h` : `${Math.round(abs / 86_400_000)} d`;
+  return ms < 0 ? `${text} ago` : `in ${text}`;
+}
+
+/** Milliseconds → "12 ms" / "1.20 s". */
+export function formatMs(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '—';
+  return ms < 1000 ? `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
+}
+
+/** 0.0123 → "1.23 %". */
+export function formatPercent(ratio: number | null | undefined): string {
+  if (ratio === null || ratio === undefined) return '—';
+  return `${(ratio * 100).toFixed(ratio < 0.1 ? 2 : 1)} %`;
+}
+
+/** A short form of an id for tables ("rel_01HX…" stays readable). */
+export function shortId(id: string): string {
+  return id.length > 16 ? `${id.slice(0, 14)}…` : id;
+}
