@@ -41,7 +41,7 @@ export function recoveryStatusLines(status: RecoveryStatusResponse): string[] {
     `Committed through ${seq(status.committedThrough)}, exported through ${seq(status.exportedThrough)}${status.newestCommitAt ? `, newest commit ${status.newestCommitAt}` : ''}.`,
   ];
   if (status.epochs.length > 0) {
-    lines.push('', ...formatTable(['epoch', 'recovery id', 'created', 'exported', 'current'], status.epochs.map((e) => [e.id, e.epochId ?? '-', e.createdAt ?? '-', seq(e.exportedThrough), e.current ? 'yes' : ''])));
+    lines.push('', ...formatTable(['epoch', 'recovery id', 'created', 'exported', 'state'], status.epochs.map((e) => [e.id, e.epochId ?? '-', e.createdAt ?? '-', seq(e.exportedThrough), e.current ? 'current' : e.abandoned ? 'abandoned' : ''])));
   }
   if (status.restores.length > 0) {
     lines.push('', ...formatTable(['restore', 'epoch', 'sequence', 'commit', 'size', 'activated'], status.restores.map((r) => [r.id, r.epoch, String(r.sequence), r.commitAt, formatBytes(r.sizeBytes), r.activatedAt ?? ''])));

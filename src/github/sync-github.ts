@@ -21,15 +21,25 @@ export function splitFullName(fullName: string): { owner: string; repo: string }
   return { owner, repo };
 }
 
-/** The app URL of a project (environment_url), or null without a public URL. */
-export function appUrlOf(ctx: FeatureContext, slug: string): string | null {
-  return ctx.config.publicUrl ? projectUrl(ctx.config.publicUrl, slug, ctx.config.appDomain) : null;
+/** The platform origin links point at: SVC_PUBLIC_URL, else the listen address (null when unknown). */
+export function linkOrigin(ctx: FeatureContext): string | null {
+  if (ctx.config.publicUrl) return ctx.config.publicUrl;
+  const { host, port } = ctx.config.listen;
+  if (!port) return null;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
-/** The console page of a release (details_url), or null without a public URL. */
+/** The app URL of a project (environment_url), or null without a known origin. */
+export function appUrlOf(ctx: FeatureContext, slug: string): string | null {
+  const origin = linkOrigin(ctx);
+  return origin ? projectUrl(origin, slug, ctx.config.appDomain) : null;
+}
+
+/** The console page of a release (details_url), or null without a known origin. */
 export function detailsUrlOf(ctx: FeatureContext, projectId: string, releaseId: string | undefined): string | null {
-  if (!ctx.config.publicUrl) return null;
-  return releaseId ? `${ctx.config.publicUrl}/projects/${projectId}/releases/${releaseId}` : `${ctx.config.publicUrl}/projects/${projectId}`;
+  const origin = linkOrigin(ctx);
+  if (!origin) return null;
+  return releaseId ? `${origin}/projects/${projectId}/releases/${releaseId}` : `${origin}/projects/${projectId}`;
 }
 
 /** The check-run body of a check row as of now. */

@@ -206,6 +206,13 @@ describe('platform point-in-time recovery', () => {
       return s.currentEpoch === 'epoch-0003' ? s : null;
     });
     expect(back.committedThrough).toBe(before.committedThrough);
+    // The failed candidate had begun epoch-0004: kept, marked abandoned, skipped by default restores.
+    expect(back.epochs.map((e) => [e.id, e.current, e.abandoned])).toEqual([
+      ['epoch-0001', false, false],
+      ['epoch-0002', false, false],
+      ['epoch-0003', true, false],
+      ['epoch-0004', false, true],
+    ]);
     await eventually(async () => (await servedTasks(plane.appUrl(), user)).length === 3, 30_000);
     await add('sixth');
     const now = await exported();
