@@ -8,6 +8,6 @@ const [dbPath, count] = process.argv.slice(2) as [string, string];
 const { db, engine } = openApp(dbPath);
 const recovery = await attachPlatformRecovery(db, { exportIntervalMs: false });
 if (!recovery) throw new Error('recovery was not configured');
-for (let i = 0; i < Number(count); i++) await engine.runMutation('items/add', { name: `item ${i}`, qty: i });
+for (let i = 0; i < Number(count); i++) engine.runMutation('items/add', { name: `item ${i}`, qty: i }, null);
 process.stdout.write(`${JSON.stringify(recovery.status())}\n`);
 setInterval(() => undefined, 1000);
