@@ -25,9 +25,10 @@ import { createOidcUploadAuth, githubLinkLookup, oidcMigrations } from './github
 import { consoleRoutes } from './console/index.js'; // svc:console
 import { createGithub, githubMigrations, type GithubFeature, type GithubOptions } from './github/index.js'; // svc:github
 import { createRecovery, recoveryMigrations } from './recovery/platform/index.js'; // svc:recovery
+import { canaryMigrations, createCanary, type CanaryFeature } from './canary/index.js'; // svc:canary
 
 /** Every control-database migration, in dependency order (identity before projects before audit). */
-export const controlMigrations: readonly Migration[] = [...identityMigrations, ...projectsMigrations, ...auditMigrations, ...ingressMigrations, ...releasesMigrations, ...secretsMigrations, ...backupsMigrations, ...domainsMigrations, ...oidcMigrations, ...recoveryMigrations, ...githubMigrations];
+export const controlMigrations: readonly Migration[] = [...identityMigrations, ...projectsMigrations, ...auditMigrations, ...ingressMigrations, ...releasesMigrations, ...secretsMigrations, ...backupsMigrations, ...domainsMigrations, ...oidcMigrations, ...recoveryMigrations, ...githubMigrations, ...canaryMigrations];
 
 export interface ControlPlaneDeps {
   config: PlatformConfig;
@@ -55,6 +56,8 @@ export interface ControlPlane {
   domains: DomainsFeature;
   /** svc:github — webhooks, check runs, deployments, PR commands. */
   github: GithubFeature;
+  /** svc:canary — canary runs, report store, and `setObserver` for the svc/canary check run. */
+  canary: CanaryFeature;
   /** Close the HTTP app (draining requests) and then the database. */
   close(): Promise<void>;
 }
@@ -93,7 +96,8 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const uploadPrincipal = createOidcUploadAuth(ctx, { links: githubLinkLookup(ctx) }); // svc:oidc — GitHub Actions OIDC uploads
   const recovery = createRecovery(ctx, { keyring: secrets.keyring }); // svc:recovery — per-project point-in-time recovery
   const github = createGithub(ctx, deps.github); // svc:github — observer of releases; rollback attached below
-  const releases = createReleases(ctx, { routing: ingress.routes, loadSecrets: secrets.loadSecrets, uploadPrincipal, recovery: recovery.hooks, observer: github.observer }); // svc:releases
+  const canary = createCanary(ctx, ingress); // svc:canary — canary rollouts over the ingress split
+  const releases = createReleases(ctx, { routing: ingress.routes, loadSecrets: secrets.loadSecrets, uploadPrincipal, recovery: recovery.hooks, observer: github.observer, canary: canary.hooks }); // svc:releases
   github.attachReleases(releases); // svc:github
   const apps = appControl(ingress.routes, releases.supervisor); // svc:lifecycle
   const backups = createBackups(ctx, { locks: releases.locks, keyring: secrets.keyring, apps });
@@ -127,10 +131,12 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     deleteProjectRoutes(siteDeletion),
     deleteReleaseRoutes(ctx, releases.locks),
     recovery.routes({ locks: releases.locks, apps }), // svc:recovery
-    consoleRoutes(), // svc:console — keep last: GET /* serves the console and its history-routing fallback
+    canary.routes, // svc:canary — GET /api/projects/:id/canary
+    consoleRoutes(ctx), // svc:console — keep last: GET /* serves the console and its history-routing fallback
   ];
   for (const plugin of routePlugins) await plugin(app);
   await app.ready();
+  canary.start(); // svc:canary — runs a dead control plane left running are interrupted (prior release kept)
   await releases.start(); // svc:releases — finish interrupted deploys, re-adopt or restart active releases
   await github.start(); // svc:github — resume queued deliveries and syncs
   backups.start(); // svc:lifecycle — scheduled backups
@@ -147,6 +153,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     backups,
     domains,
     github,
+    canary,
     async close() {
       if (closed) return;
       closed = true;

@@ -28,9 +28,9 @@ export default defineConfig({
     chunkSizeWarningLimit: 600,
     rollupOptions: {
       // zod's sources carry comments Rollup cannot place; harmless, so keep the build output quiet.
-      onwarn(warning, warn) {
-        if (warning.code === 'INVALID_ANNOTATION' && warning.id?.includes('/node_modules/zod/')) return;
-        warn(warning);
+      onLog(level, log, handler) {
+        if (log.code === 'INVALID_ANNOTATION' && (log.id ?? log.message).includes('node_modules/zod/')) return;
+        handler(level, log);
       },
     },
   },

@@ -91,6 +91,28 @@ const buildCommand = z
   .min(1, 'must name a program')
   .max(256, 'may have at most 256 arguments');
 
+const wholeNumber = (min: number, max: number, unit: string) => z.number().int(`must be a whole number${unit}`).min(min, `must be at least ${min}${unit}`).max(max, `must be at most ${max}${unit}`);
+
+// The artifact header is canonical JSON (integers only), so the normalized error rate is a decimal string.
+const errorRate = z
+  .union([z.number(), z.string().regex(/^(?:0|1|0\.[0-9]{1,6})$/, 'must be a fraction from 0 to 1')])
+  .transform((raw, ctx) => {
+    const value = typeof raw === 'number' ? raw : Number(raw);
+    if (!(value >= 0 && value <= 1)) return fail(ctx, 'SVC_CONFIG_FIELD_INVALID', 'must be a fraction from 0 to 1'), z.NEVER;
+    return String(Math.round(value * 1e6) / 1e6);
+  });
+
+/** svc:canary — optional canary policy (spec 002; docs/canary.md): stages run in order, then promotion. */
+export const canaryPolicySchema = z.strictObject({
+  stages: z
+    .array(z.strictObject({ trafficPercent: wholeNumber(1, 100, ' percent'), durationMs: wholeNumber(100, 86_400_000, ' ms'), minimumSamples: wholeNumber(1, 10_000, ' samples') }))
+    .min(1, 'must list at least one stage')
+    .max(20, 'may list at most 20 stages'),
+  /** A fraction such as 0.01 (normalized to the decimal string "0.01", at most 6 decimals). */
+  maximumErrorRate: errorRate,
+  maximumP95Ms: wholeNumber(1, 600_000, ' ms'),
+});
+
 /** zod schema of svc.deploy.json; its output is the normalized configuration with every default applied. */
 export const deployConfigSchema = z
   .strictObject({
@@ -132,6 +154,7 @@ export const deployConfigSchema = z
       })
       .prefault({}),
     env: envSchema.default({}),
+    canary: canaryPolicySchema.optional(), // svc:canary
   })
   .superRefine((config, ctx) => {
     const entry = config.entry;

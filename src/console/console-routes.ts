@@ -2,9 +2,11 @@
 // any other console path (history routing), JSON 404 for unknown /api, /__svc, /_svc and asset paths.
 // Only requests no feature route matched reach it, so every API and page route wins.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FeatureContext } from '../core/feature-context.js';
 import type { HttpApp } from '../core/http/create-http-app.js';
 import { CONSOLE_CSP, isConsoleRoute } from './console-csp.js';
 import { ConsoleFiles, defaultConsoleDir, type ConsoleFile } from './console-files.js';
+import { sessionProbeRoute } from './session-probe-route.js';
 
 export interface ConsoleRoutesOptions {
   /** Directory of the built console; default web/dist of this package. */
@@ -31,13 +33,21 @@ function send(request: FastifyRequest, reply: FastifyReply, file: ConsoleFile) {
   return reply.send(gzip ? file.gzip : file.body);
 }
 
+/** The console plugin: the session probe route and the console's files (see consoleFiles). */
+export function consoleRoutes(ctx: FeatureContext, options: ConsoleRoutesOptions = {}) {
+  const files = consoleFiles(options);
+  return async function register(app: HttpApp): Promise<void> {
+    await sessionProbeRoute(ctx)(app);
+    await files(app);
+  };
+}
+
 /**
- * The console plugin. It adds no route (so the OpenAPI document stays the API's): an onRequest hook
- * answers GET/HEAD requests that matched no route — exact file, index.html for console paths, or
- * the not-built page — and leaves everything else to the JSON 404 handler. Matched routes pay one
- * property check.
+ * An onRequest hook (no route, so the OpenAPI document lists only the API) that answers GET/HEAD
+ * requests no route matched — exact file, index.html for console paths, or the not-built page —
+ * and leaves everything else to the JSON 404 handler. Matched routes pay one property check.
  */
-export function consoleRoutes(options: ConsoleRoutesOptions = {}) {
+export function consoleFiles(options: ConsoleRoutesOptions = {}) {
   const files = new ConsoleFiles(options.dir ?? defaultConsoleDir());
   return async function register(app: HttpApp): Promise<void> {
     app.addHook('onRequest', (request, reply, done) => {

@@ -49,6 +49,8 @@ export interface RenderContext {
   detailsUrl: string | null;
   /** `uses:` reference of the svc Action, for the timed-out help. */
   actionRef: string;
+  /** The control plane's URL (the Action's `server` input), when known. */
+  serverUrl?: string | null;
 }
 
 /** The fields of POST/PATCH /repos/{owner}/{repo}/check-runs this model sets. */
@@ -156,12 +158,14 @@ function timedOutHelp(model: ReleaseCheckModel, ctx: RenderContext): string {
     '  id-token: write   # the Action authenticates to svc with GitHub OIDC',
     'steps:',
     '  - uses: actions/checkout@v4',
+    '  - run: npm ci',
     `  - uses: ${ctx.actionRef}`,
     '    with:',
+    `      server: ${ctx.serverUrl ?? 'https://<your svc control plane>'}`,
     `      project: ${ctx.projectSlug}`,
     '```',
     '',
-    'Then push again, or re-run this check once the workflow has uploaded the artifact.',
+    'Then push again, or re-run this check to wait for a new upload. See docs/github-action.md for the complete workflow.',
   ].join('\n');
 }
 

@@ -26,6 +26,8 @@ export interface QueueOptions {
   pollMs?: number;
 }
 
+const commandEvents = new Set(['issue_comment', 'check_run', 'check_suite']);
+
 /** Done jobs and delivery ids are kept this long (GitHub redeliveries come within days). */
 export const QUEUE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -47,7 +49,9 @@ export function enqueueDelivery(ctx: Pick<FeatureContext, 'db' | 'clock'>, deliv
     .transaction(() => {
       const inserted = ctx.db.prepare('INSERT INTO github_deliveries (delivery_id, event, received_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(delivery.id, delivery.name, ctx.clock.now());
       if (inserted.changes === 0) return 'duplicate' as const;
-      enqueueJob(ctx, 'delivery', delivery, { lane: 'deliveries' });
+      // Commands may run a rollback (seconds); they get their own lane so pushes keep flowing in order.
+      const lane = commandEvents.has(delivery.name) ? 'deliveries:commands' : 'deliveries';
+      enqueueJob(ctx, 'delivery', delivery, { lane });
       return 'queued' as const;
     })
     .immediate();

@@ -55,6 +55,7 @@ export function checkBodyOf(deps: SyncDeps, row: CheckRow) {
     appUrl: appUrlOf(deps.ctx, slug),
     detailsUrl: detailsUrlOf(deps.ctx, row.project_id, releaseId),
     actionRef: deps.actionRef,
+    serverUrl: linkOrigin(deps.ctx),
   });
 }
 

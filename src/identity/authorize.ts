@@ -20,8 +20,16 @@ export interface AccessRequest {
  * Throws SVC_TOKEN_SCOPE for a scope mismatch, SVC_FORBIDDEN for a missing role or permission.
  */
 export function authorize(ctx: FeatureContext, principal: Principal, access: AccessRequest): Role {
+  return authorizeWithRole(principal, access, currentRole(ctx, access.organizationId, principal.user.id));
+}
+
+/**
+ * Pure: authorize's checks for a role the caller read from the database in this same request
+ * (never a role remembered across requests). Throws like authorize; returns the role.
+ */
+export function authorizeWithRole(principal: Principal, access: AccessRequest, role: Role | null): Role {
   checkScope(principal, access);
-  return checkRole(principal, access, currentRole(ctx, access.organizationId, principal.user.id));
+  return checkRole(principal, access, role);
 }
 
 /**

@@ -1,6 +1,6 @@
 // Public surface of identity for other features: authenticate the caller, check permissions.
 export { authenticate, type AuthenticateOptions } from './authenticate.js';
-export { allowsWithRole, authorize, isAuthorized, type AccessRequest } from './authorize.js';
+export { allowsWithRole, authorize, authorizeWithRole, isAuthorized, type AccessRequest } from './authorize.js';
 export { actorOf, credentialPermissions, scopedProjectId, type Principal } from './principal.js';
 export { currentRole, listMemberships, findOrganization } from './org-store.js';
 export { revokeProjectTokens } from './token-store.js';

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { FeatureContext } from '../core/feature-context.js';
 import { SvcError } from '../core/errors.js';
-import { authenticate, authorize, currentRole, scopedProjectId, type Principal } from '../identity/index.js';
+import { authenticate, authorizeWithRole, currentRole, scopedProjectId, type Principal } from '../identity/index.js';
 import type { Permission, Role } from '../identity/contract.js';
 import { findProject, type ProjectRow } from './project-store.js';
 
@@ -27,7 +27,9 @@ export function requireProjectPermission(
   const project = findProject(ctx, idOrSlug);
   const scope = scopedProjectId(principal);
   if (project && scope !== null && scope !== project.id) throw new SvcError('SVC_TOKEN_SCOPE', 'The token is scoped to another project.');
-  if (!project || currentRole(ctx, project.organization_id, principal.user.id) === null) throw new SvcError('SVC_PROJECT_NOT_FOUND');
-  const role = authorize(ctx, principal, { permission, organizationId: project.organization_id, projectId: project.id, accountWide: options.accountWide ?? false });
+  // The current role is read once, here, and used for both the existence and the permission check.
+  const current = project ? currentRole(ctx, project.organization_id, principal.user.id) : null;
+  if (!project || current === null) throw new SvcError('SVC_PROJECT_NOT_FOUND');
+  const role = authorizeWithRole(principal, { permission, organizationId: project.organization_id, projectId: project.id, accountWide: options.accountWide ?? false }, current);
   return { principal, project, role };
 }

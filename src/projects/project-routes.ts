@@ -21,7 +21,8 @@ const security = bearerOrSession;
 /** `/api/projects` (create, list, status) and `/api/dashboard`. */
 export function projectRoutes(ctx: FeatureContext) {
   return async function register(app: HttpApp): Promise<void> {
-    app.get(r.projects, { schema: { tags, security, summary: 'Projects visible to the caller (read permission; scoped tokens see their project)', querystring: projectListQuerySchema, response: { 200: projectListResponseSchema } } }, async (request) => {
+    app.get(r.projects, { schema: { tags, security, summary: 'Projects visible to the caller (read permission; scoped tokens see their project)', querystring: projectListQuerySchema, response: { 200: projectListResponseSchema } } }, (request, reply) => {
+      // Synchronous handler (reply.send, no promise): this is the hottest authenticated route.
       const principal = authenticate(ctx, request);
       const origin = platformOrigin(request, ctx.config.publicUrl);
       // Each project is checked against the caller's current role in its organization, read in this request.
@@ -34,7 +35,7 @@ export function projectRoutes(ctx: FeatureContext) {
         rows = listProjects(ctx, [org.id]).map((p) => ({ ...p, member_role: role }));
       }
       const visible = rows.filter((p) => allowsWithRole(principal, { permission: 'read', organizationId: p.organization_id, projectId: p.id }, p.member_role));
-      return { projects: visible.map((p) => toProject(p, origin, ctx.config.appDomain)) };
+      void reply.send({ projects: visible.map((p) => toProject(p, origin, ctx.config.appDomain)) });
     });
 
     app.post(r.projects, { schema: { tags, security, summary: 'Create a project (site) in an organization; creates its root directory', body: createProjectBodySchema, response: { 201: projectResponseSchema } } }, async (request, reply) => {

@@ -3,7 +3,7 @@
 import type { FeatureContext } from '../core/feature-context.js';
 import { SvcError } from '../core/errors.js';
 import type { ProjectLocks } from '../core/project-lock.js';
-import type { ArtifactLimits } from '../artifacts/index.js';
+import type { ArtifactLimits, DeployConfig } from '../artifacts/index.js';
 import type { AppRunner, AppStartSpec, RunningApp } from '../../runner/app-runner.js';
 import { checkHealth } from '../../runner/health-check.js';
 import type { LogStore } from '../../runner/log-store.js';
@@ -35,6 +35,25 @@ export interface ReleaseDeps {
   observer?: ReleaseObserver;
   /** svc:recovery — point-in-time recovery of the project database (src/recovery/platform). */
   recovery?: ReleaseRecoveryHooks;
+  /** svc:canary — canary rollouts of code-only deploys (src/canary); absent = direct activation. */
+  canary?: ReleaseCanaryHooks;
+}
+
+/** svc:canary — one canary rollout as the release transaction drives it (src/canary implements it). */
+export interface ReleaseCanaryRun {
+  /** After the health gate: run every stage; resolves when the candidate may be promoted, throws an SvcError once it failed (candidate routing already removed). */
+  run(app: RunningApp, health: { path: string }): Promise<void>;
+  /** The transaction ended: activated after promotion, or failed or rejected with this failure. Idempotent. */
+  settle(result: { ok: true } | { ok: false; code: string; message: string }): void;
+}
+
+/** svc:canary — what the release transaction asks of canary rollouts (declared where consumed). */
+export interface ReleaseCanaryHooks {
+  /**
+   * A deploy with a running baseline: its canary run when one was requested or configured, else null
+   * (direct activation). Throws an SvcError to refuse the deploy (fails closed).
+   */
+  begin(input: { projectId: string; releaseId: string; baselineReleaseId: string; requested: boolean; config: DeployConfig; authority: () => Promise<boolean> }): ReleaseCanaryRun | null;
 }
 
 /** What the release transaction and app starts ask of point-in-time recovery (declared where consumed). */

@@ -24,6 +24,7 @@ import {
   uploadQuerySchema,
   uploadResponseSchema,
 } from './contract.js';
+import { CANARY_HEADER } from '../canary/contract.js'; // svc:canary
 import { projectStorage } from './project-storage.js';
 import type { ReleaseDeps } from './release-deps.js';
 import { activeReleaseRow, getRelease, listReleases, toRelease } from './release-store.js';
@@ -38,6 +39,7 @@ const uploadHeaders = z.object({
   [IDEMPOTENCY_HEADER]: z.string().optional().describe('8–200 printable characters; the same key returns the same release'),
   [COMMIT_SHA_HEADER]: z.string().optional().describe('svc:github — full commit SHA the artifact was built from (CI uploads)'),
   [REPOSITORY_ID_HEADER]: z.string().optional().describe('svc:github — numeric GitHub repository id of that commit'),
+  [CANARY_HEADER]: z.enum(['1', 'true']).optional().describe('svc:canary — run a canary rollout (the canary policy of svc.deploy.json, or the default one) when a baseline release is running'),
 });
 
 /** svc:github — the optional commit/repository headers of a CI upload, validated. */
@@ -103,6 +105,7 @@ export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker, uploadP
             idempotencyKey: headerValue(request.headers[IDEMPOTENCY_HEADER]),
             body,
             source: sourceOf(request.headers),
+            canaryRequested: request.headers[CANARY_HEADER] !== undefined, // svc:canary
           });
           const row = request.query.wait ? await result.done : result.release;
           const status = !request.query.wait && row.status === 'candidate' ? 202 : result.created ? 201 : 200;

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
 import Database from 'better-sqlite3';
-import { isSvcError } from '../core/errors.js';
+import { SvcError, isSvcError } from '../core/errors.js';
 import { appendAudit } from '../audit/append-audit.js';
 import { extractArtifact, type DecodedArtifact } from '../artifacts/index.js';
 import { setProjectRelease } from '../projects/index.js';
@@ -17,7 +17,7 @@ import { checkMigrationSafety } from './migration-safety.js';
 import { prepareReleaseDir, removeReleaseDir } from './prepare-release-dir.js';
 import { createSnapshot, restoreSnapshot } from './snapshot.js';
 import { databasePathOf, projectLayout, releaseDirOf, snapshotPathOf, type ProjectLayout } from './project-layout.js';
-import { note, quiesce, restartRelease, routeTo, startHealthy, type ReleaseDeps } from './release-deps.js';
+import { note, quiesce, restartRelease, routeTo, startHealthy, type ReleaseCanaryRun, type ReleaseDeps } from './release-deps.js';
 import { transition, type ReleaseEvent } from './release-state.js';
 import {
   activeReleaseRow,
@@ -39,6 +39,8 @@ import { observe } from './release-observer.js';
 export interface TransactionSubject {
   project: { id: string; slug: string; organizationId: string };
   actor: { type: 'user' | 'token' | 'github' | 'system'; id: string; name?: string | null };
+  /** svc:canary — the upload asked for a canary rollout (`svc deploy --canary`). */
+  canaryRequested?: boolean;
 }
 
 /** What the steps have done so far (the failure path undoes exactly this). */
@@ -48,13 +50,15 @@ interface Progress {
   priorStopped: boolean;
   snapshot: SnapshotRow | null;
   app: RunningApp | null;
+  /** svc:canary — the canary run of this deploy (the baseline keeps serving; no stop, snapshot or migrations). */
+  canary: ReleaseCanaryRun | null;
 }
 
 /** Run steps 4–10 for a candidate; resolves with the final row (active or failed), never rejects for a deploy failure. */
 export async function runReleaseTransaction(deps: ReleaseDeps, subject: TransactionSubject, candidate: ReleaseRow, decoded: DecodedArtifact): Promise<ReleaseRow> {
   const { project } = subject;
   const layout = projectLayout(deps.ctx.config.dataDir, project.id);
-  const p: Progress = { step: 'extract', prior: activeReleaseRow(deps.ctx, project.id), priorStopped: false, snapshot: null, app: null };
+  const p: Progress = { step: 'extract', prior: activeReleaseRow(deps.ctx, project.id), priorStopped: false, snapshot: null, app: null, canary: null };
   const observed = { id: candidate.id, projectId: project.id };
   const phase = (step: ReleaseStep, details: Record<string, unknown> = {}): void => {
     if (deps.observer?.onPhase) observe(deps.ctx.logger, () => deps.observer!.onPhase!(observed, step, details));
@@ -70,37 +74,51 @@ export async function runReleaseTransaction(deps: ReleaseDeps, subject: Transact
     await extract(deps, layout, candidate, decoded);
     deps.failpoint('after-extract');
     enter('verify');
-    await verifyMigrations(deps, layout, candidate);
-    enter('stop-active');
-    if (p.prior) {
-      p.priorStopped = true;
-      await quiesce(deps, project.id);
+    const pending = await verifyMigrations(deps, layout, candidate);
+    p.canary = beginCanary(deps, subject, candidate, p.prior);
+    if (p.canary && pending > 0) throw new SvcError('SVC_CANARY_PENDING_MIGRATIONS', `${pending} pending migration(s): a canary needs a code-only deploy while a baseline release is running.`);
+    if (!p.canary) {
+      enter('stop-active');
+      if (p.prior) {
+        p.priorStopped = true;
+        await quiesce(deps, project.id);
+      }
+      deps.failpoint('after-stop');
+      enter('snapshot');
+      p.snapshot = await takeSnapshot(deps, layout, candidate);
+      phase('snapshot', { snapshotBytes: p.snapshot.size_bytes, done: true });
+      deps.failpoint('after-snapshot');
+      enter('migrate');
+      await deps.recovery?.beforeMigrate(subject, databasePathOf(layout, releaseConfig(candidate).database.path), candidate.id);
+      phase('migrate', { applied: await migrate(deps, layout, candidate), done: true });
+      deps.failpoint('after-migrate');
     }
-    deps.failpoint('after-stop');
-    enter('snapshot');
-    p.snapshot = await takeSnapshot(deps, layout, candidate);
-    phase('snapshot', { snapshotBytes: p.snapshot.size_bytes, done: true });
-    deps.failpoint('after-snapshot');
-    enter('migrate');
-    await deps.recovery?.beforeMigrate(subject, databasePathOf(layout, releaseConfig(candidate).database.path), candidate.id);
-    phase('migrate', { applied: await migrate(deps, layout, candidate), done: true });
-    deps.failpoint('after-migrate');
     enter('start');
     p.app = await startHealthy(deps, candidate, (app) => {
       p.app = app;
       deps.failpoint('after-start');
       enter('health');
     });
-    await deps.recovery?.afterHealthy(project.id, databasePathOf(layout, releaseConfig(candidate).database.path));
+    if (p.canary) {
+      // svc:canary — the baseline keeps serving while the candidate takes its stage percentages.
+      note(deps, project.id, candidate.id, 'deploy: canary');
+      await p.canary.run(p.app, { path: releaseConfig(candidate).health.path });
+    } else await deps.recovery?.afterHealthy(project.id, databasePathOf(layout, releaseConfig(candidate).database.path));
     deps.failpoint('after-health');
     enter('activate');
     await activate(deps, subject, candidate, p);
     deps.failpoint('after-activate');
+    // After a canary this also stops the drained baseline (supervise replaces the supervised app).
     await deps.supervisor.supervise(p.app);
+    p.canary?.settle({ ok: true });
     await pruneSnapshots(deps, project.id);
     note(deps, project.id, candidate.id, 'deploy: active');
   } catch (error) {
     await failCandidate(deps, subject, candidate, p, error);
+    if (p.canary) {
+      const failure = failureOf(p.step, error);
+      p.canary.settle({ ok: false, code: failure.code, message: failure.message });
+    }
   }
   if (deps.observer?.onOutcome) observe(deps.ctx.logger, () => deps.observer!.onOutcome!(observed));
   return getReleaseById(deps.ctx, candidate.id)!;
@@ -117,7 +135,7 @@ async function extract(deps: ReleaseDeps, layout: ProjectLayout, candidate: Rele
  * Check history and safety read-only before the active app stops, so an edited or unsafe history
  * costs no outage. Step 7 checks again inside its write transaction.
  */
-async function verifyMigrations(deps: ReleaseDeps, layout: ProjectLayout, candidate: ReleaseRow): Promise<void> {
+async function verifyMigrations(deps: ReleaseDeps, layout: ProjectLayout, candidate: ReleaseRow): Promise<number> {
   const config = releaseConfig(candidate);
   const files = await readMigrationFiles(join(releaseDirOf(layout, candidate.id), config.database.migrations));
   const dbPath = databasePathOf(layout, config.database.path);
@@ -135,6 +153,18 @@ async function verifyMigrations(deps: ReleaseDeps, layout: ProjectLayout, candid
   }
   const pending = planMigrations(files, applied);
   checkMigrationSafety(pending, { allowUnsafeMigrations: config.database.allowUnsafeMigrations, operatorAllowsUnsafe: deps.settings.operatorAllowsUnsafe });
+  return pending.length;
+}
+
+/** svc:canary — the canary run of a deploy with a running baseline (null: direct activation). */
+function beginCanary(deps: ReleaseDeps, subject: TransactionSubject, candidate: ReleaseRow, prior: ReleaseRow | undefined): ReleaseCanaryRun | null {
+  const projectId = subject.project.id;
+  if (!deps.canary || !prior || deps.supervisor.current(projectId)?.releaseId !== prior.id) return null;
+  const authority = async (): Promise<boolean> => {
+    const holder = await deps.locks.holder(projectId);
+    return holder !== null && holder.pid === process.pid && holder.operation === 'deploy';
+  };
+  return deps.canary.begin({ projectId, releaseId: candidate.id, baselineReleaseId: prior.id, requested: subject.canaryRequested === true, config: releaseConfig(candidate), authority });
 }
 
 /** Step 6: consistent backup of the project database; its exact size is recorded. */

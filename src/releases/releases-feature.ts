@@ -9,12 +9,12 @@ import type { ArtifactLimits } from '../artifacts/index.js';
 import { findProject } from '../projects/index.js';
 import type { AppRunner, RunningApp } from '../../runner/app-runner.js';
 import { LogStore } from '../../runner/log-store.js';
-import { ProcessRunner } from '../../runner/process-runner.js';
+import { selectAppRunner } from '../../runner/container/select-runner.js';
 import { Supervisor, type SupervisorEvent } from '../../runner/supervisor.js';
 import { failpointFromEnv, type Failpoint } from './failpoint.js';
 import { logRoutes } from './log-routes.js';
 import { platformPackageDir } from './project-layout.js';
-import { note, resolveSpec, routeWhenHealthy, type ReleaseDeps, type ReleaseRecoveryHooks } from './release-deps.js';
+import { note, resolveSpec, routeWhenHealthy, type ReleaseCanaryHooks, type ReleaseDeps, type ReleaseRecoveryHooks } from './release-deps.js';
 import { readReleaseSettings, type ReleaseSettings } from './release-limits.js';
 import { releaseRoutes, type UploadPrincipalResolver } from './release-routes.js';
 import { noRouting, type ReleaseRouting } from './release-routing.js';
@@ -43,6 +43,8 @@ export interface ReleasesOptions {
   recovery?: ReleaseRecoveryHooks;
   /** svc:oidc — resolves GitHub Actions OIDC bearers on the upload route. */
   uploadPrincipal?: UploadPrincipalResolver;
+  /** svc:canary — canary rollouts of code-only deploys with a running baseline. */
+  canary?: ReleaseCanaryHooks;
 }
 
 export interface ReleasesFeature {
@@ -85,7 +87,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
   const dataDir = ctx.config.dataDir;
   const settings = { ...readReleaseSettings(ctx.config.env), ...options.settings };
   const logs = new LogStore({ dir: join(dataDir, 'logs'), clock: ctx.clock });
-  const runner = options.runner ?? new ProcessRunner({ runsDir: join(dataDir, 'runs'), logs, clock: ctx.clock, ...(options.stopGraceMs === undefined ? {} : { stopGraceMs: options.stopGraceMs }) });
+  const runner = options.runner ?? selectAppRunner(ctx.config.env, { runsDir: join(dataDir, 'runs'), logs, clock: ctx.clock, ...(options.stopGraceMs === undefined ? {} : { stopGraceMs: options.stopGraceMs }) });
   const supervisor = new Supervisor({
     runner,
     stateFile: join(dataDir, 'supervisor.json'),
@@ -107,6 +109,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
     ...(options.artifactLimits ? { artifactLimits: options.artifactLimits } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
     ...(options.recovery ? { recovery: options.recovery } : {}),
+    ...(options.canary ? { canary: options.canary } : {}),
   };
   const tracker = new UploadTracker();
   const followers = new Set<AbortController>();

@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CONSOLE_CSP, consoleRoutes, isConsoleRoute } from '../../src/console/index.js';
+import { CONSOLE_CSP, consoleApiRoutes, consoleFiles, isConsoleRoute } from '../../src/console/index.js';
 import { createHttpApp, type HttpApp } from '../../src/core/http/create-http-app.js';
 import { createLogger } from '../../src/core/logger.js';
+import { register, startHarness } from '../platform/harness.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -27,7 +28,7 @@ function tempDist(withIndex = true): string {
 async function appWith(dir: string): Promise<HttpApp> {
   const app = await createHttpApp({ logger: createLogger({ level: 'silent' }), bodyLimitBytes: 1024 * 1024, trustProxy: false, version: 'test' });
   app.get('/api/thing', { schema: { response: { 200: z.object({ ok: z.boolean() }) } } }, async () => ({ ok: true }));
-  await consoleRoutes({ dir })(app);
+  await consoleFiles({ dir })(app);
   await app.ready();
   cleanups.push(() => app.close());
   return app;
@@ -93,5 +94,36 @@ describe('console routes', () => {
     const later = new Date(Date.now() + 5_000);
     utimesSync(join(dir, 'index.html'), later, later);
     expect((await app.inject({ method: 'GET', url: '/projects/x' })).body).toContain('v2');
+  });
+});
+
+describe('GET /api/console/session (on the whole control plane)', () => {
+  it('answers 200 signed out, with the user and CSRF token for a session, and never for a bearer token', async () => {
+    const h = await startHarness();
+    cleanups.push(() => h.close());
+    const out = await h.app.inject({ method: 'GET', url: consoleApiRoutes.session });
+    expect(out.statusCode).toBe(200);
+    expect(out.json()).toEqual({ signedIn: false, session: null });
+    const stale = await h.app.inject({ method: 'GET', url: consoleApiRoutes.session, headers: { cookie: 'svc_session=not-a-session' } });
+    expect(stale.json()).toEqual({ signedIn: false, session: null });
+
+    const browser = await register(h.app, 'console@example.com');
+    const signedIn = await h.app.inject({ method: 'GET', url: consoleApiRoutes.session, headers: { cookie: browser.cookie } });
+    expect(signedIn.json()).toMatchObject({ signedIn: true, session: { user: { id: browser.userId, email: 'console@example.com' }, csrfToken: browser.csrf } });
+    expect(signedIn.headers['cache-control']).toBe('no-store');
+    const bearer = await h.app.inject({ method: 'GET', url: consoleApiRoutes.session, headers: { cookie: browser.cookie, authorization: 'Bearer svc_x' } });
+    expect(bearer.json()).toEqual({ signedIn: false, session: null });
+  });
+
+  it('serves the console at / on the full platform while API routes keep answering JSON', async () => {
+    const h = await startHarness();
+    cleanups.push(() => h.close());
+    const root = await h.app.inject({ method: 'GET', url: '/' });
+    expect([200, 503]).toContain(root.statusCode); // 503 only when web/dist is not built in this checkout
+    expect(root.headers['content-security-policy']).toBe(CONSOLE_CSP);
+    const api = await h.app.inject({ method: 'GET', url: '/api/nothing-here' });
+    expect(api.statusCode).toBe(404);
+    expect(api.json()).toMatchObject({ error: { code: 'SVC_NOT_FOUND' } });
+    expect((await h.app.inject({ method: 'GET', url: '/login' })).headers['content-type']).toContain('text/html');
   });
 });

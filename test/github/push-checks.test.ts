@@ -115,3 +115,53 @@ describe('link', () => {
     expect(res.json().link).toMatchObject({ repository: { id: REPO_ID, fullName: REPO }, branch: 'main', installationId: INSTALLATION, status: 'ok' });
   });
 });
+
+describe('upload admission (older commits never replace newer ones)', () => {
+  it('refuses an upload for a superseded commit and admits the newest', async () => {
+    await h.send('push', pushPayload({ sha: SHA1 }));
+    await h.send('push', pushPayload({ sha: SHA2 }));
+    await h.drain();
+    const admit = h.plane.github.observer.admit!;
+    expect(() => admit(h.project.id, { commitSha: SHA1, repositoryId: REPO_ID })).toThrow(expect.objectContaining({ code: 'SVC_GITHUB_COMMIT_SUPERSEDED' }));
+    expect(() => admit(h.project.id, { commitSha: SHA2, repositoryId: REPO_ID })).not.toThrow();
+    // Uploads from another repository, or of commits svc never saw pushed, are not ordered.
+    expect(() => admit(h.project.id, { commitSha: SHA1, repositoryId: REPO_ID + 1 })).not.toThrow();
+    expect(() => admit(h.project.id, { commitSha: 'c'.repeat(40), repositoryId: REPO_ID })).not.toThrow();
+  });
+
+  it('rejects malformed commit headers on the upload route', async () => {
+    const res = await h.app.inject({
+      method: 'POST',
+      url: `/api/projects/${h.project.id}/releases`,
+      headers: h.owner.headers({ 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': 'a'.repeat(64), 'idempotency-key': 'key-12345678', 'x-svc-commit-sha': 'HEAD' }),
+      payload: Buffer.from('x'),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe('SVC_BAD_REQUEST');
+  });
+});
+
+describe('delivery validation and unlink', () => {
+  it('rejects deliveries without event/delivery headers or with a non-object body', async () => {
+    const { signedDelivery } = await import('../support/fake-github/webhooks.js');
+    const d = signedDelivery(h.creds.webhookSecret, 'push', [1, 2]);
+    const array = await h.app.inject({ method: 'POST', url: '/api/github/webhooks', headers: d.headers, payload: d.body });
+    expect(array.json().error.code).toBe('SVC_GITHUB_DELIVERY_INVALID');
+    const noId = signedDelivery(h.creds.webhookSecret, 'push', {});
+    delete noId.headers['x-github-delivery'];
+    const missing = await h.app.inject({ method: 'POST', url: '/api/github/webhooks', headers: noId.headers, payload: noId.body });
+    expect(missing.json().error.code).toBe('SVC_GITHUB_DELIVERY_INVALID');
+  });
+
+  it('unlinks (audited); pushes are then ignored', async () => {
+    const res = await h.app.inject({ method: 'DELETE', url: `/api/projects/${h.project.id}/github`, headers: h.owner.headers() });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().link).toBeNull();
+    const again = await h.app.inject({ method: 'DELETE', url: `/api/projects/${h.project.id}/github`, headers: h.owner.headers() });
+    expect(again.json().error.code).toBe('SVC_GITHUB_LINK_NOT_FOUND');
+    await h.deliver('push', pushPayload({ sha: SHA1 }));
+    expect(h.results.at(-1)!.result).toMatchObject({ reason: 'unlinked_branch' });
+    const kinds = (h.plane.db.prepare("SELECT kind FROM audit_events WHERE kind LIKE 'github.%' ORDER BY created_at").all() as { kind: string }[]).map((r) => r.kind);
+    expect(kinds).toEqual(['github.link', 'github.unlink']);
+  });
+});

@@ -1,5 +1,5 @@
-// allowsWithRole (used by list routes with roles read in the same request) must decide exactly like
-// authorize (which rereads the role itself) for every role, permission, credential and scope.
+// allowsWithRole and authorizeWithRole (used with a role read earlier in the same request) must decide
+// exactly like authorize (which rereads the role itself) for every role, permission, credential and scope.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,11 +12,11 @@ import type { FeatureContext } from '../../src/core/feature-context.js';
 import { randomId } from '../../src/core/ids.js';
 import { createLogger } from '../../src/core/logger.js';
 import { permissions, type Permission, type Role } from '../../src/identity/contract.js';
-import { allowsWithRole, identityMigrations, isAuthorized, type AccessRequest, type Principal } from '../../src/identity/index.js';
+import { allowsWithRole, authorize, authorizeWithRole, identityMigrations, isAuthorized, type AccessRequest, type Principal } from '../../src/identity/index.js';
 import type { TokenRow } from '../../src/identity/token-store.js';
 import type { UserRow } from '../../src/identity/user-store.js';
 
-describe('allowsWithRole', () => {
+describe('allowsWithRole / authorizeWithRole', () => {
   let dir: string;
   let db: ControlDb;
   let ctx: FeatureContext;
@@ -54,6 +54,14 @@ describe('allowsWithRole', () => {
     { permission, organizationId: 'org_1', projectId: 'prj_a', accountWide: true },
   ]);
 
+  const outcome = (fn: () => Role): string => {
+    try {
+      return `role ${fn()}`;
+    } catch (error) {
+      return `error ${(error as { code?: string }).code}`;
+    }
+  };
+
   it('agrees with authorize for every case', () => {
     let cases = 0;
     for (const role of [null, 'owner', 'admin', 'developer', 'viewer'] as (Role | null)[]) {
@@ -61,7 +69,9 @@ describe('allowsWithRole', () => {
       if (role) db.prepare('INSERT INTO memberships (organization_id, user_id, role, created_at) VALUES (?, ?, ?, 0)').run('org_1', user.id, role);
       for (const principal of principals) {
         for (const access of accesses) {
-          expect(allowsWithRole(principal, access, role), `${role} ${principal.kind} ${JSON.stringify(access)}`).toBe(isAuthorized(ctx, principal, access));
+          const label = `${role} ${principal.kind} ${JSON.stringify(access)}`;
+          expect(allowsWithRole(principal, access, role), label).toBe(isAuthorized(ctx, principal, access));
+          expect(outcome(() => authorizeWithRole(principal, access, role)), label).toEqual(outcome(() => authorize(ctx, principal, access)));
           cases++;
         }
       }

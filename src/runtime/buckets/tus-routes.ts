@@ -113,6 +113,7 @@ export async function handleUploadCollection(ctx: BucketContext, http: BucketHtt
 export async function handleUpload(ctx: BucketContext, http: BucketHttpContext, definition: BucketDefinition, token: string): Promise<Response> {
   const { request } = http;
   let method = request.method.toUpperCase();
+  let chunk: Readable | null = null;
   if (method === 'POST') method = (request.headers.get('x-http-method-override') ?? 'POST').toUpperCase();
   try {
     if (method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...TUS, 'tus-version': '1.0.0', 'tus-extension': EXTENSIONS } });
@@ -127,6 +128,7 @@ export async function handleUpload(ctx: BucketContext, http: BucketHttpContext, 
     if (method === 'PATCH') {
       const offset = wholeNumber(request.headers.get('upload-offset'), 'Upload-Offset');
       const { body, length } = chunkBody(request);
+      chunk = body;
       const result = await writeChunk(ctx, row.id, offset, body, length, { checksum: parseChecksum(request.headers.get('upload-checksum')) });
       return new Response(null, { status: 204, headers: resultHeaders(result, row.expiresAt) });
     }
@@ -136,6 +138,23 @@ export async function handleUpload(ctx: BucketContext, http: BucketHttpContext, 
     }
     throw new RuntimeError('SVC_RUNTIME_METHOD_NOT_ALLOWED', 'Use HEAD, PATCH or DELETE on an upload.');
   } catch (error) {
+    // Read (and drop) an unread chunk so the client sees our status instead of a reset connection.
+    await discardBody(request, chunk, definition.maxChunkBytes);
     return errorWithHeaders(error, TUS, http);
+  }
+}
+
+/** Drain an unread request body up to `limit` bytes; beyond that the connection may be reset. */
+async function discardBody(request: Request, chunk: Readable | null, limit: number): Promise<void> {
+  const stream = chunk ?? (request.body === null || request.body.locked ? null : Readable.fromWeb(request.body as never));
+  if (stream === null || stream.readableEnded || stream.destroyed || stream.readableFlowing !== null) return;
+  let seen = 0;
+  try {
+    for await (const piece of stream) {
+      seen += (piece as Buffer).length;
+      if (seen > limit) break;
+    }
+  } catch {
+    // The client went away; nothing to drain.
   }
 }

@@ -21,6 +21,7 @@ let v2: Artifact;
 let v3: Artifact;
 let healthy: Artifact;
 let user: DemoUser;
+let v1Id: string;
 
 beforeAll(async () => {
   ensureBuiltPackage();
@@ -80,6 +81,12 @@ describe('platform point-in-time recovery', () => {
   it('enables recovery for a project (deploy permission; effective on the next start)', async () => {
     const before = await status();
     expect(before).toMatchObject({ enabled: false, epochs: [] });
+    const reader = await createToken(plane.app, plane.owner, { name: 'reader', permissions: ['read'] });
+    const asReader = (method: 'GET' | 'POST', url: string, payload?: object) =>
+      plane.app.inject({ method, url, headers: { authorization: `Bearer ${reader.accessToken}` }, ...(payload ? { payload } : {}) });
+    expect((await asReader('GET', projectUrl())).statusCode).toBe(200);
+    expect((await asReader('POST', projectUrl(), { enabled: true })).json()).toMatchObject({ error: { code: 'SVC_FORBIDDEN' } });
+    expect((await asReader('POST', `${projectUrl()}/restore`, { throughSequence: 0 })).json()).toMatchObject({ error: { code: 'SVC_FORBIDDEN' } });
     const res = await plane.api('POST', projectUrl(), { enabled: true });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json()).toEqual({ enabled: true, created: true, effective: 'next-release-or-restart' });
@@ -95,6 +102,7 @@ describe('platform point-in-time recovery', () => {
     const res = await plane.upload(v1);
     expect(res.statusCode, res.body).toBe(201);
     expect((res.json() as UploadResponse).release.status).toBe('active');
+    v1Id = (res.json() as UploadResponse).release.id;
     const begun = await status();
     expect(begun).toMatchObject({ enabled: true, attached: true, currentEpoch: 'epoch-0001' });
     expect(begun.epochs).toHaveLength(1);
@@ -271,5 +279,25 @@ describe('platform point-in-time recovery', () => {
       return s.currentEpoch === 'epoch-0005' ? s : null;
     });
     expect(after.epochs.map((e) => e.id)).toEqual(['epoch-0001', 'epoch-0002', 'epoch-0003', 'epoch-0004', 'epoch-0005']);
+  }, 120_000);
+
+  it('a rollback with data continues the older epoch the snapshot belongs to; the newer one is abandoned', async () => {
+    const res = await plane.api('POST', `/api/projects/${plane.project.id}/rollback`, { releaseId: v1Id, restoreData: true, confirm: `restore ${plane.project.slug}` });
+    expect(res.statusCode, res.body).toBe(200);
+    // v2's pre-deploy snapshot is the final state of epoch-0002 (taken before that deploy rotated it).
+    const back = await eventually(async () => {
+      const s = await status();
+      return s.currentEpoch === 'epoch-0002' ? s : null;
+    });
+    expect(back.epochs.find((e) => e.id === 'epoch-0005')?.abandoned).toBe(true);
+    await eventually(async () => JSON.stringify(await servedTasks(plane.appUrl(), user)) === JSON.stringify(['first', 'fourth']), 30_000);
+    const before = back.committedThrough!;
+    await add('seventh');
+    const now = await exported();
+    expect(now.currentEpoch).toBe('epoch-0002');
+    expect(now.committedThrough).toBe(before + 1);
+    const restored = await restore({ throughSequence: now.exportedThrough! });
+    expect(restored.epoch).toBe('epoch-0002');
+    expect(readDatabase(join(restoresDir(), `${restored.id}.db`)).tasks).toEqual(['first', 'fourth', 'seventh']);
   }, 120_000);
 });

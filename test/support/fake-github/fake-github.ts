@@ -211,7 +211,10 @@ export class FakeGithub {
         const run = this.checkRuns.find((r) => r.id === Number(p.check_run_id) && r.repo === repo);
         if (!run) throw httpError(404, 'Not Found');
         if (body.status) run.status = body.status as string;
-        if (body.conclusion) (run.conclusion = body.conclusion as string), (run.status = 'completed');
+        if (body.conclusion) {
+          run.conclusion = body.conclusion as string;
+          run.status = 'completed';
+        }
         if (body.output) run.output = body.output as FakeCheckRun['output'];
         if (body.details_url) run.details_url = body.details_url as string;
         run.history.push(body);

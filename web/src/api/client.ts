@@ -2,7 +2,8 @@
 // JSON in and out, the session's CSRF token on state-changing requests, error bodies turned into
 // ApiError (code + friendly message), and an ended session sends the user to sign in and back.
 import type { z } from 'zod';
-import { CSRF_HEADER, identityRoutes, sessionResponseSchema } from '../../../src/identity/contract.js';
+import { consoleApiRoutes, consoleSessionResponseSchema } from '../../../src/console/contract.js';
+import { CSRF_HEADER } from '../../../src/identity/contract.js';
 import { currentRoute, navigate } from '../router.js';
 import { friendlyMessage } from './error-messages.js';
 import { csrfToken, getSession, setSession } from './session.js';
@@ -83,15 +84,11 @@ export function expireSession(): void {
   if (!here.startsWith('/sign-in')) navigate(`/sign-in?next=${encodeURIComponent(here)}&expired=1`, { replace: true });
 }
 
-/** Fetch the session (user + CSRF token); signed-out on 401. */
+/** Fetch the session (user + CSRF token) through the console's probe, which answers 200 either way. */
 export async function loadSession(): Promise<void> {
-  try {
-    const session = await api('GET', identityRoutes.session, { anonymous: true, schema: sessionResponseSchema });
-    setSession({ status: 'signed-in', user: session.user, csrfToken: session.csrfToken });
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 401) setSession({ status: 'signed-out', expired: false });
-    else throw error;
-  }
+  const probe = await api('GET', consoleApiRoutes.session, { anonymous: true, schema: consoleSessionResponseSchema });
+  if (probe.session) setSession({ status: 'signed-in', user: probe.session.user, csrfToken: probe.session.csrfToken });
+  else setSession({ status: 'signed-out', expired: getSession().status === 'signed-in' });
 }
 
 /** Call a control-plane route; resolves with the (validated) JSON body or throws ApiError. */

@@ -1,6 +1,6 @@
 // The console frame: skip link, top bar with the main sections and the signed-in user, and <main>.
 import type { ComponentChildren } from 'preact';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import { identityRoutes } from '../../../src/identity/contract.js';
 import { api } from '../api/client.js';
 import { setSession, useSession } from '../api/session.js';
@@ -34,6 +34,15 @@ async function signOut(): Promise<void> {
 export function Layout({ children }: { children: ComponentChildren }) {
   const session = useSession();
   const { path } = useLocation();
+  const first = useRef(true);
+  // After an in-app navigation, move focus to the new content (as a page load would reset it).
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    document.getElementById('main')?.focus({ preventScroll: true });
+  }, [path]);
   return (
     <>
       <a class="skip" href="#main">

@@ -9,6 +9,8 @@ export interface ChartSeries {
   color: string;
   values: (number | null)[];
   format(value: number): string;
+  /** Draw a dot on every point (series with gaps, where one lone point has no line). */
+  dots?: boolean;
 }
 
 export interface MetricChartProps {
@@ -17,6 +19,8 @@ export interface MetricChartProps {
   /** Unix seconds of each point. */
   times: number[];
   series: ChartSeries[];
+  /** Smallest upper bound of the y axis, so an idle series is drawn flat at the bottom. */
+  minYMax: number;
 }
 
 // The newest index where any series has a non-zero value (else the last index).
@@ -26,7 +30,7 @@ function newestWithData(series: ChartSeries[], length: number): number {
 }
 
 /** A responsive uPlot line chart with a live legend. */
-export function MetricChart({ id, title, times, series }: MetricChartProps) {
+export function MetricChart({ id, title, times, series, minYMax }: MetricChartProps) {
   const container = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
@@ -39,14 +43,14 @@ export function MetricChart({ id, title, times, series }: MetricChartProps) {
       height: 180,
       cursor: { drag: { x: false, y: false } },
       legend: { live: true },
-      scales: { x: { time: true } },
+      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(max, minYMax) * 1.05] } },
       axes: [
         { stroke: '#8a8f98', grid: { stroke: 'rgba(128,128,128,0.15)' }, ticks: { stroke: 'rgba(128,128,128,0.3)' } },
-        { stroke: '#8a8f98', grid: { stroke: 'rgba(128,128,128,0.15)' }, ticks: { stroke: 'rgba(128,128,128,0.3)' }, size: 60, values: (_u, ticks) => ticks.map((t) => series[0]!.format(t)) },
+        { stroke: '#8a8f98', grid: { stroke: 'rgba(128,128,128,0.15)' }, ticks: { stroke: 'rgba(128,128,128,0.3)' }, size: 72, values: (_u, ticks) => ticks.map((t) => series[0]!.format(t)) },
       ],
       series: [
         { label: 'Time' },
-        ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, spanGaps: false, points: { show: false }, value: (_u: uPlot, v: number | null) => (v === null ? '—' : s.format(v)) })),
+        ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, spanGaps: false, points: s.dots ? { show: true, size: 6, fill: s.color } : { show: false }, value: (_u: uPlot, v: number | null) => (v === null ? '—' : s.format(v)) })),
       ],
       hooks: {
         // Cursor left the plot: keep showing the newest point with traffic instead of blanks.
@@ -67,7 +71,7 @@ export function MetricChart({ id, title, times, series }: MetricChartProps) {
       observer.disconnect();
       plot.destroy();
     };
-  }, [times, series]);
+  }, [times, series, minYMax]);
 
   return (
     <figure class="chart" id={id} aria-label={title}>

@@ -20,7 +20,7 @@ type Window = (typeof windows)[number]['value'];
 const count = (v: number) => (v >= 10_000 ? `${(v / 1000).toFixed(0)}k` : String(Math.round(v * 100) / 100));
 
 /** The charts' data from a metrics response. Pure. */
-export function toCharts(m: MetricsResponse): { times: number[]; charts: { id: string; title: string; series: ChartSeries[] }[] } {
+export function toCharts(m: MetricsResponse): { times: number[]; charts: { id: string; title: string; minYMax: number; series: ChartSeries[] }[] } {
   const times = m.series.map((p) => Math.floor(Date.parse(p.t) / 1000));
   const pick = (f: (p: MetricsResponse['series'][number]) => number | null) => m.series.map(f);
   return {
@@ -29,6 +29,7 @@ export function toCharts(m: MetricsResponse): { times: number[]; charts: { id: s
       {
         id: 'chart-requests',
         title: 'Requests',
+        minYMax: 5,
         series: [
           { label: 'requests', color: '#2f6fde', values: pick((p) => p.requests), format: count },
           { label: '5xx errors', color: '#d23f3f', values: pick((p) => p.errors), format: count },
@@ -37,17 +38,19 @@ export function toCharts(m: MetricsResponse): { times: number[]; charts: { id: s
       {
         id: 'chart-error-rate',
         title: 'Error rate',
-        series: [{ label: 'error rate', color: '#d23f3f', values: pick((p) => (p.requests ? p.errors / p.requests : null)), format: (v) => formatPercent(v) }],
+        minYMax: 0.05,
+        series: [{ label: 'error rate', color: '#d23f3f', dots: true, values: pick((p) => (p.requests ? p.errors / p.requests : null)), format: (v) => formatPercent(v) }],
       },
       {
         id: 'chart-latency',
         title: 'Latency',
+        minYMax: 10,
         series: [
-          { label: 'p50', color: '#2f9e6f', values: pick((p) => p.p50), format: formatMs },
-          { label: 'p95', color: '#c77d12', values: pick((p) => p.p95), format: formatMs },
+          { label: 'p50', color: '#2f9e6f', dots: true, values: pick((p) => p.p50), format: formatMs },
+          { label: 'p95', color: '#c77d12', dots: true, values: pick((p) => p.p95), format: formatMs },
         ],
       },
-      { id: 'chart-bytes', title: 'Response bytes', series: [{ label: 'bytes', color: '#7a4fd1', values: pick((p) => p.bytes), format: formatBytes }] },
+      { id: 'chart-bytes', title: 'Response bytes', minYMax: 1024, series: [{ label: 'bytes', color: '#7a4fd1', values: pick((p) => p.bytes), format: formatBytes }] },
     ],
   };
 }
@@ -121,7 +124,7 @@ function Metrics({ metrics }: { metrics: MetricsResponse }) {
       ) : null}
       <div class="charts">
         {charts.map((c) => (
-          <MetricChart key={c.id} id={c.id} title={c.title} times={times} series={c.series} />
+          <MetricChart key={c.id} id={c.id} title={c.title} times={times} series={c.series} minYMax={c.minYMax} />
         ))}
       </div>
     </>

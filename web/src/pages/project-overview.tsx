@@ -43,7 +43,7 @@ function Overview({ project }: { project: Project }) {
   const base = `/projects/${encodeURIComponent(project.slug)}`;
   const releases = useApi(routePath(releaseRoutes.releases, { id: project.id }), releaseListResponseSchema);
   const backups = useApi(routePath(backupRoutes.backups, { id: project.id }), backupListResponseSchema);
-  const health = healthOf(project, releases.data);
+  const health = releases.data || releases.error ? healthOf(project, releases.data) : { tone: 'idle' as const, text: 'Checking…' };
   const active = releases.data?.releases.find((r) => r.id === releases.data?.activeReleaseId);
 
   return (

@@ -1,0 +1,183 @@
+// The container runner (SVC_RUNNER=container): each release runs in a hardened podman container.
+// Containers are not a perfect sandbox for hostile code (spec 000 item 7); see docs/container-runner.md.
+import { closeSync, lstatSync, lchownSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { atomicWriteFileSync } from '../../src/core/atomic-write.js';
+import { systemClock, type Clock } from '../../src/core/clock.js';
+import { SvcError } from '../../src/core/errors.js';
+import { execCommand, nodeSpawner, type Spawner } from '../../src/core/exec.js';
+import { randomId, type IdGenerator } from '../../src/core/ids.js';
+import { allocatePort } from '../allocate-port.js';
+import type { AppRunner, AppStartSpec, RunningApp, RunningAppRecord } from '../app-runner.js';
+import type { LogStore } from '../log-store.js';
+import { OutputTail } from '../output-tail.js';
+import { ContainerApp, type ContainerAppDeps } from './container-app.js';
+import {
+  buildInspectRunningCommand,
+  buildRemoveCommand,
+  buildRunCommand,
+  buildStopCommand,
+  defaultContainerLimits,
+  defaultPodmanGlobal,
+  type ContainerLimits,
+  type PodmanGlobal,
+} from './podman-args.js';
+
+export interface ContainerRunnerOptions {
+  /** Image to run (SVC_CONTAINER_IMAGE); build the default one with `npm run build:image`. */
+  image: string;
+  /** Directory for per-run raw output capture (`<runsDir>/<runId>/stdout|stderr`). */
+  runsDir: string;
+  logs: LogStore;
+  limits?: Partial<ContainerLimits>;
+  podman?: Partial<PodmanGlobal>;
+  clock?: Clock;
+  ids?: IdGenerator;
+  /** Environment podman itself runs with (PATH, XDG_RUNTIME_DIR, …; default process.env). */
+  baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** SIGTERM → SIGKILL grace period (default 10 s). */
+  stopGraceMs?: number;
+  /** How often a re-adopted container is inspected (default 2 s). */
+  adoptPollMs?: number;
+  tailPollMs?: number;
+  spawner?: Spawner;
+}
+
+/** Runs apps as hardened podman containers. */
+export class ContainerRunner implements AppRunner {
+  readonly kind = 'container' as const;
+  private readonly clock: Clock;
+  private readonly ids: IdGenerator;
+  private readonly limits: ContainerLimits;
+  private readonly global: PodmanGlobal;
+
+  constructor(private readonly options: ContainerRunnerOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.ids = options.ids ?? randomId;
+    this.limits = { ...defaultContainerLimits, ...options.limits };
+    this.global = { ...defaultPodmanGlobal, ...options.podman };
+  }
+
+  /** Start `podman run` in the foreground; resolves once the client was spawned (health is checked separately). */
+  async start(spec: AppStartSpec): Promise<RunningApp> {
+    const host = spec.host ?? '127.0.0.1';
+    const port = spec.port ?? (await allocatePort(host));
+    const id = this.ids('run');
+    const name = containerName(spec.projectId, id);
+    const cmd = buildRunCommand(spec, { image: this.options.image, name, port, hostIp: host, limits: this.limits, global: this.global, baseEnv: this.options.baseEnv ?? process.env });
+    const runDir = join(this.options.runsDir, id);
+    mkdirSync(runDir, { recursive: true, mode: 0o700 });
+    mkdirSync(spec.dataDir, { recursive: true });
+    grantDataDir(spec.dataDir, this.limits.user);
+    const out = openSync(join(runDir, 'stdout'), 'a', 0o600);
+    const err = openSync(join(runDir, 'stderr'), 'a', 0o600);
+    const spawner = this.options.spawner ?? nodeSpawner;
+    let child;
+    try {
+      child = spawner(cmd, { env: { ...cmd.env }, detached: true, stdio: ['ignore', out, err] });
+      await new Promise<void>((resolve, reject) => {
+        child!.once('spawn', resolve);
+        child!.once('error', reject);
+      });
+    } catch (error) {
+      rmSync(runDir, { recursive: true, force: true });
+      throw new SvcError('SVC_APP_START_FAILED', `Could not start ${spec.releaseId}: ${(error as Error).message}`, { cause: error });
+    } finally {
+      closeSync(out);
+      closeSync(err);
+    }
+    child.unref();
+    const record: RunningAppRecord = { kind: 'container', id, projectId: spec.projectId, releaseId: spec.releaseId, port, host, startedAt: this.clock.now(), containerId: name, runDir };
+    this.note(spec.projectId, spec.releaseId, `started container ${name} (${this.options.image}) on ${host}:${port}`);
+    return new ContainerApp(record, this.appDeps(record, { stdout: 0, stderr: 0 }), { child });
+  }
+
+  /** Re-attach to a container recorded by an earlier control plane, if it still runs. */
+  async adopt(record: RunningAppRecord): Promise<RunningApp | null> {
+    if (record.kind !== 'container' || !record.containerId || !record.runDir) return null;
+    const app = new ContainerApp(record, this.appDeps(record, readOffsets(record.runDir)), { pollMs: this.options.adoptPollMs ?? 2000 });
+    await app.checked();
+    if (app.exited) return null;
+    this.note(record.projectId, record.releaseId, `re-adopted container ${record.containerId} on ${record.host}:${record.port}`);
+    return app;
+  }
+
+  private note(projectId: string, releaseId: string, line: string): void {
+    try {
+      this.options.logs.system(projectId, releaseId, line);
+    } catch {
+      // A logging failure must not orphan a started container.
+    }
+  }
+
+  private appDeps(record: RunningAppRecord, offsets: Offsets): ContainerAppDeps {
+    const runDir = record.runDir!;
+    const name = record.containerId!;
+    const current = { ...offsets };
+    const tail = (stream: 'stdout' | 'stderr'): OutputTail =>
+      new OutputTail({
+        path: join(runDir, stream),
+        offset: offsets[stream],
+        pollMs: this.options.tailPollMs ?? 200,
+        onLines: (lines) => {
+          const time = this.clock.now();
+          this.options.logs.append(record.projectId, lines.map((line) => ({ time, stream, releaseId: record.releaseId, line })));
+        },
+        onOffset: (offset) => {
+          current[stream] = offset;
+          try {
+            atomicWriteFileSync(join(runDir, 'offsets.json'), JSON.stringify(current));
+          } catch {
+            // The run directory is gone: nothing left to resume.
+          }
+        },
+      });
+    const run = async (cmd: ReturnType<typeof buildStopCommand>): Promise<string> => (await execCommand(cmd, {}, this.options.spawner)).stdout;
+    return {
+      clock: this.clock,
+      logs: this.options.logs,
+      graceMs: this.options.stopGraceMs ?? 10_000,
+      tails: [tail('stdout'), tail('stderr')],
+      stopContainer: async (graceMs) => void (await run(buildStopCommand(this.global, name, graceMs))),
+      removeContainer: async () => void (await run(buildRemoveCommand(this.global, name))),
+      isRunning: async () => {
+        const result = await execCommand(buildInspectRunningCommand(this.global, name), {}, this.options.spawner);
+        return result.exitCode === 0 && result.stdout.trim() === 'true';
+      },
+      cleanup: () => rmSync(runDir, { recursive: true, force: true }),
+    };
+  }
+}
+
+/** A podman-safe container name that identifies the project and the run. */
+export function containerName(projectId: string, runId: string): string {
+  const clean = (s: string): string => s.replace(/[^a-zA-Z0-9_.-]/g, '-').slice(0, 48);
+  return `svc-${clean(projectId)}-${clean(runId)}`;
+}
+
+/** Give the container user ownership of the project data (only possible, and needed, when we are root). */
+function grantDataDir(dataDir: string, user: string): void {
+  if (process.getuid?.() !== 0) return;
+  const [uid, gid] = user.split(':').map(Number) as [number, number];
+  const walk = (path: string, depth: number): void => {
+    const stat = lstatSync(path);
+    if (stat.isSymbolicLink()) return;
+    if (stat.uid !== uid || stat.gid !== gid) lchownSync(path, uid, gid);
+    if (stat.isDirectory() && depth < 32) for (const entry of readdirSync(path)) walk(join(path, entry), depth + 1);
+  };
+  walk(dataDir, 0);
+}
+
+interface Offsets {
+  stdout: number;
+  stderr: number;
+}
+
+function readOffsets(runDir: string): Offsets {
+  try {
+    const parsed = JSON.parse(readFileSync(join(runDir, 'offsets.json'), 'utf8')) as Partial<Offsets>;
+    return { stdout: Number(parsed.stdout) || 0, stderr: Number(parsed.stderr) || 0 };
+  } catch {
+    return { stdout: 0, stderr: 0 };
+  }
+}

@@ -1,0 +1,109 @@
+// The deployment provider contract of spec 002: `kind` + `reconcile(request)`, the request fields,
+// the fixed result shape, and the pure checks every consumer (agent, bridge, local provider) applies.
+import { z } from 'zod';
+import { SvcError } from '../../src/core/errors.js';
+import type { DecodedArtifact } from '../../src/artifacts/index.js';
+
+/** Desired states of a provider generation. */
+export type DesiredState = 'running' | 'stopped';
+
+/** The artifact of a running generation: original compressed bytes, their SHA-256 and the decoded bundle. */
+export interface ProviderArtifact {
+  bytes: Buffer;
+  /** Lowercase hex SHA-256 of `bytes`. */
+  sha256: string;
+  decoded: DecodedArtifact;
+}
+
+/** One reconcile request. Node and operation credentials are never part of it. */
+export interface ReconcileRequest {
+  operation: {
+    projectId: string;
+    id: string;
+    /** Monotonic per project; operation id + fence is the idempotency key. */
+    fence: number;
+    /** 1 for the first delivery; retries of the same request count up (informational only). */
+    attempt?: number;
+  };
+  desired: {
+    generation: number;
+    state: DesiredState;
+    /** The release of a running generation; null when stopped. */
+    releaseId: string | null;
+  };
+  /** Present exactly when `desired.state` is running. */
+  artifact: ProviderArtifact | null;
+  /** Abort: stop local subprocess or container work when possible. */
+  signal: AbortSignal;
+}
+
+/** A deployment provider converges one project to a running release or to a stopped state. */
+export interface DeploymentProvider {
+  readonly kind: string;
+  /** Resolves only once the requested state is externally usable; its return value is ignored. */
+  reconcile(request: ReconcileRequest): Promise<unknown>;
+}
+
+/** The only thing ever recorded about a reconcile: provider kind, generation, release and state. */
+export interface ReconcileResult {
+  kind: string;
+  generation: number;
+  releaseId: string | null;
+  state: DesiredState;
+}
+
+/** Identifier syntax for project, operation and release ids on the wire (bounded, header-safe). */
+export const idSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/);
+const counter = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** The exact three-field desired payload (generation, state, release identifier). */
+export const desiredSchema = z.strictObject({
+  generation: counter,
+  state: z.enum(['running', 'stopped']),
+  releaseId: idSchema.nullable(),
+});
+
+/** Operation identity: project, operation id, fence and (optional) attempt. */
+export const operationSchema = z.strictObject({
+  projectId: idSchema,
+  id: idSchema,
+  fence: counter,
+  attempt: z.number().int().min(1).max(1000).optional(),
+});
+
+/**
+ * Check a request's shape: running needs a release and an artifact whose digest matches the decoded
+ * bundle; stopped has neither. Throws SVC_VALIDATION / SVC_ARTIFACT_DIGEST_MISMATCH.
+ */
+export function checkReconcileRequest(request: ReconcileRequest): void {
+  const op = operationSchema.safeParse(request.operation);
+  const desired = desiredSchema.safeParse(request.desired);
+  if (!op.success || !desired.success) throw new SvcError('SVC_VALIDATION', 'The reconcile request has an invalid operation or desired payload');
+  if (request.desired.state === 'running') {
+    if (request.desired.releaseId === null || request.artifact === null) throw new SvcError('SVC_VALIDATION', 'A running generation needs a release and an artifact');
+    if (!/^[0-9a-f]{64}$/.test(request.artifact.sha256) || request.artifact.sha256 !== request.artifact.decoded.digest) {
+      throw new SvcError('SVC_ARTIFACT_DIGEST_MISMATCH', 'The artifact digest does not match the decoded bundle');
+    }
+  } else if (request.desired.releaseId !== null || request.artifact !== null) {
+    throw new SvcError('SVC_VALIDATION', 'A stopped generation has no release and no artifact');
+  }
+}
+
+/** The fixed result of a successful reconcile: never the provider's return value or errors. */
+export function reconcileResult(kind: string, request: Pick<ReconcileRequest, 'desired'>): ReconcileResult {
+  return { kind, generation: request.desired.generation, releaseId: request.desired.releaseId, state: request.desired.state };
+}
+
+/** Run a provider and report only the fixed result; provider errors are replaced by SVC_PROVIDER_FAILED. */
+export async function runReconcile(provider: DeploymentProvider, request: ReconcileRequest, onError?: (error: unknown) => void): Promise<ReconcileResult> {
+  checkReconcileRequest(request);
+  try {
+    await provider.reconcile(request);
+  } catch (error) {
+    if (error instanceof SvcError && (error.code === 'SVC_PROVIDER_STALE_FENCE' || error.code === 'SVC_PROVIDER_ABORTED')) throw error;
+    onError?.(error);
+    if (request.signal.aborted) throw new SvcError('SVC_PROVIDER_ABORTED', 'The reconcile was aborted');
+    throw new SvcError('SVC_PROVIDER_FAILED', 'The provider could not converge the project');
+  }
+  return reconcileResult(provider.kind, request);
+}

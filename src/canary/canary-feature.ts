@@ -1,0 +1,107 @@
+// The canary feature as the composition root sees it: the release transaction's canary hooks (plan,
+// run, settle), the report route, and boot handling of runs a dead control plane left `running`.
+import type { FeatureContext } from '../core/feature-context.js';
+import { SvcError } from '../core/errors.js';
+import type { HttpApp } from '../core/http/create-http-app.js';
+import type { Ingress } from '../ingress/index.js';
+import type { ReleaseCanaryHooks, ReleaseCanaryRun } from '../releases/release-deps.js';
+import { runCanary, type CanaryControllerDeps } from './canary-controller.js';
+import { observeCanary, type CanaryObserver } from './canary-observer.js';
+import { routeTableCanaryRouting } from './canary-routing.js';
+import { canaryRoutes } from './canary-routes.js';
+import { CanaryStore } from './canary-store.js';
+import { defaultCanaryPolicy, policyFromConfig, stageMetrics, type CanaryPolicy } from './stage-policy.js';
+
+export interface CanaryOptions {
+  /** svc:github — receives stage events for the `svc/canary` check run. */
+  observer?: CanaryObserver;
+  /** Projects whose generations a deployment provider manages: their canaries fail closed. */
+  providerManaged?: (projectId: string) => boolean;
+  /** Controller intervals (tests shorten them). */
+  tickMs?: number;
+  checkEveryMs?: number;
+  drainMs?: number;
+}
+
+export interface CanaryFeature {
+  hooks: ReleaseCanaryHooks;
+  store: CanaryStore;
+  routes: (app: HttpApp) => Promise<void>;
+  /** Boot: mark runs left `running` by a dead control plane `interrupted` (the prior release stays active). */
+  start(): number;
+  /** Add an observer after construction (svc:github wiring). */
+  setObserver(observer: CanaryObserver): void;
+}
+
+/** Build the canary feature over the ingress (route split + request records). */
+export function createCanary(ctx: FeatureContext, ingress: Pick<Ingress, 'routes' | 'onRequestComplete'>, options: CanaryOptions = {}): CanaryFeature {
+  const store = new CanaryStore(ctx);
+  let observer = options.observer;
+  const controller = (): CanaryControllerDeps => ({
+    store,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    routing: routeTableCanaryRouting(ingress.routes),
+    subscribe: (fn) => ingress.onRequestComplete(fn),
+    ...(observer ? { observer } : {}),
+    ...(options.tickMs !== undefined ? { tickMs: options.tickMs } : {}),
+    ...(options.checkEveryMs !== undefined ? { checkEveryMs: options.checkEveryMs } : {}),
+    ...(options.drainMs !== undefined ? { drainMs: options.drainMs } : {}),
+  });
+
+  const hooks: ReleaseCanaryHooks = {
+    begin(input) {
+      const policy: CanaryPolicy | null = input.config.canary ? policyFromConfig(input.config.canary) : input.requested ? defaultCanaryPolicy : null;
+      if (policy === null) return null;
+      const base = { projectId: input.projectId, releaseId: input.releaseId, baselineReleaseId: input.baselineReleaseId, policy };
+      if (options.providerManaged?.(input.projectId)) {
+        const error = new SvcError('SVC_CANARY_PROVIDER_UNSUPPORTED', 'Canary rollouts are not available for provider-managed generations.');
+        store.createRun({ ...base, state: 'rejected', failure: { code: error.code, message: error.message } });
+        throw error;
+      }
+      const runId = store.createRun(base);
+      let started = false;
+      const event = (kind: 'promoted' | 'failed' | 'rejected', code: string | null, message: string | null) =>
+        observeCanary(ctx.logger, observer, { runId, projectId: input.projectId, releaseId: input.releaseId, state: kind, stageIndex: 0, stageCount: policy.stages.length, trafficPercent: 0, kind, reason: message, code, metrics: stageMetrics([]) });
+      const run: ReleaseCanaryRun = {
+        async run(app, health) {
+          started = true;
+          const url = `http://${app.host.includes(':') ? `[${app.host}]` : app.host}:${app.port}${health.path}`;
+          const outcome = await runCanary(controller(), {
+            runId,
+            projectId: input.projectId,
+            releaseId: input.releaseId,
+            policy,
+            candidate: { host: app.host, port: app.port, releaseId: input.releaseId, onExit: (listener) => app.onExit(() => listener()) },
+            health: async () => {
+              const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+              await response.body?.cancel();
+              return response.status >= 200 && response.status < 300;
+            },
+            authority: input.authority,
+          });
+          if (!outcome.promoted) throw new SvcError(outcome.code, `The canary failed (${outcome.reason}); the prior release keeps serving.`, { details: { reason: outcome.reason, runId } });
+        },
+        settle(result) {
+          if (result.ok) {
+            if (store.finishRun(runId, 'promoted', null)) event('promoted', null, null);
+            return;
+          }
+          const state = started ? 'failed' : 'rejected';
+          if (store.finishRun(runId, state, { code: result.code, message: result.message })) event(state, result.code, result.message);
+        },
+      };
+      return run;
+    },
+  };
+
+  return {
+    hooks,
+    store,
+    routes: canaryRoutes(ctx, store),
+    start: () => store.markInterrupted('The control plane restarted during the canary; the prior release was retained.'),
+    setObserver(next) {
+      observer = next;
+    },
+  };
+}

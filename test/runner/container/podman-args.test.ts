@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import type { AppStartSpec } from '../../../runner/app-runner.js';
+import { parseLddOutput, buildTarCommand, imageAccounts } from '../../../runner/container/build-node-image.js';
+import {
+  buildImportCommand,
+  buildRemoveCommand,
+  buildRunCommand,
+  buildStopCommand,
+  defaultContainerLimits,
+  defaultPodmanGlobal,
+  type RunContext,
+} from '../../../runner/container/podman-args.js';
+
+const spec: AppStartSpec = {
+  projectId: 'prj_1',
+  releaseId: 'rel_1',
+  releaseDir: '/srv/p/releases/rel_1',
+  entry: 'dist/server.mjs',
+  dataDir: '/srv/p/data',
+  databasePath: '/srv/p/data/db/app.db',
+  env: { GREETING: 'hi' },
+  secrets: { API_KEY: 'sekret-value' },
+  platformEnv: { SVC_RECOVERY_KEY: 'recovery-key-value' },
+};
+const ctx: RunContext = {
+  image: 'localhost/svc-node:20',
+  name: 'svc-prj_1-run_1',
+  port: 41000,
+  hostIp: '127.0.0.1',
+  limits: defaultContainerLimits,
+  global: defaultPodmanGlobal,
+  baseEnv: { PATH: '/usr/bin', HOME: '/root', SVC_PLATFORM_MASTER_KEY: 'master', API_KEY: 'not-this' },
+};
+
+describe('buildRunCommand', () => {
+  it('builds the exact hardened argv', () => {
+    const cmd = buildRunCommand(spec, ctx);
+    expect(cmd.file).toBe('podman');
+    expect(cmd.args).toEqual([
+      '--runtime', 'runc',
+      'run', '--rm', '--name', 'svc-prj_1-run_1',
+      '--label', 'svc.project=prj_1', '--label', 'svc.release=rel_1',
+      '--init', '--read-only', '--read-only-tmpfs=false', '--cap-drop=ALL', '--security-opt=no-new-privileges',
+      '--user', '10001:10001', '--pids-limit', '256', '--memory', '512m', '--memory-swap', '512m', '--cpus', '1',
+      '--ulimit', 'nofile=4096:4096', '--ulimit', 'nproc=1024:1024',
+      '--tmpfs', '/tmp:rw,noexec,nosuid,nodev,size=64m',
+      '--mount', 'type=bind,src=/srv/p/releases/rel_1,dst=/app,ro=true',
+      '--mount', 'type=bind,src=/srv/p/data,dst=/data',
+      '--workdir', '/app',
+      '--publish', '127.0.0.1:41000:41000/tcp',
+      '--pull=never',
+      '--env', 'GREETING=hi',
+      '--env', 'API_KEY',
+      '--env', 'SVC_RECOVERY_KEY',
+      '--env', 'PATH=/usr/bin:/bin', '--env', 'HOME=/data', '--env', 'PORT=41000', '--env', 'HOST=0.0.0.0', '--env', 'NODE_ENV=production',
+      '--env', 'SVC_PROJECT_ID=prj_1', '--env', 'SVC_RELEASE_ID=rel_1', '--env', 'SVC_DATA_DIR=/data', '--env', 'SVC_DATABASE_PATH=/data/db/app.db',
+      'localhost/svc-node:20', '/usr/bin/node', 'dist/server.mjs',
+    ]);
+  });
+
+  it('keeps secret values out of argv and passes them (only) through podman’s environment', () => {
+    const cmd = buildRunCommand(spec, ctx);
+    const argv = cmd.args.join('\n');
+    expect(argv).not.toContain('sekret-value');
+    expect(argv).not.toContain('recovery-key-value');
+    expect(cmd.replaceEnv).toBe(true);
+    expect(cmd.env).toEqual({ PATH: '/usr/bin', HOME: '/root', API_KEY: 'sekret-value', SVC_RECOVERY_KEY: 'recovery-key-value' });
+  });
+
+  it('rejects secret names podman itself would act on, reserved names, root users and non-loopback publishing', () => {
+    for (const name of ['LD_PRELOAD', 'CONTAINERS_CONF', 'XDG_RUNTIME_DIR', 'TMPDIR', 'PATH', 'PORT', 'SVC_X', 'HTTPS_PROXY']) {
+      expect(() => buildRunCommand({ ...spec, secrets: { [name]: 'v' } }, ctx)).toThrow(expect.objectContaining({ code: 'SVC_VALIDATION' }));
+    }
+    expect(() => buildRunCommand(spec, { ...ctx, limits: { ...ctx.limits, user: '0:0' } })).toThrow(expect.objectContaining({ code: 'SVC_CONTAINER_INVALID_SPEC' }));
+    expect(() => buildRunCommand(spec, { ...ctx, hostIp: '0.0.0.0' })).toThrow(expect.objectContaining({ code: 'SVC_CONTAINER_INVALID_SPEC' }));
+    expect(() => buildRunCommand({ ...spec, databasePath: '/elsewhere/app.db' }, ctx)).toThrow(expect.objectContaining({ code: 'SVC_CONTAINER_INVALID_SPEC' }));
+    expect(() => buildRunCommand({ ...spec, releaseDir: '/a,b' }, ctx)).toThrow(expect.objectContaining({ code: 'SVC_CONTAINER_INVALID_SPEC' }));
+    expect(() => buildRunCommand({ ...spec, entry: '../x.js' }, ctx)).toThrow(expect.objectContaining({ code: 'SVC_VALIDATION' }));
+  });
+});
+
+describe('other podman commands', () => {
+  it('stop, remove and import argv', () => {
+    expect(buildStopCommand(defaultPodmanGlobal, 'c1', 2500).args).toEqual(['--runtime', 'runc', 'stop', '--ignore', '--time', '3', 'c1']);
+    expect(buildRemoveCommand(defaultPodmanGlobal, 'c1').args).toEqual(['--runtime', 'runc', 'rm', '--force', '--ignore', '--time', '0', 'c1']);
+    expect(buildImportCommand(defaultPodmanGlobal, '/t/rootfs.tar', 'img:1', '10001:10001').args).toEqual([
+      '--runtime', 'runc', 'import',
+      '--change', 'USER 10001:10001', '--change', 'WORKDIR /app', '--change', 'ENV PATH=/usr/bin:/bin', '--change', 'CMD ["/usr/bin/node"]',
+      '/t/rootfs.tar', 'img:1',
+    ]);
+    expect(buildTarCommand('/r', '/t.tar').args).toEqual(['--numeric-owner', '--owner=0', '--group=0', '-C', '/r', '-cf', '/t.tar', '.']);
+  });
+
+  it('parses ldd output and writes a non-root account', () => {
+    const out = [
+      '\tlinux-vdso.so.1 (0x00007ffd)',
+      '\tlibstdc++.so.6 => /lib/x86_64-linux-gnu/libstdc++.so.6 (0x00007f11)',
+      '\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007f12)',
+      '\t/lib64/ld-linux-x86-64.so.2 (0x00007f13)',
+    ].join('\n');
+    expect(parseLddOutput(out)).toEqual(['/lib/x86_64-linux-gnu/libc.so.6', '/lib/x86_64-linux-gnu/libstdc++.so.6', '/lib64/ld-linux-x86-64.so.2']);
+    expect(imageAccounts('10001:10001').passwd).toContain('app:x:10001:10001:');
+  });
+});

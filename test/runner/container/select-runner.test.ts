@@ -1,0 +1,32 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ContainerRunner } from '../../../runner/container/container-runner.js';
+import { readRunnerSettings, selectAppRunner } from '../../../runner/container/select-runner.js';
+import { LogStore } from '../../../runner/log-store.js';
+import { ProcessRunner } from '../../../runner/process-runner.js';
+
+const dir = await mkdtemp(join(tmpdir(), 'svc-select-'));
+afterAll(() => rm(dir, { recursive: true, force: true }));
+const base = { runsDir: join(dir, 'runs'), logs: new LogStore({ dir: join(dir, 'logs') }) };
+
+describe('selectAppRunner', () => {
+  it('defaults to the process runner and selects podman with SVC_RUNNER=container', () => {
+    expect(selectAppRunner({}, base)).toBeInstanceOf(ProcessRunner);
+    const runner = selectAppRunner({ SVC_RUNNER: 'container', SVC_CONTAINER_IMAGE: 'localhost/app:1' }, base);
+    expect(runner).toBeInstanceOf(ContainerRunner);
+    expect(runner.kind).toBe('container');
+  });
+
+  it('reads limits and rejects invalid settings', () => {
+    expect(readRunnerSettings({ SVC_RUNNER: 'container', SVC_CONTAINER_MEMORY: '256m', SVC_CONTAINER_PIDS: '64', SVC_CONTAINER_CPUS: '0.5' })).toEqual({
+      kind: 'container',
+      image: 'localhost/svc-node:20',
+      limits: { memory: '256m', pids: 64, cpus: '0.5' },
+    });
+    for (const env of [{ SVC_RUNNER: 'docker' }, { SVC_CONTAINER_USER: '0:0' }, { SVC_CONTAINER_IMAGE: 'Bad Image' }, { SVC_CONTAINER_PIDS: '2' }]) {
+      expect(() => readRunnerSettings(env)).toThrow(expect.objectContaining({ code: 'SVC_RUNNER_CONFIG' }));
+    }
+  });
+});
