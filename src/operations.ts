@@ -4,3 +4,6 @@ export { restorePointInTime, type RestoreResult } from './recovery/restore-point
 export { rotateRecoveryEpoch, type RotateRecoveryEpochOptions, type RotatedEpoch } from './recovery/rotate-recovery-epoch.js';
 export type { PointInTimeRecoveryOptions, RestorePointInTimeOptions, RecoveryDatabase } from './recovery/recovery-options.js';
 export { attachPlatformRecovery, type PlatformRecovery, type PlatformRecoveryOptions } from './recovery/platform/attach-platform-recovery.js';
+export { createDeploymentProviderHandler, type DeploymentProviderHandlerOptions } from '../runner/provider/create-deployment-provider-handler.js';
+export { createHttpDeploymentProvider, type HttpDeploymentProviderOptions } from '../runner/provider/create-http-deployment-provider.js';
+export type { DeploymentProvider, ReconcileRequest, ReconcileResult, ProviderArtifact, DesiredState } from '../runner/provider/provider-contract.js';

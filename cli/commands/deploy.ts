@@ -9,6 +9,7 @@ interface DeployOptions {
   slug?: string;
   org?: string;
   server?: string;
+  canary?: boolean;
 }
 
 /** `svc deploy [--dry-run]`: build and pack `.svc/artifacts/<digest>.svc.gz`, then (without --dry-run) upload it as a release. */
@@ -23,10 +24,13 @@ export const deployCommand: CommandModule = {
       .option('--slug <slug>', 'project slug for the first deploy (its domain is <slug>.<platform domain>)')
       .option('--org <org>', 'organization that owns a newly created project')
       .option('--server <url>', 'control plane URL (default SVC_SERVER or the stored login)')
+      .option('--canary', 'with a running release: route measured traffic to the new release before promotion (svc.deploy.json `canary`, or the default policy)')
       .action(async (options: DeployOptions) => {
         if (!options.dryRun) {
           const { deployRelease } = await import('../deploy-release.js');
-          await deployRelease(ctx, options);
+          // svc:canary — the upload carries the canary header and waits for the stages as well.
+          const { canaryFetch } = await import('./canary.js');
+          await deployRelease(options.canary ? { ...ctx, fetch: canaryFetch(ctx.fetch, ctx.cwd) } : ctx, options);
           return;
         }
         // Loaded on use: the artifact code is only needed by commands that pack.

@@ -21,6 +21,7 @@ import { projectCommand } from './project.js';
 import { backupsCommand } from './backups.js';
 import { domainsCommand } from './domains.js';
 import { recoveryCommand } from './recovery.js';
+import { canaryCommand } from './canary.js';
 
 /** The registered commands; help lists them sorted by name. */
 export const commands: CommandModule[] = [
@@ -44,4 +45,5 @@ export const commands: CommandModule[] = [
   recoveryCommand,
   linkCommand,
   unlinkCommand,
+  canaryCommand,
 ];

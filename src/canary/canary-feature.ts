@@ -15,6 +15,8 @@ import { defaultCanaryPolicy, policyFromConfig, stageMetrics, type CanaryPolicy 
 export interface CanaryOptions {
   /** svc:github — receives stage events for the `svc/canary` check run. */
   observer?: CanaryObserver;
+  /** svc:github — whether a deploy still has deployment authority (e.g. not superseded); false fails the canary. */
+  authority?: (projectId: string, releaseId: string) => boolean | Promise<boolean>;
   /** Projects whose generations a deployment provider manages: their canaries fail closed. */
   providerManaged?: (projectId: string) => boolean;
   /** Controller intervals (tests shorten them). */
@@ -31,12 +33,15 @@ export interface CanaryFeature {
   start(): number;
   /** Add an observer after construction (svc:github wiring). */
   setObserver(observer: CanaryObserver): void;
+  /** Add a deployment-authority check after construction (svc:github wiring). */
+  setAuthority(authority: NonNullable<CanaryOptions['authority']>): void;
 }
 
 /** Build the canary feature over the ingress (route split + request records). */
 export function createCanary(ctx: FeatureContext, ingress: Pick<Ingress, 'routes' | 'onRequestComplete'>, options: CanaryOptions = {}): CanaryFeature {
   const store = new CanaryStore(ctx);
   let observer = options.observer;
+  let authority = options.authority;
   const controller = (): CanaryControllerDeps => ({
     store,
     clock: ctx.clock,
@@ -78,7 +83,8 @@ export function createCanary(ctx: FeatureContext, ingress: Pick<Ingress, 'routes
               await response.body?.cancel();
               return response.status >= 200 && response.status < 300;
             },
-            authority: input.authority,
+            // The project lock (checked by the release transaction) and any deployment authority.
+            authority: async () => (await input.authority()) && (authority ? await authority(input.projectId, input.releaseId) : true),
           });
           if (!outcome.promoted) throw new SvcError(outcome.code, `The canary failed (${outcome.reason}); the prior release keeps serving.`, { details: { reason: outcome.reason, runId } });
         },
@@ -102,6 +108,9 @@ export function createCanary(ctx: FeatureContext, ingress: Pick<Ingress, 'routes
     start: () => store.markInterrupted('The control plane restarted during the canary; the prior release was retained.'),
     setObserver(next) {
       observer = next;
+    },
+    setAuthority(next) {
+      authority = next;
     },
   };
 }

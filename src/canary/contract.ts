@@ -9,6 +9,16 @@ export const canaryRoutePaths = {
 /** Upload header of `svc deploy --canary`: run the config's canary policy (or the default one). */
 export const CANARY_HEADER = 'x-svc-canary';
 
+/** The policy of `svc deploy --canary` when svc.deploy.json has no `canary` object (docs/canary.md). */
+export const DEFAULT_CANARY_POLICY = {
+  stages: [
+    { trafficPercent: 10, durationMs: 60_000, minimumSamples: 20 },
+    { trafficPercent: 50, durationMs: 60_000, minimumSamples: 50 },
+  ],
+  maximumErrorRate: 0.01,
+  maximumP95Ms: 1_000,
+} as const;
+
 /** States of a canary run. `interrupted`: the control plane restarted while it ran (spec 002). */
 export const canaryRunStateSchema = z.enum(['running', 'promoted', 'failed', 'rejected', 'interrupted']);
 export type CanaryRunState = z.infer<typeof canaryRunStateSchema>;

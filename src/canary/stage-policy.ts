@@ -1,6 +1,7 @@
 // The stage decision of a canary rollout (spec 002 "States and transitions"): a pure function of the
 // policy, the stage's samples and the clock. The controller around it only gathers samples and acts.
 import type { DeployConfig } from '../artifacts/deploy-config.js';
+import { DEFAULT_CANARY_POLICY } from './contract.js';
 
 /** A validated canary policy (svc.deploy.json `canary`, or the default of `svc deploy --canary`). */
 export interface CanaryPolicy {
@@ -42,14 +43,7 @@ export interface StageDecision {
 }
 
 /** Used by `svc deploy --canary` when svc.deploy.json has no `canary` object. */
-export const defaultCanaryPolicy: CanaryPolicy = {
-  stages: [
-    { trafficPercent: 10, durationMs: 60_000, minimumSamples: 20 },
-    { trafficPercent: 50, durationMs: 60_000, minimumSamples: 50 },
-  ],
-  maximumErrorRate: 0.01,
-  maximumP95Ms: 1_000,
-};
+export const defaultCanaryPolicy: CanaryPolicy = { ...DEFAULT_CANARY_POLICY, stages: DEFAULT_CANARY_POLICY.stages.map((s) => ({ ...s })) };
 
 /** Count, error rate and nearest-rank p95 of a set of samples. Pure. */
 export function stageMetrics(samples: readonly CanarySample[]): StageMetrics {

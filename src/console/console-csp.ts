@@ -14,3 +14,28 @@ export function isConsoleRoute(path: string): boolean {
   const last = path.slice(path.lastIndexOf('/') + 1);
   return !last.includes('.');
 }
+
+/** The host name of a Host header: lower case, no port, no trailing dot. Pure. */
+export function hostName(hostHeader: string): string {
+  const host = hostHeader.trim().toLowerCase();
+  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d*$/, '');
+  return name.replace(/\.$/, '');
+}
+
+/**
+ * Whether a request's Host looks like an app host (`<anything>.<appDomain>`) rather than the
+ * platform's own: such hosts that no project serves (e.g. a deleted site) get a 404, not the
+ * console. The configured public URL's host always counts as the platform. Pure.
+ */
+export function isAppHost(hostHeader: string | undefined, appDomain: string, publicUrl: string | null): boolean {
+  if (!hostHeader) return false;
+  const host = hostName(hostHeader);
+  if (publicUrl) {
+    try {
+      if (new URL(publicUrl).hostname.toLowerCase().replace(/\.$/, '') === host) return false;
+    } catch {
+      // an invalid public URL is rejected by the config schema; treat as unset
+    }
+  }
+  return host.endsWith(`.${appDomain.toLowerCase()}`);
+}

@@ -4,13 +4,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FeatureContext } from '../core/feature-context.js';
 import type { HttpApp } from '../core/http/create-http-app.js';
-import { CONSOLE_CSP, isConsoleRoute } from './console-csp.js';
+import { CONSOLE_CSP, isAppHost, isConsoleRoute } from './console-csp.js';
 import { ConsoleFiles, defaultConsoleDir, type ConsoleFile } from './console-files.js';
 import { sessionProbeRoute } from './session-probe-route.js';
 
 export interface ConsoleRoutesOptions {
   /** Directory of the built console; default web/dist of this package. */
   dir?: string;
+  /** Apps live at `<slug>.<appDomain>`; such hosts never get the console. Default: none. */
+  appDomain?: string;
+  publicUrl?: string | null;
 }
 
 const NOT_BUILT = `<!doctype html>
@@ -35,7 +38,7 @@ function send(request: FastifyRequest, reply: FastifyReply, file: ConsoleFile) {
 
 /** The console plugin: the session probe route and the console's files (see consoleFiles). */
 export function consoleRoutes(ctx: FeatureContext, options: ConsoleRoutesOptions = {}) {
-  const files = consoleFiles(options);
+  const files = consoleFiles({ appDomain: ctx.config.appDomain, publicUrl: ctx.config.publicUrl, ...options });
   return async function register(app: HttpApp): Promise<void> {
     await sessionProbeRoute(ctx)(app);
     await files(app);
@@ -45,13 +48,14 @@ export function consoleRoutes(ctx: FeatureContext, options: ConsoleRoutesOptions
 /**
  * An onRequest hook (no route, so the OpenAPI document lists only the API) that answers GET/HEAD
  * requests no route matched — exact file, index.html for console paths, or the not-built page —
- * and leaves everything else to the JSON 404 handler. Matched routes pay one property check.
+ * and leaves everything else (and app hosts no project serves) to the JSON 404 handler. Matched routes pay one property check.
  */
 export function consoleFiles(options: ConsoleRoutesOptions = {}) {
   const files = new ConsoleFiles(options.dir ?? defaultConsoleDir());
   return async function register(app: HttpApp): Promise<void> {
     app.addHook('onRequest', (request, reply, done) => {
       if (!request.is404 || (request.method !== 'GET' && request.method !== 'HEAD')) return done();
+      if (options.appDomain && isAppHost(request.headers.host, options.appDomain, options.publicUrl ?? null)) return done();
       let path = request.url.split('?')[0] ?? '/';
       try {
         path = decodeURIComponent(path);

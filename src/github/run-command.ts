@@ -70,8 +70,14 @@ export async function runCommand(deps: CommandDeps, payload: CommentPayload): Pr
 /** Pick the link of the PR's base branch (or the repository's only link). */
 async function linkFor(octokit: GithubOctokit, payload: CommentPayload, links: LinkRow[]): Promise<LinkRow | null> {
   const { owner, repo } = splitFullName(payload.repository.full_name);
-  const pull = await octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', { owner, repo, pull_number: payload.issue.number });
-  return links.find((l) => l.branch === pull.data.base.ref) ?? (links.length === 1 ? links[0]! : null);
+  const base = await octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', { owner, repo, pull_number: payload.issue.number }).then(
+    (pull) => pull.data.base.ref,
+    (error: unknown) => {
+      if ((error as { status?: number }).status === 404) return null;
+      throw error;
+    },
+  );
+  return links.find((l) => l.branch === base) ?? (links.length === 1 ? links[0]! : null);
 }
 
 async function decide(deps: CommandDeps, octokit: GithubOctokit, payload: CommentPayload, links: LinkRow[], command: SvcCommand | { error: string }): Promise<CommandOutcome> {
@@ -79,12 +85,17 @@ async function decide(deps: CommandDeps, octokit: GithubOctokit, payload: Commen
   const project = link ? findProject(deps.ctx, link.project_id) : undefined;
   if (!link || !project) return { ok: false, code: 'no_linked_project', reply: `No svc project is linked to the base branch of this pull request. Linked branches: ${links.map((l) => `\`${l.branch}\``).join(', ')}.` };
   if ('error' in command) return audited(deps, payload, project, { ok: false, code: 'SVC_USAGE', reply: `${command.error}\n\n${commandHelp(project.slug)}` }, { command: 'invalid' });
-  if (command.kind === 'help') return { ok: true, code: 'help', reply: commandHelp(project.slug) };
+  if (command.kind === 'help') return audited(deps, payload, project, { ok: true, code: 'help', reply: commandHelp(project.slug) }, { command: 'help' });
 
   const { owner, repo } = splitFullName(payload.repository.full_name);
   const username = payload.comment.user.login;
-  const perm = await octokit.request('GET /repos/{owner}/{repo}/collaborators/{username}/permission', { owner, repo, username });
-  const permission = perm.data.permission;
+  // A user GitHub does not know as a collaborator (404) has no permission at all.
+  const permission = await octokit
+    .request('GET /repos/{owner}/{repo}/collaborators/{username}/permission', { owner, repo, username })
+    .then((perm) => perm.data.permission, (error: unknown) => {
+      if ((error as { status?: number }).status === 404) return 'none';
+      throw error;
+    });
   const allowed = link.rollback_permission === 'admin' ? permission === 'admin' : permission === 'admin' || permission === 'write';
   const meta = { command: 'rollback', releaseId: command.releaseId, restoreData: command.restoreData, permission };
   if (!allowed) {

@@ -10,6 +10,8 @@ import type { BenchResult } from './bench-types.js';
 import { repoRoot } from '../support/repo-root.js';
 import { freePort } from '../support/free-port.js';
 import { startListeningPlane, startUpstream } from '../ingress/support.js';
+import { routeTableCanaryRouting } from '../../src/canary/canary-routing.js'; // svc:canary
+import { SampleWindow } from '../../src/canary/sample-window.js'; // svc:canary
 
 const CONNECTIONS = 50;
 const SECONDS = Number(process.env.SVC_B5_SECONDS ?? 5);
@@ -131,23 +133,31 @@ http {
 
 /** B5 benchmark entry (see test/bench/run.ts). */
 export default async function b5(): Promise<BenchResult[]> {
-  const [plane, app] = await Promise.all([startListeningPlane({ logLevel: 'warn' }), startUpstream('bench')]);
+  const [plane, app, candidate] = await Promise.all([startListeningPlane({ logLevel: 'warn' }), startUpstream('bench'), startUpstream('bench-canary')]);
   const nginx = await startNginx(app.port);
   try {
     plane.plane.ingress.routes.setProject({ id: 'prj_bench', slug: 'bench' }, { host: '127.0.0.1', port: app.port }, 'rel_bench');
     const host = { host: `bench.localhost:${plane.port}` };
     const direct = `http://127.0.0.1:${app.port}/bench`;
     const ingress = `${plane.url}/bench`;
+    // svc:canary — a second project with a 10 % canary split to another app process, samples collected as a canary does.
+    plane.plane.ingress.routes.setProject({ id: 'prj_benchcanary', slug: 'benchcanary' }, { host: '127.0.0.1', port: app.port }, 'rel_bench');
+    const samples = new SampleWindow();
+    samples.begin('rel_candidate', routeTableCanaryRouting(plane.plane.ingress.routes).split('prj_benchcanary', { host: '127.0.0.1', port: candidate.port, releaseId: 'rel_candidate' }, 10));
+    const stopSampling = plane.plane.ingress.onRequestComplete((record) => void (record.projectId === 'prj_benchcanary' && samples.offer(record)));
+    const canaryHost = { host: `benchcanary.localhost:${plane.port}` };
     await autocannon(direct, {}, 2);
     await autocannon(ingress, host, 3);
+    await autocannon(ingress, canaryHost, 2);
     if (nginx) await autocannon(nginx.url, {}, 2);
-    const runs = { direct: [] as CannonSummary[], ingress: [] as CannonSummary[], nginx: [] as CannonSummary[] };
+    const runs = { direct: [] as CannonSummary[], ingress: [] as CannonSummary[], nginx: [] as CannonSummary[], canary: [] as CannonSummary[] };
     // CPU seconds spent by each proxy and by the app when hit directly (less sensitive to host load than req/s).
     const cpu = { ingress: 0, nginx: 0, app: 0 };
     for (let round = 0; round < ROUNDS; round++) {
       let before = ownCpuSeconds();
       runs.ingress.push(await autocannon(ingress, host, SECONDS));
       cpu.ingress += ownCpuSeconds() - before;
+      runs.canary.push(await autocannon(ingress, canaryHost, SECONDS));
       before = processCpuSeconds(app.child.pid);
       runs.direct.push(await autocannon(direct, {}, SECONDS));
       cpu.app += processCpuSeconds(app.child.pid) - before;
@@ -203,6 +213,20 @@ export default async function b5(): Promise<BenchResult[]> {
       baselineName: 'app served directly',
       ratio: Number((perRequestUs(cpu.ingress, runs.ingress) / Math.max(1, perRequestUs(cpu.app, runs.direct))).toFixed(2)),
     });
+    const canaryRps = mean(runs.canary);
+    stopSampling();
+    if (samples.accepted === 0) throw new Error('B5: the canary split sent no requests to the candidate');
+    rows.push({
+      id: 'B5',
+      name: 'ingress req/s with a canary split (10 % to a candidate, samples collected) ÷ plain ingress',
+      value: Math.round(canaryRps),
+      unit: 'req/s',
+      baseline: Math.round(ingressRps),
+      baselineName: 'ingress, no canary',
+      ratio: Number((canaryRps / ingressRps).toFixed(3)),
+      target: '>= 0.9',
+      pass: canaryRps / ingressRps >= 0.9,
+    });
     if (nginx && nginx.pid !== undefined) {
       rows.push({
         id: 'B5',
@@ -219,5 +243,6 @@ export default async function b5(): Promise<BenchResult[]> {
     await nginx?.stop();
     await plane.close();
     await app.stop();
+    await candidate.stop();
   }
 }

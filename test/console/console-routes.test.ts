@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CONSOLE_CSP, consoleApiRoutes, consoleFiles, isConsoleRoute } from '../../src/console/index.js';
+import { CONSOLE_CSP, consoleApiRoutes, consoleFiles, isAppHost, isConsoleRoute } from '../../src/console/index.js';
 import { createHttpApp, type HttpApp } from '../../src/core/http/create-http-app.js';
 import { createLogger } from '../../src/core/logger.js';
 import { register, startHarness } from '../platform/harness.js';
@@ -25,10 +25,10 @@ function tempDist(withIndex = true): string {
   return dir;
 }
 
-async function appWith(dir: string): Promise<HttpApp> {
+async function appWith(dir: string, appDomain?: string): Promise<HttpApp> {
   const app = await createHttpApp({ logger: createLogger({ level: 'silent' }), bodyLimitBytes: 1024 * 1024, trustProxy: false, version: 'test' });
   app.get('/api/thing', { schema: { response: { 200: z.object({ ok: z.boolean() }) } } }, async () => ({ ok: true }));
-  await consoleFiles({ dir })(app);
+  await consoleFiles({ dir, ...(appDomain ? { appDomain } : {}) })(app);
   await app.ready();
   cleanups.push(() => app.close());
   return app;
@@ -38,6 +38,16 @@ describe('isConsoleRoute', () => {
   it('falls back only for console paths', () => {
     for (const path of ['/', '/projects/demo', '/projects/demo/releases', '/sign-in', '/device-login']) expect(isConsoleRoute(path), path).toBe(true);
     for (const path of ['/api', '/api/nope', '/__svc/auth/nope', '/_svc/x', '/assets/missing.js', '/favicon.ico', '/robots.txt']) expect(isConsoleRoute(path), path).toBe(false);
+  });
+});
+
+describe('isAppHost', () => {
+  it('treats <anything>.<appDomain> as an app host unless it is the public URL host', () => {
+    expect(isAppHost('gone.localhost:7070', 'localhost', null)).toBe(true);
+    expect(isAppHost('GONE.LOCALHOST.', 'localhost', null)).toBe(true);
+    for (const host of ['127.0.0.1:7070', 'localhost:7070', '[::1]:7070', undefined]) expect(isAppHost(host, 'localhost', null), String(host)).toBe(false);
+    expect(isAppHost('svc.example.com', 'example.com', 'https://svc.example.com')).toBe(false);
+    expect(isAppHost('shop.example.com', 'example.com', 'https://svc.example.com')).toBe(true);
   });
 });
 
@@ -80,6 +90,14 @@ describe('console routes', () => {
     }
     // Non-GET methods on console paths are not routed to the console.
     expect((await app.inject({ method: 'POST', url: '/projects/demo', payload: {} })).statusCode).toBe(404);
+  });
+
+  it('never serves the console on an app host that no project serves', async () => {
+    const app = await appWith(tempDist(), 'localhost');
+    const res = await app.inject({ method: 'GET', url: '/', headers: { host: 'deleted-site.localhost:7070' } });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toMatchObject({ error: { code: 'SVC_NOT_FOUND' } });
+    expect((await app.inject({ method: 'GET', url: '/', headers: { host: '127.0.0.1:7070' } })).statusCode).toBe(200);
   });
 
   it('shows how to build the console when web/dist is missing, and picks up a build without restart', async () => {

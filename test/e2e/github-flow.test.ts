@@ -22,7 +22,7 @@ const REPO = 'acme/shop';
 const REPO_ID = 777001;
 const INSTALLATION = 55501;
 const SLUG = 'gh-shop';
-const SHA = { v1: '1'.repeat(40), v2: '2'.repeat(40), a: '3'.repeat(40), b: '4'.repeat(40) };
+const SHA = { v1: '1'.repeat(40), v2: '2'.repeat(40), a: '3'.repeat(40), b: '4'.repeat(40), bad: '5'.repeat(40) };
 
 let fake: FakeGithub;
 let creds: AppCredentials;
@@ -144,6 +144,17 @@ describe('GitHub App end to end', () => {
     expect(deployment1.statuses.map((s) => s.state)).toEqual(['in_progress', 'success']);
     expect(deployment1.statuses[1]!.environment_url).toBe(appUrl);
     await viaIngress('POST', '/notes', { text: 'before v2' });
+
+    // A failing release (bad migration) ends its check as failure with the reason and the restored state.
+    await deliver('push', pushPayload({ sha: SHA.bad, repoId: REPO_ID, fullName: REPO, installationId: INSTALLATION }));
+    await until('bad queued', () => run(SHA.bad));
+    const bad = await upload(await packFixture('bad-migration', root), SHA.bad);
+    expect(bad.body.release?.status).toBe('failed');
+    const failedRun = await until('svc/release failure', () => (run(SHA.bad)?.conclusion === 'failure' ? run(SHA.bad) : undefined));
+    expect(failedRun.output?.title).toBe('Failed at migrate: SVC_MIGRATION_FAILED');
+    expect(failedRun.output?.summary).toContain(`The previous release \`${rel1.id}\` is serving again; the database was restored from the pre-deploy snapshot`);
+    await until('deployment failure', () => fake.deployments.find((d) => d.ref === SHA.bad)?.statuses.some((st) => st.state === 'failure'));
+    expect(await notes()).toEqual(['before v2']);
 
     // 3. Two pushes in quick succession: A is superseded by B; A's upload is refused.
     await deliver('push', pushPayload({ sha: SHA.a, repoId: REPO_ID, fullName: REPO, installationId: INSTALLATION }));

@@ -104,3 +104,12 @@ describe('/svc commands in pull-request comments', () => {
     expect(reactionsOf(payload.comment.id)).toEqual(['eyes', 'rocket']);
   });
 });
+
+describe('commenters GitHub does not list as collaborators', () => {
+  it('treats a 404 permission lookup as no permission', async () => {
+    const payload = comment('/svc rollback rel_old', 'stranger');
+    await h.deliver('issue_comment', payload);
+    expect(reactionsOf(payload.comment.id)).toEqual(['eyes', '-1']);
+    expect(h.fake.comments[0]!.body).toMatch(/you have `none`/);
+  });
+});

@@ -175,7 +175,7 @@ describe('browser console end to end', () => {
           await page.waitForTimeout(500);
           return Number((await page.textContent('#total-requests')) ?? '0');
         },
-        { timeout: 30_000, intervals: [1_000] },
+        { timeout: 30_000, interval: 1_000 },
       )
       .toBeGreaterThanOrEqual(33);
     for (const chart of ['#chart-requests', '#chart-error-rate', '#chart-latency', '#chart-bytes']) {
@@ -237,7 +237,7 @@ describe('browser console end to end', () => {
     await shot(page, 'activity');
 
     // 8b. The other pages load without errors; a secret (name only), a backup and a token via the UI.
-    for (const tab of ['secrets', 'backups', 'domains', 'github', 'recovery', 'activity', 'settings']) {
+    for (const tab of ['canary', 'secrets', 'backups', 'domains', 'github', 'recovery', 'activity', 'settings']) {
       await page.goto(`${url}/projects/${SLUG}/${tab}`);
       await page.waitForSelector('main .card');
       await page.waitForFunction(() => !document.querySelector('main [role="status"].muted'));
@@ -306,6 +306,38 @@ describe('browser console end to end', () => {
     await page.waitForURL((u) => u.pathname === `/projects/${SLUG}/activity`);
     await page.waitForSelector('#audit-feed li');
     allowUnauthorized = false;
+
+    // 12. An invitation from the organization page lets a second person register (bootstrap is over).
+    await page.goto(`${url}/orgs`);
+    await page.locator('#org-list a').first().click();
+    await page.fill('#invite-email', 'dev@example.com');
+    await page.selectOption('#invite-role', 'developer');
+    await page.click('#invite-send');
+    const invitationUrl = await page.locator('#invitation-url').inputValue();
+    expect(new URL(invitationUrl).pathname).toBe('/sign-up');
+    const other = await browser.newContext();
+    const invitee = await other.newPage();
+    watchConsole(invitee);
+    await invitee.goto(invitationUrl);
+    await invitee.fill('#email', 'dev@example.com');
+    await invitee.fill('#password', PASSWORD);
+    await invitee.click('#submit');
+    await invitee.waitForURL((u) => u.pathname === '/');
+    await expect.poll(() => invitee.textContent('main')).toContain('Console Demo');
+    await other.close();
+
+    // 13. Delete the site with the exact phrase and the data-loss acknowledgement.
+    await page.goto(`${url}/projects/${SLUG}/settings`);
+    await page.click('#delete-project');
+    await page.fill('#confirm-phrase', `delete-site ${SLUG}`);
+    expect(await page.isDisabled('#confirm-submit')).toBe(true);
+    await page.check('#confirm-acknowledge');
+    await page.click('#confirm-submit');
+    await page.waitForURL((u) => u.pathname === '/', { timeout: 30_000 });
+    await expect.poll(() => page.textContent('main')).toContain('No projects yet');
+    expect((await viaIngress('/')).status).toBe(404);
+    await page.goto(`${url}/audit`);
+    await expect.poll(() => page.locator('#audit-feed li').first().getAttribute('data-kind')).toBe('project.delete');
 
     expect(consoleErrors, consoleErrors.join('\n')).toEqual([]);
     if (process.env.SVC_UPDATE_DOC_SCREENSHOTS === '1') {

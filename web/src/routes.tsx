@@ -8,6 +8,7 @@ import { OrgPage } from './pages/org.js';
 import { OrgsPage } from './pages/orgs.js';
 import { ProjectActivityPage } from './pages/project-activity.js';
 import { ProjectBackupsPage } from './pages/project-backups.js';
+import { ProjectCanaryPage } from './pages/project-canary.js';
 import { ProjectDomainsPage } from './pages/project-domains.js';
 import { ProjectGithubPage } from './pages/project-github.js';
 import { ProjectLogsPage } from './pages/project-logs.js';
@@ -40,6 +41,7 @@ export const routes: RouteDef[] = [
   { pattern: '/orgs/:slug', auth: true, render: (p) => <OrgPage key={slug(p)} slug={slug(p)} /> },
   { pattern: '/projects/:slug', auth: true, render: (p) => <ProjectOverviewPage key={slug(p)} slug={slug(p)} /> },
   { pattern: '/projects/:slug/releases', auth: true, render: (p) => <ProjectReleasesPage key={slug(p)} slug={slug(p)} /> },
+  { pattern: '/projects/:slug/canary', auth: true, render: (p) => <ProjectCanaryPage key={slug(p)} slug={slug(p)} /> },
   { pattern: '/projects/:slug/logs', auth: true, render: (p) => <ProjectLogsPage key={slug(p)} slug={slug(p)} /> },
   { pattern: '/projects/:slug/secrets', auth: true, render: (p) => <ProjectSecretsPage key={slug(p)} slug={slug(p)} /> },
   { pattern: '/projects/:slug/backups', auth: true, render: (p) => <ProjectBackupsPage key={slug(p)} slug={slug(p)} /> },

@@ -65,6 +65,11 @@ export function findProjectRecovery(ctx: Db, projectId: string): ProjectRecovery
   return ctx.db.prepare('SELECT * FROM project_recovery WHERE project_id = ?').get(projectId) as ProjectRecoveryRow | undefined;
 }
 
+/** Whether a project has point-in-time recovery enabled (for other features, e.g. canary refusing two writers). */
+export function recoveryEnabled(ctx: Db, projectId: string): boolean {
+  return findProjectRecovery(ctx, projectId) !== undefined;
+}
+
 /** Enable recovery with a sealed key; false when it already was enabled (the key is never replaced). */
 export function insertProjectRecovery(ctx: Db, projectId: string, keyBox: Buffer, now: number): boolean {
   return ctx.db.prepare('INSERT INTO project_recovery (project_id, key_box, enabled_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (project_id) DO NOTHING').run(projectId, keyBox, now, now).changes === 1;

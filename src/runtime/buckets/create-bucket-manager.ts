@@ -85,7 +85,7 @@ export interface BucketManager {
   handleHttp(http: BucketHttpContext): Promise<Response>;
   /** Upload primitives (used by the HTTP layer and tests). */
   readonly uploads: {
-    write(id: string, offset: number, body: Readable, length: number): Promise<ChunkResult>;
+    write(id: string, offset: number, body: AsyncIterable<Uint8Array>, length: number): Promise<ChunkResult>;
     cancel(id: string): Promise<boolean>;
   };
   sweep(options?: { orphans?: boolean }): Promise<SweepReport>;

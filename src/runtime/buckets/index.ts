@@ -13,3 +13,7 @@ export type { ObjectInfo } from './bucket-context.js';
 export type { UploadTicket, CreateUploadInput, ChunkResult } from './upload-service.js';
 export type { ObjectList } from './object-service.js';
 export type { BucketHttpContext } from './http-access.js';
+// Image variants, agent tools (MCP) and the inventory page (images/, agent/, inventory/).
+export * from './images/index.js';
+export * from './agent/index.js';
+export * from './inventory/index.js';

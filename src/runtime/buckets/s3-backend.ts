@@ -95,8 +95,8 @@ export function createS3Backend(options: S3BackendOptions): StorageBackend {
       const staging = parse(state);
       const staged = staging.parts.reduce((sum, p) => sum + p.size, 0);
       if (staged !== offset) throw new RuntimeError('SVC_BUCKET_STORAGE', `Staged ${staged} bytes but the catalog says ${offset}.`);
-      const parts: Buffer[] = [];
-      for await (const piece of chunk) parts.push(piece as Buffer);
+      const parts: Uint8Array[] = [];
+      for await (const piece of chunk) parts.push(piece);
       const body = Buffer.concat(parts, length);
       const n = staging.parts.length + 1;
       try {

@@ -27,7 +27,7 @@ export interface StorageBackend {
    * Append one chunk at `offset` (the durable length so far). All or nothing: when the stream fails, nothing
    * past `offset` stays staged. Resolves once the chunk is durable, with the new state.
    */
-  writeChunk(state: string, offset: number, chunk: Readable, length: number): Promise<string>;
+  writeChunk(state: string, offset: number, chunk: AsyncIterable<Uint8Array>, length: number): Promise<string>;
   /** Stream staged bytes [0, length), or null when the backend cannot read staging before commit. */
   readStaging(state: string, length: number): Readable | null;
   /** Make the staged bytes the object `storageKey` (local: rename, no copy). Returns provider metadata. */

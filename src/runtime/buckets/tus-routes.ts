@@ -43,12 +43,12 @@ function parseChecksum(header: string | null): { algorithm: 'sha1' | 'sha256'; d
   return { algorithm, digest: Buffer.from(value, 'base64') };
 }
 
-function chunkBody(request: Request): { body: Readable; length: number } {
+function chunkBody(request: Request): { body: AsyncIterable<Uint8Array>; length: number } {
   if ((request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase() !== 'application/offset+octet-stream') {
     throw new RuntimeError('SVC_BUCKET_INVALID_REQUEST', 'Chunks use Content-Type application/offset+octet-stream.');
   }
   const length = wholeNumber(request.headers.get('content-length'), 'Content-Length');
-  const body = request.body === null ? Readable.from([]) : Readable.fromWeb(request.body as never);
+  const body = request.body === null ? Readable.from([]) : (request.body as unknown as AsyncIterable<Uint8Array>);
   return { body, length };
 }
 
@@ -113,7 +113,6 @@ export async function handleUploadCollection(ctx: BucketContext, http: BucketHtt
 export async function handleUpload(ctx: BucketContext, http: BucketHttpContext, definition: BucketDefinition, token: string): Promise<Response> {
   const { request } = http;
   let method = request.method.toUpperCase();
-  let chunk: Readable | null = null;
   if (method === 'POST') method = (request.headers.get('x-http-method-override') ?? 'POST').toUpperCase();
   try {
     if (method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...TUS, 'tus-version': '1.0.0', 'tus-extension': EXTENSIONS } });
@@ -128,7 +127,6 @@ export async function handleUpload(ctx: BucketContext, http: BucketHttpContext, 
     if (method === 'PATCH') {
       const offset = wholeNumber(request.headers.get('upload-offset'), 'Upload-Offset');
       const { body, length } = chunkBody(request);
-      chunk = body;
       const result = await writeChunk(ctx, row.id, offset, body, length, { checksum: parseChecksum(request.headers.get('upload-checksum')) });
       return new Response(null, { status: 204, headers: resultHeaders(result, row.expiresAt) });
     }
@@ -139,19 +137,18 @@ export async function handleUpload(ctx: BucketContext, http: BucketHttpContext, 
     throw new RuntimeError('SVC_RUNTIME_METHOD_NOT_ALLOWED', 'Use HEAD, PATCH or DELETE on an upload.');
   } catch (error) {
     // Read (and drop) an unread chunk so the client sees our status instead of a reset connection.
-    await discardBody(request, chunk, definition.maxChunkBytes);
+    await discardBody(request, definition.maxChunkBytes);
     return errorWithHeaders(error, TUS, http);
   }
 }
 
 /** Drain an unread request body up to `limit` bytes; beyond that the connection may be reset. */
-async function discardBody(request: Request, chunk: Readable | null, limit: number): Promise<void> {
-  const stream = chunk ?? (request.body === null || request.body.locked ? null : Readable.fromWeb(request.body as never));
-  if (stream === null || stream.readableEnded || stream.destroyed || stream.readableFlowing !== null) return;
+async function discardBody(request: Request, limit: number): Promise<void> {
+  if (request.body === null || request.body.locked) return;
   let seen = 0;
   try {
-    for await (const piece of stream) {
-      seen += (piece as Buffer).length;
+    for await (const piece of request.body as unknown as AsyncIterable<Uint8Array>) {
+      seen += piece.byteLength;
       if (seen > limit) break;
     }
   } catch {

@@ -2,7 +2,7 @@
 // completion verifies length, SHA-256, type and image signature, then publishes a new generation in one
 // catalog transaction (the prior generation stays current until then and goes to the garbage ledger).
 import { createHash, type Hash } from 'node:crypto';
-import { Readable, Transform, pipeline, type TransformCallback } from 'node:stream';
+import { Readable } from 'node:stream';
 import { RuntimeError } from '../errors.js';
 import { definitionOf, partitionOf, checkKey, toInfo, type BucketContext, type ObjectInfo } from './bucket-context.js';
 import { signCapability } from './capability.js';
@@ -111,7 +111,7 @@ export function openReservation(ctx: BucketContext, id: string): ReservationRow 
  * Append one chunk at `offset`. A wrong offset is refused before any byte is written, so an earlier chunk
  * can never be overwritten; a cut or failed chunk leaves the durable offset where it was.
  */
-export async function writeChunk(ctx: BucketContext, id: string, offset: number, body: Readable, length: number, options: { checksum?: ChunkChecksum; server?: boolean } = {}): Promise<ChunkResult> {
+export async function writeChunk(ctx: BucketContext, id: string, offset: number, body: AsyncIterable<Uint8Array>, length: number, options: { checksum?: ChunkChecksum; server?: boolean } = {}): Promise<ChunkResult> {
   if (ctx.locks.has(id)) throw new RuntimeError('SVC_BUCKET_UPLOAD_LOCKED', 'Another chunk of this upload is in flight.');
   ctx.locks.add(id);
   try {
@@ -130,7 +130,7 @@ export async function writeChunk(ctx: BucketContext, id: string, offset: number,
     const meter = new ChunkMeter(length, running, row.head ?? Buffer.alloc(0), options.checksum);
     let state: string;
     try {
-      state = await ctx.backend.writeChunk(row.stagingState, offset, pipeline(body, meter, () => undefined), length);
+      state = await ctx.backend.writeChunk(row.stagingState, offset, meter.pass(body), length);
     } catch (error) {
       if (error instanceof RuntimeError) throw error;
       throw new RuntimeError('SVC_BUCKET_INVALID_REQUEST', 'The chunk was interrupted; resume from the offset HEAD reports.', { cause: error });
@@ -156,42 +156,41 @@ async function runningHash(ctx: BucketContext, row: ReservationRow): Promise<Has
   return hash;
 }
 
-/** Counts, hashes and keeps the head of one chunk; fails the stream on a short chunk or a bad checksum. */
-class ChunkMeter extends Transform {
+/**
+ * Counts, hashes and keeps the head of one chunk while passing it through (no extra stream layers); fails
+ * on a chunk longer or shorter than declared, or one whose tus checksum does not match.
+ */
+class ChunkMeter {
   readonly hash: Hash | null;
-  private seen = 0;
   private readonly expected: number;
-  private readonly chunkHash: Hash | null;
   private readonly checksum: ChunkChecksum | undefined;
   private headParts: Buffer[];
   private headSize: number;
 
   constructor(expected: number, hash: Hash | null, head: Buffer, checksum?: ChunkChecksum) {
-    super({ highWaterMark: 1024 * 1024 });
     this.expected = expected;
     this.hash = hash;
     this.checksum = checksum;
-    this.chunkHash = checksum === undefined ? null : createHash(checksum.algorithm);
     this.headParts = [head];
     this.headSize = head.length;
   }
 
-  override _transform(piece: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    this.seen += piece.length;
-    if (this.seen > this.expected) return done(new RuntimeError('SVC_BUCKET_LENGTH_MISMATCH', 'The chunk is longer than its Content-Length.'));
-    this.hash?.update(piece);
-    this.chunkHash?.update(piece);
-    if (this.headSize < SNIFF_BYTES) {
-      this.headParts.push(piece.subarray(0, SNIFF_BYTES - this.headSize));
-      this.headSize = Math.min(SNIFF_BYTES, this.headSize + piece.length);
+  async *pass(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+    const chunkHash = this.checksum === undefined ? null : createHash(this.checksum.algorithm);
+    let seen = 0;
+    for await (const piece of source) {
+      seen += piece.byteLength;
+      if (seen > this.expected) throw new RuntimeError('SVC_BUCKET_LENGTH_MISMATCH', 'The chunk is longer than its Content-Length.');
+      this.hash?.update(piece);
+      chunkHash?.update(piece);
+      if (this.headSize < SNIFF_BYTES) {
+        this.headParts.push(Buffer.from(piece.subarray(0, SNIFF_BYTES - this.headSize)));
+        this.headSize = Math.min(SNIFF_BYTES, this.headSize + piece.byteLength);
+      }
+      yield piece;
     }
-    done(null, piece);
-  }
-
-  override _flush(done: TransformCallback): void {
-    if (this.seen !== this.expected) return done(new RuntimeError('SVC_BUCKET_LENGTH_MISMATCH', `The chunk ended after ${this.seen} of ${this.expected} bytes.`));
-    if (this.chunkHash !== null && !this.chunkHash.digest().equals(this.checksum!.digest)) return done(new RuntimeError('SVC_BUCKET_CHECKSUM_MISMATCH', 'Upload-Checksum does not match the chunk.'));
-    done();
+    if (seen !== this.expected) throw new RuntimeError('SVC_BUCKET_LENGTH_MISMATCH', `The chunk ended after ${seen} of ${this.expected} bytes.`);
+    if (chunkHash !== null && !chunkHash.digest().equals(this.checksum!.digest)) throw new RuntimeError('SVC_BUCKET_CHECKSUM_MISMATCH', 'Upload-Checksum does not match the chunk.');
   }
 
   /** First SNIFF_BYTES of the object so far. */

@@ -36,7 +36,7 @@ beforeAll(async () => {
   v3 = await packFixture('runtime-demo', work, async (appDir, config) => {
     await mkdir(join(appDir, 'migrations'));
     await writeFile(join(appDir, 'migrations', '0001_notes.sql'), "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL);\nINSERT INTO notes (id, text) VALUES (1, 'migrated');\n");
-    return { ...config, include: ['dist', 'migrations'], health: { path: '/no-such-health-route', timeoutMs: 1500 } };
+    return { ...config, include: ['dist', 'migrations'], health: { path: '/no-such-health-route', timeoutMs: 8000 } };
   });
   healthy = await packFixture('healthy', work);
   plane = await startPlane();
@@ -202,10 +202,15 @@ describe('platform point-in-time recovery', () => {
 
   it('a release that fails after the rotation restores the snapshot; the prior release continues its epoch', async () => {
     const before = await exported();
-    const res = await plane.upload(v3);
-    expect(res.statusCode, res.body).toBe(201);
-    const release = (res.json() as UploadResponse).release;
-    expect(release.status).toBe('failed');
+    const res = await plane.upload(v3, { wait: false });
+    expect(res.statusCode, res.body).toBe(202);
+    const releaseUrl = `/api/projects/${plane.project.id}/releases/${(res.json() as UploadResponse).release.id}`;
+    // The candidate begins epoch-0004 after the rotation (its health route never answers).
+    await eventually(async () => (await status()).epochs.find((e) => e.id === 'epoch-0004')?.epochId, 8_000);
+    const release = await eventually(async () => {
+      const r = (await plane.api('GET', releaseUrl)).json() as { release: UploadResponse['release'] };
+      return r.release.status === 'failed' ? r.release : null;
+    }, 30_000);
     expect(release.failure).toMatchObject({ step: 'health', code: 'SVC_HEALTH_CHECK_FAILED' });
     expect((await auditKinds()).filter((k) => k === 'recovery.rotate')).toHaveLength(2);
     // The prior release runs again on the snapshot, which still belongs to epoch-0003 at the same sequence.

@@ -13,6 +13,7 @@ import { stateTone } from '../pages/dashboard.js';
 export const projectTabs = [
   { key: 'overview', label: 'Overview', path: '' },
   { key: 'releases', label: 'Releases', path: '/releases' },
+  { key: 'canary', label: 'Canary', path: '/canary' },
   { key: 'logs', label: 'Logs', path: '/logs' },
   { key: 'secrets', label: 'Secrets', path: '/secrets' },
   { key: 'backups', label: 'Backups', path: '/backups' },

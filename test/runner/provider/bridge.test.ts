@@ -1,0 +1,230 @@
+// The provider HTTP bridge over real loopback HTTP, with its faults.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createDeploymentProviderHandler, createHttpDeploymentProvider } from '../../../src/operations.js';
+import { bridgeHeaders, BRIDGE_MEDIA_TYPE, envelopeHeaders } from '../../../runner/provider/bridge-protocol.js';
+import { FenceStore } from '../../../runner/provider/fence-store.js';
+import { fencedProvider } from '../../../runner/provider/fenced-provider.js';
+import { runReconcile, type DeploymentProvider, type ProviderArtifact, type ReconcileRequest } from '../../../runner/provider/provider-contract.js';
+import { listen, packedFixture, TOKEN } from './provider-helpers.js';
+
+let artifact: ProviderArtifact;
+let dir: string;
+const closers: (() => Promise<void> | void)[] = [];
+
+beforeAll(async () => {
+  artifact = await packedFixture();
+  dir = await mkdtemp(join(tmpdir(), 'svc-bridge-'));
+});
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** A provider recording what it was asked. */
+function recorder(impl?: (r: ReconcileRequest) => Promise<void>): DeploymentProvider & { calls: ReconcileRequest[] } {
+  const calls: ReconcileRequest[] = [];
+  return {
+    kind: 'recording',
+    calls,
+    async reconcile(request) {
+      calls.push(request);
+      await impl?.(request);
+      return { secret: 'provider return values are ignored' };
+    },
+  };
+}
+
+function running(fence: number, generation = fence, opId = `op_${fence}`, signal = new AbortController().signal): ReconcileRequest {
+  return { operation: { projectId: 'prj_1', id: opId, fence }, desired: { generation, state: 'running', releaseId: `rel_${generation}` }, artifact, signal };
+}
+
+async function bridge(provider: DeploymentProvider, onError: (e: unknown) => void = () => undefined): Promise<string> {
+  const server = await listen(createDeploymentProviderHandler({ provider, token: TOKEN, maxArtifactBytes: 8 * 1024 * 1024, onError }));
+  closers.push(server.close);
+  return server.url;
+}
+
+function rawHeaders(extra: Record<string, string> = {}, sha = artifact.sha256): Record<string, string> {
+  return {
+    authorization: `Bearer ${TOKEN}`,
+    'content-type': BRIDGE_MEDIA_TYPE,
+    ...envelopeHeaders({ projectId: 'prj_1', operationId: 'op_1', fence: 1, attempt: 1, generation: 1, state: 'running', releaseId: 'rel_1', sha256: sha }),
+    ...extra,
+  };
+}
+
+describe('provider HTTP bridge', () => {
+  it('delivers a running generation with a re-verified artifact and a stopped one without body; 204', async () => {
+    const provider = recorder();
+    const url = await bridge(provider);
+    const client = createHttpDeploymentProvider({ baseUrl: url, token: TOKEN });
+    expect(await runReconcile(client, running(1))).toEqual({ kind: 'http', generation: 1, releaseId: 'rel_1', state: 'running' });
+    const got = provider.calls[0]!;
+    expect(got.operation).toEqual({ projectId: 'prj_1', id: 'op_1', fence: 1, attempt: 1 });
+    expect(got.desired).toEqual({ generation: 1, state: 'running', releaseId: 'rel_1' });
+    expect(got.artifact!.sha256).toBe(artifact.sha256);
+    expect(got.artifact!.bytes.equals(artifact.bytes)).toBe(true);
+    expect(got.artifact!.decoded.config.entry).toBe('dist/server.mjs');
+    const stop: ReconcileRequest = { operation: { projectId: 'prj_1', id: 'op_2', fence: 2 }, desired: { generation: 2, state: 'stopped', releaseId: null }, artifact: null, signal: new AbortController().signal };
+    await client.reconcile(stop);
+    expect(provider.calls[1]!.artifact).toBeNull();
+    expect(provider.calls[1]!.desired).toEqual({ generation: 2, state: 'stopped', releaseId: null });
+  });
+
+  it('rejects a digest mismatch and an undecodable artifact before the provider runs', async () => {
+    const provider = recorder();
+    const url = await bridge(provider);
+    const wrongSha = 'a'.repeat(64);
+    const mismatch = await fetch(`${url}/v1/svc/reconcile`, { method: 'POST', headers: rawHeaders({}, wrongSha), body: new Uint8Array(artifact.bytes) });
+    expect(mismatch.status).toBe(422);
+    expect(((await mismatch.json()) as { error: { code: string } }).error.code).toBe('SVC_ARTIFACT_DIGEST_MISMATCH');
+    const garbage = Buffer.from('not a gzip artifact at all');
+    const { createHash } = await import('node:crypto');
+    const undecodable = await fetch(`${url}/v1/svc/reconcile`, { method: 'POST', headers: rawHeaders({}, createHash('sha256').update(garbage).digest('hex')), body: new Uint8Array(garbage) });
+    expect(undecodable.status).toBe(422);
+    expect(((await undecodable.json()) as { error: { code: string } }).error.code).toMatch(/^SVC_ARTIFACT_/);
+    const tooBig = await fetch(`${url}/v1/svc/reconcile`, { method: 'POST', headers: rawHeaders(), body: new Uint8Array(9 * 1024 * 1024) });
+    expect(tooBig.status).toBe(413);
+    const badHeader = await fetch(`${url}/v1/svc/reconcile`, { method: 'POST', headers: rawHeaders({ [bridgeHeaders.fence]: '-1' }), body: new Uint8Array(artifact.bytes) });
+    expect(badHeader.status).toBe(400);
+    const stoppedWithBody = await fetch(`${url}/v1/svc/reconcile`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, ...envelopeHeaders({ projectId: 'p', operationId: 'o', fence: 1, attempt: 1, generation: 1, state: 'stopped', releaseId: null, sha256: null }) },
+      body: 'x',
+    });
+    expect(stoppedWithBody.status).toBe(400);
+    expect(provider.calls).toHaveLength(0);
+  });
+
+  it('refuses wrong and short tokens, browsers, redirects and plain HTTP off loopback', async () => {
+    const provider = recorder();
+    const url = await bridge(provider);
+    const wrong = createHttpDeploymentProvider({ baseUrl: url, token: 'z'.repeat(40), maxAttempts: 3 });
+    await expect(wrong.reconcile(running(1))).rejects.toMatchObject({ code: 'SVC_PROVIDER_REJECTED' });
+    const browser = await fetch(`${url}/v1/svc/reconcile`, { method: 'POST', headers: rawHeaders({ origin: 'http://evil.example' }), body: new Uint8Array(artifact.bytes) });
+    expect(browser.status).toBe(403);
+    expect(provider.calls).toHaveLength(0);
+    expect(() => createHttpDeploymentProvider({ baseUrl: url, token: 'short' })).toThrow(expect.objectContaining({ code: 'SVC_RUNNER_CONFIG' }));
+    expect(() => createHttpDeploymentProvider({ baseUrl: url, token: 'x'.repeat(513) })).toThrow(expect.objectContaining({ code: 'SVC_RUNNER_CONFIG' }));
+    expect(() => createDeploymentProviderHandler({ provider, token: 'short', maxArtifactBytes: 1 })).toThrow(expect.objectContaining({ code: 'SVC_RUNNER_CONFIG' }));
+    expect(() => createHttpDeploymentProvider({ baseUrl: 'http://provider.example', token: TOKEN })).toThrow(expect.objectContaining({ code: 'SVC_RUNNER_CONFIG' }));
+    expect(() => createHttpDeploymentProvider({ baseUrl: 'https://provider.example', token: TOKEN })).not.toThrow();
+
+    let hits = 0;
+    const redirector = await listen((_req, res) => {
+      hits++;
+      res.writeHead(307, { location: `${url}/v1/svc/reconcile` }).end();
+    });
+    closers.push(redirector.close);
+    const client = createHttpDeploymentProvider({ baseUrl: redirector.url, token: TOKEN, retryDelayMs: 1 });
+    await expect(client.reconcile(running(1))).rejects.toMatchObject({ code: 'SVC_PROVIDER_REJECTED' });
+    expect(hits).toBe(1);
+    expect(provider.calls).toHaveLength(0);
+  });
+
+  it('retry after commit: a lost response is re-sent with the same operation id and fence and is idempotent', async () => {
+    const store = new FenceStore(join(dir, 'retry.db'));
+    closers.push(() => store.close());
+    const inner = recorder();
+    const url = await bridge(fencedProvider(inner, store));
+    let deliveries = 0;
+    const attempts: string[] = [];
+    const lossyFetch: typeof fetch = async (input, init) => {
+      deliveries++;
+      attempts.push(`${(init?.headers as Record<string, string>)[bridgeHeaders.operation]}@${(init?.headers as Record<string, string>)[bridgeHeaders.fence]}#${(init?.headers as Record<string, string>)[bridgeHeaders.attempt]}`);
+      const response = await fetch(input, init);
+      if (deliveries === 1) throw new TypeError('fetch failed: connection reset after commit');
+      return response;
+    };
+    const client = createHttpDeploymentProvider({ baseUrl: url, token: TOKEN, fetch: lossyFetch, retryDelayMs: 1 });
+    await client.reconcile(running(3));
+    expect(attempts).toEqual(['op_3@3#1', 'op_3@3#2']);
+    expect(inner.calls).toHaveLength(1);
+    expect(store.get('prj_1')).toMatchObject({ fence: 3, generation: 3, operationId: 'op_3', status: 'committed' });
+  });
+
+  it('rejects a stale fence and older generations; durable across reopen', async () => {
+    const path = join(dir, 'stale.db');
+    let store = new FenceStore(path);
+    const inner = recorder();
+    const url = await bridge(fencedProvider(inner, store));
+    const client = createHttpDeploymentProvider({ baseUrl: url, token: TOKEN, retryDelayMs: 1 });
+    await client.reconcile(running(5));
+    await expect(client.reconcile(running(4))).rejects.toMatchObject({ code: 'SVC_PROVIDER_STALE_FENCE' });
+    await expect(client.reconcile(running(5, 5, 'other_op'))).rejects.toMatchObject({ code: 'SVC_PROVIDER_STALE_FENCE' });
+    await expect(client.reconcile(running(6, 4))).rejects.toMatchObject({ code: 'SVC_PROVIDER_STALE_FENCE' });
+    expect(inner.calls).toHaveLength(1);
+    store.close();
+    store = new FenceStore(path);
+    closers.push(() => store.close());
+    expect(() => store.begin(running(4))).toThrow(expect.objectContaining({ code: 'SVC_PROVIDER_STALE_FENCE' }));
+    expect(store.begin(running(7))).toBe('run');
+  });
+
+  it('provider outage: retries on 503 and on network failure, then succeeds or gives up', async () => {
+    const provider = recorder();
+    const real = createDeploymentProviderHandler({ provider, token: TOKEN, maxArtifactBytes: 8 * 1024 * 1024 });
+    let hits = 0;
+    const flaky = await listen((req, res) => {
+      hits++;
+      if (hits <= 2) {
+        req.resume();
+        res.writeHead(hits === 1 ? 503 : 429).end();
+        return;
+      }
+      real(req, res);
+    });
+    closers.push(flaky.close);
+    await createHttpDeploymentProvider({ baseUrl: flaky.url, token: TOKEN, retryDelayMs: 1 }).reconcile(running(1));
+    expect(hits).toBe(3);
+    expect(provider.calls).toHaveLength(1);
+    expect(provider.calls[0]!.operation.attempt).toBe(3);
+
+    const down = await listen(() => undefined);
+    const deadUrl = down.url;
+    await down.close();
+    await expect(createHttpDeploymentProvider({ baseUrl: deadUrl, token: TOKEN, retryDelayMs: 1, maxAttempts: 3 }).reconcile(running(1))).rejects.toMatchObject({
+      code: 'SVC_PROVIDER_UNREACHABLE',
+    });
+  });
+
+  it('provider exceptions reach only onError; callers get a stable generic error', async () => {
+    const seen: unknown[] = [];
+    const url = await bridge(recorder(() => Promise.reject(new Error('secret path /srv/x and token abc'))), (e) => seen.push(e));
+    const response = await fetch(`${url}/v1/svc/reconcile`, { method: 'POST', headers: rawHeaders(), body: new Uint8Array(artifact.bytes) });
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(text).not.toContain('secret path');
+    expect(JSON.parse(text)).toEqual({ error: { code: 'SVC_PROVIDER_FAILED', message: expect.any(String) } });
+    expect((seen[0] as Error).message).toContain('secret path');
+  });
+
+  it('abort mid-start: the client gives up and the provider sees its signal abort', async () => {
+    let providerSignal: AbortSignal | null = null;
+    let started!: () => void;
+    const startedP = new Promise<void>((r) => (started = r));
+    const url = await bridge(
+      recorder(
+        (r) =>
+          new Promise<void>((_resolve, reject) => {
+            providerSignal = r.signal;
+            started();
+            r.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+            setTimeout(() => reject(new Error('never aborted')), 10_000).unref();
+          }),
+      ),
+    );
+    const controller = new AbortController();
+    const client = createHttpDeploymentProvider({ baseUrl: url, token: TOKEN });
+    const pending = client.reconcile(running(1, 1, 'op_1', controller.signal));
+    await startedP;
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: 'SVC_PROVIDER_ABORTED' });
+    const deadline = Date.now() + 5000;
+    while (!providerSignal!.aborted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(providerSignal!.aborted).toBe(true);
+  });
+});
