@@ -97,6 +97,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const recovery = createRecovery(ctx, { keyring: secrets.keyring }); // svc:recovery — per-project point-in-time recovery
   const github = createGithub(ctx, deps.github); // svc:github — observer of releases; rollback attached below
   const canary = createCanary(ctx, ingress); // svc:canary — canary rollouts over the ingress split
+  canary.setObserver(github.canaryObserver); // svc:github — the svc/canary check run
   const releases = createReleases(ctx, { routing: ingress.routes, loadSecrets: secrets.loadSecrets, uploadPrincipal, recovery: recovery.hooks, observer: github.observer, canary: canary.hooks }); // svc:releases
   github.attachReleases(releases); // svc:github
   const apps = appControl(ingress.routes, releases.supervisor); // svc:lifecycle

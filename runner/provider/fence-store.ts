@@ -1,5 +1,7 @@
 // Provider-side durable state (correctness contract rules 1–2): per project the latest accepted fence
 // and generation, in one SQLite transaction per decision. Operation id + fence is the idempotency key.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { SvcError } from '../../src/core/errors.js';
 import type { ReconcileRequest } from './provider-contract.js';
@@ -37,6 +39,7 @@ export class FenceStore {
   private readonly db: Database.Database;
 
   constructor(path: string) {
+    mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');

@@ -1,6 +1,7 @@
 // What a check run says, as data: the model is what svc knows (phases with times, outcome), and
 // renderCheck turns it into the GitHub check-run body (status, conclusion, title, summary). Pure.
 import type { Release } from '../releases/contract.js';
+import { renderCanaryCheck, type CanaryCheckModel } from './canary-check.js';
 
 export type PhaseName = 'verified' | 'snapshot' | 'migrations' | 'started' | 'health' | 'active';
 
@@ -37,7 +38,7 @@ export interface RollbackCheckModel {
   error?: { code: string; message: string };
 }
 
-export type CheckModel = ReleaseCheckModel | RollbackCheckModel;
+export type CheckModel = ReleaseCheckModel | RollbackCheckModel | CanaryCheckModel;
 
 /** Facts read at render time. */
 export interface RenderContext {
@@ -80,6 +81,7 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 export function renderCheck(model: CheckModel, ctx: RenderContext): CheckRunBody {
   const base = { ...(ctx.detailsUrl ? { details_url: ctx.detailsUrl } : {}) };
   if (model.kind === 'rollback') return { ...base, ...renderRollback(model, ctx) };
+  if (model.kind === 'canary') return { ...base, ...renderCanaryCheck(model, ctx) };
   return { ...base, ...renderRelease(model, ctx) };
 }
 

@@ -4,7 +4,9 @@ import type { EmitterWebhookEvent } from '@octokit/webhooks';
 import type { Probot } from 'probot';
 import type { FeatureContext } from '../core/feature-context.js';
 import type { HttpApp } from '../core/http/create-http-app.js';
+import type { CanaryObserver } from '../canary/index.js';
 import type { ReleaseObserver, RollbackInput, RollbackResult } from '../releases/index.js';
+import { createCanaryReporter } from './canary-reporter.js';
 import { createProbot, githubClientOf, type GithubClient } from './create-github-app.js';
 import { parseGithubConfig, type GithubConfig } from './github-config.js';
 import { JobQueue, type QueueOptions } from './job-queue.js';
@@ -29,6 +31,8 @@ export interface GithubFeature {
   /** Null when no GitHub App is configured (webhooks answer SVC_GITHUB_NOT_CONFIGURED; links still show). */
   config: GithubConfig | null;
   observer: ReleaseObserver;
+  /** Observer of canary runs (the svc/canary check run). */
+  canaryObserver: CanaryObserver;
   routes: (app: HttpApp) => Promise<void>;
   queue: JobQueue;
   /** Give the feature the releases' rollback (PR commands, check re-runs); called once after createReleases. */
@@ -73,6 +77,7 @@ export function createGithub(ctx: FeatureContext, options: GithubOptions = {}): 
   return {
     config,
     observer: createReleaseReporter({ ctx, wake }),
+    canaryObserver: createCanaryReporter({ ctx, wake }),
     queue,
     routes: async (app) => {
       await webhookRoute({ ctx, secret: config?.webhookSecret ?? null, wake })(app);

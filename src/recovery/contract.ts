@@ -25,7 +25,7 @@ export const recoveryEpochSchema = z.object({
   exportedThrough: z.number().int().nullable().describe('newest sequence durably in the repository (head.json)'),
   headUpdatedAt: isoTime.nullable(),
   current: z.boolean().describe('the epoch the project database belongs to (or will begin at the next start)'),
-  abandoned: z.boolean().describe('begun by an app whose database then went back to an older epoch (failed release, rollback with data); kept, skipped by restores by time'),
+  abandoned: z.boolean().describe('begun by a candidate whose release then failed (never live); kept, skipped by default restores'),
 });
 export type RecoveryEpoch = z.infer<typeof recoveryEpochSchema>;
 

@@ -59,7 +59,7 @@ export interface ReleaseCanaryHooks {
 /** What the release transaction and app starts ask of point-in-time recovery (declared where consumed). */
 export interface ReleaseRecoveryHooks {
   /** SVC_RECOVERY_DIR/KEY for an app start, or {} when the project has recovery off. */
-  appEnv(projectId: string, databasePath: string): Promise<Record<string, string>>;
+  appEnv(projectId: string, databasePath: string, releaseId: string): Promise<Record<string, string>>;
   /** After the snapshot, before migrations: rotate the epoch of the stopped database (spec 002 rule 4). */
   beforeMigrate(subject: { project: { id: string; slug: string; organizationId: string }; actor: { type: 'user' | 'token' | 'github' | 'system'; id: string; name?: string | null } }, databasePath: string, releaseId: string): Promise<void>;
   /** After the candidate's health check: verify a drill of the epoch it began. */
@@ -91,7 +91,7 @@ export async function resolveSpec(deps: ReleaseDeps, projectId: string, releaseI
     databasePath,
     env: config.env,
     secrets: await deps.loadSecrets(projectId),
-    ...(deps.recovery ? { platformEnv: await deps.recovery.appEnv(projectId, databasePath) } : {}),
+    ...(deps.recovery ? { platformEnv: await deps.recovery.appEnv(projectId, databasePath, releaseId) } : {}),
   };
 }
 

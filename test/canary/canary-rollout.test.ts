@@ -2,6 +2,7 @@
 // candidates, real HTTP load through the ingress. Each fault fails safely: candidate routing removed,
 // candidate stopped, the baseline keeps serving, and the durable report says why.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rm } from 'node:fs/promises';
 import { Agent, request } from 'undici';
 import { eventually, packCandidate, quickPolicy, runLoad, startCanaryPlane, type Artifact, type CanaryPlane } from './support.js';
 import { packFixture } from '../releases/release-support.js';
@@ -136,7 +137,7 @@ describe('canary rollouts', () => {
     const load = runLoad(p.url, host, { clients: 2, maxMs: 30_000 });
     const up = await p.upload(artifacts.crash!, { wait: false });
     // Wait until the candidate takes traffic, then kill its process.
-    await eventually(async () => (await p.report()).runs[0]?.stages[0]?.samples ?? 0 > 0, 20_000);
+    await eventually(async () => ((await p.report()).runs[0]?.stages[0]?.samples ?? 0) > 0, 20_000);
     const row = p.plane.db.prepare('SELECT run_record FROM releases WHERE id = ?').get(up.releaseId) as { run_record: string };
     const pid = (JSON.parse(row.run_record) as { pid: number }).pid;
     process.kill(pid, 'SIGKILL');
@@ -153,6 +154,29 @@ describe('canary rollouts', () => {
     // Only requests in flight at the candidate when it was killed may fail.
     expect(result.failures.every((f) => f.version !== 1)).toBe(true);
     expect(result.failures.length).toBeLessThanOrEqual(2);
+    expect(await p.activeReleaseId()).toBe(baselineId);
+    await expectBaselineServing(1);
+  }, 60_000);
+
+  it.each(['project lock', 'deployment authority'])('fails safely when the %s is lost mid-stage', async (what) => {
+    let authorized = true;
+    p.plane.canary.setAuthority(() => authorized);
+    const load = runLoad(p.url, host, { clients: 2, maxMs: 30_000 });
+    const up = await p.upload(artifacts.crash!, { wait: false });
+    await eventually(async () => ((await p.report()).runs[0]?.stages[0]?.samples ?? 0) > 0, 20_000);
+    if (what === 'project lock') await rm(p.plane.releases.locks.lockPath(p.project.id), { force: true });
+    else authorized = false;
+    const release = await eventually(async () => {
+      const r = await p.release(up.releaseId);
+      return r.status === 'failed' ? r : null;
+    }, 20_000);
+    const result = await load.stop();
+    p.plane.canary.setAuthority(() => true);
+    await eventually(async () => (await p.plane.releases.locks.holder(p.project.id)) === null);
+    expect(release.failure?.code).toBe('SVC_CANARY_AUTHORITY_LOST');
+    expect((await p.report()).runs[0]!.stages[0]).toMatchObject({ state: 'failed', reason: 'authority-lost' });
+    expect(result.failures).toEqual([]);
+    expect(p.plane.ingress.routes.get(p.project.id)!.canary).toBeNull();
     expect(await p.activeReleaseId()).toBe(baselineId);
     await expectBaselineServing(1);
   }, 60_000);

@@ -239,7 +239,7 @@ describe('browser console end to end', () => {
     // 8b. The other pages load without errors; a secret (name only), a backup and a token via the UI.
     for (const tab of ['canary', 'secrets', 'backups', 'domains', 'github', 'recovery', 'activity', 'settings']) {
       await page.goto(`${url}/projects/${SLUG}/${tab}`);
-      await page.waitForSelector('main .card');
+      await page.waitForSelector('main .card, main .empty');
       await page.waitForFunction(() => !document.querySelector('main [role="status"].muted'));
       expect(await page.locator('.error-box').count(), `${tab}: ${await page.textContent('main')}`).toBe(0);
     }

@@ -7,13 +7,14 @@ import type { FeatureContext } from '../../core/feature-context.js';
 import { isoTime } from '../../core/feature-context.js';
 import { appendAudit, type AuditInput } from '../../audit/append-audit.js';
 import { projectRoot } from '../../projects/index.js';
+import { getReleaseById } from '../../releases/index.js';
 import type { Keyring } from '../../secrets/index.js';
 import type { RecoveryStatusResponse, RestoreRecoveryBody } from '../contract.js';
 import { restorePointInTime } from '../restore-point-in-time.js';
 import { readDatabaseEpoch, type DatabaseEpoch } from './database-epoch.js';
 import { epochsRoot, readEpochs, type EpochInfo } from './epoch-directories.js';
 import { loadRecoveryKey, newSealedRecoveryKey } from './recovery-key-store.js';
-import { abandonedEpochs, findProjectRecovery, insertProjectRecovery, insertRestore, listRestores, toRecoveryRestore, type RestoreRow } from './recovery-store.js';
+import { epochReleases, findProjectRecovery, insertProjectRecovery, insertRestore, listRestores, toRecoveryRestore, type RestoreRow } from './recovery-store.js';
 
 /** The project and the actor of an operation. */
 export interface RecoverySubject {
@@ -106,6 +107,13 @@ export function pickRestoreEpoch(
   else found = begun.find((e) => e.id === where.current) ?? live.at(-1);
   if (!found) throw new SvcError('SVC_RECOVERY_EPOCH_NOT_FOUND', body.epochId !== undefined ? `No recovery epoch ${body.epochId}.` : 'The project has no begun recovery epoch yet.');
   return found;
+}
+
+/** Epochs begun by a candidate whose release then failed: never live; kept, but skipped by default restores. */
+function abandonedEpochs(ctx: FeatureContext, projectId: string): Set<string> {
+  const out = new Set<string>();
+  for (const [epoch, releaseId] of epochReleases(ctx, projectId)) if (getReleaseById(ctx, releaseId)?.status === 'failed') out.add(epoch);
+  return out;
 }
 
 /** The epoch the project database belongs to (or, without a journal, the one the latest start was given). */

@@ -28,17 +28,6 @@ export function chooseEpoch(database: DatabaseEpoch | null, epochs: readonly Epo
   return { kind: 'continue', epoch };
 }
 
-/**
- * Whether starting on `next` abandons the previous start's epoch: the database went back to an older,
- * different epoch (a failed release restored its snapshot, or a rollback restored data). Pure.
- */
-export function isAbandonedBy(previous: string | null, next: string, epochs: readonly EpochInfo[]): boolean {
-  if (previous === null || previous === next) return false;
-  const order = epochs.map((e) => e.id);
-  const before = epochs.find((e) => e.id === previous);
-  return before !== undefined && before.epochId !== null && order.includes(next) && order.indexOf(previous) > order.indexOf(next);
-}
-
 /** The environment of an app start. */
 export function recoveryEnv(directory: string, key: Uint8Array): Record<string, string> {
   return { SVC_RECOVERY_DIR: directory, SVC_RECOVERY_KEY: Buffer.from(key).toString('base64') };

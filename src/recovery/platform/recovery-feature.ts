@@ -10,9 +10,9 @@ import { projectLayout } from '../../releases/index.js';
 import type { Keyring } from '../../secrets/index.js';
 import { readDatabaseEpoch } from './database-epoch.js';
 import { allocateEpochDir, epochsRoot, readEpochs } from './epoch-directories.js';
-import { chooseEpoch, isAbandonedBy, recoveryEnv } from './recovery-app-env.js';
+import { chooseEpoch, recoveryEnv } from './recovery-app-env.js';
 import { loadRecoveryKey } from './recovery-key-store.js';
-import { findProjectRecovery, markEpochAbandoned, setCurrentEpoch } from './recovery-store.js';
+import { findProjectRecovery, setCurrentEpoch, setEpochRelease } from './recovery-store.js';
 import { rotateStoppedEpoch, verifyStartedEpoch } from './rotate-release-epoch.js';
 import type { ProjectRecoveryDeps, RecoverySubject } from './project-recovery.js';
 import type { RecoveryAppControl } from './activate-restore.js';
@@ -21,7 +21,7 @@ import { recoveryRoutes } from './recovery-routes.js';
 /** The seam the releases feature calls (declared there as `ReleaseRecoveryHooks`). */
 export interface RecoveryReleaseHooks {
   /** SVC_RECOVERY_DIR/KEY for an app start, or {} when recovery is off. */
-  appEnv(projectId: string, databasePath: string): Promise<Record<string, string>>;
+  appEnv(projectId: string, databasePath: string, releaseId: string): Promise<Record<string, string>>;
   /** Step 6½ of a deploy: rotate the epoch of the stopped database before migrations. */
   beforeMigrate(subject: RecoverySubject, databasePath: string, releaseId: string): Promise<void>;
   /** After the candidate's health check: the drill of the epoch it began. */
@@ -51,16 +51,16 @@ export function createRecovery(ctx: FeatureContext, options: { keyring: Keyring;
   };
 
   const hooks: RecoveryReleaseHooks = {
-    async appEnv(projectId, databasePath) {
+    async appEnv(projectId, databasePath, releaseId) {
       if (!enabled(projectId)) return {};
       const key = loadRecoveryKey(ctx, options.keyring, projectId);
       const root = epochsRoot(ctx.config.dataDir, projectId);
-      const epochs = await readEpochs(root, key);
-      const choice = chooseEpoch(readDatabaseEpoch(databasePath), epochs);
+      const choice = chooseEpoch(readDatabaseEpoch(databasePath), await readEpochs(root, key));
       const epoch = choice.kind === 'continue' ? choice.epoch : await allocateEpochDir(root, key);
-      const previous = findProjectRecovery(ctx, projectId)?.current_epoch ?? null;
-      if (isAbandonedBy(previous, epoch.id, epochs)) markEpochAbandoned(ctx, projectId, previous!, ctx.clock.now());
-      setCurrentEpoch(ctx, projectId, epoch.id, ctx.clock.now());
+      ctx.db.transaction(() => {
+        if (choice.kind === 'begin') setEpochRelease(ctx, projectId, epoch.id, releaseId, ctx.clock.now());
+        setCurrentEpoch(ctx, projectId, epoch.id, ctx.clock.now());
+      })();
       return recoveryEnv(epoch.directory, key);
     },
 

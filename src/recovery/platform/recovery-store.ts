@@ -27,10 +27,11 @@ export const recoveryMigrations: readonly Migration[] = [
           size_bytes INTEGER NOT NULL,
           created_at INTEGER NOT NULL, activated_at INTEGER) STRICT;
         CREATE INDEX recovery_restores_project ON recovery_restores (project_id, created_at);
-        CREATE TABLE recovery_abandoned_epochs (
+        CREATE TABLE recovery_epoch_releases (
           project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
           epoch_dir TEXT NOT NULL,
-          abandoned_at INTEGER NOT NULL,
+          release_id TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
           PRIMARY KEY (project_id, epoch_dir)) STRICT;`);
     },
   },
@@ -80,17 +81,16 @@ export function setCurrentEpoch(ctx: Db, projectId: string, epoch: string, now: 
   ctx.db.prepare('UPDATE project_recovery SET current_epoch = ?, updated_at = ? WHERE project_id = ?').run(epoch, now, projectId);
 }
 
-/**
- * Mark an epoch as abandoned: it was begun by an app whose database was then put back to an older
- * epoch (a failed release, a rollback with data). Its archive is kept; restores by time skip it.
- */
-export function markEpochAbandoned(ctx: Db, projectId: string, epoch: string, now: number): void {
-  ctx.db.prepare('INSERT INTO recovery_abandoned_epochs (project_id, epoch_dir, abandoned_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(projectId, epoch, now);
+/** Remember which release's start was given a fresh epoch directory (it begins the epoch). */
+export function setEpochRelease(ctx: Db, projectId: string, epoch: string, releaseId: string, now: number): void {
+  ctx.db
+    .prepare('INSERT INTO recovery_epoch_releases (project_id, epoch_dir, release_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (project_id, epoch_dir) DO UPDATE SET release_id = excluded.release_id')
+    .run(projectId, epoch, releaseId, now);
 }
 
-/** Abandoned epoch directories of a project. */
-export function abandonedEpochs(ctx: Db, projectId: string): Set<string> {
-  return new Set((ctx.db.prepare('SELECT epoch_dir FROM recovery_abandoned_epochs WHERE project_id = ?').all(projectId) as { epoch_dir: string }[]).map((r) => r.epoch_dir));
+/** Epoch directory → the release whose start began it. */
+export function epochReleases(ctx: Db, projectId: string): Map<string, string> {
+  return new Map((ctx.db.prepare('SELECT epoch_dir, release_id FROM recovery_epoch_releases WHERE project_id = ?').all(projectId) as { epoch_dir: string; release_id: string }[]).map((r) => [r.epoch_dir, r.release_id]));
 }
 
 /** Every sealed key (master-key rotation). */

@@ -286,7 +286,7 @@ describe('platform point-in-time recovery', () => {
     expect(after.epochs.map((e) => e.id)).toEqual(['epoch-0001', 'epoch-0002', 'epoch-0003', 'epoch-0004', 'epoch-0005']);
   }, 120_000);
 
-  it('a rollback with data continues the older epoch the snapshot belongs to; the newer one is abandoned', async () => {
+  it('a rollback with data continues the older epoch the snapshot belongs to; the newer ones stay restorable', async () => {
     const res = await plane.api('POST', `/api/projects/${plane.project.id}/rollback`, { releaseId: v1Id, restoreData: true, confirm: `restore ${plane.project.slug}` });
     expect(res.statusCode, res.body).toBe(200);
     // v2's pre-deploy snapshot is the final state of epoch-0002 (taken before that deploy rotated it).
@@ -294,7 +294,8 @@ describe('platform point-in-time recovery', () => {
       const s = await status();
       return s.currentEpoch === 'epoch-0002' ? s : null;
     });
-    expect(back.epochs.find((e) => e.id === 'epoch-0005')?.abandoned).toBe(true);
+    // epoch-0005 was live (not a failed candidate's): not abandoned, still restorable by id.
+    expect(back.epochs.find((e) => e.id === 'epoch-0005')?.abandoned).toBe(false);
     await eventually(async () => JSON.stringify(await servedTasks(plane.appUrl(), user)) === JSON.stringify(['first', 'fourth']), 30_000);
     const before = back.committedThrough!;
     await add('seventh');

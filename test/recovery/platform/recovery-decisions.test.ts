@@ -9,7 +9,7 @@ import { isSvcError } from '../../../src/core/errors.js';
 import { deriveKeyring } from '../../../src/secrets/index.js';
 import type { EpochInfo } from '../../../src/recovery/platform/epoch-directories.js';
 import { parseAsOf, pickRestoreEpoch } from '../../../src/recovery/platform/project-recovery.js';
-import { chooseEpoch, isAbandonedBy, recoveryEnv } from '../../../src/recovery/platform/recovery-app-env.js';
+import { chooseEpoch, recoveryEnv } from '../../../src/recovery/platform/recovery-app-env.js';
 import { loadRecoveryKey, newSealedRecoveryKey, rewrapRecoveryKeys } from '../../../src/recovery/platform/recovery-key-store.js';
 import { insertProjectRecovery, recoveryMigrations } from '../../../src/recovery/platform/recovery-store.js';
 
@@ -48,19 +48,6 @@ describe('chooseEpoch (app start)', () => {
   it('passes the directory and the base64 key', () => {
     const key = randomBytes(32);
     expect(recoveryEnv('/r/epoch-0001', key)).toEqual({ SVC_RECOVERY_DIR: '/r/epoch-0001', SVC_RECOVERY_KEY: key.toString('base64') });
-  });
-});
-
-describe('isAbandonedBy', () => {
-  it('marks a newer begun epoch abandoned when the database went back to an older one', () => {
-    expect(isAbandonedBy('epoch-0003', 'epoch-0002', epochs)).toBe(true);
-  });
-  it('does not mark on rotation, on the same epoch, for unbegun epochs or without history', () => {
-    expect(isAbandonedBy('epoch-0002', 'epoch-0003', epochs)).toBe(false);
-    expect(isAbandonedBy('epoch-0003', 'epoch-0003', epochs)).toBe(false);
-    expect(isAbandonedBy('epoch-0004', 'epoch-0003', epochs)).toBe(false);
-    expect(isAbandonedBy('epoch-0003', 'epoch-0009', epochs)).toBe(false);
-    expect(isAbandonedBy(null, 'epoch-0003', epochs)).toBe(false);
   });
 });
 

@@ -8,11 +8,11 @@ import { decodeArtifact, packArtifact } from '../../../src/artifacts/index.js';
 import type { ProviderArtifact } from '../../../runner/provider/provider-contract.js';
 
 /** The healthy fixture packed as `svc deploy --dry-run` would (its build copies src/ to dist/). */
-export async function packedFixture(): Promise<ProviderArtifact> {
+export async function packedFixture(name = 'healthy'): Promise<ProviderArtifact> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-provider-fixture-'));
   try {
     const appDir = join(dir, 'app');
-    await cp(join(import.meta.dirname, '../../../fixtures/apps/healthy'), appDir, { recursive: true });
+    await cp(join(import.meta.dirname, '../../../fixtures/apps', name), appDir, { recursive: true });
     await cp(join(appDir, 'src'), join(appDir, 'dist'), { recursive: true });
     const packed = await packArtifact(appDir);
     const decoded = await decodeArtifact(packed.bytes, { expectedDigest: packed.digest });

@@ -4,6 +4,7 @@ import { RuntimeError, defineBucket, sniffImage } from '../../../src/runtime/ind
 import { checkVariantOutput } from '../../../src/runtime/buckets/images/check-variant-output.js';
 import { createSharpTransformer } from '../../../src/runtime/buckets/images/create-sharp-transformer.js';
 import type { ImageTransformer } from '../../../src/runtime/buckets/images/image-transformer.js';
+import { gifDimensions } from '../../../src/runtime/buckets/images/gif-dimensions.js';
 import { isVariantKey, parseVariantKey, variantKey } from '../../../src/runtime/buckets/images/variant-key.js';
 import { makeImage, tempBuckets } from './support.js';
 
@@ -168,5 +169,19 @@ describe('variant contract (fault: names/geometry changed after data exists)', (
     // The unchanged contract still opens; format/quality are not geometry.
     const requality = { ...resized, image: { ...resized.image, variants: { thumb: { ...resized.image.variants.thumb, quality: 50 } } } };
     await expect(env.open({ definitions: [requality] })).resolves.toBeDefined();
+  });
+});
+
+describe('GIF dimensions (frames can exceed the logical screen)', () => {
+  it('reports the largest extent over the logical screen and every frame, as decoders render it', async () => {
+    const gif = Buffer.from(await makeImage(300, 200, 'gif'));
+    expect(gifDimensions(gif)).toEqual({ width: 300, height: 200, frames: 1, complete: true });
+    // Declare a tiny 10x10 logical screen: the frame still decodes at 300x200.
+    gif.writeUInt16LE(10, 6);
+    gif.writeUInt16LE(10, 8);
+    expect((await sharp(gif).metadata()).width).toBe(300);
+    expect(gifDimensions(gif)).toMatchObject({ width: 300, height: 200, complete: true });
+    expect(gifDimensions(gif.subarray(0, 40))).toMatchObject({ complete: false });
+    expect(gifDimensions(await makeImage(4, 4, 'png'))).toBeNull();
   });
 });

@@ -1,7 +1,8 @@
 // Agent tools and their MCP endpoint: public surface (re-exported by svc/runtime through ../index.ts).
 export { AGENT_SCOPES, requireScope, type AgentIdentity, type AgentScope } from './agent-identity.js';
 export { createAgentTools, DEFAULT_INLINE_BYTES, READ_URL_TTL_MS, type AgentTool, type AgentToolOptions, type AgentToolResult } from './agent-tools.js';
-export { createMcpHandler, type McpHandler, type McpHandlerOptions, type ResolveAgentToken } from './create-mcp-handler.js';
+// createMcpHandler is not re-exported here: it loads the MCP SDK; import it from the agent folder when needed.
+export type { McpHandler, McpHandlerOptions, ResolveAgentToken } from './create-mcp-handler.js';
 export { bucketAccessFromManager } from './bucket-access-from-manager.js';
 export type { BucketAccess, ObjectAddress } from './bucket-access.js';
 export type { AgentEndpointOptions, InventoryOptions } from './extra-routes.js';

@@ -4,3 +4,4 @@ export type { ImageTransformer, ImageInputLimits, TransformOutput } from './imag
 export { variantKey, isVariantKey, parseVariantKey, VARIANT_PREFIX } from './variant-key.js';
 export { checkVariantOutput } from './check-variant-output.js';
 export { generateVariant, type VariantStore, type VariantRequest } from './generate-variant.js';
+export { gifDimensions } from './gif-dimensions.js';
