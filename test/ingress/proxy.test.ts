@@ -170,7 +170,8 @@ describe('ingress proxy over a real listener', () => {
   it('leaves other hosts to the control plane', async () => {
     const own = await get('/livez', `127.0.0.1:${plane.port}`);
     expect(own.json()).toEqual({ status: 'ok' });
-    const unknown = await get('/whoami', `nope.localhost:${plane.port}`);
+    // An API path: the console's SPA fallback answers other unknown GET paths with its page.
+    const unknown = await get('/api/whoami', `nope.localhost:${plane.port}`);
     expect(unknown.status).toBe(404);
     expect((unknown.json().error as { code: string }).code).toBe('SVC_NOT_FOUND');
   });
