@@ -150,7 +150,7 @@ export function restoreWarning(ctx: FeatureContext, project: ProjectRow, targetI
   return [
     `${mismatch}⚠️ This rolls **${project.slug}** back to \`${targetId}\` **and replaces its database** with the snapshot taken before \`${active.id}\` went live.`,
     '',
-    `- Snapshot: ${active.storage.snapshotBytes} bytes, taken during the deploy of \`${active.id}\` (live since ${since})`,
+    `- Snapshot: ${active.storage.snapshotBytes} bytes, taken during the deploy of \`${active.id}\` (between ${active.createdAt} and ${since})`,
     `- Lost: **every database write made since ${since}**. This cannot be undone.`,
     '',
     'To confirm, post exactly:',

@@ -229,6 +229,17 @@ describe('GitHub App end to end', () => {
     expect(cliCheck).toBe(true);
     expect(run(SHA.v1, 'svc/rollback')!.output?.summary).toContain('Code-only rollback');
 
+    // A suspended installation shows the link as broken in the CLI (instead of failing silently).
+    const suspend = example('installation', (p) => p.action === 'suspend');
+    suspend.installation.id = INSTALLATION;
+    expect(await deliver('installation', suspend)).toBe(202);
+    let shown = '';
+    for (let i = 0; i < 50 && !shown.includes('broken'); i++) {
+      shown = (await runCli(['link', '--project', SLUG], { home: root, env: { SVC_TOKEN: account.accessToken, SVC_SERVER: platform.url, NO_COLOR: '1' }, timeoutMs: 60_000 })).stdout;
+      if (!shown.includes('broken')) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(shown).toMatch(/Status\s+broken: The svc GitHub App installation is suspended/);
+
     // 8. Every request svc sent to the GitHub API was valid against GitHub's OpenAPI description.
     expect(fake.invalid).toEqual([]);
     expect(fake.requests.every((r) => r.operationId !== null)).toBe(true);

@@ -121,47 +121,25 @@ export function createLocalVolumeBackend(options: LocalVolumeOptions): StorageBa
 }
 
 const WRITE_BUFFER = 1024 * 1024;
-const MAX_IN_FLIGHT = Number(process.env.SVC_BUCKET_WRITES ?? 4);
 
-/**
- * Stream a chunk into the file at `position` in 1 MiB positional writes, several in flight at once (they
- * target disjoint ranges, and page-cache writes block in the kernel far more than they use CPU), then
- * fdatasync once: the chunk is durable before the offset moves.
- */
+/** Stream a chunk into the file at `position` in 1 MiB positional writes, then fdatasync once. */
 async function writeDurably(handle: FileHandle, chunk: AsyncIterable<Uint8Array>, position: number): Promise<void> {
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
-  const inFlight = new Set<Promise<void>>();
-  let failure: unknown = null;
-  const writeAt = async (buffer: Uint8Array, at: number): Promise<void> => {
-    let done = 0;
-    while (done < buffer.length) done += (await handle.write(buffer, done, buffer.length - done, at + done)).bytesWritten;
-  };
-  const flush = async (): Promise<void> => {
+  const write = async (): Promise<void> => {
     const buffer = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
-    const at = position;
-    position += buffer.length;
     pending = [];
     pendingBytes = 0;
-    const task: Promise<void> = writeAt(buffer, at).catch((error: unknown) => {
-      failure ??= error;
-    });
-    inFlight.add(task);
-    void task.finally(() => inFlight.delete(task));
-    if (inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
-    if (failure !== null) throw failure;
+    let done = 0;
+    while (done < buffer.length) done += (await handle.write(buffer, done, buffer.length - done, position + done)).bytesWritten;
+    position += buffer.length;
   };
-  try {
-    for await (const piece of chunk) {
-      pending.push(piece);
-      pendingBytes += piece.byteLength;
-      if (pendingBytes >= WRITE_BUFFER) await flush();
-    }
-    if (pendingBytes > 0) await flush();
-  } finally {
-    await Promise.all(inFlight);
+  for await (const piece of chunk) {
+    pending.push(piece);
+    pendingBytes += piece.byteLength;
+    if (pendingBytes >= WRITE_BUFFER) await write();
   }
-  if (failure !== null) throw failure;
+  if (pendingBytes > 0) await write();
   await handle.datasync();
 }
 
