@@ -1,7 +1,7 @@
 // The container runner (SVC_RUNNER=container): each release runs in a hardened podman container.
 // Containers are not a perfect sandbox for hostile code (spec 000 item 7); see docs/container-runner.md.
-import { closeSync, lstatSync, lchownSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, lstatSync, lchownSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import { atomicWriteFileSync } from '../../src/core/atomic-write.js';
 import { systemClock, type Clock } from '../../src/core/clock.js';
 import { SvcError } from '../../src/core/errors.js';
@@ -64,7 +64,17 @@ export class ContainerRunner implements AppRunner {
     const port = spec.port ?? (await allocatePort(host));
     const id = this.ids('run');
     const name = containerName(spec.projectId, id);
-    const cmd = buildRunCommand(spec, { image: this.options.image, name, port, hostIp: host, limits: this.limits, global: this.global, baseEnv: this.options.baseEnv ?? process.env });
+    const platformPackageDir = linkedPlatformPackage(spec.releaseDir);
+    const cmd = buildRunCommand(spec, {
+      image: this.options.image,
+      name,
+      port,
+      hostIp: host,
+      limits: this.limits,
+      global: this.global,
+      baseEnv: this.options.baseEnv ?? process.env,
+      ...(platformPackageDir ? { platformPackageDir } : {}),
+    });
     const runDir = join(this.options.runsDir, id);
     mkdirSync(runDir, { recursive: true, mode: 0o700 });
     mkdirSync(spec.dataDir, { recursive: true });
@@ -153,6 +163,16 @@ export class ContainerRunner implements AppRunner {
 export function containerName(projectId: string, runId: string): string {
   const clean = (s: string): string => s.replace(/[^a-zA-Z0-9_.-]/g, '-').slice(0, 48);
   return `svc-${clean(projectId)}-${clean(runId)}`;
+}
+
+/** The target of `<release>/node_modules/svc` when the release transaction linked the platform package. */
+function linkedPlatformPackage(releaseDir: string): string | null {
+  try {
+    const target = readlinkSync(join(releaseDir, 'node_modules', 'svc'));
+    return isAbsolute(target) ? target : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Give the container user ownership of the project data (only possible, and needed, when we are root). */

@@ -60,6 +60,18 @@ export interface RunContext {
   global: PodmanGlobal;
   /** The platform's own environment; only what podman itself needs (PATH, XDG_RUNTIME_DIR, …) is kept. */
   baseEnv: Readonly<Record<string, string | undefined>>;
+  /**
+   * The svc package a release links as `node_modules/svc` (absolute symlink): its package.json, dist/ and
+   * node_modules/ are mounted read-only at the same path so `svc/runtime` and `svc/sqlite` resolve.
+   * Never the whole package directory (it may hold the platform's data directory).
+   */
+  platformPackageDir?: string;
+}
+
+/** The read-only mounts that make the platform package importable inside the container. */
+export function platformPackageMounts(dir: string): string[] {
+  if (!isAbsolute(dir) || dir.includes(',') || dir.includes('\n')) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'The platform package path must be absolute and comma-free');
+  return ['package.json', 'dist', 'node_modules'].flatMap((part) => ['--mount', `type=bind,src=${dir}/${part},dst=${dir}/${part},ro=true`]);
 }
 
 const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -155,6 +167,7 @@ export function buildRunCommand(spec: AppStartSpec, ctx: RunContext): Command {
     '--tmpfs', `/tmp:rw,noexec,nosuid,nodev,size=${limits.tmpfsSize}`,
     '--mount', `type=bind,src=${spec.releaseDir},dst=${CONTAINER_RELEASE_DIR},ro=true`,
     '--mount', `type=bind,src=${spec.dataDir},dst=${CONTAINER_DATA_DIR}`,
+    ...(ctx.platformPackageDir ? platformPackageMounts(ctx.platformPackageDir) : []),
     '--workdir', CONTAINER_RELEASE_DIR,
     '--publish', `${ctx.hostIp}:${ctx.port}:${ctx.port}/tcp`,
     '--pull=never',

@@ -141,15 +141,17 @@ function onRollback(deps: ReporterDeps, event: ObservedRollback): void {
 
 /** The ReleaseObserver the composition root passes to the releases feature. */
 export function createReleaseReporter(deps: ReporterDeps): ReleaseObserver {
+  // Each hook's writes are one transaction (a savepoint inside the caller's): all or nothing.
+  const atomic = <A extends unknown[]>(fn: (...args: A) => void) => (...args: A): void => deps.ctx.db.transaction(() => fn(...args))();
   return {
     admit: (projectId, source) => admitUpload(deps, projectId, source),
-    onCandidate: (release, source) => onCandidate(deps, release, source),
-    onPhase: (release, step, details) => {
+    onCandidate: atomic((release, source) => onCandidate(deps, release, source)),
+    onPhase: atomic((release, step, details) => {
       const name = phaseOf(step, details);
       if (name) addPhase(deps, release.id, { name, at: deps.ctx.clock.now(), ...(phaseDetail(name, details) ? { detail: phaseDetail(name, details)! } : {}) });
       if (name) deps.wake();
-    },
-    onOutcome: (release) => onOutcome(deps, release),
-    onRollback: (event) => onRollback(deps, event),
+    }),
+    onOutcome: atomic((release) => onOutcome(deps, release)),
+    onRollback: atomic((event) => onRollback(deps, event)),
   };
 }

@@ -119,7 +119,8 @@ describe('createFetchHandler', () => {
 
   it('openBackend opens the database with the spec options and serves under the chosen prefix', async () => {
     const manager = { name: 'bucket manager' };
-    const opened = openBackend(backend, { prefix: '/_app', buckets: manager, busyTimeout: 2500 });
+    // A stand-in object: this test only checks that openBackend keeps what it is given.
+    const opened = openBackend(backend, { prefix: '/_app', buckets: manager as never, busyTimeout: 2500 });
     try {
       expect(opened.db.path).toBeNull();
       expect(opened.buckets).toBe(manager);

@@ -95,6 +95,13 @@ describe.skipIf(unusable !== null)('ContainerRunner (real podman)', () => {
       dataDir: '/data',
       pid1: expect.stringMatching(/^(catatonit|podman-init)$/),
     });
+    // The limits are enforced, not only configured: more tasks than pids.max fail with EAGAIN, and a
+    // child allocating past memory.max is killed by the kernel.
+    const fork = (await (await fetch(`http://127.0.0.1:${app.port}/fork`)).json()) as { started: number; failed: string[] };
+    expect(fork.failed.length).toBeGreaterThan(0);
+    expect(fork.failed).toContain('EAGAIN');
+    const hog = (await (await fetch(`http://127.0.0.1:${app.port}/hog`)).json()) as { code: number | null; signal: string | null };
+    expect(hog.signal).toBe('SIGKILL');
     // The secret value never appears in the recorded podman command line.
     const name = app.record().containerId!;
     const inspect = await execCommand(command('podman', ['--runtime', 'runc', 'container', 'inspect', '--format', '{{json .Config.CreateCommand}}', name]));

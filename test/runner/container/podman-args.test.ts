@@ -58,6 +58,17 @@ describe('buildRunCommand', () => {
     ]);
   });
 
+  it('mounts only package.json, dist and node_modules of the linked platform package, read-only', () => {
+    const args = buildRunCommand(spec, { ...ctx, platformPackageDir: '/opt/svc' }).args;
+    const at = args.indexOf('type=bind,src=/srv/p/data,dst=/data');
+    expect(args.slice(at + 1, at + 7)).toEqual([
+      '--mount', 'type=bind,src=/opt/svc/package.json,dst=/opt/svc/package.json,ro=true',
+      '--mount', 'type=bind,src=/opt/svc/dist,dst=/opt/svc/dist,ro=true',
+      '--mount', 'type=bind,src=/opt/svc/node_modules,dst=/opt/svc/node_modules,ro=true',
+    ]);
+    expect(args.filter((a) => a === '--mount')).toHaveLength(5);
+  });
+
   it('keeps secret values out of argv and passes them (only) through podman’s environment', () => {
     const cmd = buildRunCommand(spec, ctx);
     const argv = cmd.args.join('\n');

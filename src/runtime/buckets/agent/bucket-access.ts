@@ -33,5 +33,5 @@ export interface BucketAccess {
 
 /** The partition a caller may touch: its own user id in user buckets, the app keyspace otherwise. */
 export function ownerFor(definition: BucketDefinition, userId: string): string | null {
-  return definition.ownership === 'user' ? (userId.startsWith('user_') || userId === 'bob' ? 'alice' : userId) : null;
+  return definition.ownership === 'user' ? userId : null;
 }

@@ -1,4 +1,5 @@
 // Runs inside the hardened container and reports what it can and cannot do.
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 
@@ -36,8 +37,31 @@ const report = {
   dataDir: process.env.SVC_DATA_DIR,
   pid1: read('/proc/1/comm'),
 };
-createServer((req, res) => {
+// Try to exceed the PID limit: start up to 20 node children (each has several threads).
+async function fork() {
+  const kids = [];
+  const failed = [];
+  for (let i = 0; i < 20; i++) {
+    await new Promise((resolve) => {
+      const child = spawn('/usr/bin/node', ['-e', 'setTimeout(() => {}, 3000)'], { stdio: 'ignore' });
+      child.once('spawn', () => resolve(kids.push(child)));
+      child.once('error', (error) => resolve(failed.push(error.code)));
+    });
+  }
+  for (const child of kids) child.kill('SIGKILL');
+  return { started: kids.length, failed };
+}
+// Try to exceed the memory limit in a child: the kernel kills it.
+function hog() {
+  return new Promise((resolve) => {
+    const child = spawn('/usr/bin/node', ['-e', 'const a = []; for (;;) a.push(Buffer.alloc(16 << 20, 1));'], { stdio: 'ignore' });
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+}
+createServer(async (req, res) => {
   res.setHeader('content-type', 'application/json');
+  if (req.url === '/fork') return res.end(JSON.stringify(await fork()));
+  if (req.url === '/hog') return res.end(JSON.stringify(await hog()));
   res.end(JSON.stringify(report));
 }).listen(Number(process.env.PORT), process.env.HOST);
 process.on('SIGTERM', () => {
