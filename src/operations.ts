@@ -7,3 +7,4 @@ export { attachPlatformRecovery, type PlatformRecovery, type PlatformRecoveryOpt
 export { createDeploymentProviderHandler, type DeploymentProviderHandlerOptions } from '../runner/provider/create-deployment-provider-handler.js';
 export { createHttpDeploymentProvider, type HttpDeploymentProviderOptions } from '../runner/provider/create-http-deployment-provider.js';
 export type { DeploymentProvider, ReconcileRequest, ReconcileResult, ProviderArtifact, DesiredState } from '../runner/provider/provider-contract.js';
+export { openProviderDeploymentAgent, type AgentCoordinator, type ProviderDeploymentAgent, type ProviderDeploymentAgentOptions } from '../runner/provider/open-provider-deployment-agent.js';

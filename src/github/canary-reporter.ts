@@ -28,19 +28,24 @@ function apply(model: CanaryCheckModel, event: CanaryStageEvent, now: number): C
 export function createCanaryReporter(deps: ReporterDeps): CanaryObserver {
   return {
     onCanaryStage(event) {
-      const { ctx } = deps;
-      const source = releaseSource(ctx, event.releaseId);
-      const link = source ? findLink(ctx, event.projectId) : undefined;
-      if (!source || !link || (source.repository_id !== null && source.repository_id !== link.repository_id) || problemOf(ctx, link)) return;
-      const now = ctx.clock.now();
-      const open = checksOfRelease(ctx, event.releaseId, 'svc/canary').find((c) => !c.completed && (JSON.parse(c.model) as { runId?: string }).runId === event.runId);
-      if (open) {
-        updateCheck(ctx, open.id, (m) => (m.kind === 'canary' ? apply(m, event, now) : null));
-      } else {
-        const fresh: CanaryCheckModel = { kind: 'canary', state: 'in_progress', runId: event.runId, releaseId: event.releaseId, stageCount: event.stageCount, stages: [], startedAt: now };
-        createCheck(ctx, { projectId: event.projectId, fullName: link.full_name, installationId: link.installation_id, sha: source.sha, name: 'svc/canary', releaseId: event.releaseId, model: apply(fresh, event, now) });
-      }
-      deps.wake();
+      deps.ctx.db.transaction(() => report(deps, event))();
     },
   };
+}
+
+/** Apply one canary event to the run's svc/canary check. */
+function report(deps: ReporterDeps, event: CanaryStageEvent): void {
+  const { ctx } = deps;
+  const source = releaseSource(ctx, event.releaseId);
+  const link = source ? findLink(ctx, event.projectId) : undefined;
+  if (!source || !link || (source.repository_id !== null && source.repository_id !== link.repository_id) || problemOf(ctx, link)) return;
+  const now = ctx.clock.now();
+  const open = checksOfRelease(ctx, event.releaseId, 'svc/canary').find((c) => !c.completed && (JSON.parse(c.model) as { runId?: string }).runId === event.runId);
+  if (open) {
+    updateCheck(ctx, open.id, (m) => (m.kind === 'canary' ? apply(m, event, now) : null));
+  } else {
+    const fresh: CanaryCheckModel = { kind: 'canary', state: 'in_progress', runId: event.runId, releaseId: event.releaseId, stageCount: event.stageCount, stages: [], startedAt: now };
+    createCheck(ctx, { projectId: event.projectId, fullName: link.full_name, installationId: link.installation_id, sha: source.sha, name: 'svc/canary', releaseId: event.releaseId, model: apply(fresh, event, now) });
+  }
+  deps.wake();
 }

@@ -126,6 +126,9 @@ const WRITE_BUFFER = 1024 * 1024;
 async function writeDurably(handle: FileHandle, chunk: AsyncIterable<Uint8Array>, position: number): Promise<void> {
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
+  let sinceFlush = 0;
+  let flushing: Promise<void> | null = null;
+  const FLUSH_EVERY = Number(process.env.FLUSH_EVERY ?? 1e15);
   const write = async (): Promise<void> => {
     const buffer = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
     pending = [];
@@ -133,6 +136,11 @@ async function writeDurably(handle: FileHandle, chunk: AsyncIterable<Uint8Array>
     let done = 0;
     while (done < buffer.length) done += (await handle.write(buffer, done, buffer.length - done, position + done)).bytesWritten;
     position += buffer.length;
+    sinceFlush += buffer.length;
+    if (sinceFlush >= FLUSH_EVERY && flushing === null) {
+      sinceFlush = 0;
+      flushing = handle.datasync().then(() => { flushing = null; }, () => { flushing = null; });
+    }
   };
   for await (const piece of chunk) {
     pending.push(piece);
@@ -140,6 +148,7 @@ async function writeDurably(handle: FileHandle, chunk: AsyncIterable<Uint8Array>
     if (pendingBytes >= WRITE_BUFFER) await write();
   }
   if (pendingBytes > 0) await write();
+  if (flushing !== null) await flushing;
   await handle.datasync();
 }
 

@@ -1,0 +1,123 @@
+// The provider agent (spec 002 behaviour rule 1): takes operations from a coordinator, accepts only
+// canonical `reconcile` operations with the exact three-field desired payload, fetches and verifies an
+// artifact only for a running state, calls the provider, then reports the generation as observed.
+// The coordinator transport (control-plane routes, enrollment, leases) is not built yet: it is passed in.
+import { z } from 'zod';
+import { decodeArtifact, type ArtifactLimits } from '../../src/artifacts/index.js';
+import { SvcError } from '../../src/core/errors.js';
+import { desiredSchema, idSchema, runReconcile, type DeploymentProvider, type ReconcileResult } from './provider-contract.js';
+
+/** An operation as the coordinator hands it out (validated here; anything else is refused). */
+export const agentOperationSchema = z.strictObject({
+  kind: z.literal('reconcile'),
+  id: idSchema,
+  projectId: idSchema,
+  fence: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  desired: desiredSchema,
+  /** Lowercase hex SHA-256 of the release artifact; present exactly for running. */
+  artifactSha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+});
+export type AgentOperation = z.output<typeof agentOperationSchema>;
+
+/** What the agent needs from the control plane (HTTP client in production, passed in). */
+export interface AgentCoordinator {
+  /** The next leased operation, or null when there is none (the agent then waits `idleMs`). */
+  next(signal: AbortSignal): Promise<unknown>;
+  /** The artifact bytes of a release (verified by the agent against the operation's digest). */
+  fetchArtifact(operation: AgentOperation, signal: AbortSignal): Promise<Buffer>;
+  /** Report the observed generation; returns false when the control plane rejects it as stale. */
+  observe(operation: AgentOperation, result: ReconcileResult): Promise<boolean>;
+  /** Fail an operation with a stable code (never provider details). */
+  fail(operationId: string, code: string): Promise<void>;
+}
+
+export interface ProviderDeploymentAgentOptions {
+  coordinator: AgentCoordinator;
+  provider: DeploymentProvider;
+  artifactLimits?: Partial<ArtifactLimits>;
+  idleMs?: number;
+  onError?: (error: unknown) => void;
+}
+
+/** A running agent loop. */
+export interface ProviderDeploymentAgent {
+  /** Process one operation if there is one; resolves with what happened (for tests and metrics). */
+  runOnce(): Promise<'idle' | 'observed' | 'failed' | 'refused'>;
+  /** Stop taking operations and wait for the current one (drain); `abort: true` aborts it instead. */
+  close(options?: { abort?: boolean }): Promise<void>;
+}
+
+/** Open the agent; it polls until `close()`. Pass `idleMs: false`-like large values for manual `runOnce` use. */
+export function openProviderDeploymentAgent(options: ProviderDeploymentAgentOptions & { autoStart?: boolean }): ProviderDeploymentAgent {
+  const abort = new AbortController();
+  const { coordinator, provider } = options;
+  let loop: Promise<void> = Promise.resolve();
+  let stopping = false;
+  let wake: (() => void) | null = null;
+
+  async function runOnce(): Promise<'idle' | 'observed' | 'failed' | 'refused'> {
+    const raw = await coordinator.next(abort.signal);
+    if (raw === null || raw === undefined) return 'idle';
+    const parsed = agentOperationSchema.safeParse(raw);
+    if (!parsed.success) {
+      const id = idSchema.safeParse((raw as { id?: unknown }).id);
+      if (id.success) await coordinator.fail(id.data, 'SVC_VALIDATION');
+      return 'refused';
+    }
+    const op = parsed.data;
+    const running = op.desired.state === 'running';
+    if (running !== (op.artifactSha256 !== null) || running !== (op.desired.releaseId !== null)) {
+      await coordinator.fail(op.id, 'SVC_VALIDATION');
+      return 'refused';
+    }
+    try {
+      let artifact = null;
+      if (running) {
+        const bytes = await coordinator.fetchArtifact(op, abort.signal);
+        const decoded = await decodeArtifact(bytes, { expectedDigest: op.artifactSha256!, ...(options.artifactLimits ? { limits: options.artifactLimits } : {}) });
+        artifact = { bytes, sha256: decoded.digest, decoded };
+      }
+      const result = await runReconcile(provider, { operation: { projectId: op.projectId, id: op.id, fence: op.fence }, desired: op.desired, artifact, signal: abort.signal }, options.onError);
+      if (!(await coordinator.observe(op, result))) {
+        await coordinator.fail(op.id, 'SVC_PROVIDER_STALE_FENCE');
+        return 'failed';
+      }
+      return 'observed';
+    } catch (error) {
+      options.onError?.(error);
+      await coordinator.fail(op.id, error instanceof SvcError ? error.code : 'SVC_PROVIDER_FAILED');
+      return 'failed';
+    }
+  }
+
+  if (options.autoStart !== false) {
+    loop = (async () => {
+      while (!stopping) {
+        const outcome = await runOnce().catch((error: unknown) => {
+          options.onError?.(error);
+          return 'idle' as const;
+        });
+        if (outcome === 'idle' && !stopping) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, options.idleMs ?? 1000);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          wake = null;
+        }
+      }
+    })();
+  }
+
+  return {
+    runOnce,
+    async close(closeOptions = {}) {
+      stopping = true;
+      wake?.();
+      if (closeOptions.abort) abort.abort();
+      await loop;
+    },
+  };
+}
