@@ -1,5 +1,5 @@
 // `svc-runner`: the packaged runner. `provider` serves the provider HTTP bridge backed by the local
-// provider (built); the node agent (enrollment, placement, leases) is not built yet and says so.
+// provider (built); the node agent needs control-plane enrollment/leases, not built yet, and says so.
 import { createServer } from 'node:http';
 import { join, resolve } from 'node:path';
 import { SvcError } from '../src/core/errors.js';
@@ -43,7 +43,7 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
     const settings = readRunnerNodeSettings(env);
     if (commandName === 'provider') return await serveProvider(rest, env, settings);
     if (commandName === 'agent') {
-      throw new SvcError('SVC_NOT_AVAILABLE', 'The svc-runner node agent (enrollment, placement, leases, openProviderDeploymentAgent) is not built in this version; `svc-runner provider` serves a provider bridge');
+      throw new SvcError('SVC_NOT_AVAILABLE', 'The svc-runner node agent needs the control-plane side (enrollment, placement, leases, operation routes), which is not built in this version; `svc-runner provider` serves a provider bridge');
     }
     throw new SvcError('SVC_USAGE', `Unknown command ${JSON.stringify(commandName)}; see svc-runner --help`);
   } catch (error) {

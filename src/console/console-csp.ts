@@ -39,3 +39,20 @@ export function isAppHost(hostHeader: string | undefined, appDomain: string, pub
   }
   return host.endsWith(`.${appDomain.toLowerCase()}`);
 }
+
+/**
+ * Whether a Host is the platform's own, so it may get the console: loopback names and IP
+ * literals (local use) and the configured public URL's host. Any other name — a custom domain
+ * no project serves any more, an app host, a stray DNS name — gets the JSON 404 instead. Pure.
+ */
+export function isPlatformHost(hostHeader: string | undefined, publicUrl: string | null): boolean {
+  if (!hostHeader) return true;
+  const host = hostName(hostHeader);
+  if (host === 'localhost' || host.startsWith('[') || /^\d{1,3}(\.\d{1,3}){3}$/.test(host)) return true;
+  if (!publicUrl) return false;
+  try {
+    return new URL(publicUrl).hostname.toLowerCase().replace(/\.$/, '') === host;
+  } catch {
+    return false;
+  }
+}

@@ -4,7 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FeatureContext } from '../core/feature-context.js';
 import type { HttpApp } from '../core/http/create-http-app.js';
-import { CONSOLE_CSP, isAppHost, isConsoleRoute } from './console-csp.js';
+import { CONSOLE_CSP, isConsoleRoute, isPlatformHost } from './console-csp.js';
 import { ConsoleFiles, defaultConsoleDir, type ConsoleFile } from './console-files.js';
 import { sessionProbeRoute } from './session-probe-route.js';
 
@@ -55,7 +55,7 @@ export function consoleFiles(options: ConsoleRoutesOptions = {}) {
   return async function register(app: HttpApp): Promise<void> {
     app.addHook('onRequest', (request, reply, done) => {
       if (!request.is404 || (request.method !== 'GET' && request.method !== 'HEAD')) return done();
-      if (options.appDomain && isAppHost(request.headers.host, options.appDomain, options.publicUrl ?? null)) return done();
+      if (!isPlatformHost(request.headers.host, options.publicUrl ?? null)) return done();
       let path = request.url.split('?')[0] ?? '/';
       try {
         path = decodeURIComponent(path);

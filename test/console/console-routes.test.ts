@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CONSOLE_CSP, consoleApiRoutes, consoleFiles, isAppHost, isConsoleRoute } from '../../src/console/index.js';
+import { CONSOLE_CSP, consoleApiRoutes, consoleFiles, isAppHost, isConsoleRoute, isPlatformHost } from '../../src/console/index.js';
 import { createHttpApp, type HttpApp } from '../../src/core/http/create-http-app.js';
 import { createLogger } from '../../src/core/logger.js';
 import { register, startHarness } from '../platform/harness.js';
@@ -38,6 +38,15 @@ describe('isConsoleRoute', () => {
   it('falls back only for console paths', () => {
     for (const path of ['/', '/projects/demo', '/projects/demo/releases', '/sign-in', '/device-login']) expect(isConsoleRoute(path), path).toBe(true);
     for (const path of ['/api', '/api/nope', '/__svc/auth/nope', '/_svc/x', '/assets/missing.js', '/favicon.ico', '/robots.txt']) expect(isConsoleRoute(path), path).toBe(false);
+  });
+});
+
+describe('isPlatformHost', () => {
+  it('serves the console only on loopback names, IP literals and the public URL host', () => {
+    for (const host of ['127.0.0.1:7070', 'localhost:7070', '[::1]:7070', '10.0.0.5', undefined]) expect(isPlatformHost(host, null), String(host)).toBe(true);
+    expect(isPlatformHost('svc.example.com', 'https://svc.example.com')).toBe(true);
+    for (const host of ['gone.localhost:7070', 'shop.example.com', 'deleted-custom-domain.test']) expect(isPlatformHost(host, 'https://svc.example.com'), host).toBe(false);
+    expect(isPlatformHost('svc.example.com', null)).toBe(false);
   });
 });
 
