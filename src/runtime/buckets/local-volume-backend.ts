@@ -134,28 +134,37 @@ async function writeDurably(handle: FileHandle, chunk: AsyncIterable<Uint8Array>
   let sinceFlush = 0;
   let flushing: Promise<void> | null = null;
   const write = async (): Promise<void> => {
-    const buffer = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
+    const buffers = pending;
+    const size = pendingBytes;
     pending = [];
     pendingBytes = 0;
-    let done = 0;
-    while (done < buffer.length) done += (await handle.write(buffer, done, buffer.length - done, position + done)).bytesWritten;
-    position += buffer.length;
-    sinceFlush += buffer.length;
+    // writev: no copy into one buffer; a short write (rare) falls back to writing the rest.
+    let done = (await handle.writev(buffers, position)).bytesWritten;
+    if (done < size) {
+      const rest = Buffer.concat(buffers, size).subarray(done);
+      for (let at = 0; at < rest.length; at += (await handle.write(rest, at, rest.length - at, position + done + at)).bytesWritten);
+      done = size;
+    }
+    position += size;
+    sinceFlush += size;
     if (sinceFlush >= FLUSH_EVERY && flushing === null) {
       sinceFlush = 0;
-      const done = (): void => {
+      const settle = (): void => {
         flushing = null;
       };
-      flushing = handle.datasync().then(done, done);
+      flushing = handle.datasync().then(settle, settle);
     }
   };
-  for await (const piece of chunk) {
-    pending.push(piece);
-    pendingBytes += piece.byteLength;
-    if (pendingBytes >= WRITE_BUFFER) await write();
+  try {
+    for await (const piece of chunk) {
+      pending.push(piece);
+      pendingBytes += piece.byteLength;
+      if (pendingBytes >= WRITE_BUFFER) await write();
+    }
+    if (pendingBytes > 0) await write();
+  } finally {
+    if (flushing !== null) await flushing;
   }
-  if (pendingBytes > 0) await write();
-  if (flushing !== null) await flushing;
   await handle.datasync();
 }
 
