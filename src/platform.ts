@@ -25,10 +25,12 @@ import { createOidcUploadAuth, githubLinkLookup, oidcMigrations } from './github
 import { consoleRoutes } from './console/index.js'; // svc:console
 import { createGithub, githubMigrations, type GithubFeature, type GithubOptions } from './github/index.js'; // svc:github
 import { createRecovery, recoveryMigrations } from './recovery/platform/index.js'; // svc:recovery
+import { bucketLimitsFromEnv, projectBucketEnvironment } from './projects/bucket-environment.js'; // svc:buckets
 import { canaryMigrations, createCanary, type CanaryFeature } from './canary/index.js'; // svc:canary
+import { createOps, opsMigrations, type OpsFeature } from './ops/index.js'; // svc:ops
 
 /** Every control-database migration, in dependency order (identity before projects before audit). */
-export const controlMigrations: readonly Migration[] = [...identityMigrations, ...projectsMigrations, ...auditMigrations, ...ingressMigrations, ...releasesMigrations, ...secretsMigrations, ...backupsMigrations, ...domainsMigrations, ...oidcMigrations, ...recoveryMigrations, ...githubMigrations, ...canaryMigrations];
+export const controlMigrations: readonly Migration[] = [...identityMigrations, ...projectsMigrations, ...auditMigrations, ...ingressMigrations, ...releasesMigrations, ...secretsMigrations, ...backupsMigrations, ...domainsMigrations, ...oidcMigrations, ...recoveryMigrations, ...githubMigrations, ...canaryMigrations, ...opsMigrations];
 
 export interface ControlPlaneDeps {
   config: PlatformConfig;
@@ -58,6 +60,8 @@ export interface ControlPlane {
   github: GithubFeature;
   /** svc:canary — canary runs, report store, and `setObserver` for the svc/canary check run. */
   canary: CanaryFeature;
+  /** svc:ops — signed audit export and the operations monitor (both opt-in via env). */
+  ops: OpsFeature;
   /** Close the HTTP app (draining requests) and then the database. */
   close(): Promise<void>;
 }
@@ -94,16 +98,18 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const ingress = createIngress(ctx); // svc:ingress
   const secrets = createSecrets(ctx); // svc:lifecycle — loads the master key; a wrong key stops start-up here
   const uploadPrincipal = createOidcUploadAuth(ctx, { links: githubLinkLookup(ctx) }); // svc:oidc — GitHub Actions OIDC uploads
+  const bucketLimits = bucketLimitsFromEnv(config.env); // svc:buckets — administrator limits for every project's buckets
   const recovery = createRecovery(ctx, { keyring: secrets.keyring }); // svc:recovery — per-project point-in-time recovery
   const github = createGithub(ctx, deps.github); // svc:github — observer of releases; rollback attached below
   const canary = createCanary(ctx, ingress); // svc:canary — canary rollouts over the ingress split
   canary.setObserver(github.canaryObserver); // svc:github — the svc/canary check run
-  const releases = createReleases(ctx, { routing: ingress.routes, loadSecrets: secrets.loadSecrets, uploadPrincipal, recovery: recovery.hooks, observer: github.observer, canary: canary.hooks }); // svc:releases
+  const releases = createReleases(ctx, { routing: ingress.routes, loadSecrets: secrets.loadSecrets, uploadPrincipal, recovery: recovery.hooks, observer: github.observer, canary: canary.hooks, appEnv: (projectId, layout) => projectBucketEnvironment(projectId, layout.dataDir, secrets.keyring.secretsKey, bucketLimits) }); // svc:releases
   github.attachReleases(releases); // svc:github
   const apps = appControl(ingress.routes, releases.supervisor); // svc:lifecycle
   const backups = createBackups(ctx, { locks: releases.locks, keyring: secrets.keyring, apps });
   const domains = createDomains(ctx, ingress.routes);
   domains.load();
+  const ops = createOps(ctx, { backups }); // svc:ops — reads SVC_AUDIT_EXPORT_* / SVC_OPS_* (all opt-in)
   const siteDeletion = {
     ctx,
     locks: releases.locks,
@@ -133,6 +139,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     deleteReleaseRoutes(ctx, releases.locks),
     recovery.routes({ locks: releases.locks, apps }), // svc:recovery
     canary.routes, // svc:canary — GET /api/projects/:id/canary
+    ops.routes, // svc:ops — /api/admin/operations, /api/admin/audit-export
     consoleRoutes(ctx), // svc:console — keep last: GET /* serves the console and its history-routing fallback
   ];
   for (const plugin of routePlugins) await plugin(app);
@@ -141,6 +148,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   await releases.start(); // svc:releases — finish interrupted deploys, re-adopt or restart active releases
   await github.start(); // svc:github — resume queued deliveries and syncs
   backups.start(); // svc:lifecycle — scheduled backups
+  ops.start(); // svc:ops — audit export loop and monitor (when configured)
 
   let closed = false;
   return {
@@ -155,11 +163,13 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     domains,
     github,
     canary,
+    ops,
     async close() {
       if (closed) return;
       closed = true;
       // svc:ingress — closes alongside the server (long proxied streams cannot hold it open); flushes metrics
       await Promise.all([app.close(), ingress.close()]);
+      await ops.close(); // svc:ops — stop export and monitor loops
       await backups.close(); // svc:lifecycle — stop the backup scheduler first
       await github.close(); // svc:github — stop the queue (unfinished jobs run again after a restart)
       await releases.close(); // svc:releases — stop (or leave) supervised apps

@@ -554,8 +554,22 @@ var canaryCodes = defineCodes({
   SVC_CANARY_INTERRUPTED: { status: 409, retryable: false, summary: "The control plane restarted during a canary; the prior release was retained." }
 });
 
+// src/core/error-codes/ops.ts
+var opsCodes = defineCodes({
+  SVC_PLATFORM_ADMIN_REQUIRED: { status: 403, retryable: false, summary: "This route needs a platform administrator browser session (the first registered account)." },
+  SVC_AUDIT_EXPORT_NONCONTIGUOUS: { status: 500, retryable: false, summary: "Audit export stopped: the audit log has a gap in its identifiers; nothing past the gap was signed.", hint: "Investigate the audit log; export resumes only over contiguous identifiers." },
+  SVC_AUDIT_EXPORT_MALFORMED: { status: 400, retryable: false, summary: "An audit export entry is not in the expected shape (truncated or altered)." },
+  SVC_AUDIT_EXPORT_TAMPERED: { status: 400, retryable: false, summary: "An audit export entry does not match its digest, chain link or signature (mutation)." },
+  SVC_AUDIT_EXPORT_SEQUENCE: { status: 400, retryable: false, summary: "Audit export entries are missing or out of order (omission or reordering)." },
+  SVC_AUDIT_EXPORT_ROLLBACK: { status: 400, retryable: false, summary: "The audit export does not reach or match the retained checkpoint (suffix removed or rolled back)." },
+  SVC_AUDIT_EXPORT_UNKNOWN_KEY: { status: 400, retryable: false, summary: "An audit export entry is signed with a key id that is not among the trusted public keys." },
+  SVC_AUDIT_EXPORT_CONFIG: { status: 500, retryable: false, summary: "The audit export configuration is invalid (key file, key id or destination)." },
+  SVC_OPS_NOT_CONFIGURED: { status: 409, retryable: false, summary: "The operations monitor is not configured (set SVC_OPS_WEBHOOK_URL and SVC_OPS_WEBHOOK_SECRET)." },
+  SVC_OPS_CONFIG: { status: 500, retryable: false, summary: "The operations monitor configuration is invalid." }
+});
+
 // src/core/error-codes/index.ts
-var tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes, githubCodes, oidcCodes, canaryCodes, runnerCodes];
+var tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes, githubCodes, oidcCodes, canaryCodes, runnerCodes, opsCodes];
 var errorCodes = mergeTables(tables);
 function mergeTables(list) {
   const merged = {};

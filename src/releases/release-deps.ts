@@ -9,7 +9,7 @@ import { checkHealth } from '../../runner/health-check.js';
 import type { LogStore } from '../../runner/log-store.js';
 import type { Supervisor } from '../../runner/supervisor.js';
 import type { Failpoint } from './failpoint.js';
-import { databasePathOf, projectLayout, releaseDirOf } from './project-layout.js';
+import { databasePathOf, projectLayout, releaseDirOf, type ProjectLayout } from './project-layout.js';
 import type { ReleaseSettings } from './release-limits.js';
 import type { ReleaseObserver } from './release-observer.js';
 import type { ReleaseRouting } from './release-routing.js';
@@ -35,6 +35,8 @@ export interface ReleaseDeps {
   observer?: ReleaseObserver;
   /** svc:recovery — point-in-time recovery of the project database (src/recovery/platform). */
   recovery?: ReleaseRecoveryHooks;
+  /** Extra platform-controlled `SVC_*` variables for an app start (e.g. its managed-bucket volume and key). */
+  appEnv?: (projectId: string, layout: ProjectLayout) => Record<string, string>;
   /** svc:canary — canary rollouts of code-only deploys (src/canary); absent = direct activation. */
   canary?: ReleaseCanaryHooks;
 }
@@ -91,7 +93,9 @@ export async function resolveSpec(deps: ReleaseDeps, projectId: string, releaseI
     databasePath,
     env: config.env,
     secrets: await deps.loadSecrets(projectId),
-    ...(deps.recovery ? { platformEnv: await deps.recovery.appEnv(projectId, databasePath, releaseId) } : {}),
+    ...(deps.recovery || deps.appEnv
+      ? { platformEnv: { ...deps.appEnv?.(projectId, layout), ...(deps.recovery ? await deps.recovery.appEnv(projectId, databasePath, releaseId) : {}) } }
+      : {}),
   };
 }
 

@@ -41,6 +41,8 @@ export interface ReleasesOptions {
   observer?: ReleaseObserver;
   /** svc:recovery — epoch env, rotation and drill of point-in-time recovery. */
   recovery?: ReleaseRecoveryHooks;
+  /** Extra platform `SVC_*` variables for every app start (managed-bucket volume, key and limits). */
+  appEnv?: ReleaseDeps['appEnv'];
   /** svc:oidc — resolves GitHub Actions OIDC bearers on the upload route. */
   uploadPrincipal?: UploadPrincipalResolver;
   /** svc:canary — canary rollouts of code-only deploys with a running baseline. */
@@ -109,6 +111,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
     ...(options.artifactLimits ? { artifactLimits: options.artifactLimits } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
     ...(options.recovery ? { recovery: options.recovery } : {}),
+    ...(options.appEnv ? { appEnv: options.appEnv } : {}),
     ...(options.canary ? { canary: options.canary } : {}),
   };
   const tracker = new UploadTracker();

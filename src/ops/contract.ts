@@ -1,0 +1,44 @@
+// HTTP contract of the operations routes (zod only).
+import { z } from 'zod';
+
+/** `GET /api/admin/audit-export`. */
+export const auditExportStatusSchema = z.object({
+  configured: z.boolean(),
+  keyId: z.string().nullable(),
+  checkpoint: z.object({ sequence: z.number().int(), digest: z.string() }).describe('last acknowledged entry'),
+  signedThrough: z.number().int(),
+  auditThrough: z.number().int(),
+  pending: z.number().int().describe('signed, not yet acknowledged'),
+  attempts: z.number().int(),
+  lastError: z.string().nullable(),
+  lastAttemptAt: z.number().nullable(),
+  lastSuccessAt: z.number().nullable(),
+  nextAttemptAt: z.number().nullable(),
+});
+
+/** Summary of one monitor pass. */
+export const monitorPassSchema = z.object({
+  projects: z.number().int(),
+  conditions: z.number().int(),
+  opened: z.number().int(),
+  resolved: z.number().int(),
+  delivered: z.number().int(),
+  failed: z.number().int(),
+  sourceErrors: z.number().int(),
+});
+
+/** `GET /api/admin/operations`. */
+export const operationsStateSchema = z.object({
+  configured: z.boolean(),
+  intervalMs: z.union([z.number(), z.literal(false)]),
+  lastPassAt: z.string().nullable(),
+  lastPass: monitorPassSchema.nullable(),
+  incidents: z.array(z.object({ id: z.string(), key: z.string(), kind: z.string(), projectId: z.string().nullable(), details: z.record(z.string(), z.unknown()), openedAt: z.string(), resolvedAt: z.string().nullable() })),
+  notifications: z.array(z.object({ alertId: z.string(), transition: z.enum(['open', 'resolve']), status: z.enum(['pending', 'delivered']), attempts: z.number().int(), nextAttemptAt: z.number(), lastError: z.string().nullable(), deliveredAt: z.number().nullable() })),
+});
+
+/** `POST /api/admin/operations/run`. */
+export const operationsRunSchema = z.object({ pass: monitorPassSchema });
+
+/** Wire type of `GET /api/admin/operations`. */
+export type OperationsState = z.infer<typeof operationsStateSchema>;

@@ -1,0 +1,7 @@
+// Public surface of src/ops for the composition root and other features.
+export { createOps, type OpsFeature } from './ops-feature.js';
+export { opsMigrations } from './ops-migrations.js';
+export { isPlatformAdmin, requirePlatformAdmin } from './platform-admin.js';
+export { createOperationsMonitor, type OperationsMonitor, type OperationsMonitorOptions } from './monitor/operations-monitor.js';
+export { webhookNotifier, verifyWebhookSignature } from './monitor/webhook-notifier.js';
+export type { OperationalAlert } from './monitor/incident-store.js';

@@ -1,0 +1,42 @@
+import type { BackupsFeature } from '../../backups/index.js';
+import type { ControlDb } from '../../core/control-db.js';
+import type { FeatureContext } from '../../core/feature-context.js';
+import { listReleases } from '../../releases/index.js';
+import type { Condition } from './incident-transitions.js';
+
+/** Looks at a page of projects and returns the problems it sees now. */
+export type MonitorSource = (projectIds: readonly string[], now: number) => Condition[];
+
+/** Deployment failure: the project's latest release failed (read through the releases feature). */
+export function deploymentFailureSource(ctx: Pick<FeatureContext, 'db' | 'clock' | 'ids'>): MonitorSource {
+  return (projectIds) => {
+    const out: Condition[] = [];
+    for (const projectId of projectIds) {
+      const latest = listReleases(ctx, projectId)[0];
+      if (latest?.status !== 'failed') continue;
+      out.push({ key: `deployment.failed:${projectId}`, kind: 'deployment.failed', projectId, details: { releaseId: latest.id, failureCode: latest.failure_code ?? null } });
+    }
+    return out;
+  };
+}
+
+/**
+ * Backup overdue: the schedule had no successful run for two intervals (as the backups feature
+ * reports it through `list`; failed scheduled runs surface this way, backups keeps no failure record).
+ */
+export function backupOverdueSource(backups: Pick<BackupsFeature, 'list'>): MonitorSource {
+  return (projectIds) => {
+    const out: Condition[] = [];
+    for (const projectId of projectIds) {
+      const schedule = backups.list(projectId).schedule;
+      if (!schedule?.overdue) continue;
+      out.push({ key: `backup.overdue:${projectId}`, kind: 'backup.overdue', projectId, details: { lastSuccessAt: schedule.lastSuccessAt, nextDueAt: schedule.nextDueAt, intervalMinutes: schedule.intervalMinutes } });
+    }
+    return out;
+  };
+}
+
+/** Project ids after `afterId` in id order (the registry of projects; ids only). */
+export function listProjectIdsPage(db: ControlDb, afterId: string, limit: number): string[] {
+  return (db.prepare('SELECT id FROM projects WHERE id > ? ORDER BY id LIMIT ?').all(afterId, limit) as { id: string }[]).map((r) => r.id);
+}
