@@ -109,7 +109,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const backups = createBackups(ctx, { locks: releases.locks, keyring: secrets.keyring, apps });
   const domains = createDomains(ctx, ingress.routes);
   domains.load();
-  const ops = createOps(ctx, { backups }); // svc:ops — reads SVC_AUDIT_EXPORT_* / SVC_OPS_* (all opt-in)
+  const ops = createOps(ctx, { backups, metrics: ingress.metrics }); // svc:ops — reads SVC_AUDIT_EXPORT_* / SVC_OPS_* (all opt-in)
   const siteDeletion = {
     ctx,
     locks: releases.locks,

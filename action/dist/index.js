@@ -565,7 +565,11 @@ var opsCodes = defineCodes({
   SVC_AUDIT_EXPORT_UNKNOWN_KEY: { status: 400, retryable: false, summary: "An audit export entry is signed with a key id that is not among the trusted public keys." },
   SVC_AUDIT_EXPORT_CONFIG: { status: 500, retryable: false, summary: "The audit export configuration is invalid (key file, key id or destination)." },
   SVC_OPS_NOT_CONFIGURED: { status: 409, retryable: false, summary: "The operations monitor is not configured (set SVC_OPS_WEBHOOK_URL and SVC_OPS_WEBHOOK_SECRET)." },
-  SVC_OPS_CONFIG: { status: 500, retryable: false, summary: "The operations monitor configuration is invalid." }
+  SVC_OPS_CONFIG: { status: 500, retryable: false, summary: "The operations monitor configuration is invalid." },
+  SVC_OPS_USAGE_CONFIG: { status: 500, retryable: false, summary: "The usage quota configuration is invalid (SVC_PROJECT_MONTHLY_REQUESTS, SVC_PROJECT_MONTHLY_TRANSFER_BYTES or SVC_OPS_USAGE_WARNING_PERCENT)." },
+  SVC_OPS_DRILL_TIMEOUT: { status: 504, retryable: true, summary: "A restore drill did not finish within its time limit." },
+  SVC_OPS_DRILL_SETUP: { status: 500, retryable: true, summary: "A restore drill could not restore the backup into its private copy (retried after five minutes)." },
+  SVC_OPS_DRILL_FAILED: { status: 500, retryable: false, summary: "A restore drill booted the restored copy but the application or one of its loopback checks failed." }
 });
 
 // src/core/error-codes/index.ts

@@ -42,3 +42,27 @@ export const operationsRunSchema = z.object({ pass: monitorPassSchema });
 
 /** Wire type of `GET /api/admin/operations`. */
 export type OperationsState = z.infer<typeof operationsStateSchema>;
+
+/** One forecast of `GET /api/projects/:id/usage` (times in ms since the epoch). */
+export const usageForecastSchema = z.object({
+  status: z.enum(['ok', 'insufficient-evidence']).describe('insufficient-evidence under one hour of data; thresholds still apply'),
+  observationMs: z.number().nonnegative(),
+  averageRatePerHour: z.number().nonnegative(),
+  projectedPeriodTotal: z.number().nonnegative(),
+  estimatedExhaustionAt: z.number().nullable(),
+  warning: z.boolean(),
+});
+
+/** `GET /api/projects/:id/usage`: metered usage of the current UTC month and its forecasts. */
+export const usageResponseSchema = z.object({
+  usage: z.object({
+    requests: z.number().int().nonnegative(),
+    transferBytes: z.number().int().nonnegative(),
+    period: z.object({ start: z.number(), end: z.number() }),
+    quota: z.object({ requests: z.number().nullable(), transferBytes: z.number().nullable() }),
+  }),
+  forecast: z.object({ requests: usageForecastSchema, transferBytes: usageForecastSchema }),
+});
+
+/** Wire type of `GET /api/projects/:id/usage`. */
+export type UsageResponse = z.infer<typeof usageResponseSchema>;

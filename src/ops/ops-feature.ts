@@ -9,6 +9,8 @@ import { backupOverdueSource, deploymentFailureSource } from './monitor/monitor-
 import { createOperationsMonitor, type OperationsMonitor } from './monitor/operations-monitor.js';
 import { operationsRoutes } from './monitor/operations-routes.js';
 import { webhookNotifier } from './monitor/webhook-notifier.js';
+import { usageConfigFromEnv } from './usage/usage-config.js';
+import { usageRoutes, type UsageMetrics } from './usage/usage-routes.js';
 
 /** The operations features as the composition root sees them. */
 export interface OpsFeature {
@@ -22,7 +24,7 @@ export interface OpsFeature {
 }
 
 /** Build audit export and the operations monitor (with their admin routes) from environment settings; all opt-in. */
-export function createOps(ctx: FeatureContext, deps: { backups: Pick<BackupsFeature, 'list'> }, env: NodeJS.ProcessEnv = process.env): OpsFeature {
+export function createOps(ctx: FeatureContext, deps: { backups: Pick<BackupsFeature, 'list'>; metrics?: UsageMetrics }, env: NodeJS.ProcessEnv = process.env): OpsFeature {
   const exportConfig = auditExportConfigFromEnv(env);
   const auditExporter = exportConfig
     ? createAuditExporter({ db: ctx.db, clock: ctx.clock, logger: ctx.logger, privateKey: exportConfig.privateKey, keyId: exportConfig.keyId, destination: exportConfig.destination, ...(exportConfig.intervalMs === undefined ? {} : { intervalMs: exportConfig.intervalMs }) })
@@ -40,7 +42,7 @@ export function createOps(ctx: FeatureContext, deps: { backups: Pick<BackupsFeat
         sources: [deploymentFailureSource(ctx), backupOverdueSource(deps.backups)],
       })
     : undefined;
-  const plugins = [auditExportRoutes(ctx, auditExporter ? { keyId: auditExporter.keyId } : undefined), operationsRoutes(ctx, monitor)];
+  const plugins = [auditExportRoutes(ctx, auditExporter ? { keyId: auditExporter.keyId } : undefined), operationsRoutes(ctx, monitor), usageRoutes(ctx, deps.metrics, usageConfigFromEnv(env))];
   return {
     auditExporter,
     monitor,
