@@ -1,15 +1,10 @@
 // `svc-runner`: the packaged runner. `provider` serves the provider HTTP bridge backed by the local
 // provider (built); the node agent needs control-plane enrollment/leases, not built yet, and says so.
 import { createServer } from 'node:http';
-import { join, resolve } from 'node:path';
 import { SvcError } from '../src/core/errors.js';
-import { selectAppRunner } from './container/select-runner.js';
-import { LogStore } from './log-store.js';
 import { isLoopbackHost } from './provider/bridge-protocol.js';
 import { createDeploymentProviderHandler } from './provider/create-deployment-provider-handler.js';
-import { FenceStore } from './provider/fence-store.js';
-import { fencedProvider } from './provider/fenced-provider.js';
-import { createLocalProvider } from './provider/local-provider.js';
+import { openLocalNodeProvider } from './open-local-node-provider.js';
 import { readRunnerNodeSettings, runnerSettingDocs } from './runner-node-settings.js';
 
 /** The `--help` text: commands plus every setting with its default (capacity, labels, concurrency, timeout, retry, artifact limit). */
@@ -63,12 +58,9 @@ async function serveProvider(args: readonly string[], env: Readonly<Record<strin
   const host = match[1]!.replace(/^\[|\]$/g, '');
   if (!isLoopbackHost(host)) throw new SvcError('SVC_RUNNER_CONFIG', 'The provider bridge listens on loopback only; terminate HTTPS in front of it');
   if (!settings.SVC_PROVIDER_TOKEN) throw new SvcError('SVC_RUNNER_CONFIG', 'SVC_PROVIDER_TOKEN is required');
-  const dataDir = resolve(settings.SVC_RUNNER_DATA_DIR);
-  const logs = new LogStore({ dir: join(dataDir, 'logs') });
-  const local = createLocalProvider({ runner: selectAppRunner(env, { runsDir: join(dataDir, 'runs'), logs }), rootDir: join(dataDir, 'projects') });
-  const fences = new FenceStore(join(dataDir, 'fences.db'));
+  const node = openLocalNodeProvider(settings.SVC_RUNNER_DATA_DIR, env);
   const handler = createDeploymentProviderHandler({
-    provider: fencedProvider(local, fences),
+    provider: node.provider,
     token: settings.SVC_PROVIDER_TOKEN,
     maxArtifactBytes: settings.SVC_RUNNER_MAX_ARTIFACT_BYTES,
     onError: (error) => process.stderr.write(`provider error: ${(error as Error).message ?? String(error)}\n`),
@@ -92,7 +84,6 @@ async function serveProvider(args: readonly string[], env: Readonly<Record<strin
   });
   // Drain: refuse new requests, let running reconciles finish, then stop every app.
   await new Promise<void>((done) => server.close(() => done()));
-  await local.close();
-  fences.close();
+  await node.close();
   return 0;
 }

@@ -1,0 +1,182 @@
+// HTTP contract between the control plane and runner nodes (spec 002 "Runner node", behaviour rule 1),
+// plus the operator routes for enrollment, placement and desired generations (zod only).
+// Node routes authenticate with `Authorization: Bearer <node credential>`; enrollment with the one-time
+// registration token. Neither is ever an account, CLI, bridge or operation credential.
+import { z } from 'zod';
+
+/** Node, project, operation and release identifiers on the wire (same syntax as the provider bridge). */
+export const nodeIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/);
+const wireId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/);
+const counter = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const regionSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/);
+/** Placement labels: bounded key=value map. */
+export const labelsSchema = z
+  .record(z.string().regex(/^[a-z0-9][a-z0-9._/-]{0,62}$/), z.string().regex(/^[A-Za-z0-9._-]{0,63}$/))
+  .refine((labels) => Object.keys(labels).length <= 32, 'at most 32 labels');
+
+/** A node credential or registration token as sent in a bearer header (opaque, 32–512 characters). */
+export const nodeSecretSchema = z.string().min(32).max(512);
+
+// ---- Operator routes (platform-admin session with CSRF, or an API token of the platform admin) ----
+
+/** `POST /api/admin/nodes/registration-tokens` request. */
+export const createRegistrationTokenSchema = z.strictObject({
+  /** Minutes until the unused token expires (default 60, at most 7 days). */
+  expiresInMinutes: z.number().int().min(1).max(7 * 24 * 60).default(60),
+});
+/** `POST /api/admin/nodes/registration-tokens` response: the token is shown once and stored only as a hash. */
+export const registrationTokenSchema = z.object({ token: nodeSecretSchema, expiresAt: z.string() });
+
+/** One node as operators see it (`GET /api/admin/nodes`). */
+export const nodeViewSchema = z.object({
+  id: nodeIdSchema,
+  region: regionSchema,
+  capacity: z.number().int(),
+  concurrency: z.number().int(),
+  labels: labelsSchema,
+  /** Projects currently placed on the node. */
+  placed: z.number().int(),
+  status: z.enum(['ready', 'draining', 'offline']),
+  enrolledAt: z.string(),
+  lastSeenAt: z.string().nullable(),
+});
+/** `GET /api/admin/nodes` response. */
+export const nodeListSchema = z.object({ nodes: z.array(nodeViewSchema) });
+
+/** `PUT /api/projects/:id/placement` request: constraints for choosing a node (project admin). */
+export const placementRequestSchema = z.strictObject({
+  region: regionSchema.optional(),
+  /** Every label given here must be present with the same value on the node. */
+  labels: labelsSchema.default({}),
+});
+/** `PUT|GET /api/projects/:id/placement` response. */
+export const placementSchema = z.object({
+  projectId: wireId,
+  nodeId: nodeIdSchema,
+  region: regionSchema,
+  placedAt: z.string(),
+});
+
+/** The exact three-field desired payload (generation, state, release identifier). */
+export const desiredPayloadSchema = z.strictObject({
+  generation: counter.min(1),
+  state: z.enum(['running', 'stopped']),
+  releaseId: wireId.nullable(),
+});
+
+/** `POST /api/projects/:id/generations` request: converge the placed project to a release or to stopped. */
+export const generationRequestSchema = z.discriminatedUnion('state', [
+  z.strictObject({ state: z.literal('running'), releaseId: wireId }),
+  z.strictObject({ state: z.literal('stopped') }),
+]);
+
+/** One provider operation as operators see it. */
+export const operationViewSchema = z.object({
+  id: wireId,
+  generation: counter,
+  fence: counter,
+  status: z.enum(['pending', 'leased', 'observed', 'failed', 'superseded']),
+  attempts: z.number().int(),
+  /** Stable `SVC_*` code of a failure (never provider details). */
+  errorCode: z.string().nullable(),
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+});
+
+/** `GET /api/projects/:id/generations` (and the `POST` response). */
+export const generationStatusSchema = z.object({
+  projectId: wireId,
+  nodeId: nodeIdSchema.nullable(),
+  desired: desiredPayloadSchema.nullable(),
+  /** The last generation the node reported as observed (provider kind, generation, release, state only). */
+  observed: z
+    .object({ kind: z.string(), generation: counter, releaseId: wireId.nullable(), state: z.enum(['running', 'stopped']), observedAt: z.string() })
+    .nullable(),
+  operations: z.array(operationViewSchema),
+});
+
+// ---- Node routes ----
+
+/** `POST /api/nodes/enroll` request (bearer: the registration token, accepted once). */
+export const enrollRequestSchema = z.strictObject({
+  nodeId: nodeIdSchema,
+  region: regionSchema,
+  capacity: z.number().int().min(1).max(100_000),
+  concurrency: z.number().int().min(1).max(64),
+  labels: labelsSchema,
+});
+/** `POST /api/nodes/enroll` response: the node credential, shown once and stored only as a hash. */
+export const enrollResponseSchema = z.object({ nodeId: nodeIdSchema, credential: nodeSecretSchema });
+
+/** `POST /api/nodes/heartbeat` request: liveness plus what may change without re-enrolling. */
+export const heartbeatRequestSchema = z.strictObject({
+  draining: z.boolean(),
+  capacity: z.number().int().min(1).max(100_000),
+  labels: labelsSchema,
+});
+/** `POST /api/nodes/heartbeat` response. */
+export const heartbeatResponseSchema = z.object({
+  /** A node not seen for this long is offline; the agent heartbeats at a third of it. */
+  nodeLeaseMs: z.number().int(),
+  serverTime: z.string(),
+});
+
+/** An operation handed to a node: canonical `reconcile` only (the agent validates it again). */
+export const nodeOperationSchema = z.strictObject({
+  kind: z.literal('reconcile'),
+  id: wireId,
+  projectId: wireId,
+  fence: counter,
+  desired: desiredPayloadSchema,
+  /** Lowercase hex SHA-256 of the release artifact; present exactly for running. */
+  artifactSha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+});
+
+/** `POST /api/nodes/operations/lease` response (`204` when there is nothing to do). */
+export const leaseResponseSchema = z.object({
+  operation: nodeOperationSchema,
+  /** The lease ends here unless renewed; an expired lease lets the operation be handed out again with a higher fence. */
+  leaseExpiresAt: z.string(),
+  leaseMs: z.number().int(),
+});
+
+/** `POST /api/nodes/operations/:operationId/renew` response (`409 SVC_NODE_LEASE_LOST` once lost). */
+export const renewResponseSchema = z.object({ leaseExpiresAt: z.string() });
+
+/**
+ * `GET /api/nodes/operations/:operationId/artifact`: the raw artifact bytes
+ * (`application/vnd.svc.deploy+gzip`), only for a running operation leased by this node.
+ */
+export const artifactMediaType = 'application/vnd.svc.deploy+gzip';
+
+/** `POST /api/nodes/operations/:operationId/observe` request: the fixed result shape only. */
+export const observeRequestSchema = z.strictObject({
+  result: z.strictObject({
+    kind: z.string().min(1).max(64),
+    generation: counter,
+    releaseId: wireId.nullable(),
+    state: z.enum(['running', 'stopped']),
+  }),
+});
+/** `POST .../observe` response; a stale observation gets `409 SVC_PROVIDER_STALE_FENCE` instead. */
+export const observeResponseSchema = z.object({ accepted: z.literal(true) });
+
+/** `POST /api/nodes/operations/:operationId/fail` request: a stable code only. */
+export const failRequestSchema = z.strictObject({ code: z.string().regex(/^SVC_[A-Z0-9_]{1,64}$/) });
+
+/** The persisted node credentials file (`SVC_RUNNER_CREDENTIALS`, mode 0600, written atomically). */
+export const nodeCredentialsFileSchema = z.strictObject({
+  version: z.literal(1),
+  controlUrl: z.url(),
+  nodeId: nodeIdSchema,
+  credential: nodeSecretSchema,
+  enrolledAt: z.string(),
+});
+
+export type NodeView = z.infer<typeof nodeViewSchema>;
+export type Placement = z.infer<typeof placementSchema>;
+export type DesiredPayload = z.infer<typeof desiredPayloadSchema>;
+export type GenerationStatus = z.infer<typeof generationStatusSchema>;
+export type NodeOperation = z.infer<typeof nodeOperationSchema>;
+export type LeaseResponse = z.infer<typeof leaseResponseSchema>;
+export type NodeCredentialsFile = z.infer<typeof nodeCredentialsFileSchema>;
