@@ -1,7 +1,8 @@
 // `svc-runner`: the packaged runner. `provider` serves the provider HTTP bridge backed by the local
-// provider (built); the node agent needs control-plane enrollment/leases, not built yet, and says so.
+// provider; `agent` (runner/agent/run-agent.ts) enrolls the node and converges the projects placed on it.
 import { createServer } from 'node:http';
 import { SvcError } from '../src/core/errors.js';
+import { runAgent, stopOnSignals } from './agent/run-agent.js';
 import { isLoopbackHost } from './provider/bridge-protocol.js';
 import { createDeploymentProviderHandler } from './provider/create-deployment-provider-handler.js';
 import { openLocalNodeProvider } from './open-local-node-provider.js';
@@ -14,7 +15,8 @@ export function runnerHelp(): string {
     'Usage: svc-runner [command]',
     '',
     'Commands:',
-    '  agent                 enroll this node and converge projects placed on it (not available in this version)',
+    '  agent                 enroll this node (once, with SVC_RUNNER_REGISTRATION_TOKEN), then lease and converge the',
+    '                        projects placed on it through SVC_PROVIDER_URL or the local provider (the default command)',
     '  provider [--listen host:port]',
     '                        serve the provider HTTP bridge (POST /v1/svc/reconcile) with the local provider;',
     '                        loopback only (default 127.0.0.1:7171): put an HTTPS proxy in front for remote use',
@@ -37,9 +39,7 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
     }
     const settings = readRunnerNodeSettings(env);
     if (commandName === 'provider') return await serveProvider(rest, env, settings);
-    if (commandName === 'agent') {
-      throw new SvcError('SVC_NOT_AVAILABLE', 'The svc-runner node agent needs the control-plane side (enrollment, placement, leases, operation routes), which is not built in this version; `svc-runner provider` serves a provider bridge');
-    }
+    if (commandName === 'agent') return await runAgent({ settings, env, stop: stopOnSignals() });
     throw new SvcError('SVC_USAGE', `Unknown command ${JSON.stringify(commandName)}; see svc-runner --help`);
   } catch (error) {
     if (error instanceof SvcError) {
@@ -58,7 +58,11 @@ async function serveProvider(args: readonly string[], env: Readonly<Record<strin
   const host = match[1]!.replace(/^\[|\]$/g, '');
   if (!isLoopbackHost(host)) throw new SvcError('SVC_RUNNER_CONFIG', 'The provider bridge listens on loopback only; terminate HTTPS in front of it');
   if (!settings.SVC_PROVIDER_TOKEN) throw new SvcError('SVC_RUNNER_CONFIG', 'SVC_PROVIDER_TOKEN is required');
-  const node = openLocalNodeProvider(settings.SVC_RUNNER_DATA_DIR, env);
+  const node = openLocalNodeProvider(settings.SVC_RUNNER_DATA_DIR, env, (error, context) => process.stderr.write(`provider ${context}: ${(error as Error).message ?? String(error)}\n`));
+  // Spec 002 rule 9: before serving, wait out an earlier provider's lease, verify its runtimes are gone
+  // and restart active releases; projects whose fence stays unresolved refuse writers (SVC_PROVIDER_FENCE_UNRESOLVED).
+  const recovered = await node.recover();
+  if (recovered.unresolved.length > 0) process.stderr.write(`provider: unresolved runtime fences for ${recovered.unresolved.join(', ')}\n`);
   const handler = createDeploymentProviderHandler({
     provider: node.provider,
     token: settings.SVC_PROVIDER_TOKEN,

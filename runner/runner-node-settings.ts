@@ -24,6 +24,8 @@ export const runnerSettingDocs: readonly { name: string; default: string; meanin
   { name: 'SVC_RUNNER_MAX_ARTIFACT_BYTES', default: String(128 * MiB), meaning: 'artifact limit: largest artifact fetched or accepted, in bytes' },
   { name: 'SVC_RUNNER_DATA_DIR', default: './.svc-runner', meaning: 'provider state: releases, project data, fence database' },
   { name: 'SVC_RUNNER', default: 'process', meaning: 'app runner: process (trusted apps only) or container (podman)' },
+  { name: 'SVC_SUPERVISOR_LEASE_MS', default: '30000', meaning: 'controller lease the app supervisors hold (300–30000 ms); lost → apps stop' },
+  { name: 'SVC_SUPERVISOR_LEASE_WAIT_MS', default: '30000', meaning: 'start-up wait for an earlier controller lease to expire (at most 30000 ms)' },
   { name: 'SVC_CONTAINER_IMAGE', default: 'localhost/svc-node:20', meaning: 'container image (build it with npm run build:image)' },
 ];
 

@@ -24,13 +24,14 @@ import { createReleases, deleteReleaseRoutes, releasesMigrations, type ReleasesF
 import { createOidcUploadAuth, githubLinkLookup, oidcMigrations } from './github/oidc/index.js'; // svc:oidc
 import { consoleRoutes } from './console/index.js'; // svc:console
 import { createGithub, githubMigrations, type GithubFeature, type GithubOptions } from './github/index.js'; // svc:github
-import { createRecovery, recoveryMigrations } from './recovery/platform/index.js'; // svc:recovery
+import { createRecovery, recoveryEnabled, recoveryMigrations } from './recovery/platform/index.js'; // svc:recovery
 import { bucketLimitsFromEnv, projectBucketEnvironment } from './projects/bucket-environment.js'; // svc:buckets
 import { canaryMigrations, createCanary, type CanaryFeature } from './canary/index.js'; // svc:canary
 import { createOps, opsMigrations, type OpsFeature } from './ops/index.js'; // svc:ops
+import { createNodes, nodesMigrations, type NodesFeature } from './nodes/index.js'; // svc:nodes
 
 /** Every control-database migration, in dependency order (identity before projects before audit). */
-export const controlMigrations: readonly Migration[] = [...identityMigrations, ...projectsMigrations, ...auditMigrations, ...ingressMigrations, ...releasesMigrations, ...secretsMigrations, ...backupsMigrations, ...domainsMigrations, ...oidcMigrations, ...recoveryMigrations, ...githubMigrations, ...canaryMigrations, ...opsMigrations];
+export const controlMigrations: readonly Migration[] = [...identityMigrations, ...projectsMigrations, ...auditMigrations, ...ingressMigrations, ...releasesMigrations, ...secretsMigrations, ...backupsMigrations, ...domainsMigrations, ...oidcMigrations, ...recoveryMigrations, ...githubMigrations, ...canaryMigrations, ...opsMigrations, ...nodesMigrations];
 
 export interface ControlPlaneDeps {
   config: PlatformConfig;
@@ -60,6 +61,8 @@ export interface ControlPlane {
   github: GithubFeature;
   /** svc:canary — canary runs, report store, and `setObserver` for the svc/canary check run. */
   canary: CanaryFeature;
+  /** svc:nodes — runner-node enrollment, placement, generations and leases. */
+  nodes: NodesFeature;
   /** svc:ops — signed audit export and the operations monitor (both opt-in via env). */
   ops: OpsFeature;
   /** Close the HTTP app (draining requests) and then the database. */
@@ -101,15 +104,17 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const bucketLimits = bucketLimitsFromEnv(config.env); // svc:buckets — administrator limits for every project's buckets
   const recovery = createRecovery(ctx, { keyring: secrets.keyring }); // svc:recovery — per-project point-in-time recovery
   const github = createGithub(ctx, deps.github); // svc:github — observer of releases; rollback attached below
-  const canary = createCanary(ctx, ingress); // svc:canary — canary rollouts over the ingress split
+  const nodes = createNodes(ctx); // svc:nodes — reads SVC_NODE_* timings
+  const canary = createCanary(ctx, ingress, { recoveryEnabled: (projectId) => recoveryEnabled(ctx, projectId), providerManaged: nodes.isPlaced }); // svc:canary — canary rollouts over the ingress split; refused when recovery is on (spec 002 rule 2)
   canary.setObserver(github.canaryObserver); // svc:github — the svc/canary check run
-  const releases = createReleases(ctx, { routing: ingress.routes, loadSecrets: secrets.loadSecrets, uploadPrincipal, recovery: recovery.hooks, observer: github.observer, canary: canary.hooks, appEnv: (projectId, layout) => projectBucketEnvironment(projectId, layout.dataDir, secrets.keyring.secretsKey, bucketLimits) }); // svc:releases
+  const releases = createReleases(ctx, { routing: ingress.routes, loadSecrets: secrets.loadSecrets, uploadPrincipal, recovery: recovery.hooks, observer: github.observer, canary: canary.hooks, appEnv: (projectId, layout) => projectBucketEnvironment(projectId, layout.dataDir, secrets.keyring.secretsKey, bucketLimits), placement: nodes.placement }); // svc:releases
+  nodes.setReleaseListener({ observed: (o) => releases.nodeOutcome({ ...o, ok: true }), failed: (o) => releases.nodeOutcome({ ...o, ok: false }) }); // svc:nodes
   github.attachReleases(releases); // svc:github
   const apps = appControl(ingress.routes, releases.supervisor); // svc:lifecycle
   const backups = createBackups(ctx, { locks: releases.locks, keyring: secrets.keyring, apps });
   const domains = createDomains(ctx, ingress.routes);
   domains.load();
-  const ops = createOps(ctx, { backups, metrics: ingress.metrics }); // svc:ops — reads SVC_AUDIT_EXPORT_* / SVC_OPS_* (all opt-in)
+  const ops = createOps(ctx, { backups, metrics: ingress.metrics, supervisor: releases.supervisor, loadSecrets: secrets.loadSecrets, drillObserver: github.drillObserver, isPlaced: (projectId) => nodes.placement.isPlaced(projectId) }); // svc:ops — reads SVC_AUDIT_EXPORT_* / SVC_OPS_* (all opt-in)
   const siteDeletion = {
     ctx,
     locks: releases.locks,
@@ -140,6 +145,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     recovery.routes({ locks: releases.locks, apps }), // svc:recovery
     canary.routes, // svc:canary — GET /api/projects/:id/canary
     ops.routes, // svc:ops — /api/admin/operations, /api/admin/audit-export
+    nodes.routes, // svc:nodes — /api/admin/nodes*, /api/nodes/*, /api/projects/:id/placement|generations
     consoleRoutes(ctx), // svc:console — keep last: GET /* serves the console and its history-routing fallback
   ];
   for (const plugin of routePlugins) await plugin(app);
@@ -164,6 +170,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     github,
     canary,
     ops,
+    nodes,
     async close() {
       if (closed) return;
       closed = true;

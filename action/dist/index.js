@@ -541,12 +541,24 @@ var runnerCodes = defineCodes({
   SVC_PROVIDER_REJECTED: { status: 400, retryable: false, summary: "The provider bridge rejected the request (authentication, headers or artifact)." },
   SVC_PROVIDER_FAILED: { status: 502, retryable: true, summary: "The provider could not converge the project; details are only in operator telemetry." },
   SVC_PROVIDER_UNREACHABLE: { status: 503, retryable: true, summary: "The provider bridge could not be reached after retries." },
-  SVC_PROVIDER_ABORTED: { status: 499, retryable: true, summary: "The reconcile was aborted before it finished." }
+  SVC_PROVIDER_ABORTED: { status: 499, retryable: true, summary: "The reconcile was aborted before it finished." },
+  SVC_PROVIDER_FENCE_UNRESOLVED: { status: 503, retryable: true, summary: "A runtime fence of an earlier provider process is unresolved (its lease has not expired or its cleanup is not verified); no new writer starts for the project.", hint: "Retry after the lease (at most 30 s); if it persists, check that the recorded process group or container is gone." }
+});
+
+// src/core/error-codes/runner-agent.ts
+var runnerAgentCodes = defineCodes({
+  SVC_RUNNER_CONTROL_UNREACHABLE: { status: 503, retryable: true, summary: "The runner could not reach the control plane after its retries (network failure, 408, 425, 429 or 5xx).", hint: "Check SVC_CONTROL_URL and that the control plane is up; the agent keeps retrying." },
+  SVC_RUNNER_CONTROL_REJECTED: { status: 502, retryable: false, summary: "The control plane refused a runner request, answered with a redirect, or sent a response that does not match the node contract." },
+  SVC_RUNNER_ENROLL_FAILED: { status: 401, retryable: false, summary: "Enrollment with SVC_RUNNER_REGISTRATION_TOKEN was refused (unknown, used or expired token, or a node id already enrolled).", hint: "Ask a platform admin for a new registration token." },
+  SVC_RUNNER_LEASE_LOST: { status: 409, retryable: true, summary: "The node lost the lease of an operation (renewal refused or not confirmed before it expired); the running reconcile was aborted." },
+  SVC_RUNNER_TIMEOUT: { status: 504, retryable: true, summary: "A reconcile ran longer than SVC_RUNNER_TIMEOUT_MS and was aborted." },
+  SVC_RUNNER_ARTIFACT_TOO_LARGE: { status: 413, retryable: false, summary: "A release artifact is larger than SVC_RUNNER_MAX_ARTIFACT_BYTES; the download was stopped there." }
 });
 
 // src/core/error-codes/canary.ts
 var canaryCodes = defineCodes({
   SVC_CANARY_PENDING_MIGRATIONS: { status: 409, retryable: false, summary: "A canary needs a code-only deploy: the candidate has pending migrations while a baseline release is running.", hint: "Deploy the migration without --canary (or without a canary policy) first." },
+  SVC_CANARY_RECOVERY_ENABLED: { status: 409, retryable: false, summary: "Canary rollouts are refused while point-in-time recovery is enabled: a candidate would be a second writer to the journaled database (spec 002 rule 2); the canary failed closed before the baseline was touched.", hint: "Deploy without --canary and without a canary policy in svc.deploy.json." },
   SVC_CANARY_PROVIDER_UNSUPPORTED: { status: 409, retryable: false, summary: "Canary rollouts are not supported for provider-managed generations; the canary failed closed." },
   SVC_CANARY_CRITERIA_FAILED: { status: 409, retryable: false, summary: "A canary stage missed its criteria (traffic, sample count, error rate or p95); the prior release keeps serving." },
   SVC_CANARY_CANDIDATE_LOST: { status: 409, retryable: false, summary: "The canary candidate exited or stopped answering its health route; the prior release keeps serving." },
@@ -569,11 +581,31 @@ var opsCodes = defineCodes({
   SVC_OPS_USAGE_CONFIG: { status: 500, retryable: false, summary: "The usage quota configuration is invalid (SVC_PROJECT_MONTHLY_REQUESTS, SVC_PROJECT_MONTHLY_TRANSFER_BYTES or SVC_OPS_USAGE_WARNING_PERCENT)." },
   SVC_OPS_DRILL_TIMEOUT: { status: 504, retryable: true, summary: "A restore drill did not finish within its time limit." },
   SVC_OPS_DRILL_SETUP: { status: 500, retryable: true, summary: "A restore drill could not restore the backup into its private copy (retried after five minutes)." },
+  SVC_OPS_DRILL_CONFIG: { status: 500, retryable: false, summary: "The restore drill configuration is invalid (SVC_RESTORE_DRILL_INTERVAL_MS, _TIMEOUT_MS, _CHECKS or _SECRETS)." },
   SVC_OPS_DRILL_FAILED: { status: 500, retryable: false, summary: "A restore drill booted the restored copy but the application or one of its loopback checks failed." }
 });
 
+// src/core/error-codes/nodes.ts
+var nodesCodes = defineCodes({
+  SVC_NODE_TOKEN_INVALID: { status: 401, retryable: false, summary: "The registration token is unknown (enrollment needs `Authorization: Bearer <registration token>`).", hint: "Create one with `svc nodes token` as the platform admin." },
+  SVC_NODE_TOKEN_USED: { status: 401, retryable: false, summary: "The registration token was already used; each token enrolls exactly one node.", hint: "Create a new token with `svc nodes token`." },
+  SVC_NODE_TOKEN_EXPIRED: { status: 401, retryable: false, summary: "The registration token expired before it was used.", hint: "Create a new token with `svc nodes token`." },
+  SVC_NODE_ALREADY_ENROLLED: { status: 409, retryable: false, summary: "A node with this id is already enrolled (the token was not consumed).", hint: "Keep the existing credentials file, or choose another SVC_RUNNER_NODE_ID." },
+  SVC_NODE_CREDENTIAL_INVALID: { status: 401, retryable: false, summary: "Node routes need `Authorization: Bearer <node credential>` of an enrolled node; account, CLI and bridge tokens are not accepted." },
+  SVC_NODE_NO_FIT: { status: 409, retryable: false, summary: "No ready node matches the placement (region, labels, remaining capacity).", hint: "Check `svc nodes list`: enroll a node, raise its capacity or relax --region/--label." },
+  SVC_NODE_PLACEMENT_LOCKED: { status: 409, retryable: false, summary: "The project is placed on another node and has a running desired state or unfinished operations; moving a placed project is not supported.", hint: "Run `svc stop <project>` and wait until the stop is observed, then place it again." },
+  SVC_NODE_PROJECT_HOSTED_LOCALLY: { status: 409, retryable: false, summary: "The project already has an active release on the built-in supervisor; enabling nodes does not relocate hosted projects.", hint: "Place new projects before their first deploy." },
+  SVC_NODE_NOT_PLACED: { status: 409, retryable: false, summary: "The project is not placed on a runner node.", hint: "Place it first: `svc place <project>`." },
+  SVC_NODE_OPERATION_NOT_FOUND: { status: 404, retryable: false, summary: "No such operation for this node." },
+  SVC_NODE_LEASE_LOST: { status: 409, retryable: false, summary: "The lease of the operation expired or was handed to a newer holder; stop the work (a newer fence supersedes it)." },
+  SVC_NODE_ARTIFACT_UNAVAILABLE: { status: 409, retryable: false, summary: "The control plane holds no artifact bytes for this release (only releases uploaded while the project was placed can run on a node).", hint: "Upload the release again with `svc deploy`." },
+  SVC_NODE_OBSERVATION_MISMATCH: { status: 400, retryable: false, summary: "The observed result does not match the operation (release or state differ from the desired generation)." },
+  SVC_NODE_GENERATION_SUPERSEDED: { status: 409, retryable: false, summary: "A newer desired generation replaced this one before a node observed it." },
+  SVC_NODE_RESTORE_UNSUPPORTED: { status: 409, retryable: false, summary: "A rollback with --restore-data is not available for a project placed on a runner node (its data lives on the node)." }
+});
+
 // src/core/error-codes/index.ts
-var tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes, githubCodes, oidcCodes, canaryCodes, runnerCodes, opsCodes];
+var tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes, githubCodes, oidcCodes, canaryCodes, runnerCodes, runnerAgentCodes, opsCodes, nodesCodes];
 var errorCodes = mergeTables(tables);
 function mergeTables(list) {
   const merged = {};

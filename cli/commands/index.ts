@@ -22,6 +22,9 @@ import { backupsCommand } from './backups.js';
 import { domainsCommand } from './domains.js';
 import { recoveryCommand } from './recovery.js';
 import { canaryCommand } from './canary.js';
+import { nodesCommand } from './nodes.js';
+import { placeCommand } from './place.js';
+import { generationsCommand } from './generations.js';
 
 /** The registered commands; help lists them sorted by name. */
 export const commands: CommandModule[] = [
@@ -46,4 +49,7 @@ export const commands: CommandModule[] = [
   linkCommand,
   unlinkCommand,
   canaryCommand,
+  nodesCommand,
+  placeCommand,
+  generationsCommand,
 ];

@@ -1,25 +1,43 @@
-// A provider that converges projects on this host through an AppRunner (the container runner for
-// mutually untrusted deployers; the process runner only for trusted ones). Stages each release in its
-// own directory, health-checks the candidate, switches the durable "active" pointer atomically, then
-// drains the old app. Data lives outside releases; secrets come from a provider-side resolver.
+// A provider that converges projects on this host through an AppRunner (normally the SupervisedRunner
+// of ../supervision: every app beneath its own supervisor). A deploy is as database-safe as the control
+// plane's release transaction: stage the release, pre-check migrations, stop the writer, snapshot,
+// migrate, start and health-check the candidate, switch the durable "active" pointer atomically; on any
+// failure before the switch stop the candidate, restore the snapshot and restart the previous release.
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { extractArtifact } from '../../src/artifacts/index.js';
+import { extractArtifact, parseDeployConfig, type DeployConfig } from '../../src/artifacts/index.js';
 import { atomicWriteFileSync } from '../../src/core/atomic-write.js';
-import { SvcError } from '../../src/core/errors.js';
+import { systemClock, type Clock } from '../../src/core/clock.js';
+import { SvcError, isSvcError } from '../../src/core/errors.js';
 import type { AppRunner, RunningApp } from '../app-runner.js';
+import { prepareReleaseDir, removeReleaseDir } from '../../src/releases/prepare-release-dir.js';
+import { platformPackageDir } from '../../src/releases/project-layout.js';
 import { checkHealth } from '../health-check.js';
+import { decidePendingDeploy, precheckMigrations, readPendingDeploy, settlePendingDeploy, snapshotAndMigrate, clearPendingDeploy, type MigrationTarget } from './deploy-safety.js';
 import { idSchema, type DeploymentProvider, type ReconcileRequest } from './provider-contract.js';
+
+/** Named points of a deploy where tests inject failures (throw) or crashes (kill -9). */
+export type LocalProviderFailpoint = 'after-stop' | 'after-migrate' | 'after-health' | 'after-switch';
 
 export interface LocalProviderOptions {
   runner: AppRunner;
-  /** Root holding `<projectId>/releases/<releaseId>`, `<projectId>/data` and `<projectId>/active.json`. */
+  /** Root holding `<projectId>/releases/<releaseId>`, `<projectId>/data`, `<projectId>/snapshots` and `<projectId>/active.json`. */
   rootDir: string;
   /** Provider-side, project-scoped secret store (contract rule 6). */
   secrets?: (projectId: string) => Promise<Record<string, string>>;
-  /** Drain grace for the previous app (default 10 s). */
+  /** The svc package linked into each release as `svc` (svc/runtime, svc/sqlite); default: this installation. */
+  platformPackageDir?: string;
+  /** Stop grace for the previous app (default 10 s). */
   drainMs?: number;
+  /** Refuses a project's writers while a runtime fence of an earlier provider process is unresolved. */
+  gate?: (projectId: string) => Promise<void>;
+  /** Operator switch that, together with a release's own flag, allows unsafe migrations. */
+  operatorAllowsUnsafe?: boolean;
+  failpoint?: (name: LocalProviderFailpoint, releaseId: string) => void;
+  /** Private telemetry for failures that do not reach a caller (rollback, resume). */
+  onError?: (error: unknown, context: string) => void;
+  clock?: Clock;
 }
 
 /** The durable ingress pointer of one project. */
@@ -32,10 +50,19 @@ export interface ActivePointer {
   previousReleaseId: string | null;
 }
 
+/** What resume did for one project. */
+export interface ResumeOutcome {
+  projectId: string;
+  outcome: 'started' | 'stopped' | 'running' | 'failed';
+  code?: string;
+}
+
 /** A local provider plus what tests and operators read from it. */
 export interface LocalProvider extends DeploymentProvider {
   /** Where the project's active release is reachable, from the durable pointer. */
   active(projectId: string): ActivePointer | null;
+  /** Restart from durable state: settle interrupted deploys and start every project's active release. */
+  resume(): Promise<ResumeOutcome[]>;
   /** Stop every app this provider started (shutdown). */
   close(): Promise<void>;
 }
@@ -43,8 +70,16 @@ export interface LocalProvider extends DeploymentProvider {
 /** Create the local provider. */
 export function createLocalProvider(options: LocalProviderOptions): LocalProvider {
   const apps = new Map<string, RunningApp>();
+  const clock = options.clock ?? systemClock;
+  const drainMs = options.drainMs ?? 10_000;
+  const failpoint = options.failpoint ?? (() => undefined);
   const projectDir = (projectId: string): string => join(options.rootDir, idSchema.parse(projectId));
   const pointerPath = (projectId: string): string => join(projectDir(projectId), 'active.json');
+  const releaseDirOf = (projectId: string, releaseId: string): string => join(projectDir(projectId), 'releases', releaseId);
+  const report = (error: unknown, context: string): void => options.onError?.(error, context);
+  // The artifact's configuration is kept beside the releases, so a restart or rollback can start a release again.
+  const configPath = (projectId: string, releaseId: string): string => join(projectDir(projectId), 'release-configs', `${releaseId}.json`);
+  const readDeployConfig = async (projectId: string, releaseId: string): Promise<DeployConfig> => parseDeployConfig(JSON.parse(readFileSync(configPath(projectId, releaseId), 'utf8')));
 
   const active = (projectId: string): ActivePointer | null => {
     try {
@@ -53,73 +88,173 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
       return null;
     }
   };
+  const writePointer = (projectId: string, pointer: ActivePointer): void => atomicWriteFileSync(pointerPath(projectId), JSON.stringify(pointer));
+
+  const migrationTarget = (projectId: string, releaseDir: string, config: DeployConfig): MigrationTarget => ({
+    databasePath: join(projectDir(projectId), 'data', config.database?.path ?? 'app.db'),
+    migrationsDir: join(releaseDir, config.database?.migrations ?? 'migrations'),
+    allowUnsafeMigrations: config.database?.allowUnsafeMigrations ?? false,
+    operatorAllowsUnsafe: options.operatorAllowsUnsafe ?? false,
+  });
 
   async function stage(request: ReconcileRequest): Promise<string> {
     const releasesDir = join(projectDir(request.operation.projectId), 'releases');
     const releaseDir = join(releasesDir, request.desired.releaseId!);
+    const projectId = request.operation.projectId;
+    await mkdir(join(projectDir(projectId), 'release-configs'), { recursive: true });
+    atomicWriteFileSync(configPath(projectId, request.desired.releaseId!), JSON.stringify(request.artifact!.decoded.config));
     // Releases are immutable: an existing directory is reused (never overwritten in place).
     if (existsSync(releaseDir)) return releaseDir;
     await mkdir(releasesDir, { recursive: true });
     const staging = join(releasesDir, `.staging-${request.desired.releaseId}-${request.operation.fence}`);
-    rmSync(staging, { recursive: true, force: true });
+    await removeReleaseDir(staging);
     await extractArtifact(request.artifact!.decoded, staging);
+    // As in the control plane's release transaction: `svc` resolves to the platform package, then read-only.
+    await prepareReleaseDir({ releaseDir: staging, platformPackageDir: options.platformPackageDir ?? platformPackageDir() });
     renameSync(staging, releaseDir);
     return releaseDir;
   }
 
-  async function run(request: ReconcileRequest): Promise<void> {
-    const projectId = request.operation.projectId;
-    const current = active(projectId);
-    const currentApp = apps.get(projectId);
-    if (current?.releaseId === request.desired.releaseId && currentApp && !currentApp.exited) {
-      atomicWriteFileSync(pointerPath(projectId), JSON.stringify({ ...current, generation: request.desired.generation }));
-      return;
-    }
-    const releaseDir = await stage(request);
-    const config = request.artifact!.decoded.config;
+  /** Start one release and wait for its health route; a failed start leaves nothing running. */
+  async function startRelease(projectId: string, releaseId: string, config: DeployConfig, at: { host?: string; port?: number }, signal?: AbortSignal): Promise<RunningApp> {
     const dataDir = join(projectDir(projectId), 'data');
     await mkdir(dataDir, { recursive: true });
-    const candidate = await options.runner.start({
+    const releaseDir = releaseDirOf(projectId, releaseId);
+    const app = await options.runner.start({
       projectId,
-      releaseId: request.desired.releaseId!,
+      releaseId,
       releaseDir,
       entry: config.entry,
       dataDir,
-      databasePath: join(dataDir, config.database?.path ?? 'app.db'),
+      databasePath: migrationTarget(projectId, releaseDir, config).databasePath,
       env: config.env ?? {},
       secrets: (await options.secrets?.(projectId)) ?? {},
+      ...(at.host ? { host: at.host } : {}),
+      ...(at.port ? { port: at.port } : {}),
     });
-    const health = await checkHealth({ host: candidate.host, port: candidate.port, path: config.health.path, timeoutMs: config.health.timeoutMs, exited: candidate.wait(), signal: request.signal });
+    const health = await checkHealth({ host: app.host, port: app.port, path: config.health.path, timeoutMs: config.health.timeoutMs, exited: app.wait(), ...(signal ? { signal } : {}) });
     if (!health.ok) {
-      await candidate.stop({ graceMs: 2000 });
-      if (health.reason === 'aborted' || request.signal.aborted) throw new SvcError('SVC_PROVIDER_ABORTED', 'Aborted while the candidate started');
-      throw new SvcError('SVC_PROVIDER_FAILED', `Candidate health check failed (${health.reason})`);
+      await app.stop({ graceMs: 2000 });
+      if (health.reason === 'aborted' || signal?.aborted) throw new SvcError('SVC_PROVIDER_ABORTED', 'Aborted while the candidate started');
+      throw new SvcError('SVC_PROVIDER_FAILED', `Health check of ${releaseId} failed (${health.reason})`);
+    }
+    return app;
+  }
+
+  /**
+   * Start the pointer's release again at the pointer's address, so the unchanged pointer stays true. If
+   * that address was taken meanwhile (another process bound the port while nothing listened), start it
+   * on a fresh port and move the pointer (same generation) in one atomic write.
+   */
+  async function restartActive(projectId: string, pointer: ActivePointer & { releaseId: string }): Promise<RunningApp> {
+    const config = await readDeployConfig(projectId, pointer.releaseId);
+    let app: RunningApp;
+    try {
+      app = await startRelease(projectId, pointer.releaseId, config, { ...(pointer.host ? { host: pointer.host } : {}), ...(pointer.port ? { port: pointer.port } : {}) });
+    } catch (error) {
+      if (!pointer.port) throw error;
+      report(error, `restart of ${pointer.releaseId} at its recorded port`);
+      app = await startRelease(projectId, pointer.releaseId, config, pointer.host ? { host: pointer.host } : {});
+    }
+    if (app.host !== pointer.host || app.port !== pointer.port) writePointer(projectId, { ...pointer, host: app.host, port: app.port });
+    return app;
+  }
+
+  /** Undo a deploy that did not switch: the candidate is stopped, the database restored, the previous release restarted. */
+  async function rollback(projectId: string, candidate: RunningApp | null, previous: ActivePointer | null): Promise<void> {
+    try {
+      if (candidate) await candidate.stop({ graceMs: 2000 });
+      await settlePendingDeploy(projectDir(projectId), previous?.releaseId ?? null);
+      if (previous?.releaseId) {
+        apps.set(projectId, await restartActive(projectId, { ...previous, releaseId: previous.releaseId }));
+      }
+    } catch (error) {
+      report(error, `rollback of ${projectId}`);
+    }
+  }
+
+  async function run(request: ReconcileRequest): Promise<void> {
+    const projectId = request.operation.projectId;
+    const releaseId = request.desired.releaseId!;
+    const dir = projectDir(projectId);
+    const current = active(projectId);
+    const currentApp = apps.get(projectId);
+    if (current?.releaseId === releaseId && currentApp && !currentApp.exited && decidePendingDeploy(current.releaseId, readPendingDeploy(dir)) !== 'restore') {
+      // Already serving (a retry after a lost response or after a failure past the switch).
+      await clearPendingDeploy(dir);
+      writePointer(projectId, { ...current, generation: request.desired.generation });
+      return;
+    }
+    await options.gate?.(projectId);
+    const releaseDir = await stage(request);
+    const config = request.artifact!.decoded.config;
+    const target = migrationTarget(projectId, releaseDir, config);
+    await precheckMigrations(target);
+    // One writer (spec 002 rule 2): the previous app stops before the database is touched or the candidate starts.
+    if (currentApp) await currentApp.stop({ graceMs: drainMs });
+    apps.delete(projectId);
+    let candidate: RunningApp | null = null;
+    try {
+      failpoint('after-stop', releaseId);
+      await settlePendingDeploy(dir, current?.releaseId ?? null);
+      await snapshotAndMigrate(dir, releaseId, target, clock.now());
+      failpoint('after-migrate', releaseId);
+      if (request.signal.aborted) throw new SvcError('SVC_PROVIDER_ABORTED', 'Aborted before the candidate started');
+      candidate = await startRelease(projectId, releaseId, config, {}, request.signal);
+      failpoint('after-health', releaseId);
+    } catch (error) {
+      // startRelease stops a candidate that failed its health check itself.
+      await rollback(projectId, candidate, current);
+      throw isSvcError(error) ? error : new SvcError('SVC_PROVIDER_FAILED', `Deploy of ${releaseId} failed: ${(error as Error).message}`, { cause: error });
     }
     // Switch: the pointer is the ingress; one atomic rename moves it.
-    atomicWriteFileSync(
-      pointerPath(projectId),
-      JSON.stringify({ generation: request.desired.generation, releaseId: request.desired.releaseId, host: candidate.host, port: candidate.port, previousReleaseId: current?.releaseId ?? null } satisfies ActivePointer),
-    );
+    // Restarting the same release (its app had ended) keeps the rollback target it already had.
+    const previousReleaseId = current?.releaseId === releaseId ? current.previousReleaseId : (current?.releaseId ?? null);
+    writePointer(projectId, { generation: request.desired.generation, releaseId, host: candidate.host, port: candidate.port, previousReleaseId });
     apps.set(projectId, candidate);
-    if (currentApp && currentApp !== candidate) await currentApp.stop({ graceMs: options.drainMs ?? 10_000 });
-    collectReleases(projectId);
+    try {
+      failpoint('after-switch', releaseId);
+      await clearPendingDeploy(dir);
+      await collectReleases(projectId);
+    } catch (error) {
+      // Past the switch nothing is undone: the new pointer stands and a retry only settles the leftovers.
+      throw isSvcError(error) ? error : new SvcError('SVC_PROVIDER_FAILED', `Clean-up after switching to ${releaseId} failed: ${(error as Error).message}`, { cause: error });
+    }
   }
 
   async function stop(request: ReconcileRequest): Promise<void> {
     const projectId = request.operation.projectId;
     const current = active(projectId);
-    await apps.get(projectId)?.stop({ graceMs: options.drainMs ?? 10_000 });
+    await apps.get(projectId)?.stop({ graceMs: drainMs });
     apps.delete(projectId);
+    await options.gate?.(projectId);
     await mkdir(projectDir(projectId), { recursive: true });
-    atomicWriteFileSync(pointerPath(projectId), JSON.stringify({ generation: request.desired.generation, releaseId: null, host: null, port: null, previousReleaseId: current?.releaseId ?? current?.previousReleaseId ?? null } satisfies ActivePointer));
+    await settlePendingDeploy(projectDir(projectId), current?.releaseId ?? null);
+    writePointer(projectId, { generation: request.desired.generation, releaseId: null, host: null, port: null, previousReleaseId: current?.releaseId ?? current?.previousReleaseId ?? null });
   }
 
-  /** Rule 9: remove only releases referenced by neither the active nor the rollback pointer. */
-  function collectReleases(projectId: string): void {
+  /** Rule 9: remove only releases (and snapshots) referenced by neither the active nor the rollback pointer. */
+  async function collectReleases(projectId: string): Promise<void> {
     const pointer = active(projectId);
     const keep = new Set([pointer?.releaseId, pointer?.previousReleaseId].filter((id): id is string => typeof id === 'string'));
     const releasesDir = join(projectDir(projectId), 'releases');
-    for (const name of readdirSync(releasesDir)) if (!name.startsWith('.') && !keep.has(name)) rmSync(join(releasesDir, name), { recursive: true, force: true });
+    for (const name of readdirSync(releasesDir)) if (!name.startsWith('.') && !keep.has(name)) await removeReleaseDir(join(releasesDir, name));
+    for (const [sub, suffix] of [['snapshots', '.db'], ['release-configs', '.json']] as const) {
+      const subDir = join(projectDir(projectId), sub);
+      if (!existsSync(subDir)) continue;
+      for (const name of readdirSync(subDir)) if (!name.startsWith('.') && !keep.has(name.slice(0, -suffix.length))) rmSync(join(subDir, name), { force: true });
+    }
+  }
+
+  async function resumeProject(projectId: string): Promise<ResumeOutcome> {
+    const running = apps.get(projectId);
+    if (running && !running.exited) return { projectId, outcome: 'running' };
+    await options.gate?.(projectId);
+    const pointer = active(projectId);
+    await settlePendingDeploy(projectDir(projectId), pointer?.releaseId ?? null);
+    if (!pointer?.releaseId) return { projectId, outcome: 'stopped' };
+    apps.set(projectId, await restartActive(projectId, { ...pointer, releaseId: pointer.releaseId }));
+    return { projectId, outcome: 'started' };
   }
 
   return {
@@ -128,6 +263,19 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
     async reconcile(request: ReconcileRequest): Promise<void> {
       if (request.desired.state === 'running') await run(request);
       else await stop(request);
+    },
+    async resume(): Promise<ResumeOutcome[]> {
+      const outcomes: ResumeOutcome[] = [];
+      const names = existsSync(options.rootDir) ? readdirSync(options.rootDir) : [];
+      for (const projectId of names.filter((name) => idSchema.safeParse(name).success)) {
+        try {
+          outcomes.push(await resumeProject(projectId));
+        } catch (error) {
+          report(error, `resume of ${projectId}`);
+          outcomes.push({ projectId, outcome: 'failed', code: isSvcError(error) ? error.code : 'SVC_PROVIDER_FAILED' });
+        }
+      }
+      return outcomes;
     },
     async close(): Promise<void> {
       for (const app of apps.values()) await app.stop({ graceMs: 2000 });

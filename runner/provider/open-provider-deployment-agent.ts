@@ -1,7 +1,8 @@
 // The provider agent (spec 002 behaviour rule 1): takes operations from a coordinator, accepts only
 // canonical `reconcile` operations with the exact three-field desired payload, fetches and verifies an
 // artifact only for a running state, calls the provider, then reports the generation as observed.
-// The coordinator transport (control-plane routes, enrollment, leases) is not built yet: it is passed in.
+// The coordinator transport is passed in (runner/agent/create-coordinator-client.ts over HTTP); its
+// optional `hold` keeps the lease renewed and aborts the reconcile when the lease is lost.
 import { z } from 'zod';
 import { decodeArtifact, type ArtifactLimits } from '../../src/artifacts/index.js';
 import { SvcError } from '../../src/core/errors.js';
@@ -27,8 +28,17 @@ export interface AgentCoordinator {
   fetchArtifact(operation: AgentOperation, signal: AbortSignal): Promise<Buffer>;
   /** Report the observed generation; returns false when the control plane rejects it as stale. */
   observe(operation: AgentOperation, result: ReconcileResult): Promise<boolean>;
-  /** Fail an operation with a stable code (never provider details). */
-  fail(operationId: string, code: string): Promise<void>;
+  /** Fail an operation with a stable code (never provider details); `operation` when it was valid (its fence). */
+  fail(operationId: string, code: string, operation?: AgentOperation): Promise<void>;
+  /** Optional: hold the operation's lease while it runs; its signal aborts the reconcile on lease loss. */
+  hold?(operation: AgentOperation): OperationHold;
+}
+
+/** A held lease: `signal` aborts (reason: an SvcError such as SVC_RUNNER_LEASE_LOST) when it is lost. */
+export interface OperationHold {
+  signal: AbortSignal;
+  /** Stop renewing (called once the operation is observed or failed). */
+  release(): void;
 }
 
 export interface ProviderDeploymentAgentOptions {
@@ -36,6 +46,8 @@ export interface ProviderDeploymentAgentOptions {
   provider: DeploymentProvider;
   artifactLimits?: Partial<ArtifactLimits>;
   idleMs?: number;
+  /** Abort one reconcile after this long and fail it with SVC_RUNNER_TIMEOUT (default: no bound). */
+  operationTimeoutMs?: number;
   onError?: (error: unknown) => void;
 }
 
@@ -67,26 +79,34 @@ export function openProviderDeploymentAgent(options: ProviderDeploymentAgentOpti
     const op = parsed.data;
     const running = op.desired.state === 'running';
     if (running !== (op.artifactSha256 !== null) || running !== (op.desired.releaseId !== null)) {
-      await coordinator.fail(op.id, 'SVC_VALIDATION');
+      await coordinator.fail(op.id, 'SVC_VALIDATION', op);
       return 'refused';
     }
+    const hold = coordinator.hold?.(op);
+    const timeout = options.operationTimeoutMs ? AbortSignal.timeout(options.operationTimeoutMs) : null;
+    const signal = AbortSignal.any([abort.signal, ...(hold ? [hold.signal] : []), ...(timeout ? [timeout] : [])]);
     try {
       let artifact = null;
       if (running) {
-        const bytes = await coordinator.fetchArtifact(op, abort.signal);
+        const bytes = await coordinator.fetchArtifact(op, signal);
         const decoded = await decodeArtifact(bytes, { expectedDigest: op.artifactSha256!, ...(options.artifactLimits ? { limits: options.artifactLimits } : {}) });
         artifact = { bytes, sha256: decoded.digest, decoded };
       }
-      const result = await runReconcile(provider, { operation: { projectId: op.projectId, id: op.id, fence: op.fence }, desired: op.desired, artifact, signal: abort.signal }, options.onError);
+      const result = await runReconcile(provider, { operation: { projectId: op.projectId, id: op.id, fence: op.fence }, desired: op.desired, artifact, signal }, options.onError);
       if (!(await coordinator.observe(op, result))) {
-        await coordinator.fail(op.id, 'SVC_PROVIDER_STALE_FENCE');
+        await coordinator.fail(op.id, 'SVC_PROVIDER_STALE_FENCE', op);
         return 'failed';
       }
       return 'observed';
     } catch (error) {
       options.onError?.(error);
-      await coordinator.fail(op.id, error instanceof SvcError ? error.code : 'SVC_PROVIDER_FAILED');
+      // Lease loss and timeout are reported as such, not as the provider's generic abort.
+      const lost = hold?.signal.aborted && hold.signal.reason instanceof SvcError ? hold.signal.reason.code : null;
+      const code = lost ?? (timeout?.aborted ? 'SVC_RUNNER_TIMEOUT' : error instanceof SvcError ? error.code : 'SVC_PROVIDER_FAILED');
+      await coordinator.fail(op.id, code, op);
       return 'failed';
+    } finally {
+      hold?.release();
     }
   }
 

@@ -42,6 +42,10 @@ export const auditKinds = {
   'recovery.rotate': 'a release rotated the recovery epoch (old epoch flushed, verified and retained)',
   'recovery.restore_create': 'a point-in-time restore was written into a new stopped database',
   'recovery.restore': 'a restored point-in-time database replaced the project database (a new epoch began)',
+  'node.token': 'a runner-node registration token was created (svc:nodes; the token itself is never stored)',
+  'node.enroll': 'a runner node enrolled with a registration token',
+  'node.place': 'a project was placed on a runner node',
+  'node.generation': 'a new desired generation (running release or stopped) was requested for a placed project',
 } as const;
 
 export type AuditKind = keyof typeof auditKinds;

@@ -2,6 +2,7 @@
 // one backup (waiting for the project lock), retention is applied, and a schedule with no success
 // for two intervals is audited once as backup.overdue (the operations alerts read these events).
 import type { FeatureContext } from '../core/feature-context.js';
+import { isSvcError } from '../core/errors.js';
 import { appendAudit } from '../audit/append-audit.js';
 import { findProject } from '../projects/index.js';
 import { createBackup, type BackupDeps, type BackupSubject } from './backup-service.js';
@@ -75,14 +76,16 @@ export class BackupScheduler {
     const now = ctx.clock.now();
     if (isDue(schedule, now)) {
       let ok = true;
+      let failureCode: string | undefined;
       try {
         await createBackup(this.deps, subject, 'scheduled');
       } catch (error) {
-        ok = false; // audited as backup.failed by createBackup
+        ok = false; // audited as backup.failed by createBackup; recorded on the schedule for the monitor
+        failureCode = isSvcError(error) ? error.code : 'SVC_BACKUP_FAILED';
         ctx.logger.warn({ err: error, projectId: project.id }, 'scheduled backup failed');
       }
       const after = ctx.clock.now();
-      recordScheduledRun(ctx, project.id, { ok, nextDueAt: nextDueAfter(schedule, after, ok), now: after });
+      recordScheduledRun(ctx, project.id, { ok, nextDueAt: nextDueAfter(schedule, after, ok), now: after, ...(failureCode ? { failureCode } : {}) });
     }
     const current = listSchedules(ctx).find((s) => s.project_id === project.id);
     const at = ctx.clock.now();

@@ -33,6 +33,14 @@ export const backupsMigrations: readonly Migration[] = [
           updated_at INTEGER NOT NULL) STRICT;`);
     },
   },
+  {
+    scope: 'backups',
+    version: 2,
+    name: 'last failed scheduled run (for the backup.failed alert)',
+    up(db) {
+      db.exec('ALTER TABLE backup_schedules ADD COLUMN last_failure_at INTEGER; ALTER TABLE backup_schedules ADD COLUMN last_failure_code TEXT;');
+    },
+  },
 ];
 
 /** A backups row. */
@@ -61,6 +69,9 @@ export interface ScheduleRow {
   last_success_at: number | null;
   overdue_reported_at: number | null;
   updated_at: number;
+  /** The last failed scheduled run and its stable code (cleared by the next success). */
+  last_failure_at: number | null;
+  last_failure_code: string | null;
 }
 
 type Db = Pick<FeatureContext, 'db'>;
@@ -140,9 +151,16 @@ export function deleteSchedule(ctx: Db, projectId: string): boolean {
 }
 
 /** Record the outcome of a scheduled run. */
-export function recordScheduledRun(ctx: Db, projectId: string, outcome: { ok: boolean; nextDueAt: number; now: number }): void {
-  if (outcome.ok) ctx.db.prepare('UPDATE backup_schedules SET next_due_at = ?, last_success_at = ?, overdue_reported_at = NULL WHERE project_id = ?').run(outcome.nextDueAt, outcome.now, projectId);
-  else ctx.db.prepare('UPDATE backup_schedules SET next_due_at = ? WHERE project_id = ?').run(outcome.nextDueAt, projectId);
+export function recordScheduledRun(ctx: Db, projectId: string, outcome: { ok: boolean; nextDueAt: number; now: number; failureCode?: string }): void {
+  if (outcome.ok) {
+    ctx.db
+      .prepare('UPDATE backup_schedules SET next_due_at = ?, last_success_at = ?, overdue_reported_at = NULL, last_failure_at = NULL, last_failure_code = NULL WHERE project_id = ?')
+      .run(outcome.nextDueAt, outcome.now, projectId);
+  } else {
+    ctx.db
+      .prepare('UPDATE backup_schedules SET next_due_at = ?, last_failure_at = ?, last_failure_code = ? WHERE project_id = ?')
+      .run(outcome.nextDueAt, outcome.now, outcome.failureCode ?? 'SVC_BACKUP_FAILED', projectId);
+  }
 }
 
 /** Remember that the overdue state was reported (audited once per episode). */
@@ -172,6 +190,7 @@ export function toSchedule(row: ScheduleRow, now: number): BackupSchedule {
     maxAgeDays: Math.round(row.max_age_ms / 86_400_000),
     nextDueAt: isoTime(row.next_due_at),
     lastSuccessAt: row.last_success_at === null ? null : isoTime(row.last_success_at),
+    lastFailure: row.last_failure_at === null ? null : { at: isoTime(row.last_failure_at), code: row.last_failure_code ?? 'SVC_BACKUP_FAILED' },
     overdue: isOverdue(row, now),
   };
 }

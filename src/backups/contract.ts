@@ -43,6 +43,7 @@ export const backupScheduleSchema = z.object({
   maxAgeDays: z.number().int().describe('scheduled backups older than this are removed'),
   nextDueAt: isoTime,
   lastSuccessAt: isoTime.nullable(),
+  lastFailure: z.object({ at: isoTime, code: z.string() }).nullable().describe('the last scheduled run, when it failed (cleared by the next success)'),
   overdue: z.boolean().describe('no successful scheduled backup for two intervals'),
 });
 export type BackupSchedule = z.infer<typeof backupScheduleSchema>;

@@ -19,6 +19,8 @@ export interface CanaryOptions {
   authority?: (projectId: string, releaseId: string) => boolean | Promise<boolean>;
   /** Projects whose generations a deployment provider manages: their canaries fail closed. */
   providerManaged?: (projectId: string) => boolean;
+  /** Projects with point-in-time recovery on: a candidate would be a second writer to the journaled database (spec 002 rule 2), so their canaries fail closed. */
+  recoveryEnabled?: (projectId: string) => boolean;
   /** Controller intervals (tests shorten them). */
   tickMs?: number;
   checkEveryMs?: number;
@@ -59,10 +61,15 @@ export function createCanary(ctx: FeatureContext, ingress: Pick<Ingress, 'routes
       const policy: CanaryPolicy | null = input.config.canary ? policyFromConfig(input.config.canary) : input.requested ? defaultCanaryPolicy : null;
       if (policy === null) return null;
       const base = { projectId: input.projectId, releaseId: input.releaseId, baselineReleaseId: input.baselineReleaseId, policy };
-      if (options.providerManaged?.(input.projectId)) {
-        const error = new SvcError('SVC_CANARY_PROVIDER_UNSUPPORTED', 'Canary rollouts are not available for provider-managed generations.');
-        store.createRun({ ...base, state: 'rejected', failure: { code: error.code, message: error.message } });
-        throw error;
+      const refusal = options.providerManaged?.(input.projectId)
+        ? new SvcError('SVC_CANARY_PROVIDER_UNSUPPORTED', 'Canary rollouts are not available for provider-managed generations.')
+        : options.recoveryEnabled?.(input.projectId)
+          ? new SvcError('SVC_CANARY_RECOVERY_ENABLED', 'Canary rollouts are refused while point-in-time recovery is enabled: the candidate would be a second writer to the journaled database. Deploy without a canary.')
+          : null;
+      if (refusal) {
+        // Refused during verify: the baseline was never stopped, snapshotted or migrated.
+        store.createRun({ ...base, state: 'rejected', failure: { code: refusal.code, message: refusal.message } });
+        throw refusal;
       }
       const runId = store.createRun(base);
       let started = false;

@@ -2,6 +2,7 @@
 // renderCheck turns it into the GitHub check-run body (status, conclusion, title, summary). Pure.
 import type { Release } from '../releases/contract.js';
 import { renderCanaryCheck, type CanaryCheckModel } from './canary-check.js';
+import { renderRestoreDrillCheck, type RestoreDrillCheckModel } from './restore-drill-check.js';
 
 export type PhaseName = 'verified' | 'snapshot' | 'migrations' | 'started' | 'health' | 'active';
 
@@ -38,7 +39,7 @@ export interface RollbackCheckModel {
   error?: { code: string; message: string };
 }
 
-export type CheckModel = ReleaseCheckModel | RollbackCheckModel | CanaryCheckModel;
+export type CheckModel = ReleaseCheckModel | RollbackCheckModel | CanaryCheckModel | RestoreDrillCheckModel;
 
 /** Facts read at render time. */
 export interface RenderContext {
@@ -82,6 +83,7 @@ export function renderCheck(model: CheckModel, ctx: RenderContext): CheckRunBody
   const base = { ...(ctx.detailsUrl ? { details_url: ctx.detailsUrl } : {}) };
   if (model.kind === 'rollback') return { ...base, ...renderRollback(model, ctx) };
   if (model.kind === 'canary') return { ...base, ...renderCanaryCheck(model, ctx) };
+  if (model.kind === 'restore-drill') return { ...base, ...renderRestoreDrillCheck(model, ctx) };
   return { ...base, ...renderRelease(model, ctx) };
 }
 

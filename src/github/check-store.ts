@@ -7,7 +7,7 @@ import { enqueueJob } from './job-queue.js';
 
 type Ctx = Pick<FeatureContext, 'db' | 'clock' | 'ids'>;
 
-export type CheckName = 'svc/release' | 'svc/rollback' | 'svc/canary';
+export type CheckName = 'svc/release' | 'svc/rollback' | 'svc/canary' | 'svc/restore-drill';
 
 export interface CheckRow {
   id: string;

@@ -12,7 +12,7 @@ export const githubRoutes = {
 } as const;
 
 /** Check run names svc posts. */
-export const checkNames = ['svc/release', 'svc/canary', 'svc/rollback'] as const;
+export const checkNames = ['svc/release', 'svc/canary', 'svc/rollback', 'svc/restore-drill'] as const;
 
 export const linkBodySchema = z.object({
   repository: z

@@ -7,6 +7,7 @@ import type { HttpApp } from '../core/http/create-http-app.js';
 import type { CanaryObserver } from '../canary/index.js';
 import type { ReleaseObserver, RollbackInput, RollbackResult } from '../releases/index.js';
 import { createCanaryReporter } from './canary-reporter.js';
+import { createDrillReporter, type DrillReceiptEvent } from './restore-drill-check.js';
 import { createProbot, githubClientOf, type GithubClient } from './create-github-app.js';
 import { parseGithubConfig, type GithubConfig } from './github-config.js';
 import { JobQueue, type QueueOptions } from './job-queue.js';
@@ -33,6 +34,8 @@ export interface GithubFeature {
   observer: ReleaseObserver;
   /** Observer of canary runs (the svc/canary check run). */
   canaryObserver: CanaryObserver;
+  /** svc:ops — each restore drill receipt of a linked project becomes a svc/restore-drill check run. */
+  drillObserver: { onDrillReceipt(receipt: DrillReceiptEvent): void };
   routes: (app: HttpApp) => Promise<void>;
   queue: JobQueue;
   /** Give the feature the releases' rollback (PR commands, check re-runs); called once after createReleases. */
@@ -78,6 +81,7 @@ export function createGithub(ctx: FeatureContext, options: GithubOptions = {}): 
     config,
     observer: createReleaseReporter({ ctx, wake }),
     canaryObserver: createCanaryReporter({ ctx, wake }),
+    drillObserver: createDrillReporter({ ctx, wake }),
     queue,
     routes: async (app) => {
       await webhookRoute({ ctx, secret: config?.webhookSecret ?? null, wake })(app);

@@ -140,6 +140,11 @@ export const leaseResponseSchema = z.object({
   leaseMs: z.number().int(),
 });
 
+/**
+ * `POST /api/nodes/operations/:operationId/renew` request: the lease's fence, so a holder whose lease
+ * was lost and re-issued (possibly to this same node) is told so (`409 SVC_NODE_LEASE_LOST`).
+ */
+export const renewRequestSchema = z.strictObject({ fence: counter.optional() });
 /** `POST /api/nodes/operations/:operationId/renew` response (`409 SVC_NODE_LEASE_LOST` once lost). */
 export const renewResponseSchema = z.object({ leaseExpiresAt: z.string() });
 
@@ -151,6 +156,8 @@ export const artifactMediaType = 'application/vnd.svc.deploy+gzip';
 
 /** `POST /api/nodes/operations/:operationId/observe` request: the fixed result shape only. */
 export const observeRequestSchema = z.strictObject({
+  /** Optional: the fence of the lease this work ran under; a fence other than the current one is stale. */
+  fence: counter.optional(),
   result: z.strictObject({
     kind: z.string().min(1).max(64),
     generation: counter,
@@ -162,7 +169,7 @@ export const observeRequestSchema = z.strictObject({
 export const observeResponseSchema = z.object({ accepted: z.literal(true) });
 
 /** `POST /api/nodes/operations/:operationId/fail` request: a stable code only. */
-export const failRequestSchema = z.strictObject({ code: z.string().regex(/^SVC_[A-Z0-9_]{1,64}$/) });
+export const failRequestSchema = z.strictObject({ code: z.string().regex(/^SVC_[A-Z0-9_]{1,64}$/), /** Optional: the lease's fence (as for observe). */ fence: counter.optional() });
 
 /** The persisted node credentials file (`SVC_RUNNER_CREDENTIALS`, mode 0600, written atomically). */
 export const nodeCredentialsFileSchema = z.strictObject({

@@ -25,6 +25,22 @@ export const monitorPassSchema = z.object({
   delivered: z.number().int(),
   failed: z.number().int(),
   sourceErrors: z.number().int(),
+  jobs: z.number().int().optional().describe('scheduled jobs inspected (at most five per pass)'),
+  drill: z.object({ projectId: z.string(), outcome: z.string() }).nullable().optional().describe('the restore drill this pass ran'),
+});
+
+/** One restore drill receipt (times ISO 8601). */
+export const drillReceiptSchema = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  releaseId: z.string().nullable().describe('the release whose code was booted on the restored copy'),
+  backupId: z.string(),
+  startedAt: z.string(),
+  finishedAt: z.string(),
+  outcome: z.enum(['passed', 'failed', 'setup-failed']),
+  code: z.string().nullable(),
+  error: z.string().nullable(),
+  checks: z.array(z.object({ name: z.string(), path: z.string(), expected: z.number().int(), status: z.number().int().nullable(), ok: z.boolean() })),
 });
 
 /** `GET /api/admin/operations`. */
@@ -35,6 +51,7 @@ export const operationsStateSchema = z.object({
   lastPass: monitorPassSchema.nullable(),
   incidents: z.array(z.object({ id: z.string(), key: z.string(), kind: z.string(), projectId: z.string().nullable(), details: z.record(z.string(), z.unknown()), openedAt: z.string(), resolvedAt: z.string().nullable() })),
   notifications: z.array(z.object({ alertId: z.string(), transition: z.enum(['open', 'resolve']), status: z.enum(['pending', 'delivered']), attempts: z.number().int(), nextAttemptAt: z.number(), lastError: z.string().nullable(), deliveredAt: z.number().nullable() })),
+  drills: z.array(drillReceiptSchema).describe('newest restore drill receipts first'),
 });
 
 /** `POST /api/admin/operations/run`. */

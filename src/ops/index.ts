@@ -5,3 +5,6 @@ export { isPlatformAdmin, requirePlatformAdmin } from './platform-admin.js';
 export { createOperationsMonitor, type OperationsMonitor, type OperationsMonitorOptions } from './monitor/operations-monitor.js';
 export { webhookNotifier, verifyWebhookSignature } from './monitor/webhook-notifier.js';
 export type { OperationalAlert } from './monitor/incident-store.js';
+export type { RestoreDrillsOptions, DrillBackups, DrillCheck } from './drills/run-due-drill.js';
+export type { StoredDrillReceipt } from './drills/drill-store.js';
+export type { JobProvider } from './monitor/job-inspection.js';

@@ -19,12 +19,15 @@ const system = { type: 'system' as const, id: 'svc-platform', name: 'release rec
 
 /** Run boot recovery; apps are started in the background (their health is not awaited). */
 export async function recoverReleases(deps: ReleaseDeps): Promise<void> {
-  const projects = new Set([...listCandidates(deps.ctx).map((r) => r.project_id), ...listActiveReleases(deps.ctx).map((r) => r.project_id)]);
+  // svc:nodes — candidates waiting for a runner node and placed projects are the node's to converge.
+  const local = (projectId: string): boolean => !deps.placement?.isPlaced(projectId);
+  const candidates = () => listCandidates(deps.ctx).filter((r) => !deps.placement?.awaitingNode(r.id));
+  const projects = new Set([...candidates().map((r) => r.project_id), ...listActiveReleases(deps.ctx).map((r) => r.project_id)].filter(local));
   for (const projectId of projects) {
     try {
       await deps.locks.withLock(projectId, 'recovery', async () => {
         await undoInterruptedRollback(deps, projectId);
-        for (const candidate of listCandidates(deps.ctx).filter((r) => r.project_id === projectId)) await recoverCandidate(deps, candidate);
+        for (const candidate of candidates().filter((r) => r.project_id === projectId)) await recoverCandidate(deps, candidate);
       });
     } catch (error) {
       if (!isSvcError(error, 'SVC_PROJECT_LOCKED')) throw error;
@@ -77,6 +80,7 @@ async function recoverCandidate(deps: ReleaseDeps, candidate: ReleaseRow): Promi
 export async function ensureActiveReleases(deps: ReleaseDeps): Promise<void> {
   const active = new Map(listActiveReleases(deps.ctx).map((r) => [r.project_id, r]));
   for (const row of active.values()) {
+    if (deps.placement?.isPlaced(row.project_id)) continue; // svc:nodes — a runner node runs it
     const status = deps.supervisor.status(row.project_id);
     if (status?.releaseId === row.id) continue;
     if (status) await deps.supervisor.stop(row.project_id);

@@ -39,6 +39,25 @@ export interface ReleaseDeps {
   appEnv?: (projectId: string, layout: ProjectLayout) => Record<string, string>;
   /** svc:canary — canary rollouts of code-only deploys (src/canary); absent = direct activation. */
   canary?: ReleaseCanaryHooks;
+  /** svc:nodes — projects placed on a runner node converge through generations (src/nodes); absent = all local. */
+  placement?: ReleasePlacementHooks;
+}
+
+/**
+ * svc:nodes — what uploads, rollbacks and boot recovery ask of runner-node placement (declared where
+ * consumed; src/nodes implements it and src/platform.ts wires it, so releases never imports nodes).
+ */
+export interface ReleasePlacementHooks {
+  /** Whether a runner node converges this project (its uploads skip the local release transaction). */
+  isPlaced(projectId: string): boolean;
+  /** Durably keep the verified artifact bytes for the node, before any generation refers to them. */
+  keepArtifact(projectId: string, digest: string, bytes: Buffer): Promise<void>;
+  /** Inside the caller's SQLite transaction: a new running generation of this release (throws to refuse). */
+  deploy(subject: { project: { id: string; organizationId: string }; actor: { type: 'user' | 'token' | 'github' | 'system'; id: string; name?: string | null } }, releaseId: string): void;
+  /** Whether a candidate release is waiting for its node (boot recovery must not fail it). */
+  awaitingNode(releaseId: string): boolean;
+  /** How long an upload with `wait` waits for the node's observation before answering with the candidate. */
+  waitMs: number;
 }
 
 /** svc:canary — one canary rollout as the release transaction drives it (src/canary implements it). */

@@ -3,17 +3,14 @@
 // failCandidate: stop the candidate, restore the snapshot, mark it failed, restart the prior release.
 import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
-import Database from 'better-sqlite3';
 import { SvcError, isSvcError } from '../core/errors.js';
 import { appendAudit } from '../audit/append-audit.js';
 import { extractArtifact, type DecodedArtifact } from '../artifacts/index.js';
 import { setProjectRelease } from '../projects/index.js';
 import type { RunningApp } from '../../runner/app-runner.js';
-import { migrateDatabase, readAppliedHistory } from './apply-migrations.js';
+import { migrateDatabase } from './apply-migrations.js';
 import type { ReleaseFailure, ReleaseStep } from './contract.js';
-import { readMigrationFiles } from './migration-files.js';
-import { planMigrations } from './migration-history.js';
-import { checkMigrationSafety } from './migration-safety.js';
+import { precheckMigrations } from './precheck-migrations.js';
 import { prepareReleaseDir, removeReleaseDir } from './prepare-release-dir.js';
 import { createSnapshot, restoreSnapshot } from './snapshot.js';
 import { databasePathOf, projectLayout, releaseDirOf, snapshotPathOf, type ProjectLayout } from './project-layout.js';
@@ -137,23 +134,12 @@ async function extract(deps: ReleaseDeps, layout: ProjectLayout, candidate: Rele
  */
 async function verifyMigrations(deps: ReleaseDeps, layout: ProjectLayout, candidate: ReleaseRow): Promise<number> {
   const config = releaseConfig(candidate);
-  const files = await readMigrationFiles(join(releaseDirOf(layout, candidate.id), config.database.migrations));
-  const dbPath = databasePathOf(layout, config.database.path);
-  let applied: ReturnType<typeof readAppliedHistory> = [];
-  try {
-    const db = new Database(dbPath, { readonly: true, fileMustExist: true });
-    try {
-      applied = readAppliedHistory(db);
-    } finally {
-      db.close();
-    }
-  } catch (error) {
-    if (isSvcError(error)) throw error;
-    // No database yet: every migration is pending.
-  }
-  const pending = planMigrations(files, applied);
-  checkMigrationSafety(pending, { allowUnsafeMigrations: config.database.allowUnsafeMigrations, operatorAllowsUnsafe: deps.settings.operatorAllowsUnsafe });
-  return pending.length;
+  return precheckMigrations({
+    migrationsDir: join(releaseDirOf(layout, candidate.id), config.database.migrations),
+    databasePath: databasePathOf(layout, config.database.path),
+    allowUnsafeMigrations: config.database.allowUnsafeMigrations,
+    operatorAllowsUnsafe: deps.settings.operatorAllowsUnsafe,
+  });
 }
 
 /** svc:canary — the canary run of a deploy with a running baseline (null: direct activation). */

@@ -14,7 +14,7 @@ import { Supervisor, type SupervisorEvent } from '../../runner/supervisor.js';
 import { failpointFromEnv, type Failpoint } from './failpoint.js';
 import { logRoutes } from './log-routes.js';
 import { platformPackageDir } from './project-layout.js';
-import { note, resolveSpec, routeWhenHealthy, type ReleaseCanaryHooks, type ReleaseDeps, type ReleaseRecoveryHooks } from './release-deps.js';
+import { note, resolveSpec, routeWhenHealthy, type ReleaseCanaryHooks, type ReleaseDeps, type ReleasePlacementHooks, type ReleaseRecoveryHooks } from './release-deps.js';
 import { readReleaseSettings, type ReleaseSettings } from './release-limits.js';
 import { releaseRoutes, type UploadPrincipalResolver } from './release-routes.js';
 import { noRouting, type ReleaseRouting } from './release-routing.js';
@@ -22,6 +22,7 @@ import { recoverReleases } from './recover-releases.js';
 import { UploadTracker } from './upload-release.js';
 import type { ReleaseObserver } from './release-observer.js';
 import { rollbackRelease, type RollbackInput, type RollbackResult } from './rollback.js';
+import { settleNodeRelease, type NodeReleaseOutcome } from './node-release.js';
 
 export interface ReleasesOptions {
   /** Shared project locks (deploy, rollback, cleanup, backups, deletion); default: `<data>/locks`. */
@@ -47,6 +48,8 @@ export interface ReleasesOptions {
   uploadPrincipal?: UploadPrincipalResolver;
   /** svc:canary — canary rollouts of code-only deploys with a running baseline. */
   canary?: ReleaseCanaryHooks;
+  /** svc:nodes — projects placed on runner nodes deploy through generations. */
+  placement?: ReleasePlacementHooks;
 }
 
 export interface ReleasesFeature {
@@ -62,6 +65,8 @@ export interface ReleasesFeature {
   close(): Promise<void>;
   /** svc:github — roll back as `svc rollback` does (PR comment commands, check re-runs). */
   rollback(input: RollbackInput): Promise<RollbackResult>;
+  /** svc:nodes — a runner node observed or failed a release (call inside the node's SQLite transaction). */
+  nodeOutcome(outcome: NodeReleaseOutcome): void;
 }
 
 /** Project locks whose stale-lock recoveries are audited as `lock.recovered`. */
@@ -113,6 +118,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
     ...(options.recovery ? { recovery: options.recovery } : {}),
     ...(options.appEnv ? { appEnv: options.appEnv } : {}),
     ...(options.canary ? { canary: options.canary } : {}),
+    ...(options.placement ? { placement: options.placement } : {}),
   };
   const tracker = new UploadTracker();
   const followers = new Set<AbortController>();
@@ -128,11 +134,16 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
       // Open log streams would keep the server from closing.
       app.addHook('preClose', async () => {
         for (const follower of followers) follower.abort();
+        tracker.releaseNodeWaiters(); // svc:nodes — uploads waiting for a node answer now
       });
     },
     start: () => recoverReleases(deps),
     current: (projectId) => supervisor.current(projectId),
     rollback: (input) => rollbackRelease(deps, input),
+    nodeOutcome(outcome) {
+      const row = settleNodeRelease(deps, outcome);
+      if (row) tracker.settleNode(row.id, row);
+    },
     async close() {
       if (closed) return;
       closed = true;

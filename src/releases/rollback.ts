@@ -17,6 +17,7 @@ import { activeReleaseRow, findSnapshot, getRelease, loadReleaseSet, markSnapsho
 import type { TransactionSubject } from './release-transaction.js';
 import { createSnapshot, restoreSnapshot } from './snapshot.js';
 import { observe, type ObservedRollback } from './release-observer.js';
+import { rollbackOnNode } from './node-release.js';
 
 export interface RollbackInput extends TransactionSubject {
   releaseId: string;
@@ -39,6 +40,7 @@ export function rollbackMarkerPath(dataDir: string, projectId: string): string {
 export async function rollbackRelease(deps: ReleaseDeps, input: RollbackInput): Promise<RollbackResult> {
   const { ctx } = deps;
   const projectId = input.project.id;
+  if (deps.placement?.isPlaced(projectId)) return rollbackOnNode(deps, input); // svc:nodes — a generation of the older release
   return deps.locks.withLock(
     projectId,
     'rollback',

@@ -9,11 +9,11 @@ import { IDEMPOTENCY_KEY_PATTERN } from './contract.js';
 import { databaseFootprint } from './snapshot.js';
 import { databasePathOf, projectLayout } from './project-layout.js';
 import { checkReleaseCapacity } from './release-limits.js';
-import type { ReleaseDeps } from './release-deps.js';
+import type { ReleaseDeps, ReleasePlacementHooks } from './release-deps.js';
 import { runReleaseTransaction, type TransactionSubject } from './release-transaction.js';
 import { observe, type ReleaseSource } from './release-observer.js';
 import { projectStorage } from './project-storage.js';
-import { activeReleaseRow, findIdempotencyKey, getReleaseById, insertCandidate, releaseConfig, type ReleaseRow } from './release-store.js';
+import { activeReleaseRow, findIdempotencyKey, getReleaseById, insertCandidate, releaseConfig, setStep, type ReleaseRow } from './release-store.js';
 
 export interface UploadInput extends TransactionSubject {
   digest: string | undefined;
@@ -59,6 +59,33 @@ export class UploadTracker {
     const cleanup = (): void => void this.byRelease.delete(releaseId);
     done.then(cleanup, cleanup);
   }
+
+  // svc:nodes — uploads waiting for a runner node to observe (or fail) their release.
+  private readonly nodeWaiters = new Map<string, Set<(row: ReleaseRow | undefined) => void>>();
+  /** Resolves with the settled row, or undefined after `waitMs` (or at shutdown). */
+  awaitNode(releaseId: string, waitMs: number): Promise<ReleaseRow | undefined> {
+    return new Promise((resolve) => {
+      const set = this.nodeWaiters.get(releaseId) ?? new Set();
+      this.nodeWaiters.set(releaseId, set);
+      const done = (row: ReleaseRow | undefined): void => {
+        clearTimeout(timer);
+        set.delete(done);
+        if (set.size === 0) this.nodeWaiters.delete(releaseId);
+        resolve(row);
+      };
+      const timer = setTimeout(() => done(undefined), waitMs);
+      timer.unref();
+      set.add(done);
+    });
+  }
+  /** A node settled this release: wake its waiting uploads. */
+  settleNode(releaseId: string, row: ReleaseRow): void {
+    for (const done of [...(this.nodeWaiters.get(releaseId) ?? [])]) done(row);
+  }
+  /** Shutdown: answer every waiting upload now. */
+  releaseNodeWaiters(): void {
+    for (const set of [...this.nodeWaiters.values()]) for (const done of [...set]) done(undefined);
+  }
 }
 
 /** Check the upload headers: a lowercase hex SHA-256 digest and a well-formed idempotency key. */
@@ -98,6 +125,7 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
   }
   let candidate: ReleaseRow;
   let decoded;
+  let placement: ReleasePlacementHooks | undefined; // svc:nodes
   try {
     deps.failpoint('after-lock');
     // A retry that waited for the lock may find its key used by the upload it waited for.
@@ -115,7 +143,15 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
     const source = input.source ?? null;
     const observer = deps.observer;
     if (observer?.admit && source) observe(deps.ctx.logger, () => observer.admit!(projectId, source), { rethrowSvcErrors: true });
-    decoded = await decodeArtifact(input.body, { expectedDigest: digest, limits });
+    // svc:nodes — a placed project's node needs the original bytes; decodeArtifact bounds how many are read.
+    placement = deps.placement?.isPlaced(projectId) ? deps.placement : undefined;
+    const kept: Buffer[] = [];
+    decoded = await decodeArtifact(placement ? keepChunks(input.body, kept) : input.body, { expectedDigest: digest, limits });
+    if (placement) {
+      // svc:canary — canaries of provider-managed generations fail closed, before any release exists.
+      if (input.canaryRequested || decoded.config.canary) throw new SvcError('SVC_CANARY_PROVIDER_UNSUPPORTED', 'Canary rollouts are not available for projects placed on a runner node.');
+      await placement.keepArtifact(projectId, decoded.digest, Buffer.concat(kept));
+    }
     const active = activeReleaseRow(deps.ctx, projectId);
     if (active && releaseConfig(active).database.path !== decoded.config.database.path) {
       throw new SvcError('SVC_DATABASE_PATH_CHANGED', `database.path is "${decoded.config.database.path}", the active release uses "${releaseConfig(active).database.path}".`);
@@ -145,6 +181,10 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
           metadata: { releaseId: row.id, digest: decodedDigest, gzipBytes: row.gzip_bytes, bundleBytes: row.bundle_bytes, fileCount: row.file_count },
         });
         if (observer?.onCandidate) observe(deps.ctx.logger, () => observer.onCandidate!({ id: row.id, projectId }, source));
+        if (placement) {
+          setStep(deps.ctx, row.id, 'start');
+          placement.deploy(input, row.id); // svc:nodes — the node converges it; the row settles on its report
+        }
         return row;
       })
       .immediate();
@@ -155,6 +195,14 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
     throw error;
   }
   created(candidate);
+  if (placement) {
+    // svc:nodes — no local transaction: answer once the node observed or failed it (bounded wait).
+    // The waiter is registered before any await, so a report arriving meanwhile is not missed.
+    const nodeDone = tracker.awaitNode(candidate.id, placement.waitMs).then((row) => row ?? getReleaseById(deps.ctx, candidate.id)!);
+    nodeDone.then(finish, abort);
+    await lock.release().catch((e: unknown) => deps.ctx.logger.error({ err: e }, 'could not release the project lock'));
+    return { release: getReleaseById(deps.ctx, candidate.id)!, created: true, done };
+  }
   const running = runReleaseTransaction(deps, input, candidate, decoded).finally(() => lock.release().catch((e: unknown) => deps.ctx.logger.error({ err: e }, 'could not release the project lock')));
   running.then(finish, abort);
   tracker.trackRelease(candidate.id, done);
@@ -193,6 +241,14 @@ async function verifySameBody(body: AsyncIterable<Uint8Array>, digest: string, m
     hash.update(chunk);
   }
   if (hash.digest('hex') !== digest) throw reused();
+}
+
+/** svc:nodes — pass a body through while keeping its chunks (the consumer bounds the total). */
+async function* keepChunks(body: AsyncIterable<Uint8Array>, kept: Buffer[]): AsyncIterable<Uint8Array> {
+  for await (const chunk of body) {
+    kept.push(Buffer.from(chunk));
+    yield chunk;
+  }
 }
 
 /** Read and discard a body (bounded). */

@@ -165,5 +165,11 @@ describe('backups', () => {
     expect(all.filter((k) => k === 'backup.overdue')).toHaveLength(1);
     const list = (await plane.api('GET', `${base()}/backups`)).json() as BackupListResponse;
     expect(list.schedule).toMatchObject({ intervalMinutes: 60, keep: 2 });
+    // The failed run is kept on the schedule (the monitor's backup.failed alert) until the next success.
+    expect(list.schedule?.lastFailure?.code).toMatch(/^SVC_/);
+    clock.advance(hour);
+    await scheduler.tick();
+    const after = (await plane.api('GET', `${base()}/backups`)).json() as BackupListResponse;
+    expect(after.schedule).toMatchObject({ lastFailure: null, overdue: false });
   });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SvcError } from '../../src/core/errors.js';
 import { auditExportConfigFromEnv } from '../../src/ops/audit-export/audit-export-config.js';
+import { drillConfigFromEnv } from '../../src/ops/drills/drill-config.js';
 import { monitorConfigFromEnv } from '../../src/ops/monitor/monitor-config.js';
 import { webhookSignature, verifyWebhookSignature } from '../../src/ops/monitor/webhook-notifier.js';
 
@@ -38,10 +39,26 @@ describe('operations configuration from the environment (all opt-in)', () => {
   it('monitor: off without a webhook URL; interval may be false; the secret has a minimum length', () => {
     expect(monitorConfigFromEnv({})).toBeUndefined();
     const base = { SVC_OPS_WEBHOOK_URL: 'https://hooks.example.com/svc', SVC_OPS_WEBHOOK_SECRET: 'x'.repeat(16) };
-    expect(monitorConfigFromEnv(base)).toMatchObject({ intervalMs: 60_000, usageWarningPercent: 80 });
+    expect(monitorConfigFromEnv(base)).toMatchObject({ intervalMs: 60_000, usageWarningPercent: 80, unhealthyGraceMs: 120_000, jobGraceMs: 900_000 });
+    expect(codeOf(() => monitorConfigFromEnv({ ...base, SVC_OPS_JOB_GRACE_MS: '-1' }))).toBe('SVC_OPS_CONFIG');
     expect(monitorConfigFromEnv({ ...base, SVC_OPS_INTERVAL_MS: 'false' })?.intervalMs).toBe(false);
     expect(codeOf(() => monitorConfigFromEnv({ ...base, SVC_OPS_WEBHOOK_SECRET: 'short' }))).toBe('SVC_OPS_CONFIG');
     expect(codeOf(() => monitorConfigFromEnv({ ...base, SVC_OPS_INTERVAL_MS: '10' }))).toBe('SVC_OPS_CONFIG');
+  });
+
+  it('restore drills: daily with a 2-minute limit and health checks by default; false turns them off; bad checks are refused', () => {
+    expect(drillConfigFromEnv({})).toEqual({ intervalMs: 86_400_000, timeoutMs: 120_000, checks: undefined, withSecrets: false });
+    expect(drillConfigFromEnv({ SVC_RESTORE_DRILL_INTERVAL_MS: 'false' })).toBeUndefined();
+    expect(drillConfigFromEnv({ SVC_RESTORE_DRILL_INTERVAL_MS: '3600000', SVC_RESTORE_DRILL_TIMEOUT_MS: '5000', SVC_RESTORE_DRILL_SECRETS: 'true', SVC_RESTORE_DRILL_CHECKS: '[{"name":"notes","path":"/notes","status":200}]' })).toEqual({
+      intervalMs: 3_600_000,
+      timeoutMs: 5000,
+      checks: [{ name: 'notes', path: '/notes', status: 200 }],
+      withSecrets: true,
+    });
+    expect(codeOf(() => drillConfigFromEnv({ SVC_RESTORE_DRILL_INTERVAL_MS: '10' }))).toBe('SVC_OPS_DRILL_CONFIG');
+    expect(codeOf(() => drillConfigFromEnv({ SVC_RESTORE_DRILL_CHECKS: '[{"name":"x","path":"no-slash","status":200}]' }))).toBe('SVC_OPS_DRILL_CONFIG');
+    expect(codeOf(() => drillConfigFromEnv({ SVC_RESTORE_DRILL_CHECKS: 'not json' }))).toBe('SVC_OPS_DRILL_CONFIG');
+    expect(codeOf(() => drillConfigFromEnv({ SVC_RESTORE_DRILL_CHECKS: '[]' }))).toBe('SVC_OPS_DRILL_CONFIG');
   });
 
   it('webhook signatures bind the timestamp and body', () => {

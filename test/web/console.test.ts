@@ -4,15 +4,14 @@
 // tail, roll back with the data-restore phrase, read the audit feed; keyboard reachability, a
 // 375 px screenshot, session expiry, and no console errors. Screenshots: test-results/screenshots/
 // (SVC_UPDATE_DOC_SCREENSHOTS=1 also refreshes the committed copies in docs/screenshots/).
-import { execFile } from 'node:child_process';
 import { copyFile, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.js';
+import { ensureConsoleBuilt } from '../support/console-build.js';
 import { repoRoot } from '../support/repo-root.js';
 import { runCli, spawnCli, type CliResult } from '../support/run-cli.js';
 import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
@@ -36,7 +35,7 @@ let allowUnauthorized = false; // see watchConsole
 
 beforeAll(async () => {
   // Build the console from the current sources (the platform serves web/dist).
-  await promisify(execFile)(process.execPath, [join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'web/vite.config.ts'], { cwd: repoRoot, timeout: 120_000 });
+  await ensureConsoleBuilt();
   root = await mkdtemp(join(tmpdir(), 'svc-console-e2e-'));
   home = join(root, 'home');
   app = join(root, 'app');

@@ -4,6 +4,7 @@ import { AuditPage } from './pages/audit.js';
 import { DashboardPage } from './pages/dashboard.js';
 import { DeviceLoginPage } from './pages/device-login.js';
 import { NewProjectPage } from './pages/new-project.js';
+import { OperationsPage } from './pages/operations.js';
 import { OrgPage } from './pages/org.js';
 import { OrgsPage } from './pages/orgs.js';
 import { ProjectActivityPage } from './pages/project-activity.js';
@@ -37,6 +38,7 @@ export const routes: RouteDef[] = [
   { pattern: '/device-login', auth: true, render: () => <DeviceLoginPage /> },
   { pattern: '/audit', auth: true, render: () => <AuditPage /> },
   { pattern: '/tokens', auth: true, render: () => <TokensPage /> },
+  { pattern: '/operations', auth: true, render: () => <OperationsPage /> },
   { pattern: '/orgs', auth: true, render: () => <OrgsPage /> },
   { pattern: '/orgs/:slug', auth: true, render: (p) => <OrgPage key={slug(p)} slug={slug(p)} /> },
   { pattern: '/projects/:slug', auth: true, render: (p) => <ProjectOverviewPage key={slug(p)} slug={slug(p)} /> },

@@ -20,10 +20,12 @@ import { lifecycleCodes } from './lifecycle.js';
 import { githubCodes } from './github.js';
 import { oidcCodes } from './oidc.js';
 import { runnerCodes } from './runner.js';
+import { runnerAgentCodes } from './runner-agent.js';
 import { canaryCodes } from './canary.js';
 import { opsCodes } from './ops.js';
+import { nodesCodes } from './nodes.js';
 
-const tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes, githubCodes, oidcCodes, canaryCodes, runnerCodes, opsCodes] as const;
+const tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes, githubCodes, oidcCodes, canaryCodes, runnerCodes, runnerAgentCodes, opsCodes, nodesCodes] as const;
 
 type Merge<T extends readonly object[]> = T extends readonly [infer H, ...infer R extends readonly object[]] ? H & Merge<R> : unknown;
 

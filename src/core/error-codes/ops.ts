@@ -15,5 +15,6 @@ export const opsCodes = defineCodes({
   SVC_OPS_USAGE_CONFIG: { status: 500, retryable: false, summary: 'The usage quota configuration is invalid (SVC_PROJECT_MONTHLY_REQUESTS, SVC_PROJECT_MONTHLY_TRANSFER_BYTES or SVC_OPS_USAGE_WARNING_PERCENT).' },
   SVC_OPS_DRILL_TIMEOUT: { status: 504, retryable: true, summary: 'A restore drill did not finish within its time limit.' },
   SVC_OPS_DRILL_SETUP: { status: 500, retryable: true, summary: 'A restore drill could not restore the backup into its private copy (retried after five minutes).' },
+  SVC_OPS_DRILL_CONFIG: { status: 500, retryable: false, summary: 'The restore drill configuration is invalid (SVC_RESTORE_DRILL_INTERVAL_MS, _TIMEOUT_MS, _CHECKS or _SECRETS).' },
   SVC_OPS_DRILL_FAILED: { status: 500, retryable: false, summary: 'A restore drill booted the restored copy but the application or one of its loopback checks failed.' },
 });

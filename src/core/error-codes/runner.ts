@@ -11,4 +11,5 @@ export const runnerCodes = defineCodes({
   SVC_PROVIDER_FAILED: { status: 502, retryable: true, summary: 'The provider could not converge the project; details are only in operator telemetry.' },
   SVC_PROVIDER_UNREACHABLE: { status: 503, retryable: true, summary: 'The provider bridge could not be reached after retries.' },
   SVC_PROVIDER_ABORTED: { status: 499, retryable: true, summary: 'The reconcile was aborted before it finished.' },
+  SVC_PROVIDER_FENCE_UNRESOLVED: { status: 503, retryable: true, summary: 'A runtime fence of an earlier provider process is unresolved (its lease has not expired or its cleanup is not verified); no new writer starts for the project.', hint: 'Retry after the lease (at most 30 s); if it persists, check that the recorded process group or container is gone.' },
 });

@@ -22,6 +22,8 @@ export interface RestoreDrillOptions {
   checks: readonly { name: string; path: string; status: number }[];
   timeoutMs: number;
   now: () => number;
+  /** Aborts the drill early (e.g. the monitor stops); recorded like a timeout. */
+  signal?: AbortSignal;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -35,6 +37,9 @@ export async function runRestoreDrill(options: RestoreDrillOptions): Promise<Dri
   const startedAt = options.now();
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error(`restore drill exceeded ${options.timeoutMs} ms`)), options.timeoutMs);
+  const stop = () => controller.abort(new Error('restore drill aborted (the monitor stopped)'));
+  if (options.signal?.aborted) stop();
+  options.signal?.addEventListener('abort', stop, { once: true });
   const { signal } = controller;
   const receipt = (outcome: DrillReceipt['outcome'], code: string | null, error: string | null, checks: DrillReceipt['checks'] = []): DrillReceipt => ({ projectId: options.projectId, backupFile: options.backupFile, startedAt, finishedAt: options.now(), outcome, checks, code: outcome !== 'passed' && signal.aborted ? 'SVC_OPS_DRILL_TIMEOUT' : code, error: outcome !== 'passed' && signal.aborted ? message(signal.reason) : error });
   const dir = await mkdtemp(join(tmpdir(), 'svc-drill-'));
@@ -71,6 +76,7 @@ export async function runRestoreDrill(options: RestoreDrillOptions): Promise<Dri
     return receipt('failed', 'SVC_OPS_DRILL_FAILED', `checks failed: ${failed.map((c) => c.name).join(', ')}`, checks);
   } finally {
     clearTimeout(timer);
+    options.signal?.removeEventListener('abort', stop);
     await app?.stop().catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   }

@@ -96,7 +96,9 @@ export function recordAttempt(db: ControlDb, row: NotificationRow, startedAt: nu
 export function readMonitorOverview(db: ControlDb, limit = 50) {
   const incidents = db.prepare('SELECT id, key, kind, project_id AS projectId, details, opened_at AS openedAt, resolved_at AS resolvedAt FROM ops_incidents ORDER BY opened_at DESC, id DESC LIMIT ?').all(limit) as { details: string; openedAt: number; resolvedAt: number | null }[];
   const notifications = db.prepare('SELECT alert_id AS alertId, transition, status, attempts, next_attempt_at AS nextAttemptAt, last_error AS lastError, delivered_at AS deliveredAt FROM ops_notifications ORDER BY created_at DESC, alert_id DESC LIMIT ?').all(limit);
-  const state = db.prepare('SELECT last_pass_at AS lastPassAt, last_pass AS lastPass FROM ops_monitor_state WHERE id = 1').get() as { lastPassAt: number; lastPass: string } | undefined;
+  const row = db.prepare('SELECT last_pass_at AS lastPassAt, last_pass AS lastPass FROM ops_monitor_state WHERE id = 1').get() as { lastPassAt: number | null; lastPass: string | null } | undefined;
+  // The row may exist with only the job cursor (before the first recorded pass).
+  const state = row && row.lastPassAt !== null && row.lastPass !== null ? { lastPassAt: row.lastPassAt, lastPass: row.lastPass } : undefined;
   return {
     lastPassAt: state ? new Date(state.lastPassAt).toISOString() : null,
     lastPass: state ? (JSON.parse(state.lastPass) as unknown) : null,

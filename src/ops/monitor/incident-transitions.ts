@@ -28,7 +28,9 @@ export interface IncidentPlan {
  * null project means platform-wide and is always in scope), so paging through projects never
  * resolves what was simply not examined. Duplicate condition keys open one incident.
  */
-export function planIncidentTransitions(open: readonly OpenIncident[], active: readonly Condition[], scannedProjects: ReadonlySet<string>): IncidentPlan {
+export function planIncidentTransitions(open: readonly OpenIncident[], active: readonly Condition[], scannedProjects: ReadonlySet<string> | ((incident: OpenIncident) => boolean)): IncidentPlan {
+  // A predicate scopes finer than projects (e.g. only the jobs this pass inspected).
+  const inScope = typeof scannedProjects === 'function' ? scannedProjects : (i: OpenIncident) => i.projectId === null || scannedProjects.has(i.projectId);
   const openKeys = new Set(open.map((i) => i.key));
   const activeKeys = new Set(active.map((c) => c.key));
   const toOpen: Condition[] = [];
@@ -38,6 +40,6 @@ export function planIncidentTransitions(open: readonly OpenIncident[], active: r
     seen.add(c.key);
     toOpen.push(c);
   }
-  const toResolve = open.filter((i) => !activeKeys.has(i.key) && (i.projectId === null || scannedProjects.has(i.projectId)));
+  const toResolve = open.filter((i) => !activeKeys.has(i.key) && inScope(i));
   return { open: toOpen, resolve: toResolve };
 }

@@ -28,4 +28,16 @@ export const monitorMigrations: readonly Migration[] = [
         CREATE TABLE ops_monitor_state (id INTEGER PRIMARY KEY CHECK (id = 1), last_pass_at INTEGER, last_pass TEXT) STRICT;`);
     },
   },
+  {
+    scope: 'ops-monitor',
+    version: 2,
+    name: 'job inspection cursor, condition first-seen times',
+    up(db) {
+      // job_cursor: key of the last inspected job (rotation survives restarts);
+      // ops_condition_since: when a graced condition (e.g. an unhealthy app) was first seen.
+      db.exec(`
+        ALTER TABLE ops_monitor_state ADD COLUMN job_cursor TEXT;
+        CREATE TABLE ops_condition_since (key TEXT PRIMARY KEY, project_id TEXT, since INTEGER NOT NULL) STRICT;`);
+    },
+  },
 ];

@@ -2,10 +2,11 @@ import type { BackupsFeature } from '../../backups/index.js';
 import type { ControlDb } from '../../core/control-db.js';
 import type { FeatureContext } from '../../core/feature-context.js';
 import { listReleases } from '../../releases/index.js';
+import type { GracedCondition } from './condition-grace.js';
 import type { Condition } from './incident-transitions.js';
 
-/** Looks at a page of projects and returns the problems it sees now. */
-export type MonitorSource = (projectIds: readonly string[], now: number) => Condition[];
+/** Looks at a page of projects and returns the problems it sees now (a grace delays the incident). */
+export type MonitorSource = (projectIds: readonly string[], now: number, signal?: AbortSignal) => GracedCondition[] | Promise<GracedCondition[]>;
 
 /** Deployment failure: the project's latest release failed (read through the releases feature). */
 export function deploymentFailureSource(ctx: Pick<FeatureContext, 'db' | 'clock' | 'ids'>): MonitorSource {
@@ -31,6 +32,19 @@ export function backupOverdueSource(backups: Pick<BackupsFeature, 'list'>): Moni
       const schedule = backups.list(projectId).schedule;
       if (!schedule?.overdue) continue;
       out.push({ key: `backup.overdue:${projectId}`, kind: 'backup.overdue', projectId, details: { lastSuccessAt: schedule.lastSuccessAt, nextDueAt: schedule.nextDueAt, intervalMinutes: schedule.intervalMinutes } });
+    }
+    return out;
+  };
+}
+
+/** Backup failure: the project's last scheduled backup run failed (resolves with the next success). */
+export function backupFailureSource(backups: Pick<BackupsFeature, 'list'>): MonitorSource {
+  return (projectIds) => {
+    const out: Condition[] = [];
+    for (const projectId of projectIds) {
+      const failure = backups.list(projectId).schedule?.lastFailure;
+      if (!failure) continue;
+      out.push({ key: `backup.failed:${projectId}`, kind: 'backup.failed', projectId, details: { failedAt: failure.at, code: failure.code } });
     }
     return out;
   };

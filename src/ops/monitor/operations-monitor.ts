@@ -3,9 +3,15 @@ import type { ControlDb } from '../../core/control-db.js';
 import { SvcError } from '../../core/errors.js';
 import type { IdGenerator } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
+import { drillFailedSource } from '../drills/drill-failed-source.js';
+import { drillOverview } from '../drills/drill-store.js';
+import { drillDueAt, runDueDrill, type RestoreDrillsOptions } from '../drills/run-due-drill.js';
 import { deliverDueAlerts, type NotifyAlert } from './alert-delivery.js';
+import { applyConditionGrace, type GracedCondition } from './condition-grace.js';
+import { readConditionSince, writeConditionSince } from './condition-since-store.js';
 import { applyIncidentPlan, listOpenIncidents, readMonitorOverview, recordPass } from './incident-store.js';
-import { planIncidentTransitions, type Condition } from './incident-transitions.js';
+import { planIncidentTransitions, type OpenIncident } from './incident-transitions.js';
+import { alertDeliveryJob, inspectJobs, jobIncidentKey, readJobCursor, writeJobCursor, type JobProvider } from './job-inspection.js';
 import { listProjectIdsPage, type MonitorSource } from './monitor-sources.js';
 
 /** At most this many projects are examined per pass (the next pass continues after them). */
@@ -17,10 +23,16 @@ export interface OperationsMonitorOptions {
   ids: IdGenerator;
   /** Poll interval, or `false` for manual passes only. */
   intervalMs: number | false;
-  /** Forecast usage warning threshold (forecasts are not implemented yet; validated and kept). */
+  /** Forecast usage warning threshold (percent of a quota; the usage-warning source applies it). */
   usageWarningPercent: number;
   notify: NotifyAlert;
   sources: MonitorSource[];
+  /** Restore drills: one due drill per pass; failed drills become `drill.failed` incidents. */
+  restoreDrills?: RestoreDrillsOptions;
+  /** Scheduled jobs to inspect (five per pass, rotating); alert delivery (and drills) are added here. */
+  jobs?: JobProvider[];
+  /** A job is overdue once its next run is this far past due (default 15 minutes). */
+  jobGraceMs?: number;
   /** Project paging (default: the projects registry). */
   listProjects?: (afterId: string, limit: number) => string[];
   leaseMs?: number;
@@ -39,6 +51,10 @@ export interface MonitorPassSummary {
   delivered: number;
   failed: number;
   sourceErrors: number;
+  /** Jobs inspected this pass (at most five). */
+  jobs: number;
+  /** The drill this pass ran, if any. */
+  drill: { projectId: string; outcome: string } | null;
 }
 
 export interface OperationsMonitor {
@@ -46,7 +62,20 @@ export interface OperationsMonitor {
   runOnce(signal?: AbortSignal): Promise<MonitorPassSummary>;
   start(): void;
   stop(): Promise<void>;
-  overview(): ReturnType<typeof readMonitorOverview> & { intervalMs: number | false };
+  overview(): ReturnType<typeof readMonitorOverview> & { intervalMs: number | false; drills: ReturnType<typeof drillOverview> };
+}
+
+/** Every project id, page by page (bounded: 100 pages). */
+function allProjects(listProjects: (afterId: string, limit: number) => string[]): string[] {
+  const out: string[] = [];
+  let after = '';
+  for (let i = 0; i < 100; i++) {
+    const page = listProjects(after, PROJECTS_PER_PASS);
+    out.push(...page);
+    if (page.length < PROJECTS_PER_PASS) break;
+    after = page[page.length - 1]!;
+  }
+  return out;
 }
 
 const defaultSchedule = (fn: () => void, ms: number) => {
@@ -67,6 +96,18 @@ export function createOperationsMonitor(options: OperationsMonitorOptions): Oper
   let cancel: (() => void) | undefined;
   let queue: Promise<unknown> = Promise.resolve();
 
+  const sources = [...options.sources, ...(options.restoreDrills ? [drillFailedSource(db)] : [])];
+  const drills = options.restoreDrills;
+  const jobs: JobProvider[] = [alertDeliveryJob(db), ...(options.jobs ?? [])];
+  if (drills) {
+    jobs.push({
+      kind: 'restore-drill',
+      list: () => allProjects(listProjects).filter((id) => (!drills.eligible || drills.eligible(id)) && drills.backups.newest(id) !== null).map((id) => ({ key: `restore-drill:${id}`, kind: 'restore-drill', projectId: id })),
+      nextRunAt: (job) => drillDueAt(drills, db, job.projectId!),
+    });
+  }
+  const jobGraceMs = options.jobGraceMs ?? 15 * 60_000;
+
   async function pass(signal?: AbortSignal): Promise<MonitorPassSummary> {
     let page = listProjects(cursor, PROJECTS_PER_PASS);
     if (page.length === 0 && cursor !== '') {
@@ -74,23 +115,52 @@ export function createOperationsMonitor(options: OperationsMonitorOptions): Oper
       page = listProjects(cursor, PROJECTS_PER_PASS);
     }
     cursor = page.length < PROJECTS_PER_PASS ? '' : page[page.length - 1]!;
-    const now = clock.now();
-    const conditions: Condition[] = [];
-    let sourceErrors = 0;
-    for (const source of options.sources) {
+    const scanned = new Set(page);
+    const passSignal = AbortSignal.any([stopController.signal, ...(signal ? [signal] : [])]);
+    const logError = (what: string) => (error: unknown) => options.logger?.error({ err: error instanceof Error ? error.message : String(error) }, what);
+    // One due restore drill first, so its receipt is seen by the failed-drill source below.
+    let drill: MonitorPassSummary['drill'] = null;
+    if (drills && !passSignal.aborted) {
       try {
-        conditions.push(...source(page, now));
+        const receipt = await runDueDrill(drills, { db, ids: options.ids, now: () => clock.now(), onError: logError('restore drill receipt hook failed'), signal: passSignal }, page);
+        if (receipt) drill = { projectId: receipt.projectId, outcome: receipt.outcome };
       } catch (error) {
-        sourceErrors++;
-        options.logger?.error({ err: error instanceof Error ? error.message : String(error) }, 'operations monitor source failed');
+        logError('restore drill failed to run')(error);
       }
     }
-    const plan = planIncidentTransitions(listOpenIncidents(db), conditions, new Set(page));
+    const now = clock.now();
+    const graced: GracedCondition[] = [];
+    let sourceErrors = 0;
+    for (const source of sources) {
+      try {
+        graced.push(...(await source(page, now, passSignal)));
+      } catch (error) {
+        sourceErrors++;
+        logError('operations monitor source failed')(error);
+      }
+    }
+    const jobCheck = inspectJobs(jobs, readJobCursor(db), now, jobGraceMs);
+    sourceErrors += jobCheck.errors;
+    const inspectedKeys = new Set(jobCheck.inspected.map((j) => jobIncidentKey(j.key)));
+    // Only what this pass examined may resolve (or forget its first-seen time).
+    const inScope = (i: Pick<OpenIncident, 'key' | 'projectId'>) => (i.key.startsWith('job.overdue:') ? inspectedKeys.has(i.key) : i.projectId === null || scanned.has(i.projectId));
+    const stored = readConditionSince(db);
+    const grace = applyConditionGrace(graced, stored.since, now, (key) => sourceErrors === 0 && inScope({ key, projectId: stored.projectOf.get(key) ?? null }));
+    for (const c of graced) stored.projectOf.set(c.key, c.projectId);
+    writeConditionSince(db, grace.since, stored.projectOf);
+    const open = listOpenIncidents(db);
+    // An incident already open stays open while its condition holds, even if its first-seen time was lost.
+    const openKeys = new Set(open.map((i) => i.key));
+    const confirmedKeys = new Set(grace.confirmed.map((c) => c.key));
+    const stillOpen = graced.filter((c) => openKeys.has(c.key) && !confirmedKeys.has(c.key)).map(({ graceMs: _g, ...c }) => c);
+    const conditions = [...grace.confirmed, ...stillOpen, ...jobCheck.conditions];
+    const plan = planIncidentTransitions(open, conditions, inScope);
     // A failing source must not resolve the incidents it could not see.
     if (sourceErrors > 0) plan.resolve = [];
     const alerts = applyIncidentPlan(db, plan, now, options.ids);
-    const delivery = await deliverDueAlerts({ db, clock, notify: options.notify, leaseMs: options.leaseMs ?? 60_000, maxBackoffMs: options.maxBackoffMs ?? 300_000, timeoutMs: options.notifyTimeoutMs ?? 10_000, signal: AbortSignal.any([stopController.signal, ...(signal ? [signal] : [])]) });
-    const summary: MonitorPassSummary = { projects: page.length, conditions: conditions.length, opened: alerts.filter((a) => a.transition === 'open').length, resolved: alerts.filter((a) => a.transition === 'resolve').length, ...delivery, sourceErrors };
+    writeJobCursor(db, jobCheck.cursor);
+    const delivery = await deliverDueAlerts({ db, clock, notify: options.notify, leaseMs: options.leaseMs ?? 60_000, maxBackoffMs: options.maxBackoffMs ?? 300_000, timeoutMs: options.notifyTimeoutMs ?? 10_000, signal: passSignal });
+    const summary: MonitorPassSummary = { projects: page.length, conditions: conditions.length, opened: alerts.filter((a) => a.transition === 'open').length, resolved: alerts.filter((a) => a.transition === 'resolve').length, ...delivery, sourceErrors, jobs: jobCheck.inspected.length, drill };
     recordPass(db, clock.now(), summary);
     return summary;
   }
@@ -125,6 +195,6 @@ export function createOperationsMonitor(options: OperationsMonitorOptions): Oper
       stopController.abort();
       await queue;
     },
-    overview: () => ({ intervalMs: options.intervalMs, ...readMonitorOverview(db) }),
+    overview: () => ({ intervalMs: options.intervalMs, ...readMonitorOverview(db), drills: drillOverview(db) }),
   };
 }

@@ -108,4 +108,22 @@ describe('runRestoreDrill', () => {
     expect(hung).toMatchObject({ outcome: 'failed', code: 'SVC_OPS_DRILL_TIMEOUT' });
     expect(Date.now() - started).toBeLessThan(5_000);
   });
+
+  it('an external abort (monitor stop) ends a hanging boot at once', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const started = Date.now();
+    const receipt = await runRestoreDrill({
+      projectId: PROJECT,
+      backupFile,
+      decrypt: decrypt(key),
+      boot: (_id, { signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error))),
+      checks: [],
+      timeoutMs: 60_000,
+      now: () => 0,
+      signal: controller.signal,
+    });
+    expect(receipt).toMatchObject({ outcome: 'failed', code: 'SVC_OPS_DRILL_TIMEOUT' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
 });

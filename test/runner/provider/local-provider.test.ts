@@ -1,6 +1,6 @@
 // The local provider behind the real bridge: staged releases, health-gated switch, stop, abort,
 // and (when podman works) the same through the hardened container runner.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,7 @@ import { fencedProvider } from '../../../runner/provider/fenced-provider.js';
 import { createLocalProvider, type LocalProvider } from '../../../runner/provider/local-provider.js';
 import type { AppRunner } from '../../../runner/app-runner.js';
 import type { ProviderArtifact, ReconcileRequest } from '../../../runner/provider/provider-contract.js';
+import { packedFixtureWithMigrations } from './fixture-variants.js';
 import { listen, packedFixture, TOKEN } from './provider-helpers.js';
 
 let dir: string;
@@ -27,7 +28,9 @@ const closers: (() => Promise<void> | void)[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-local-provider-'));
-  for (const name of ['healthy', 'healthy-v2', 'crash-on-boot', 'slow-start']) artifacts[name] = await packedFixture(name);
+  for (const name of ['healthy', 'healthy-v2']) artifacts[name] = await packedFixture(name);
+  // Deploys now migrate the database: releases after healthy-v2 must carry its migration history.
+  for (const name of ['crash-on-boot', 'slow-start']) artifacts[name] = await packedFixtureWithMigrations(name, 'healthy-v2');
 }, 60_000);
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
@@ -96,6 +99,24 @@ describe('local provider (process runner) behind the bridge', () => {
     await expect(fetch(`http://${second.host}:${second.port}/healthz`)).rejects.toThrow();
     // Rule 9: only releases referenced by the active or rollback pointer survive a collection.
     expect(existsSync(join(root, 'projects', 'prj_1', 'releases', 'rel_2'))).toBe(true);
+  }, 60_000);
+});
+
+describe('local provider: apps embedding the svc runtime', () => {
+  it('links the platform package into each release (svc/runtime resolves) and keeps releases read-only', async () => {
+    const { local, client, root } = await setup('runtime', (logs) => new ProcessRunner({ runsDir: join(dir, 'runtime', 'runs'), logs, stopGraceMs: 2000 }));
+    const demo = await packedFixture('runtime-demo');
+    await client.reconcile({ operation: { projectId: 'prj_rt', id: 'op_rt1', fence: 1 }, desired: { generation: 1, state: 'running', releaseId: 'rel_rt1' }, artifact: demo, signal: new AbortController().signal });
+    const pointer = local.active('prj_rt')!;
+    const health = await fetch(`http://${pointer.host}:${pointer.port}/healthz`);
+    expect(health.status).toBe(200);
+    const releaseDir = join(root, 'projects', 'prj_rt', 'releases', 'rel_rt1');
+    expect(lstatSync(join(releaseDir, 'node_modules', 'svc')).isSymbolicLink()).toBe(true);
+    expect(statSync(releaseDir).mode & 0o222).toBe(0);
+    // Stopping and collecting removes read-only release directories that are no longer referenced.
+    await client.reconcile({ operation: { projectId: 'prj_rt', id: 'op_rt2', fence: 2 }, desired: { generation: 2, state: 'running', releaseId: 'rel_rt2' }, artifact: demo, signal: new AbortController().signal });
+    await client.reconcile({ operation: { projectId: 'prj_rt', id: 'op_rt3', fence: 3 }, desired: { generation: 3, state: 'running', releaseId: 'rel_rt3' }, artifact: demo, signal: new AbortController().signal });
+    expect(existsSync(releaseDir)).toBe(false);
   }, 60_000);
 });
 

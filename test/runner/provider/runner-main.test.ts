@@ -1,4 +1,4 @@
-// svc-runner as a process: --help, configuration errors, the not-yet-built agent, and `provider`.
+// svc-runner as a process: --help, configuration errors (agent without control URL or credentials), and `provider`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -28,10 +28,16 @@ describe('svc-runner', () => {
     }
   }, 30_000);
 
-  it('says plainly that the agent is not built, and rejects bad configuration', async () => {
+  it('the agent (default command) needs a control URL, a node id and credentials; bad configuration is rejected', async () => {
     const agent = await run([]);
-    expect(agent.exitCode).toBe(69);
-    expect(agent.stderr).toContain('SVC_NOT_AVAILABLE');
+    expect(agent.exitCode).toBe(64);
+    expect(agent.stderr).toContain('SVC_RUNNER_CONFIG');
+    const noToken = await run(['agent'], { SVC_CONTROL_URL: 'http://127.0.0.1:9', SVC_RUNNER_NODE_ID: 'node-1', SVC_RUNNER_CREDENTIALS: join(dir, 'missing.json') });
+    expect(noToken.exitCode).toBe(64);
+    expect(noToken.stderr).toContain('SVC_RUNNER_REGISTRATION_TOKEN');
+    const remote = await run(['agent'], { SVC_CONTROL_URL: 'http://control.example', SVC_RUNNER_NODE_ID: 'node-1' });
+    expect(remote.exitCode).toBe(64);
+    expect(remote.stderr).toContain('HTTPS');
     const bad = await run(['provider'], { SVC_RUNNER_CONCURRENCY: 'lots' });
     expect(bad.exitCode).toBe(64);
     expect(bad.stderr).toContain('SVC_RUNNER_CONFIG');

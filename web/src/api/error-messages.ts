@@ -22,6 +22,8 @@ const friendly: Record<string, string> = {
   SVC_RELEASE_CONFIRMATION_MISMATCH: 'The confirmation phrase does not match. Type it exactly as shown.',
   SVC_RESTORE_NOT_ALLOWED: 'Data can only be restored when rolling back to the immediately previous release that has a pre-deploy snapshot.',
   SVC_ORG_LAST_OWNER: 'An organization must keep at least one owner.',
+  SVC_PLATFORM_ADMIN_REQUIRED: 'Only the platform administrator (the first account registered on this server) can see this.',
+  SVC_OPS_NOT_CONFIGURED: 'The operations monitor is not configured on this server (SVC_OPS_WEBHOOK_URL and SVC_OPS_WEBHOOK_SECRET).',
   SVC_INTERNAL: 'The server hit an unexpected error. It has been logged; try again later.',
   SVC_NETWORK: 'The control plane could not be reached. Check your connection and try again.',
 };

@@ -12,6 +12,7 @@ const sections = [
   { href: '/orgs', label: 'Organizations', match: (p: string) => p.startsWith('/orgs') },
   { href: '/tokens', label: 'Tokens', match: (p: string) => p === '/tokens' },
   { href: '/device-login', label: 'Device login', match: (p: string) => p === '/device-login' },
+  { href: '/operations', label: 'Operations', match: (p: string) => p === '/operations' },
 ];
 
 /** Set the document title for the current page. */

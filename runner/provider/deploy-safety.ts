@@ -1,0 +1,71 @@
+// Database safety of a provider deploy, as in the control plane's release transaction: a read-only
+// migration pre-check before the writer stops, a snapshot, pending migrations in one transaction, and a
+// durable "deploy in flight" record so a crash before the pointer switch is undone on restart.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { atomicWriteFileSync } from '../../src/core/atomic-write.js';
+import { migrateDatabase, type MigrateResult } from '../../src/releases/apply-migrations.js';
+import type { MigrationTarget } from '../../src/releases/precheck-migrations.js';
+import { createSnapshot, restoreSnapshot, type Snapshot } from '../../src/releases/snapshot.js';
+import { removeFileDurably } from '../supervision/fence-file.js';
+
+/** A deploy that changed (or may have changed) the database and has not switched the pointer yet. */
+export const pendingDeploySchema = z.object({
+  candidateReleaseId: z.string(),
+  snapshotPath: z.string(),
+  databasePath: z.string(),
+  at: z.number(),
+});
+export type PendingDeploy = z.infer<typeof pendingDeploySchema>;
+
+/** Pure: with the pointer naming the candidate the switch happened (forget the record); otherwise undo the database. */
+export function decidePendingDeploy(activeReleaseId: string | null, pending: PendingDeploy | null): 'none' | 'forget' | 'restore' {
+  if (!pending) return 'none';
+  return activeReleaseId === pending.candidateReleaseId ? 'forget' : 'restore';
+}
+
+/** Path of the record inside a project directory. */
+export function pendingDeployPath(projectDir: string): string {
+  return join(projectDir, 'deploy-in-flight.json');
+}
+
+/** Read the record (null when none; an unreadable record is an error, never ignored). */
+export function readPendingDeploy(projectDir: string): PendingDeploy | null {
+  let text: string;
+  try {
+    text = readFileSync(pendingDeployPath(projectDir), 'utf8');
+  } catch {
+    return null;
+  }
+  return pendingDeploySchema.parse(JSON.parse(text));
+}
+
+/** Durably write the record. */
+export function writePendingDeploy(projectDir: string, pending: PendingDeploy): void {
+  atomicWriteFileSync(pendingDeployPath(projectDir), JSON.stringify(pending), { mode: 0o600 });
+}
+
+/** Durably remove the record. */
+export async function clearPendingDeploy(projectDir: string): Promise<void> {
+  await removeFileDurably(pendingDeployPath(projectDir));
+}
+
+/** Settle a leftover record: restore the snapshot when the candidate never became active. No writer may run. */
+export async function settlePendingDeploy(projectDir: string, activeReleaseId: string | null): Promise<'none' | 'forget' | 'restore'> {
+  const pending = readPendingDeploy(projectDir);
+  const decision = decidePendingDeploy(activeReleaseId, pending);
+  if (decision === 'restore') await restoreSnapshot(pending!.snapshotPath, pending!.databasePath);
+  if (decision !== 'none') await clearPendingDeploy(projectDir);
+  return decision;
+}
+
+export { precheckMigrations, type MigrationTarget } from '../../src/releases/precheck-migrations.js';
+
+/** Snapshot the database (writer stopped), record the deploy as in flight, then apply pending migrations. */
+export async function snapshotAndMigrate(projectDir: string, candidateReleaseId: string, target: MigrationTarget, now: number): Promise<{ snapshot: Snapshot; migrated: MigrateResult }> {
+  const snapshot = await createSnapshot(target.databasePath, join(projectDir, 'snapshots', `${candidateReleaseId}.db`));
+  writePendingDeploy(projectDir, { candidateReleaseId, snapshotPath: snapshot.path, databasePath: target.databasePath, at: now });
+  const migrated = await migrateDatabase(target);
+  return { snapshot, migrated };
+}

@@ -1,0 +1,92 @@
+// Desired generations of placed projects: each request bumps the generation and the project's fence,
+// supersedes every open operation (their holders' late work is then stale) and creates one pending
+// operation for the placed node — all in one SQLite transaction.
+import { appendAudit } from '../audit/append-audit.js';
+import { SvcError } from '../core/errors.js';
+import { isoTime } from '../core/feature-context.js';
+import { findRelease } from '../releases/index.js';
+import type { GenerationStatus } from './contract.js';
+import { getPlacement } from './node-store.js';
+import type { NodesContext } from './nodes-context.js';
+import { nextGeneration } from './operation-decisions.js';
+import { finishOperation, getDesired, insertOperation, openOperationsOfProject, putDesired, recentOperations, type OperationRow } from './operation-store.js';
+import type { ProjectSubject } from './placement-service.js';
+
+/** What a generation asks for. */
+export type GenerationRequest = { state: 'running'; releaseId: string } | { state: 'stopped' };
+
+/**
+ * Create the next desired generation of a placed project. Runs in its own transaction, or as a
+ * savepoint inside the caller's (the release upload creates its candidate and generation together).
+ */
+export function createGeneration(n: NodesContext, subject: ProjectSubject, request: GenerationRequest): GenerationStatus {
+  const { ctx } = n;
+  const projectId = subject.project.id;
+  ctx.db.transaction(() => {
+    const placement = getPlacement(ctx.db, projectId);
+    if (!placement) throw new SvcError('SVC_NODE_NOT_PLACED');
+    let digest: string | null = null;
+    if (request.state === 'running') {
+      const release = findRelease(ctx, projectId, request.releaseId);
+      if (!release) throw new SvcError('SVC_RELEASE_NOT_FOUND', `Release ${request.releaseId} of this project does not exist.`);
+      if (release.status === 'failed' || !n.artifacts.has(projectId, release.digest)) throw new SvcError('SVC_NODE_ARTIFACT_UNAVAILABLE');
+      digest = release.digest;
+    }
+    const now = ctx.clock.now();
+    const desired = getDesired(ctx.db, projectId);
+    const next = nextGeneration(desired ?? null);
+    for (const op of openOperationsOfProject(ctx.db, projectId)) supersede(n, op, now);
+    const releaseId = request.state === 'running' ? request.releaseId : null;
+    putDesired(ctx.db, { project_id: projectId, generation: next.generation, state: request.state, release_id: releaseId, fence: next.fence });
+    insertOperation(ctx.db, {
+      id: ctx.ids('op'),
+      project_id: projectId,
+      node_id: placement.node_id,
+      generation: next.generation,
+      state: request.state,
+      release_id: releaseId,
+      artifact_sha256: digest,
+      fence: next.fence,
+      created_at: now,
+    });
+    appendAudit(ctx, {
+      kind: 'node.generation',
+      organizationId: subject.project.organizationId,
+      projectId,
+      actor: subject.actor,
+      metadata: { generation: next.generation, state: request.state, releaseId, nodeId: placement.node_id },
+    });
+  })();
+  return generationStatus(n, projectId);
+}
+
+/** Close an open operation as superseded; a release it carried will never run (the listener fails it). */
+function supersede(n: NodesContext, op: OperationRow, now: number): void {
+  finishOperation(n.ctx.db, op.id, 'superseded', null, now);
+  if (op.state === 'running' && op.release_id) n.listener()?.failed({ projectId: op.project_id, releaseId: op.release_id, code: 'SVC_NODE_GENERATION_SUPERSEDED' });
+}
+
+/** Desired and observed generation of a project plus its newest operations. */
+export function generationStatus(n: NodesContext, projectId: string): GenerationStatus {
+  const { db } = n.ctx;
+  const desired = getDesired(db, projectId);
+  return {
+    projectId,
+    nodeId: getPlacement(db, projectId)?.node_id ?? null,
+    desired: desired ? { generation: desired.generation, state: desired.state, releaseId: desired.release_id } : null,
+    observed:
+      desired && desired.observed_generation !== null && desired.observed_state !== null && desired.observed_at !== null
+        ? { kind: desired.observed_kind ?? 'unknown', generation: desired.observed_generation, releaseId: desired.observed_release_id, state: desired.observed_state, observedAt: isoTime(desired.observed_at) }
+        : null,
+    operations: recentOperations(db, projectId).map((op) => ({
+      id: op.id,
+      generation: op.generation,
+      fence: op.fence,
+      status: op.status,
+      attempts: op.attempts,
+      errorCode: op.error_code,
+      createdAt: isoTime(op.created_at),
+      finishedAt: op.finished_at === null ? null : isoTime(op.finished_at),
+    })),
+  };
+}

@@ -1,0 +1,115 @@
+// Node side of operations: lease the next operation, renew, report observed or failed, and the
+// artifact check. Decisions are the pure functions of operation-decisions.ts; each change is one
+// SQLite transaction, so a lease, a fence bump and an observation never half-happen.
+import { SvcError } from '../core/errors.js';
+import { isoTime } from '../core/feature-context.js';
+import type { LeaseResponse } from './contract.js';
+import { touchNode, type NodeRow } from './node-store.js';
+import type { NodesContext } from './nodes-context.js';
+import { chooseLease, holdsLease, judgeFailure, judgeObservation, type ObservedResult } from './operation-decisions.js';
+import { bumpFence, finishOperation, getOperation, leaseOperation, openOperationsOfNode, recordObserved, renewLease, toRecord, type OperationRow } from './operation-store.js';
+
+/** Lease the next operation for a node, or null (nothing to do, draining, or at its concurrency). */
+export function leaseNext(n: NodesContext, node: NodeRow): LeaseResponse | null {
+  const { ctx, settings } = n;
+  return ctx.db
+    .transaction(() => {
+      const now = ctx.clock.now();
+      touchNode(ctx.db, node.id, now);
+      const ops = openOperationsOfNode(ctx.db, node.id).map(toRecord);
+      const choice = chooseLease(ops, { id: node.id, concurrency: node.concurrency, draining: node.draining === 1 }, now);
+      if (!choice) return null;
+      // Lease loss: the expired holder's fence is now stale, the new holder works under a higher one.
+      const fence = choice.reissue ? bumpFence(ctx.db, choice.op.projectId) : choice.op.fence;
+      const expiresAt = now + settings.operationLeaseMs;
+      leaseOperation(ctx.db, choice.op.id, fence, expiresAt);
+      const row = getOperation(ctx.db, choice.op.id)!;
+      return {
+        operation: {
+          kind: 'reconcile' as const,
+          id: row.id,
+          projectId: row.project_id,
+          fence: row.fence,
+          desired: { generation: row.generation, state: row.state, releaseId: row.release_id },
+          artifactSha256: row.state === 'running' ? row.artifact_sha256 : null,
+        },
+        leaseExpiresAt: isoTime(expiresAt),
+        leaseMs: settings.operationLeaseMs,
+      };
+    })
+    .immediate();
+}
+
+/** The node's own operation, or SVC_NODE_OPERATION_NOT_FOUND (other nodes' operations do not exist for it). */
+function ownOperation(n: NodesContext, node: NodeRow, operationId: string): OperationRow {
+  const op = getOperation(n.ctx.db, operationId);
+  if (!op || op.node_id !== node.id) throw new SvcError('SVC_NODE_OPERATION_NOT_FOUND');
+  return op;
+}
+
+/** Extend a live lease; an expired or superseded one is SVC_NODE_LEASE_LOST. */
+export function renewOperation(n: NodesContext, node: NodeRow, operationId: string, fence?: number): { leaseExpiresAt: string } {
+  const { ctx, settings } = n;
+  return ctx.db
+    .transaction(() => {
+      const now = ctx.clock.now();
+      const op = ownOperation(n, node, operationId);
+      touchNode(ctx.db, node.id, now);
+      // A fence other than the current one means the lease was re-issued since this holder got it.
+      if (!holdsLease(toRecord(op), node.id, now) || (fence !== undefined && fence !== op.fence)) throw new SvcError('SVC_NODE_LEASE_LOST');
+      const expiresAt = now + settings.operationLeaseMs;
+      renewLease(ctx.db, op.id, expiresAt);
+      return { leaseExpiresAt: isoTime(expiresAt) };
+    })
+    .immediate();
+}
+
+/** Accept an observation from the current holder with the current fence (a replay is accepted again). */
+export function observeOperation(n: NodesContext, node: NodeRow, operationId: string, report: { fence?: number | undefined; result: ObservedResult }): { accepted: true } {
+  const { ctx } = n;
+  return ctx.db
+    .transaction(() => {
+      const now = ctx.clock.now();
+      const op = ownOperation(n, node, operationId);
+      touchNode(ctx.db, node.id, now);
+      const decision = judgeObservation(toRecord(op), node.id, now, report);
+      if (decision.kind === 'refuse') throw new SvcError(decision.code);
+      if (decision.kind === 'accept') {
+        finishOperation(ctx.db, op.id, 'observed', null, now);
+        // Only the fixed result shape is recorded (kind, generation, release, state).
+        recordObserved(ctx.db, op.project_id, { kind: report.result.kind, generation: report.result.generation, releaseId: report.result.releaseId, state: report.result.state }, now);
+        if (op.state === 'running' && op.release_id) n.listener()?.observed({ projectId: op.project_id, releaseId: op.release_id, generation: op.generation });
+      }
+      return { accepted: true as const };
+    })
+    .immediate();
+}
+
+/** Record a failure (a stable code only) from the current holder. */
+export function failOperation(n: NodesContext, node: NodeRow, operationId: string, report: { fence?: number | undefined; code: string }): { accepted: true } {
+  const { ctx } = n;
+  return ctx.db
+    .transaction(() => {
+      const now = ctx.clock.now();
+      const op = ownOperation(n, node, operationId);
+      touchNode(ctx.db, node.id, now);
+      const decision = judgeFailure(toRecord(op), node.id, now, report);
+      if (decision.kind === 'refuse') throw new SvcError(decision.code);
+      if (decision.kind === 'accept') {
+        finishOperation(ctx.db, op.id, 'failed', report.code, now);
+        if (op.state === 'running' && op.release_id) n.listener()?.failed({ projectId: op.project_id, releaseId: op.release_id, code: report.code });
+      }
+      return { accepted: true as const };
+    })
+    .immediate();
+}
+
+/** The artifact file of a running operation this node holds a live lease on. */
+export function artifactOfOperation(n: NodesContext, node: NodeRow, operationId: string): { path: string; sha256: string } {
+  const op = ownOperation(n, node, operationId);
+  const now = n.ctx.clock.now();
+  if (!holdsLease(toRecord(op), node.id, now)) throw new SvcError('SVC_NODE_LEASE_LOST');
+  if (op.state !== 'running' || !op.artifact_sha256) throw new SvcError('SVC_NODE_ARTIFACT_UNAVAILABLE', 'A stopped generation has no artifact.');
+  if (!n.artifacts.has(op.project_id, op.artifact_sha256)) throw new SvcError('SVC_NODE_ARTIFACT_UNAVAILABLE');
+  return { path: n.artifacts.path(op.project_id, op.artifact_sha256), sha256: op.artifact_sha256 };
+}

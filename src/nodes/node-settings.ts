@@ -1,0 +1,24 @@
+// Operator settings of runner nodes (environment, with documented defaults).
+import { z } from 'zod';
+import { SvcError } from '../core/errors.js';
+
+/** Timing of node liveness, operation leases and upload waits. */
+export interface NodeSettings {
+  /** A node not seen for this long is offline (SVC_NODE_LEASE_MS, default 30 s). */
+  nodeLeaseMs: number;
+  /** How long an operation lease lasts unless renewed (SVC_NODE_OPERATION_LEASE_MS, default 30 s). */
+  operationLeaseMs: number;
+  /** How long an upload with `wait` waits for the node to observe the release (SVC_NODE_DEPLOY_WAIT_MS, default 10 min). */
+  deployWaitMs: number;
+}
+
+const ms = z.coerce.number().int().min(100).max(24 * 60 * 60 * 1000);
+
+/** Read the node settings from the SVC_* environment; an invalid value stops start-up. */
+export function readNodeSettings(env: Readonly<Record<string, string | undefined>>): NodeSettings {
+  const parsed = z
+    .object({ SVC_NODE_LEASE_MS: ms.default(30_000), SVC_NODE_OPERATION_LEASE_MS: ms.default(30_000), SVC_NODE_DEPLOY_WAIT_MS: ms.default(600_000) })
+    .safeParse({ SVC_NODE_LEASE_MS: env.SVC_NODE_LEASE_MS, SVC_NODE_OPERATION_LEASE_MS: env.SVC_NODE_OPERATION_LEASE_MS, SVC_NODE_DEPLOY_WAIT_MS: env.SVC_NODE_DEPLOY_WAIT_MS });
+  if (!parsed.success) throw new SvcError('SVC_PLATFORM_CONFIG_INVALID', `Invalid node settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return { nodeLeaseMs: parsed.data.SVC_NODE_LEASE_MS, operationLeaseMs: parsed.data.SVC_NODE_OPERATION_LEASE_MS, deployWaitMs: parsed.data.SVC_NODE_DEPLOY_WAIT_MS };
+}

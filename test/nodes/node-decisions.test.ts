@@ -1,0 +1,126 @@
+// Pure decisions of src/nodes: placement, node status, lease choice, fences and report judgement.
+import { describe, expect, it } from 'vitest';
+import { nodeStatus } from '../../src/nodes/node-status.js';
+import { chooseLease, judgeFailure, judgeObservation, nextGeneration, type OperationRecord } from '../../src/nodes/operation-decisions.js';
+import { placeProject, type PlacementNode } from '../../src/nodes/place-project.js';
+
+const node = (id: string, over: Partial<PlacementNode> = {}): PlacementNode => ({ id, region: 'eu-west', labels: {}, capacity: 4, placed: 0, status: 'ready', ...over });
+
+describe('placeProject', () => {
+  const cases: { name: string; nodes: PlacementNode[]; request: Parameters<typeof placeProject>[1]; expected: string | null }[] = [
+    { name: 'no nodes', nodes: [], request: {}, expected: null },
+    { name: 'single ready node', nodes: [node('a')], request: {}, expected: 'a' },
+    { name: 'region filter', nodes: [node('a'), node('b', { region: 'us-east' })], request: { region: 'us-east' }, expected: 'b' },
+    { name: 'region with no match', nodes: [node('a')], request: { region: 'ap-south' }, expected: null },
+    { name: 'label subset match', nodes: [node('a', { labels: { gpu: 'no' } }), node('b', { labels: { gpu: 'yes', disk: 'ssd' } })], request: { labels: { gpu: 'yes' } }, expected: 'b' },
+    { name: 'label value must be equal', nodes: [node('a', { labels: { gpu: 'no' } })], request: { labels: { gpu: 'yes' } }, expected: null },
+    { name: 'missing label key', nodes: [node('a', { labels: {} })], request: { labels: { disk: 'ssd' } }, expected: null },
+    { name: 'full node skipped', nodes: [node('a', { capacity: 2, placed: 2 }), node('b', { capacity: 2, placed: 1 })], request: {}, expected: 'b' },
+    { name: 'all full', nodes: [node('a', { capacity: 1, placed: 1 })], request: {}, expected: null },
+    { name: 'draining skipped', nodes: [node('a', { status: 'draining' }), node('b', { placed: 3 })], request: {}, expected: 'b' },
+    { name: 'offline skipped', nodes: [node('a', { status: 'offline' })], request: {}, expected: null },
+    { name: 'fewest placed wins', nodes: [node('a', { placed: 2 }), node('b', { placed: 1 }), node('c', { placed: 3 })], request: {}, expected: 'b' },
+    { name: 'tie broken by id', nodes: [node('c', { placed: 1 }), node('a', { placed: 1 }), node('b', { placed: 1 })], request: {}, expected: 'a' },
+    { name: 'region and labels together', nodes: [node('a', { labels: { t: 'x' } }), node('b', { region: 'us-east', labels: { t: 'x' } })], request: { region: 'us-east', labels: { t: 'x' } }, expected: 'b' },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      expect(placeProject(c.nodes, c.request)?.id ?? null).toBe(c.expected);
+    });
+  }
+});
+
+describe('nodeStatus', () => {
+  it('is offline when never seen or seen longer ago than the node lease', () => {
+    expect(nodeStatus({ draining: false, lastSeenAt: null }, 1000, 30_000)).toBe('offline');
+    expect(nodeStatus({ draining: false, lastSeenAt: 0 }, 30_000, 30_000)).toBe('offline');
+    expect(nodeStatus({ draining: true, lastSeenAt: 0 }, 40_000, 30_000)).toBe('offline');
+  });
+  it('is draining or ready while fresh', () => {
+    expect(nodeStatus({ draining: true, lastSeenAt: 0 }, 29_999, 30_000)).toBe('draining');
+    expect(nodeStatus({ draining: false, lastSeenAt: 0 }, 29_999, 30_000)).toBe('ready');
+  });
+});
+
+const op = (id: string, over: Partial<OperationRecord> = {}): OperationRecord => ({
+  id,
+  projectId: `p-${id}`,
+  nodeId: 'n1',
+  generation: 1,
+  state: 'running',
+  releaseId: 'rel_1',
+  fence: 1,
+  status: 'pending',
+  leaseExpiresAt: null,
+  createdAt: 0,
+  ...over,
+});
+
+describe('chooseLease', () => {
+  const n1 = { id: 'n1', concurrency: 2, draining: false };
+  it('hands out the oldest pending operation of the node only', () => {
+    const ops = [op('b', { createdAt: 5 }), op('a', { createdAt: 3 }), op('x', { nodeId: 'n2', createdAt: 1 })];
+    expect(chooseLease(ops, n1, 100)).toEqual({ op: ops[1], reissue: false });
+  });
+  it('respects concurrency: live leases count, expired ones do not', () => {
+    const live = [op('a', { status: 'leased', leaseExpiresAt: 200 }), op('b', { status: 'leased', leaseExpiresAt: 200 }), op('c')];
+    expect(chooseLease(live, n1, 100)).toBeNull();
+    expect(chooseLease(live, { ...n1, concurrency: 3 }, 100)?.op.id).toBe('c');
+  });
+  it('re-issues an operation whose lease expired (it needs a new fence)', () => {
+    const ops = [op('a', { status: 'leased', leaseExpiresAt: 100 })];
+    expect(chooseLease(ops, n1, 99)).toBeNull();
+    expect(chooseLease(ops, { ...n1, concurrency: 1 }, 99)).toBeNull();
+    expect(chooseLease(ops, n1, 100)).toEqual({ op: ops[0], reissue: true });
+  });
+  it('gives a draining node nothing new', () => {
+    expect(chooseLease([op('a')], { ...n1, draining: true }, 0)).toBeNull();
+  });
+  it('ignores finished operations', () => {
+    expect(chooseLease([op('a', { status: 'observed' }), op('b', { status: 'superseded' }), op('c', { status: 'failed' })], n1, 0)).toBeNull();
+  });
+});
+
+describe('nextGeneration', () => {
+  it('strictly increases generation and fence', () => {
+    expect(nextGeneration(null)).toEqual({ generation: 1, fence: 1 });
+    expect(nextGeneration({ generation: 3, fence: 7 })).toEqual({ generation: 4, fence: 8 });
+  });
+});
+
+describe('judgeObservation', () => {
+  const leased = op('a', { status: 'leased', leaseExpiresAt: 1000, fence: 4, generation: 2 });
+  const result = { kind: 'process', generation: 2, releaseId: 'rel_1', state: 'running' as const };
+  it('accepts the current holder with the current fence and matching generation', () => {
+    expect(judgeObservation(leased, 'n1', 999, { result })).toEqual({ kind: 'accept' });
+    expect(judgeObservation(leased, 'n1', 999, { fence: 4, result })).toEqual({ kind: 'accept' });
+  });
+  it('refuses a stale fence, an expired lease, another node, an older generation', () => {
+    const stale = { kind: 'refuse', code: 'SVC_PROVIDER_STALE_FENCE' };
+    expect(judgeObservation(leased, 'n1', 999, { fence: 3, result })).toEqual(stale);
+    expect(judgeObservation(leased, 'n1', 1000, { result })).toEqual(stale);
+    expect(judgeObservation(leased, 'n2', 999, { result })).toEqual(stale);
+    expect(judgeObservation(leased, 'n1', 999, { result: { ...result, generation: 1 } })).toEqual(stale);
+    expect(judgeObservation({ ...leased, status: 'superseded' }, 'n1', 999, { result })).toEqual(stale);
+  });
+  it('refuses a result that does not match the operation', () => {
+    const mismatch = { kind: 'refuse', code: 'SVC_NODE_OBSERVATION_MISMATCH' };
+    expect(judgeObservation(leased, 'n1', 999, { result: { ...result, releaseId: 'rel_2' } })).toEqual(mismatch);
+    expect(judgeObservation(leased, 'n1', 999, { result: { ...result, state: 'stopped' } })).toEqual(mismatch);
+    expect(judgeObservation(leased, 'n1', 999, { result: { ...result, generation: 3 } })).toEqual(mismatch);
+  });
+  it('treats a retried identical observation as a replay', () => {
+    expect(judgeObservation({ ...leased, status: 'observed', leaseExpiresAt: null }, 'n1', 5000, { fence: 4, result })).toEqual({ kind: 'replay' });
+    expect(judgeObservation({ ...leased, status: 'observed', leaseExpiresAt: null }, 'n1', 5000, { fence: 5, result })).toEqual({ kind: 'refuse', code: 'SVC_PROVIDER_STALE_FENCE' });
+  });
+});
+
+describe('judgeFailure', () => {
+  const leased = { ...op('a', { status: 'leased', leaseExpiresAt: 1000, fence: 2 }), errorCode: null };
+  it('accepts the holder, replays an identical report, refuses stale holders', () => {
+    expect(judgeFailure(leased, 'n1', 10, { code: 'SVC_PROVIDER_FAILED' })).toEqual({ kind: 'accept' });
+    expect(judgeFailure({ ...leased, status: 'failed', errorCode: 'SVC_PROVIDER_FAILED' }, 'n1', 10, { code: 'SVC_PROVIDER_FAILED' })).toEqual({ kind: 'replay' });
+    expect(judgeFailure(leased, 'n1', 1000, { code: 'SVC_PROVIDER_FAILED' })).toEqual({ kind: 'refuse', code: 'SVC_PROVIDER_STALE_FENCE' });
+    expect(judgeFailure(leased, 'n1', 10, { fence: 1, code: 'SVC_PROVIDER_FAILED' })).toEqual({ kind: 'refuse', code: 'SVC_PROVIDER_STALE_FENCE' });
+  });
+});

@@ -1,0 +1,339 @@
+// Runner nodes over real HTTP (port 0) against an in-process control plane with a manual clock and
+// real SQLite: registration tokens, credential isolation, placement, generations, leases and fences,
+// and push-to-deploy of a placed project driven from the node side with plain HTTP calls.
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProject, createToken, invite, personalOrg, register, startHarness, type Browser, type Harness } from '../platform/harness.js';
+import { packFixture, type Artifact } from '../releases/release-support.js';
+
+interface Reply<T = Record<string, unknown>> {
+  status: number;
+  body: T;
+  bytes: Buffer;
+}
+
+let h: Harness;
+let base: string;
+let owner: Browser;
+let dev: Browser;
+let adminToken: string;
+let packDir: string;
+let artifacts: Artifact[];
+
+async function http<T = Record<string, unknown>>(method: string, path: string, options: { bearer?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Reply<T>> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      ...(options.bearer ? { authorization: `Bearer ${options.bearer}` } : {}),
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...options.headers,
+    },
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+    signal: AbortSignal.timeout(20_000),
+  });
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const text = bytes.toString('utf8');
+  let body = {} as T;
+  if ((response.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text) as T;
+  return { status: response.status, body, bytes };
+}
+
+const code = (reply: Reply<unknown>): string | undefined => (reply.body as { error?: { code?: string } }).error?.code;
+
+async function newToken(minutes?: number): Promise<string> {
+  const reply = await http<{ token: string }>('POST', '/api/admin/nodes/registration-tokens', { bearer: adminToken, body: minutes === undefined ? {} : { expiresInMinutes: minutes } });
+  expect(reply.status).toBe(201);
+  return reply.body.token;
+}
+
+const nodeSpec = (nodeId: string, over: Record<string, unknown> = {}) => ({ nodeId, region: 'eu-west', capacity: 10, concurrency: 2, labels: {}, ...over });
+
+async function enroll(nodeId: string, over: Record<string, unknown> = {}): Promise<string> {
+  const reply = await http<{ credential: string; nodeId: string }>('POST', '/api/nodes/enroll', { bearer: await newToken(), body: nodeSpec(nodeId, over) });
+  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+  return reply.body.credential;
+}
+
+const heartbeat = (credential: string, over: Record<string, unknown> = {}) => http('POST', '/api/nodes/heartbeat', { bearer: credential, body: { draining: false, capacity: 10, labels: {}, ...over } });
+
+interface Lease {
+  operation: { id: string; projectId: string; fence: number; desired: { generation: number; state: string; releaseId: string | null }; artifactSha256: string | null };
+  leaseExpiresAt: string;
+}
+const lease = (credential: string) => http<Lease>('POST', '/api/nodes/operations/lease', { bearer: credential });
+const observe = (credential: string, op: Lease['operation'], fence?: number) =>
+  http('POST', `/api/nodes/operations/${op.id}/observe`, {
+    bearer: credential,
+    body: { ...(fence === undefined ? {} : { fence }), result: { kind: 'test', generation: op.desired.generation, releaseId: op.desired.releaseId, state: op.desired.state } },
+  });
+
+async function inject(method: 'GET' | 'POST' | 'PUT', url: string, browser: Browser, payload?: unknown) {
+  return h.app.inject({ method, url, headers: browser.headers(), ...(payload === undefined ? {} : { payload: payload as object }) });
+}
+
+async function place(projectId: string, request: Record<string, unknown>, browser = owner) {
+  return inject('PUT', `/api/projects/${projectId}/placement`, browser, request);
+}
+
+function upload(projectId: string, artifact: Artifact, options: { wait?: boolean; key?: string; headers?: Record<string, string> } = {}) {
+  return h.app.inject({
+    method: 'POST',
+    url: `/api/projects/${projectId}/releases${options.wait === false ? '?wait=false' : ''}`,
+    headers: owner.headers({ 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': options.key ?? `key-${Math.random().toString(36).slice(2)}`, ...options.headers }),
+    payload: artifact.bytes,
+  });
+}
+
+beforeAll(async () => {
+  h = await startHarness();
+  await h.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+  owner = await register(h.app, 'admin@example.com');
+  adminToken = (await createToken(h.app, owner, { name: 'ops', permissions: ['read', 'deploy', 'rollback', 'admin'] })).accessToken;
+  dev = await invite(h.app, owner, await personalOrg(h.app, owner), 'dev@example.com', 'developer');
+  packDir = await mkdtemp(join(tmpdir(), 'svc-nodes-pack-'));
+  artifacts = [await packFixture('healthy', packDir), await packFixture('healthy-v2', packDir)];
+}, 120_000);
+
+afterAll(async () => {
+  await h?.close();
+  if (packDir) await rm(packDir, { recursive: true, force: true });
+});
+
+describe('registration tokens and enrollment', () => {
+  it('only the platform admin creates tokens (session with CSRF, or an admin token)', async () => {
+    const byDev = await inject('POST', '/api/admin/nodes/registration-tokens', dev, {});
+    expect(byDev.json().error.code).toBe('SVC_PLATFORM_ADMIN_REQUIRED');
+    const noCsrf = await h.app.inject({ method: 'POST', url: '/api/admin/nodes/registration-tokens', headers: { cookie: owner.cookie, origin: 'http://127.0.0.1:7070' }, payload: {} });
+    expect(noCsrf.json().error.code).toBe('SVC_CSRF_INVALID');
+    const bySession = await inject('POST', '/api/admin/nodes/registration-tokens', owner, { expiresInMinutes: 5 });
+    expect(bySession.statusCode).toBe(201);
+    const token = await newToken();
+    expect(token).toMatch(/^svcr_/);
+    const stored = h.plane.db.prepare('SELECT * FROM node_registration_tokens').all() as Record<string, unknown>[];
+    expect(JSON.stringify(stored)).not.toContain(token);
+    const list = await http<{ nodes: unknown[] }>('GET', '/api/admin/nodes', { bearer: (await createToken(h.app, dev, { name: 'dev', permissions: ['read'] })).accessToken });
+    expect(code(list)).toBe('SVC_PLATFORM_ADMIN_REQUIRED');
+  });
+
+  it('a token enrolls exactly one node; reuse, expiry and unknown tokens fail with stable codes', async () => {
+    const token = await newToken();
+    const first = await http<{ credential: string }>('POST', '/api/nodes/enroll', { bearer: token, body: nodeSpec('node-a') });
+    expect(first.status).toBe(201);
+    expect(first.body.credential).toMatch(/^svcn_/);
+    expect(JSON.stringify(h.plane.db.prepare('SELECT * FROM nodes').all())).not.toContain(first.body.credential);
+    const again = await http('POST', '/api/nodes/enroll', { bearer: token, body: nodeSpec('node-b') });
+    expect([again.status, code(again)]).toEqual([401, 'SVC_NODE_TOKEN_USED']);
+
+    const short = await newToken(1);
+    h.clock.advance(61_000);
+    const expired = await http('POST', '/api/nodes/enroll', { bearer: short, body: nodeSpec('node-b') });
+    expect([expired.status, code(expired)]).toEqual([401, 'SVC_NODE_TOKEN_EXPIRED']);
+    const unknown = await http('POST', '/api/nodes/enroll', { bearer: `svcr_${'x'.repeat(43)}`, body: nodeSpec('node-b') });
+    expect(code(unknown)).toBe('SVC_NODE_TOKEN_INVALID');
+
+    // Racing enrollments with one token: exactly one node is created.
+    const raced = await newToken();
+    const results = await Promise.all(['r1', 'r2', 'r3', 'r4', 'r5'].map((id) => http('POST', '/api/nodes/enroll', { bearer: raced, body: nodeSpec(`node-${id}`) })));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(results.filter((r) => code(r) === 'SVC_NODE_TOKEN_USED')).toHaveLength(4);
+
+    // A duplicate node id does not consume the token.
+    const spare = await newToken();
+    const dup = await http('POST', '/api/nodes/enroll', { bearer: spare, body: nodeSpec('node-a') });
+    expect([dup.status, code(dup)]).toEqual([409, 'SVC_NODE_ALREADY_ENROLLED']);
+    expect((await http('POST', '/api/nodes/enroll', { bearer: spare, body: nodeSpec('node-b') })).status).toBe(201);
+  });
+});
+
+describe('credential isolation', () => {
+  it('node routes refuse account tokens and registration tokens; user routes refuse node credentials', async () => {
+    const credential = await enroll('node-iso');
+    for (const bearer of [adminToken, await newToken()]) {
+      const beat = await heartbeat(bearer);
+      expect([beat.status, code(beat)]).toEqual([401, 'SVC_NODE_CREDENTIAL_INVALID']);
+      expect(code(await lease(bearer))).toBe('SVC_NODE_CREDENTIAL_INVALID');
+    }
+    expect((await heartbeat(credential)).status).toBe(200);
+    for (const path of ['/api/projects', '/api/admin/nodes', '/api/tokens']) {
+      const reply = await http('GET', path, { bearer: credential });
+      expect(reply.status, path).toBe(401);
+      expect(code(reply)).toBe('SVC_TOKEN_INVALID');
+    }
+    const enrollWithCredential = await http('POST', '/api/nodes/enroll', { bearer: credential, body: nodeSpec('node-x') });
+    expect(code(enrollWithCredential)).toBe('SVC_NODE_TOKEN_INVALID');
+  });
+});
+
+describe('node status, placement and operations', () => {
+  let small: string;
+  let p1: { id: string };
+  let p2: { id: string };
+
+  it('lists nodes as ready, draining or offline from heartbeats', async () => {
+    small = await enroll('node-small', { region: 'us-east', concurrency: 1, labels: { tier: 'small' } });
+    const listed = async () => (await http<{ nodes: { id: string; status: string; placed: number }[] }>('GET', '/api/admin/nodes', { bearer: adminToken })).body.nodes.find((n) => n.id === 'node-small')!;
+    expect((await listed()).status).toBe('ready');
+    await heartbeat(small, { draining: true, labels: { tier: 'small' } });
+    expect((await listed()).status).toBe('draining');
+    h.clock.advance(31_000);
+    expect((await listed()).status).toBe('offline');
+    const beat = await heartbeat(small, { labels: { tier: 'small' } });
+    expect(beat.body).toMatchObject({ nodeLeaseMs: 30_000 });
+    expect((await listed()).status).toBe('ready');
+  });
+
+  it('places by region and labels, refuses when nothing fits, needs the admin permission', async () => {
+    p1 = await createProject(h.app, owner, { name: 'One', slug: 'one' });
+    p2 = await createProject(h.app, owner, { name: 'Two', slug: 'two' });
+    expect((await place(p1.id, { region: 'us-east' }, dev)).json().error.code).toBe('SVC_FORBIDDEN');
+    const none = await place(p1.id, { region: 'us-east', labels: { tier: 'large' } });
+    expect([none.statusCode, none.json().error.code]).toEqual([409, 'SVC_NODE_NO_FIT']);
+    for (const p of [p1, p2]) {
+      const placed = await place(p.id, { region: 'us-east', labels: { tier: 'small' } });
+      expect(placed.statusCode, placed.body).toBe(200);
+      expect(placed.json()).toMatchObject({ projectId: p.id, nodeId: 'node-small', region: 'us-east' });
+    }
+    expect((await inject('GET', `/api/projects/${p1.id}/placement`, dev)).json()).toMatchObject({ nodeId: 'node-small' });
+    const notPlaced = await createProject(h.app, owner, { name: 'Three', slug: 'three' });
+    expect((await inject('GET', `/api/projects/${notPlaced.id}/placement`, owner)).json().error.code).toBe('SVC_NODE_NOT_PLACED');
+    expect((await inject('POST', `/api/projects/${notPlaced.id}/generations`, owner, { state: 'stopped' })).json().error.code).toBe('SVC_NODE_NOT_PLACED');
+  });
+
+  it('bounds concurrency, re-issues an expired lease with a higher fence and rejects the stale holder (lease loss)', async () => {
+    const g1 = await inject('POST', `/api/projects/${p1.id}/generations`, owner, { state: 'stopped' });
+    expect(g1.statusCode, g1.body).toBe(201);
+    expect(g1.json()).toMatchObject({ nodeId: 'node-small', desired: { generation: 1, state: 'stopped', releaseId: null } });
+    await inject('POST', `/api/projects/${p2.id}/generations`, owner, { state: 'stopped' });
+
+    const first = await lease(small);
+    expect(first.status).toBe(200);
+    expect(first.body.operation).toMatchObject({ projectId: p1.id, fence: 1, desired: { generation: 1, state: 'stopped', releaseId: null }, artifactSha256: null });
+    expect((await lease(small)).status).toBe(204); // concurrency 1
+    const renewed = await http<{ leaseExpiresAt: string }>('POST', `/api/nodes/operations/${first.body.operation.id}/renew`, { bearer: small });
+    expect(renewed.status).toBe(200);
+
+    h.clock.advance(31_000);
+    await heartbeat(small, { labels: { tier: 'small' } });
+    const lostRenew = await http('POST', `/api/nodes/operations/${first.body.operation.id}/renew`, { bearer: small });
+    expect([lostRenew.status, code(lostRenew)]).toEqual([409, 'SVC_NODE_LEASE_LOST']);
+    const second = await lease(small);
+    expect(second.body.operation.id).toBe(first.body.operation.id);
+    expect(second.body.operation.fence).toBeGreaterThan(first.body.operation.fence);
+    // The same node re-holds the operation: a renewal under the old fence is told the lease was lost.
+    const staleRenew = await http('POST', `/api/nodes/operations/${first.body.operation.id}/renew`, { bearer: small, body: { fence: first.body.operation.fence } });
+    expect([staleRenew.status, code(staleRenew)]).toEqual([409, 'SVC_NODE_LEASE_LOST']);
+    const currentRenew = await http('POST', `/api/nodes/operations/${first.body.operation.id}/renew`, { bearer: small, body: { fence: second.body.operation.fence } });
+    expect(currentRenew.status).toBe(200);
+    const stale = await observe(small, first.body.operation, first.body.operation.fence);
+    expect([stale.status, code(stale)]).toEqual([409, 'SVC_PROVIDER_STALE_FENCE']);
+    const ok = await observe(small, second.body.operation, second.body.operation.fence);
+    expect([ok.status, ok.body]).toEqual([200, { accepted: true }]);
+    expect((await observe(small, second.body.operation, second.body.operation.fence)).status).toBe(200); // retry after a lost response
+
+    const status = (await inject('GET', `/api/projects/${p1.id}/generations`, dev)).json();
+    expect(status.observed).toMatchObject({ kind: 'test', generation: 1, releaseId: null, state: 'stopped' });
+    expect(status.operations[0]).toMatchObject({ status: 'observed', attempts: 2, fence: second.body.operation.fence });
+    // Nothing but the fixed result shape is recorded.
+    const row = h.plane.db.prepare('SELECT * FROM node_desired WHERE project_id = ?').get(p1.id) as Record<string, unknown>;
+    expect(Object.keys(row).filter((k) => k.startsWith('observed_')).sort()).toEqual(['observed_at', 'observed_generation', 'observed_kind', 'observed_release_id', 'observed_state']);
+  });
+
+  it('a newer generation supersedes open operations; their holders become stale', async () => {
+    const held = await lease(small);
+    expect(held.body.operation.projectId).toBe(p2.id);
+    const g2 = await inject('POST', `/api/projects/${p2.id}/generations`, owner, { state: 'stopped' });
+    expect(g2.json().desired.generation).toBe(2);
+    expect(g2.json().operations.map((o: { status: string }) => o.status)).toEqual(['pending', 'superseded']);
+    const late = await observe(small, held.body.operation);
+    expect(code(late)).toBe('SVC_PROVIDER_STALE_FENCE');
+    const next = await lease(small);
+    expect(next.body.operation.desired.generation).toBe(2);
+    expect(next.body.operation.fence).toBeGreaterThan(held.body.operation.fence);
+    const failed = await http('POST', `/api/nodes/operations/${next.body.operation.id}/fail`, { bearer: small, body: { code: 'SVC_PROVIDER_FAILED' } });
+    expect(failed.status).toBe(200);
+    const status = (await inject('GET', `/api/projects/${p2.id}/generations`, owner)).json();
+    expect(status.operations[0]).toMatchObject({ status: 'failed', errorCode: 'SVC_PROVIDER_FAILED' });
+    const other = await enroll('node-other');
+    expect(code(await http('POST', `/api/nodes/operations/${next.body.operation.id}/observe`, { bearer: other, body: { result: { kind: 'x', generation: 2, releaseId: null, state: 'stopped' } } }))).toBe('SVC_NODE_OPERATION_NOT_FOUND');
+  });
+});
+
+describe('push-to-deploy on a placed project', () => {
+  let web: string;
+  let project: { id: string; slug: string };
+
+  it('an upload becomes active only when the node observes it; failures and canaries are handled', async () => {
+    web = await enroll('node-web', { region: 'eu-north', labels: { role: 'web' } });
+    project = await createProject(h.app, owner, { name: 'Shop', slug: 'shop' });
+    expect((await place(project.id, { region: 'eu-north' })).statusCode).toBe(200);
+
+    const up = await upload(project.id, artifacts[0]!, { wait: false });
+    expect(up.statusCode, up.body).toBe(202);
+    const releaseId = up.json().release.id as string;
+    expect(up.json().release.status).toBe('candidate');
+    expect(h.plane.releases.current(project.id)).toBeNull(); // nothing runs locally
+    const status = (await inject('GET', `/api/projects/${project.id}/generations`, owner)).json();
+    expect(status.desired).toEqual({ generation: 1, state: 'running', releaseId });
+
+    const leased = await lease(web);
+    expect(leased.body.operation).toMatchObject({ projectId: project.id, desired: { state: 'running', releaseId }, artifactSha256: artifacts[0]!.digest });
+    const bytes = await http('GET', `/api/nodes/operations/${leased.body.operation.id}/artifact`, { bearer: web });
+    expect(bytes.status).toBe(200);
+    expect(bytes.bytes.equals(artifacts[0]!.bytes)).toBe(true);
+    const small = await enroll('node-peek');
+    expect(code(await http('GET', `/api/nodes/operations/${leased.body.operation.id}/artifact`, { bearer: small }))).toBe('SVC_NODE_OPERATION_NOT_FOUND');
+    expect((await http('GET', `/api/nodes/operations/${leased.body.operation.id}/artifact`, { bearer: adminToken })).status).toBe(401);
+
+    const before = (await inject('GET', `/api/projects/${project.id}/releases/${releaseId}`, owner)).json();
+    expect(before.release.status).toBe('candidate');
+    expect((await observe(web, leased.body.operation, leased.body.operation.fence)).status).toBe(200);
+    const after = (await inject('GET', `/api/projects/${project.id}/releases`, owner)).json();
+    expect(after.activeReleaseId).toBe(releaseId);
+
+    // A failing deploy (upload waits for the node): the release fails, the prior one stays active.
+    const waiting = upload(project.id, artifacts[1]!);
+    let op: Lease['operation'] | undefined;
+    for (let i = 0; i < 100 && !op; i++) {
+      const reply = await lease(web);
+      if (reply.status === 200) op = reply.body.operation;
+      else await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(op?.desired.releaseId).toBeDefined();
+    expect((await http('POST', `/api/nodes/operations/${op!.id}/fail`, { bearer: web, body: { code: 'SVC_HEALTH_CHECK_FAILED' } })).status).toBe(200);
+    const done = await waiting;
+    expect(done.json().release).toMatchObject({ status: 'failed', failure: { code: 'SVC_HEALTH_CHECK_FAILED' } });
+    expect((await inject('GET', `/api/projects/${project.id}/releases`, owner)).json().activeReleaseId).toBe(releaseId);
+
+    const canary = await upload(project.id, artifacts[1]!, { wait: false, headers: { 'x-svc-canary': '1' } });
+    expect([canary.statusCode, canary.json().error.code]).toEqual([409, 'SVC_CANARY_PROVIDER_UNSUPPORTED']);
+  });
+
+  it('a superseded upload fails, rollback becomes a generation of the older release, moving is refused', async () => {
+    const first = (await inject('GET', `/api/projects/${project.id}/releases`, owner)).json().activeReleaseId as string;
+    const a = (await upload(project.id, artifacts[1]!, { wait: false })).json().release.id as string;
+    const b = (await upload(project.id, artifacts[1]!, { wait: false })).json().release.id as string;
+    expect((await inject('GET', `/api/projects/${project.id}/releases/${a}`, owner)).json().release).toMatchObject({ status: 'failed', failure: { code: 'SVC_NODE_GENERATION_SUPERSEDED' } });
+    const op = (await lease(web)).body.operation;
+    expect(op.desired.releaseId).toBe(b);
+    await observe(web, op, op.fence);
+    expect((await inject('GET', `/api/projects/${project.id}/releases`, owner)).json().activeReleaseId).toBe(b);
+
+    const back = await inject('POST', `/api/projects/${project.id}/rollback`, owner, { releaseId: first, restoreData: false });
+    expect(back.statusCode, back.body).toBe(200);
+    expect((await inject('POST', `/api/projects/${project.id}/rollback`, owner, { releaseId: first, restoreData: true, confirm: `restore ${project.slug}` })).json().error.code).toBe('SVC_NODE_RESTORE_UNSUPPORTED');
+    const rollbackOp = (await lease(web)).body.operation;
+    expect(rollbackOp.desired).toMatchObject({ state: 'running', releaseId: first });
+    await observe(web, rollbackOp, rollbackOp.fence);
+    const releases = (await inject('GET', `/api/projects/${project.id}/releases`, owner)).json();
+    expect(releases.activeReleaseId).toBe(first);
+    expect(releases.releases.find((r: { id: string }) => r.id === b).status).toBe('inactive');
+
+    const moved = await place(project.id, { region: 'us-east' });
+    expect(moved.json().error.code).toBe('SVC_NODE_PLACEMENT_LOCKED');
+    expect((await place(project.id, { region: 'eu-north' })).json()).toMatchObject({ nodeId: 'node-web' });
+  });
+});

@@ -1,0 +1,136 @@
+// The control plane as a real process (test/support/start-platform.ts): enroll a node, place a
+// project, push a release, and converge it from the node side with plain HTTP calls.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrapAccount, type TestAccount } from '../support/account.js';
+import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
+import { runCli } from '../support/run-cli.js';
+import { packFixture, type Artifact } from '../releases/release-support.js';
+
+// Response bodies are read loosely here; the contract schemas are checked by the server.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- test-only loose JSON access
+type Json = Record<string, any>;
+
+let platform: StartedPlatform;
+let admin: TestAccount;
+let packDir: string;
+let artifact: Artifact;
+let dataDir: string;
+let credential: string;
+let projectId: string;
+
+async function call(method: string, path: string, bearer: string, body?: unknown): Promise<{ status: number; json: Json; bytes: Buffer }> {
+  const response = await fetch(`${platform.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(20_000),
+  });
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const json = (response.headers.get('content-type') ?? '').includes('json') && bytes.length > 0 ? JSON.parse(bytes.toString('utf8')) : {};
+  return { status: response.status, json, bytes };
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'svc-nodes-data-'));
+  platform = await startPlatform({ dataDir, env: { SVC_NODE_OPERATION_LEASE_MS: '5000' } });
+  admin = await bootstrapAccount(platform.url);
+  packDir = await mkdtemp(join(tmpdir(), 'svc-nodes-platform-'));
+  artifact = await packFixture('healthy', packDir);
+}, 120_000);
+
+afterAll(async () => {
+  await platform?.stop();
+  if (packDir) await rm(packDir, { recursive: true, force: true });
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('runner node against the control-plane process', () => {
+  it('enrolls with a one-time token, takes a placed release and makes it active by observing it', async () => {
+    const { token } = await admin.api<{ token: string }>('POST', '/api/admin/nodes/registration-tokens', { expiresInMinutes: 5 });
+    const enrolled = await call('POST', '/api/nodes/enroll', token, { nodeId: 'node-1', region: 'local', capacity: 4, concurrency: 1, labels: { os: 'linux' } });
+    expect(enrolled.status).toBe(201);
+    credential = enrolled.json.credential as string;
+    expect((await call('POST', '/api/nodes/enroll', token, { nodeId: 'node-2', region: 'local', capacity: 4, concurrency: 1, labels: {} })).json.error.code).toBe('SVC_NODE_TOKEN_USED');
+    expect((await call('POST', '/api/nodes/heartbeat', credential, { draining: false, capacity: 4, labels: { os: 'linux' } })).json.nodeLeaseMs).toBe(30_000);
+    expect((await call('POST', '/api/nodes/heartbeat', admin.accessToken, { draining: false, capacity: 4, labels: {} })).json.error.code).toBe('SVC_NODE_CREDENTIAL_INVALID');
+
+    const { project } = await admin.api<{ project: { id: string } }>('POST', '/api/projects', { name: 'Edge', slug: 'edge' });
+    projectId = project.id;
+    const placement = await admin.api<{ nodeId: string }>('PUT', `/api/projects/${project.id}/placement`, { labels: { os: 'linux' } });
+    expect(placement.nodeId).toBe('node-1');
+
+    const uploaded = await fetch(`${platform.url}/api/projects/${project.id}/releases?wait=false`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': 'nodes-platform-1' },
+      body: new Uint8Array(artifact.bytes),
+    });
+    expect(uploaded.status).toBe(202);
+    const release = ((await uploaded.json()) as { release: { id: string; status: string } }).release;
+    expect(release.status).toBe('candidate');
+
+    const leased = await call('POST', '/api/nodes/operations/lease', credential);
+    expect(leased.status).toBe(200);
+    const op = leased.json.operation;
+    expect(op).toMatchObject({ kind: 'reconcile', projectId: project.id, desired: { generation: 1, state: 'running', releaseId: release.id }, artifactSha256: artifact.digest });
+    const bytes = await call('GET', `/api/nodes/operations/${op.id}/artifact`, credential);
+    expect(bytes.bytes.equals(artifact.bytes)).toBe(true);
+    expect((await call('POST', `/api/nodes/operations/${op.id}/renew`, credential)).status).toBe(200);
+    expect((await admin.api<{ release: { status: string } }>('GET', `/api/projects/${project.id}/releases/${release.id}`)).release.status).toBe('candidate');
+
+    const observed = await call('POST', `/api/nodes/operations/${op.id}/observe`, credential, { fence: op.fence, result: { kind: 'process', generation: 1, releaseId: release.id, state: 'running' } });
+    expect(observed.json).toEqual({ accepted: true });
+    const after = await admin.api<{ activeReleaseId: string }>('GET', `/api/projects/${project.id}/releases`);
+    expect(after.activeReleaseId).toBe(release.id);
+    const generations = await admin.api<{ observed: { generation: number; state: string } }>('GET', `/api/projects/${project.id}/generations`);
+    expect(generations.observed).toMatchObject({ kind: 'process', generation: 1, state: 'running' });
+    const nodes = await admin.api<{ nodes: { id: string; status: string; placed: number }[] }>('GET', '/api/admin/nodes');
+    expect(nodes.nodes).toEqual([expect.objectContaining({ id: 'node-1', status: 'ready', placed: 1 })]);
+  });
+
+  it('a candidate waiting for its node survives a control-plane restart (boot recovery leaves it alone)', async () => {
+    const second = await fetch(`${platform.url}/api/projects/${projectId}/releases?wait=false`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': 'nodes-platform-2' },
+      body: new Uint8Array(artifact.bytes),
+    });
+    const release = ((await second.json()) as { release: { id: string } }).release;
+    await platform.stop();
+    platform = await startPlatform({ dataDir, env: { SVC_NODE_OPERATION_LEASE_MS: '5000' } });
+    expect((await call('GET', `/api/projects/${projectId}/releases/${release.id}`, admin.accessToken)).json.release.status).toBe('candidate'); // the restarted plane listens on a new port
+    const op = (await call('POST', '/api/nodes/operations/lease', credential)).json.operation;
+    expect(op.desired).toMatchObject({ generation: 2, releaseId: release.id });
+    await call('POST', `/api/nodes/operations/${op.id}/observe`, credential, { fence: op.fence, result: { kind: 'process', generation: 2, releaseId: release.id, state: 'running' } });
+    expect((await call('GET', `/api/projects/${projectId}/releases`, admin.accessToken)).json.activeReleaseId).toBe(release.id);
+  });
+
+  it('the CLI creates tokens, lists nodes, places, shows generations and stops (--json)', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'svc-nodes-home-'));
+    try {
+      const env = { SVC_SERVER: platform.url, SVC_TOKEN: admin.accessToken };
+      const cli = async (...args: string[]): Promise<Json> => {
+        const result = await runCli([...args, '--json'], { home, env });
+        expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+        return JSON.parse(result.stdout) as Json;
+      };
+      const token = await cli('nodes', 'token', '--expires-in-minutes', '10');
+      expect(token.token).toMatch(/^svcr_/);
+      await call('POST', '/api/nodes/enroll', token.token, { nodeId: 'node-cli', region: 'cli-region', capacity: 2, concurrency: 1, labels: { disk: 'ssd' } });
+      const list = await cli('nodes', 'list');
+      expect(list.nodes.map((n: { id: string }) => n.id)).toEqual(['node-1', 'node-cli']);
+      await call('POST', '/api/projects', admin.accessToken, { name: 'Cli', slug: 'cli-app' });
+      const placed = await cli('place', 'cli-app', '--region', 'cli-region', '--label', 'disk=ssd');
+      expect(placed.nodeId).toBe('node-cli');
+      const stopped = await cli('stop', 'cli-app');
+      expect(stopped.desired).toEqual({ generation: 1, state: 'stopped', releaseId: null });
+      const shown = await cli('generations', 'cli-app');
+      expect(shown.operations[0]).toMatchObject({ generation: 1, status: 'pending' });
+      const refused = await runCli(['place', 'cli-app', '--label', 'nokey', '--json'], { home, env });
+      expect(refused.exitCode).not.toBe(0);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
