@@ -83,3 +83,13 @@ export const usageResponseSchema = z.object({
 
 /** Wire type of `GET /api/projects/:id/usage`. */
 export type UsageResponse = z.infer<typeof usageResponseSchema>;
+
+/** `GET /api/orgs/:id/usage`: the workspace (organization) total with forecasts, plus each project's share. */
+export const workspaceUsageResponseSchema = usageResponseSchema.extend({
+  organizationId: z.string(),
+  projects: z.array(z.object({ projectId: z.string(), slug: z.string(), requests: z.number().int().nonnegative(), transferBytes: z.number().int().nonnegative() })).describe('at most 1,000 projects, oldest first'),
+  truncated: z.boolean().describe('the workspace has more than 1,000 projects; the totals cover the first 1,000'),
+});
+
+/** Wire type of `GET /api/orgs/:id/usage`. */
+export type WorkspaceUsageResponse = z.infer<typeof workspaceUsageResponseSchema>;

@@ -23,6 +23,7 @@ import { usageWarningSource } from './monitor/usage-warning-source.js';
 import { webhookNotifier } from './monitor/webhook-notifier.js';
 import { usageConfigFromEnv } from './usage/usage-config.js';
 import { usageRoutes, type UsageMetrics } from './usage/usage-routes.js';
+import { workspaceUsageRoutes } from './usage/workspace-usage.js';
 
 /** The operations features as the composition root sees them. */
 export interface OpsFeature {
@@ -132,7 +133,7 @@ export function createOps(ctx: FeatureContext, deps: OpsDeps, env: NodeJS.Proces
         ...(restoreDrills ? { restoreDrills } : {}),
       })
     : undefined;
-  const plugins = [auditExportRoutes(ctx, auditExporter ? { keyId: auditExporter.keyId } : undefined), operationsRoutes(ctx, monitor), usageRoutes(ctx, deps.metrics, usageConfig)];
+  const plugins = [auditExportRoutes(ctx, auditExporter ? { keyId: auditExporter.keyId } : undefined), operationsRoutes(ctx, monitor), usageRoutes(ctx, deps.metrics, usageConfig), workspaceUsageRoutes(ctx, deps.metrics, usageConfig)];
   return {
     auditExporter,
     monitor,

@@ -7,7 +7,7 @@ import type { MonitorSource } from './monitor-sources.js';
  * actual usage, or with an hour of evidence the projected period total, at or above
  * `warningPercent` of the monthly quota. Resolves once it falls below. Nothing without a quota.
  */
-export function usageWarningSource(metrics: UsageMetrics, config: UsageConfig): MonitorSource {
+export function usageWarningSource(metrics: UsageMetrics, config: Pick<UsageConfig, 'quota' | 'warningPercent'>): MonitorSource {
   return (projectIds, now) => {
     if (config.quota.requests === undefined && config.quota.transferBytes === undefined) return [];
     const out: Awaited<ReturnType<MonitorSource>> = [];

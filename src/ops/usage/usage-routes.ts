@@ -12,7 +12,7 @@ import { billingPeriod, usageObservations } from './usage-observations.js';
 export type UsageMetrics = Pick<Ingress['metrics'], 'flush' | 'query'>;
 
 /** Metered usage of a project for the current UTC month with its forecasts (pure over the ingress windows). */
-export function projectUsage(metrics: UsageMetrics, projectId: string, now: number, config: UsageConfig): UsageResponse {
+export function projectUsage(metrics: UsageMetrics, projectId: string, now: number, config: Pick<UsageConfig, 'quota' | 'warningPercent'>): UsageResponse {
   metrics.flush();
   const period = billingPeriod(now);
   const observations = usageObservations({ month: metrics.query(projectId, '30d'), day: metrics.query(projectId, '24h'), hour: metrics.query(projectId, '1h') }, period.start);
