@@ -49,7 +49,8 @@ describe('workspace usage route', () => {
     const body = res.json();
     expect(body.organizationId).toBe(org);
     expect(body.usage).toEqual({ requests: 1350, transferBytes: 135_000, period: { start: Date.UTC(2026, 2, 1), end: Date.UTC(2026, 3, 1) }, quota: { requests: 2000, transferBytes: null } });
-    expect(body.projects).toEqual([
+    // Oldest first; both projects were created at the same (manual) clock time, so compare by slug.
+    expect([...body.projects].sort((x: { slug: string }, y: { slug: string }) => x.slug.localeCompare(y.slug))).toEqual([
       { projectId: a.id, slug: 'app-a', requests: 900, transferBytes: 90_000 },
       { projectId: b.id, slug: 'app-b', requests: 450, transferBytes: 45_000 },
     ]);

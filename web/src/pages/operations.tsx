@@ -10,6 +10,7 @@ import { AsyncView } from '../components/async-view.js';
 import { DrillReceipts, readDrills } from '../components/drill-receipts.js';
 import { useTitle } from '../components/layout.js';
 import { IncidentsTable, isoOf, NotificationsTable } from '../components/operations-incidents.js';
+import { RunnerNodes } from '../components/runner-nodes.js';
 import { ErrorBox, Loading, Pill } from '../components/status.js';
 import { formatRelative, formatTime } from '../lib/format.js';
 import { useApi } from '../lib/use-api.js';
@@ -203,6 +204,7 @@ export function OperationsPage() {
         <Loading />
       )}
       <AuditExport />
+      <RunnerNodes />
     </>
   );
 }

@@ -8,6 +8,7 @@ import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Field, inputValue } from '../components/form-field.js';
 import { useTitle } from '../components/layout.js';
 import { ErrorBox } from '../components/status.js';
+import { WorkspaceUsageCard } from '../components/usage-card.js';
 import { formatTime } from '../lib/format.js';
 import { useApi } from '../lib/use-api.js';
 import { useAction } from '../lib/use-action.js';
@@ -93,6 +94,7 @@ export function OrgPage({ slug }: { slug: string }) {
           )}
         </AsyncView>
       </section>
+      <WorkspaceUsageCard org={slug} />
       {canAdmin ? (
         <section class="card" aria-labelledby="invite-title">
           <h2 id="invite-title">Invite someone</h2>

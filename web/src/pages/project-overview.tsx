@@ -8,6 +8,7 @@ import { AsyncView } from '../components/async-view.js';
 import { PerformancePanel } from '../components/performance-panel.js';
 import { ProjectFrame } from '../components/project-frame.js';
 import { Empty, Pill } from '../components/status.js';
+import { ProjectUsageCard } from '../components/usage-card.js';
 import { formatBytes, formatRelative, formatTime, shortId } from '../lib/format.js';
 import { useApi } from '../lib/use-api.js';
 import { Link } from '../router.js';
@@ -106,6 +107,7 @@ function Overview({ project }: { project: Project }) {
         </section>
       </div>
       {releases.data && releases.data.releases.length === 0 ? <GettingStarted project={project} /> : null}
+      <ProjectUsageCard projectId={project.id} />
       <PerformancePanel projectId={project.id} />
     </>
   );
