@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the system packages the test suite drives for real: Chromium (console and
 # device-login browser tests), podman + runc (container runner), Caddy (edge proxy),
-# nginx (ingress benchmark baseline). Idempotent; needs root (or sudo) and apt.
+# nginx (ingress benchmark baseline), iproute2 + openssl (multi-host runner test with network
+# namespaces and a throwaway TLS CA). Idempotent; needs root (or sudo) and apt.
 set -euo pipefail
 
-packages=(chromium podman runc catatonit uidmap slirp4netns fuse-overlayfs caddy nginx-light iproute2 ca-certificates)
+packages=(chromium podman runc catatonit uidmap slirp4netns fuse-overlayfs caddy nginx-light iproute2 ca-certificates openssl)
 
 missing=()
 for p in "${packages[@]}"; do
