@@ -9,12 +9,13 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, ConsoleMessage, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from '../../src/ops/monitor/webhook-notifier.js';
 import { bootstrapAccount, type TestAccount } from '../support/account.js';
 import { launchChromium } from '../support/chromium.js';
 import { ensureConsoleBuilt } from '../support/console-build.js';
+import { signInThroughUi, watchPageErrors } from '../support/console-page.js';
 import { repoRoot } from '../support/repo-root.js';
 import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
 import { packFixture } from '../releases/release-support.js';
@@ -80,19 +81,11 @@ afterAll(async () => {
 });
 
 function watch(page: Page, allow: RegExp | null = null): void {
-  page.on('console', (message: ConsoleMessage) => {
-    if (message.type() === 'error' && !(allow && allow.test(message.text()))) pageErrors.push(`${page.url()}: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => pageErrors.push(`${page.url()}: uncaught ${error.message}`));
+  watchPageErrors(page, pageErrors, allow);
 }
 
 async function signIn(page: Page, account: TestAccount): Promise<void> {
-  await page.goto(`${platform.url}/sign-in`);
-  await page.fill('#email', account.email);
-  await page.fill('#password', account.password);
-  await page.click('#submit');
-  await page.waitForURL((u) => u.pathname === '/');
-  await expect.poll(() => page.textContent('#signed-in-as')).toBe(account.email);
+  await signInThroughUi(page, platform.url, account);
 }
 
 describe('console operations page', () => {

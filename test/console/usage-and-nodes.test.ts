@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, ConsoleMessage, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UsageResponse, WorkspaceUsageResponse } from '../../src/ops/contract.js';
@@ -15,6 +15,7 @@ import { exhaustionText, forecastText, formatCount, labelsText, quotaText } from
 import { bootstrapAccount, type TestAccount } from '../support/account.js';
 import { launchChromium } from '../support/chromium.js';
 import { ensureConsoleBuilt } from '../support/console-build.js';
+import { signInThroughUi, watchPageErrors } from '../support/console-page.js';
 import { repoRoot } from '../support/repo-root.js';
 import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
 import { packFixture } from '../releases/release-support.js';
@@ -68,19 +69,11 @@ afterAll(async () => {
 });
 
 function watch(page: Page, allow: RegExp | null): void {
-  page.on('console', (message: ConsoleMessage) => {
-    if (message.type() === 'error' && !(allow && allow.test(message.text()))) pageErrors.push(`${page.url()}: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => pageErrors.push(`${page.url()}: uncaught ${error.message}`));
+  watchPageErrors(page, pageErrors, allow);
 }
 
 async function signIn(page: Page, account: TestAccount): Promise<void> {
-  await page.goto(`${platform.url}/sign-in`);
-  await page.fill('#email', account.email);
-  await page.fill('#password', account.password);
-  await page.click('#submit');
-  await page.waitForURL((u) => u.pathname === '/');
-  await expect.poll(() => page.textContent('#signed-in-as')).toBe(account.email);
+  await signInThroughUi(page, platform.url, account);
 }
 
 async function withPage(run: (page: Page) => Promise<void>, prepare?: (page: Page) => Promise<void>, allow: RegExp | null = null): Promise<void> {

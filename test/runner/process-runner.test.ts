@@ -81,8 +81,9 @@ describe('ProcessRunner', () => {
 
   it('captures stdout and stderr into the project log and stops cleanly with SIGTERM', async () => {
     const app = await start();
+    // The two streams are captured independently, so wait for a line on each (their order is not fixed).
     await eventually(() => logs.read('p', { stream: 'stderr' }).some((e) => e.line === 'stderr hello'));
-    expect(logs.read('p', { stream: 'stdout' }).map((e) => e.line)).toContain(`listening on 127.0.0.1:${app.port}`);
+    await eventually(() => logs.read('p', { stream: 'stdout' }).some((e) => e.line === `listening on 127.0.0.1:${app.port}`));
     const exit = await app.stop();
     expect(exit).toMatchObject({ code: 0, signal: null });
     expect(app.exited).toEqual(exit);
