@@ -1,9 +1,8 @@
 // The process runner: `node <entry>` as the leader of its own process group, output captured into
 // raw files that outlive the control plane, re-adoption by pid + /proc start time.
 // Appropriate only when every app is trusted by the host operator (spec 000, item 7).
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { atomicWriteFileSync } from '../src/core/atomic-write.js';
 import { systemClock, type Clock } from '../src/core/clock.js';
 import { SvcError } from '../src/core/errors.js';
 import { nodeSpawner, type Spawner } from '../src/core/exec.js';
@@ -13,7 +12,7 @@ import { buildAppCommand } from './app-command.js';
 import type { AppRunner, AppStartSpec, RunningApp, RunningAppRecord } from './app-runner.js';
 import { allocatePort } from './allocate-port.js';
 import type { LogStore } from './log-store.js';
-import { OutputTail } from './output-tail.js';
+import { readRunOffsets, runOutputTails, type RunOffsets } from './run-output.js';
 import { ProcessApp } from './process-app.js';
 
 export interface ProcessRunnerOptions {
@@ -93,7 +92,7 @@ export class ProcessRunner implements AppRunner {
   /** Re-attach to a process recorded by an earlier control plane, if that same process still runs. */
   async adopt(record: RunningAppRecord): Promise<RunningApp | null> {
     if (record.kind !== 'process' || record.pid === undefined || !record.runDir) return null;
-    const app = new ProcessApp(record, this.appDeps(record, readOffsets(record.runDir)), { pollMs: this.options.adoptPollMs ?? 500 });
+    const app = new ProcessApp(record, this.appDeps(record, readRunOffsets(record.runDir)), { pollMs: this.options.adoptPollMs ?? 500 });
     if (app.exited) return null;
     this.note(record.projectId, record.releaseId, `re-adopted pid ${record.pid} on ${record.host}:${record.port}`);
     return app;
@@ -108,47 +107,15 @@ export class ProcessRunner implements AppRunner {
     }
   }
 
-  private appDeps(record: RunningAppRecord, offsets: Offsets): ConstructorParameters<typeof ProcessApp>[1] {
+  private appDeps(record: RunningAppRecord, offsets: RunOffsets): ConstructorParameters<typeof ProcessApp>[1] {
     const runDir = record.runDir!;
-    const current = { ...offsets };
-    const tail = (stream: 'stdout' | 'stderr'): OutputTail =>
-      new OutputTail({
-        path: join(runDir, stream),
-        offset: offsets[stream],
-        pollMs: this.options.tailPollMs ?? 200,
-        onLines: (lines) => {
-          const time = this.clock.now();
-          this.options.logs.append(record.projectId, lines.map((line) => ({ time, stream, releaseId: record.releaseId, line })));
-        },
-        onOffset: (offset) => {
-          current[stream] = offset;
-          try {
-            atomicWriteFileSync(join(runDir, 'offsets.json'), JSON.stringify(current));
-          } catch {
-            // The run directory is gone (the run ended and was cleaned up): nothing left to resume.
-          }
-        },
-      });
     return {
       clock: this.clock,
       logs: this.options.logs,
       graceMs: this.options.stopGraceMs ?? 10_000,
-      tails: [tail('stdout'), tail('stderr')],
+      tails: runOutputTails(record, offsets, { logs: this.options.logs, clock: this.clock, ...(this.options.tailPollMs !== undefined ? { pollMs: this.options.tailPollMs } : {}) }),
       cleanup: () => rmSync(runDir, { recursive: true, force: true }),
     };
   }
 }
 
-interface Offsets {
-  stdout: number;
-  stderr: number;
-}
-
-function readOffsets(runDir: string): Offsets {
-  try {
-    const parsed = JSON.parse(readFileSync(join(runDir, 'offsets.json'), 'utf8')) as Partial<Offsets>;
-    return { stdout: Number(parsed.stdout) || 0, stderr: Number(parsed.stderr) || 0 };
-  } catch {
-    return { stdout: 0, stderr: 0 };
-  }
-}

@@ -1,8 +1,7 @@
 // The container runner (SVC_RUNNER=container): each release runs in a hardened podman container.
 // Containers are not a perfect sandbox for hostile code (spec 000 item 7); see docs/container-runner.md.
-import { closeSync, lstatSync, lchownSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { closeSync, lstatSync, lchownSync, mkdirSync, openSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { atomicWriteFileSync } from '../../src/core/atomic-write.js';
 import { systemClock, type Clock } from '../../src/core/clock.js';
 import { SvcError } from '../../src/core/errors.js';
 import { execCommand, nodeSpawner, type Spawner } from '../../src/core/exec.js';
@@ -10,7 +9,7 @@ import { randomId, type IdGenerator } from '../../src/core/ids.js';
 import { allocatePort } from '../allocate-port.js';
 import type { AppRunner, AppStartSpec, RunningApp, RunningAppRecord } from '../app-runner.js';
 import type { LogStore } from '../log-store.js';
-import { OutputTail } from '../output-tail.js';
+import { readRunOffsets, runOutputTails, type RunOffsets } from '../run-output.js';
 import { ContainerApp, type ContainerAppDeps } from './container-app.js';
 import {
   buildInspectRunningCommand,
@@ -105,7 +104,7 @@ export class ContainerRunner implements AppRunner {
   /** Re-attach to a container recorded by an earlier control plane, if it still runs. */
   async adopt(record: RunningAppRecord): Promise<RunningApp | null> {
     if (record.kind !== 'container' || !record.containerId || !record.runDir) return null;
-    const app = new ContainerApp(record, this.appDeps(record, readOffsets(record.runDir)), { pollMs: this.options.adoptPollMs ?? 2000 });
+    const app = new ContainerApp(record, this.appDeps(record, readRunOffsets(record.runDir)), { pollMs: this.options.adoptPollMs ?? 2000 });
     await app.checked();
     if (app.exited) return null;
     this.note(record.projectId, record.releaseId, `re-adopted container ${record.containerId} on ${record.host}:${record.port}`);
@@ -120,34 +119,15 @@ export class ContainerRunner implements AppRunner {
     }
   }
 
-  private appDeps(record: RunningAppRecord, offsets: Offsets): ContainerAppDeps {
+  private appDeps(record: RunningAppRecord, offsets: RunOffsets): ContainerAppDeps {
     const runDir = record.runDir!;
     const name = record.containerId!;
-    const current = { ...offsets };
-    const tail = (stream: 'stdout' | 'stderr'): OutputTail =>
-      new OutputTail({
-        path: join(runDir, stream),
-        offset: offsets[stream],
-        pollMs: this.options.tailPollMs ?? 200,
-        onLines: (lines) => {
-          const time = this.clock.now();
-          this.options.logs.append(record.projectId, lines.map((line) => ({ time, stream, releaseId: record.releaseId, line })));
-        },
-        onOffset: (offset) => {
-          current[stream] = offset;
-          try {
-            atomicWriteFileSync(join(runDir, 'offsets.json'), JSON.stringify(current));
-          } catch {
-            // The run directory is gone: nothing left to resume.
-          }
-        },
-      });
     const run = async (cmd: ReturnType<typeof buildStopCommand>): Promise<string> => (await execCommand(cmd, {}, this.options.spawner)).stdout;
     return {
       clock: this.clock,
       logs: this.options.logs,
       graceMs: this.options.stopGraceMs ?? 10_000,
-      tails: [tail('stdout'), tail('stderr')],
+      tails: runOutputTails(record, offsets, { logs: this.options.logs, clock: this.clock, ...(this.options.tailPollMs !== undefined ? { pollMs: this.options.tailPollMs } : {}) }),
       stopContainer: async (graceMs) => void (await run(buildStopCommand(this.global, name, graceMs))),
       removeContainer: async () => void (await run(buildRemoveCommand(this.global, name))),
       isRunning: async () => {
@@ -188,16 +168,3 @@ function grantDataDir(dataDir: string, user: string): void {
   walk(dataDir, 0);
 }
 
-interface Offsets {
-  stdout: number;
-  stderr: number;
-}
-
-function readOffsets(runDir: string): Offsets {
-  try {
-    const parsed = JSON.parse(readFileSync(join(runDir, 'offsets.json'), 'utf8')) as Partial<Offsets>;
-    return { stdout: Number(parsed.stdout) || 0, stderr: Number(parsed.stderr) || 0 };
-  } catch {
-    return { stdout: 0, stderr: 0 };
-  }
-}
