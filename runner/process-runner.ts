@@ -1,18 +1,17 @@
 // The process runner: `node <entry>` as the leader of its own process group, output captured into
 // raw files that outlive the control plane, re-adoption by pid + /proc start time.
 // Appropriate only when every app is trusted by the host operator (spec 000, item 7).
-import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../src/core/clock.js';
-import { SvcError } from '../src/core/errors.js';
-import { nodeSpawner, type Spawner } from '../src/core/exec.js';
+import type { Spawner } from '../src/core/exec.js';
 import { randomId, type IdGenerator } from '../src/core/ids.js';
 import { processStartTime } from '../src/core/process-identity.js';
 import { buildAppCommand } from './app-command.js';
 import type { AppRunner, AppStartSpec, RunningApp, RunningAppRecord } from './app-runner.js';
 import { allocatePort } from './allocate-port.js';
 import type { LogStore } from './log-store.js';
-import { readRunOffsets, runOutputTails, type RunOffsets } from './run-output.js';
+import { readRunOffsets, runOutputTails, spawnCapturedRun, type RunOffsets } from './run-output.js';
 import { ProcessApp } from './process-app.js';
 
 export interface ProcessRunnerOptions {
@@ -54,24 +53,7 @@ export class ProcessRunner implements AppRunner {
     const runDir = join(this.options.runsDir, id);
     mkdirSync(runDir, { recursive: true, mode: 0o700 });
     mkdirSync(spec.dataDir, { recursive: true });
-    const out = openSync(join(runDir, 'stdout'), 'a', 0o600);
-    const err = openSync(join(runDir, 'stderr'), 'a', 0o600);
-    const spawner = this.options.spawner ?? nodeSpawner;
-    let child;
-    try {
-      child = spawner(cmd, { cwd: cmd.cwd, env: { ...cmd.env }, detached: true, stdio: ['ignore', out, err] });
-      await new Promise<void>((resolve, reject) => {
-        child!.once('spawn', resolve);
-        child!.once('error', reject);
-      });
-    } catch (error) {
-      rmSync(runDir, { recursive: true, force: true });
-      throw new SvcError('SVC_APP_START_FAILED', `Could not start ${spec.releaseId}: ${(error as Error).message}`, { cause: error });
-    } finally {
-      closeSync(out);
-      closeSync(err);
-    }
-    child.unref();
+    const child = await spawnCapturedRun(cmd, runDir, spec.releaseId, this.options.spawner);
     const pid = child.pid!;
     const record: RunningAppRecord = {
       kind: 'process',

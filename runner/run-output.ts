@@ -1,9 +1,13 @@
 // The captured output of one app run (`<runDir>/stdout`, `<runDir>/stderr`): both runners tail it into
 // the project log and persist how far they read (`offsets.json`), so a re-adopting runner resumes there.
-import { readFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { atomicWriteFileSync } from '../src/core/atomic-write.js';
 import type { Clock } from '../src/core/clock.js';
+import type { Command } from '../src/core/command.js';
+import { SvcError } from '../src/core/errors.js';
+import { nodeSpawner, type Spawner } from '../src/core/exec.js';
 import type { RunningAppRecord } from './app-runner.js';
 import type { LogStore } from './log-store.js';
 import { OutputTail } from './output-tail.js';
@@ -47,4 +51,28 @@ export function runOutputTails(record: RunningAppRecord, offsets: RunOffsets, de
       },
     });
   return [tail('stdout'), tail('stderr')];
+}
+
+/**
+ * Start a run detached, its stdout/stderr appended to `<runDir>/stdout|stderr`; resolves once spawned.
+ * A failed start removes the run directory and is SVC_APP_START_FAILED.
+ */
+export async function spawnCapturedRun(cmd: Command, runDir: string, releaseId: string, spawner: Spawner = nodeSpawner): Promise<ChildProcess> {
+  const out = openSync(join(runDir, 'stdout'), 'a', 0o600);
+  const err = openSync(join(runDir, 'stderr'), 'a', 0o600);
+  try {
+    const child = spawner(cmd, { ...(cmd.cwd ? { cwd: cmd.cwd } : {}), env: { ...cmd.env }, detached: true, stdio: ['ignore', out, err] });
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', reject);
+    });
+    child.unref();
+    return child;
+  } catch (error) {
+    rmSync(runDir, { recursive: true, force: true });
+    throw new SvcError('SVC_APP_START_FAILED', `Could not start ${releaseId}: ${(error as Error).message}`, { cause: error });
+  } finally {
+    closeSync(out);
+    closeSync(err);
+  }
 }

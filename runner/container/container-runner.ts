@@ -1,15 +1,14 @@
 // The container runner (SVC_RUNNER=container): each release runs in a hardened podman container.
 // Containers are not a perfect sandbox for hostile code (spec 000 item 7); see docs/container-runner.md.
-import { closeSync, lstatSync, lchownSync, mkdirSync, openSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { lstatSync, lchownSync, mkdirSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { systemClock, type Clock } from '../../src/core/clock.js';
-import { SvcError } from '../../src/core/errors.js';
-import { execCommand, nodeSpawner, type Spawner } from '../../src/core/exec.js';
+import { execCommand, type Spawner } from '../../src/core/exec.js';
 import { randomId, type IdGenerator } from '../../src/core/ids.js';
 import { allocatePort } from '../allocate-port.js';
 import type { AppRunner, AppStartSpec, RunningApp, RunningAppRecord } from '../app-runner.js';
 import type { LogStore } from '../log-store.js';
-import { readRunOffsets, runOutputTails, type RunOffsets } from '../run-output.js';
+import { readRunOffsets, runOutputTails, spawnCapturedRun, type RunOffsets } from '../run-output.js';
 import { ContainerApp, type ContainerAppDeps } from './container-app.js';
 import {
   buildInspectRunningCommand,
@@ -78,24 +77,7 @@ export class ContainerRunner implements AppRunner {
     mkdirSync(runDir, { recursive: true, mode: 0o700 });
     mkdirSync(spec.dataDir, { recursive: true });
     grantDataDir(spec.dataDir, this.limits.user);
-    const out = openSync(join(runDir, 'stdout'), 'a', 0o600);
-    const err = openSync(join(runDir, 'stderr'), 'a', 0o600);
-    const spawner = this.options.spawner ?? nodeSpawner;
-    let child;
-    try {
-      child = spawner(cmd, { env: { ...cmd.env }, detached: true, stdio: ['ignore', out, err] });
-      await new Promise<void>((resolve, reject) => {
-        child!.once('spawn', resolve);
-        child!.once('error', reject);
-      });
-    } catch (error) {
-      rmSync(runDir, { recursive: true, force: true });
-      throw new SvcError('SVC_APP_START_FAILED', `Could not start ${spec.releaseId}: ${(error as Error).message}`, { cause: error });
-    } finally {
-      closeSync(out);
-      closeSync(err);
-    }
-    child.unref();
+    const child = await spawnCapturedRun(cmd, runDir, spec.releaseId, this.options.spawner);
     const record: RunningAppRecord = { kind: 'container', id, projectId: spec.projectId, releaseId: spec.releaseId, port, host, startedAt: this.clock.now(), containerId: name, runDir };
     this.note(spec.projectId, spec.releaseId, `started container ${name} (${this.options.image}) on ${host}:${port}`);
     return new ContainerApp(record, this.appDeps(record, { stdout: 0, stderr: 0 }), { child });
