@@ -26,11 +26,12 @@ export function authenticate(ctx: FeatureContext, request: FastifyRequest, optio
   if (header !== undefined) {
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match || !match[1]!.startsWith(TOKEN_PREFIX)) throw new SvcError('SVC_TOKEN_INVALID', 'Authorization must be "Bearer svc_…".');
-    // Token and user are read fresh on every request (one query): a revoked token fails at once.
+    // Token, user and the token's ancestors are read fresh on every request (one query): a revoked
+    // token, or one whose parent was revoked or expired, fails at once.
     const found = findTokenWithUser(ctx, match[1]!);
     if (!found) throw new SvcError('SVC_TOKEN_INVALID');
-    const { token: row, user } = found;
-    const status = tokenStatus(row, ctx.clock.now());
+    const { token: row, user, ancestry } = found;
+    const status = tokenStatus(row, ctx.clock.now(), ancestry);
     if (status === 'revoked') throw new SvcError('SVC_TOKEN_REVOKED');
     if (status === 'expired') throw new SvcError('SVC_TOKEN_EXPIRED');
     if (options.token === false) throw new SvcError('SVC_AUTH_REQUIRED', 'This route needs a browser session.');

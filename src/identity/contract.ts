@@ -113,6 +113,7 @@ export const tokenInfoSchema = z.object({
   id: z.string(),
   name: z.string(),
   projectId: z.string().nullable(),
+  parentId: z.string().nullable().describe('the token that created this one (revoking it revokes this one); null when created from a browser session or device login'),
   permissions: z.array(permissionSchema),
   status: z.enum(['active', 'revoked', 'expired']),
   createdAt: isoTime,
@@ -126,7 +127,13 @@ export const createTokenBodySchema = z.object({
   name: z.string().trim().min(1).max(100),
   projectId: z.string().min(1).max(100).optional().describe('project id or slug; omitted = account-wide'),
   permissions: z.array(permissionSchema).min(1).max(permissions.length),
-  expiresInDays: z.number().int().min(1).max(365).optional().describe(`default ${DEFAULT_TOKEN_DAYS}`),
+  expiresInDays: z
+    .number()
+    .int()
+    .min(1)
+    .max(365)
+    .optional()
+    .describe(`default ${DEFAULT_TOKEN_DAYS}; when a token creates the token, the default is cut to the creating token's expiry and a longer explicit value is refused (SVC_TOKEN_LIFETIME_EXCEEDED)`),
 });
 /** `accessToken` is the raw value, returned only in this response. */
 export const createTokenResponseSchema = z.object({ token: tokenInfoSchema, accessToken: z.string() });

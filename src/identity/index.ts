@@ -3,7 +3,7 @@ export { authenticate, type AuthenticateOptions } from './authenticate.js';
 export { allowsWithRole, authorize, authorizeWithRole, isAuthorized, type AccessRequest } from './authorize.js';
 export { actorOf, credentialPermissions, scopedProjectId, type Principal } from './principal.js';
 export { currentRole, listMemberships, findOrganization } from './org-store.js';
-export { revokeProjectTokens } from './token-store.js';
+export { revokeProjectTokens } from './token-revocation.js';
 export { rolePermissions, allows } from './permissions.js';
 export { identityMigrations } from './migrations.js';
 export { createIdentity, type IdentityDeps, type IdentityFeature } from './identity.js';

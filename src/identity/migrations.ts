@@ -1,6 +1,11 @@
 import type { Migration } from '../core/db-migrations.js';
 
-/** Identity tables: users, organizations, memberships, sessions, tokens, device codes, invitations. */
+/**
+ * Identity tables: users, organizations, memberships, sessions, tokens, device codes, invitations.
+ * Version 2 records which token created a token (`parent_id`, NULL for tokens from a browser
+ * session or device login) so revoking a token can revoke everything minted from it; existing
+ * tokens keep NULL, they were all created before tokens could be traced.
+ */
 export const identityMigrations: readonly Migration[] = [
   {
     scope: 'identity',
@@ -41,6 +46,18 @@ export const identityMigrations: readonly Migration[] = [
           email TEXT NOT NULL, role TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'developer', 'viewer')),
           invited_by TEXT, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
           accepted_at INTEGER, accepted_by TEXT) STRICT;
+      `);
+    },
+  },
+  {
+    scope: 'identity',
+    version: 2,
+    name: 'parent token of tokens created by a token',
+    up(db) {
+      // ON DELETE CASCADE: a child row never outlives its parent's row (e.g. when the user is deleted).
+      db.exec(`
+        ALTER TABLE access_tokens ADD COLUMN parent_id TEXT REFERENCES access_tokens(id) ON DELETE CASCADE;
+        CREATE INDEX access_tokens_parent ON access_tokens (parent_id);
       `);
     },
   },

@@ -86,7 +86,7 @@ describe('access tokens', () => {
     expect(list.json().projects.map((p: { slug: string }) => p.slug)).toEqual(['alpha']);
     const before = snapshotCounts(h);
     const wider = await h.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(accessToken), payload: { name: 'x', permissions: ['deploy'] } });
-    expect(wider.json().error.code).toBe('SVC_FORBIDDEN');
+    expect(wider.json().error.code).toBe('SVC_TOKEN_PERMISSIONS_EXCEEDED');
     const elsewhere = await h.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(accessToken), payload: { name: 'x', projectId: b.id, permissions: ['read'] } });
     expect(elsewhere.json().error.code).toBe('SVC_TOKEN_SCOPE');
     const newProject = await h.app.inject({ method: 'POST', url: '/api/projects', headers: bearer(accessToken), payload: { name: 'Gamma', slug: 'gamma' } });

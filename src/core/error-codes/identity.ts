@@ -10,6 +10,18 @@ export const identityCodes = defineCodes({
   SVC_CSRF_INVALID: { status: 403, retryable: false, summary: 'A state-changing browser request lacked the correct CSRF token (header x-svc-csrf).' },
   SVC_ORIGIN_REJECTED: { status: 403, retryable: false, summary: 'Cross-site browser request rejected (Origin/Sec-Fetch-Site is not the platform origin).' },
   SVC_FORBIDDEN: { status: 403, retryable: false, summary: 'Your current role or token permissions do not allow this.' },
+  SVC_TOKEN_PERMISSIONS_EXCEEDED: {
+    status: 403,
+    retryable: false,
+    summary: 'A token can only create tokens with a subset of its own permissions (details.exceeded, details.allowed).',
+    hint: 'Ask only for permissions the creating token has (`GET /api/me` lists them), or create the token from a browser session.',
+  },
+  SVC_TOKEN_LIFETIME_EXCEEDED: {
+    status: 403,
+    retryable: false,
+    summary: 'A token cannot create a token that expires after it does (details.maxExpiresAt).',
+    hint: 'Omit expiresInDays to get the remaining lifetime of the creating token, ask for fewer days, or create the token from a browser session.',
+  },
   SVC_TOKEN_SCOPE: { status: 403, retryable: false, summary: 'The token is scoped to another project or this action needs an account-wide credential.' },
   SVC_REGISTRATION_CLOSED: { status: 403, retryable: false, summary: 'Self-registration is closed (bootstrap done or disabled).', hint: 'Ask an administrator for an invitation.' },
   SVC_EMAIL_TAKEN: { status: 409, retryable: false, summary: 'An account with this email already exists.' },

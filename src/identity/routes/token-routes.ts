@@ -14,7 +14,9 @@ import {
   type Permission,
 } from '../contract.js';
 import { actorOf, type Principal } from '../principal.js';
-import { getToken, insertAccessToken, listTokens, revokeTokenRow, toTokenInfo, type TokenRow } from '../token-store.js';
+import { childTokenLimits } from '../child-token-limits.js';
+import { getToken, insertAccessToken, listTokens, toTokenInfo, tokenStatus, type TokenRow } from '../token-store.js';
+import { revokeTokenTree, type RevokedToken } from '../token-revocation.js';
 import type { IdentityDeps } from '../identity.js';
 
 const tags = ['tokens'];
@@ -25,17 +27,32 @@ function requireTokensPermission(principal: Principal): void {
   if (principal.kind === 'token' && !principal.permissions.includes('tokens')) throw new SvcError('SVC_FORBIDDEN', 'The token lacks the "tokens" permission.');
 }
 
-/** `/api/tokens`: list, create (raw value once), revoke by id, revoke the presenting token (logout). */
+/**
+ * A token created by a token-authenticated request is a child of that token: it never outlives it,
+ * never carries more permissions, and is revoked with it.
+ */
+function assertParentLive(ctx: FeatureContext, parent: TokenRow): void {
+  // Re-read inside the write transaction: the parent may have been revoked since authentication
+  // (revocation cascades, so the parent's own row also speaks for its ancestors).
+  const current = getToken(ctx, parent.id);
+  const status = current ? tokenStatus(current, ctx.clock.now()) : 'revoked';
+  if (status === 'revoked') throw new SvcError('SVC_TOKEN_REVOKED');
+  if (status === 'expired') throw new SvcError('SVC_TOKEN_EXPIRED');
+}
+
+/** `/api/tokens`: list, create (raw value once), revoke by id with its descendants, revoke the presenting token (logout). */
 export function tokenRoutes(ctx: FeatureContext, deps: IdentityDeps) {
-  const auditOrg = (row: TokenRow, principal: Principal): string => {
+  const auditOrg = (row: Pick<TokenRow, 'project_id'>, principal: Principal): string => {
     if (row.project_id) return deps.resolveProject(row.project_id)?.organizationId ?? principal.user.personal_org_id!;
     return principal.user.personal_org_id!;
   };
+  // One transaction: the token, every token minted from it, and one audit event per revoked token.
   const revoke = (principal: Principal, row: TokenRow) =>
     ctx.db.transaction(() => {
-      if (row.revoked_at === null) {
-        revokeTokenRow(ctx, row.id);
-        appendAudit(ctx, { kind: 'token.revoke', organizationId: auditOrg(row, principal), projectId: row.project_id, actor: actorOf(principal), metadata: { tokenId: row.id, name: row.name } });
+      const revoked: RevokedToken[] = revokeTokenTree(ctx, row.id);
+      for (const token of revoked) {
+        const cascade = token.id === row.id ? {} : { cascadeFrom: row.id };
+        appendAudit(ctx, { kind: 'token.revoke', organizationId: auditOrg(token, principal), projectId: token.project_id, actor: actorOf(principal), metadata: { tokenId: token.id, name: token.name, ...cascade } });
       }
       return { token: toTokenInfo(getToken(ctx, row.id)!, ctx.clock.now()) };
     }).immediate();
@@ -53,11 +70,15 @@ export function tokenRoutes(ctx: FeatureContext, deps: IdentityDeps) {
       const principal = authenticate(ctx, request);
       requireTokensPermission(principal);
       const body = request.body;
-      const scope = principal.kind === 'token' ? principal.token.project_id : null;
+      const parent = principal.kind === 'token' ? principal.token : null;
+      const scope = parent?.project_id ?? null;
       const wanted: Permission[] = [...new Set(body.permissions)];
-      if (principal.kind === 'token' && wanted.some((p) => !principal.permissions.includes(p))) {
-        throw new SvcError('SVC_FORBIDDEN', 'A token cannot create a token with more permissions than it has.');
-      }
+      const { expiresAt } = childTokenLimits(
+        { permissions: wanted, expiresInDays: body.expiresInDays },
+        principal.kind === 'token' ? { permissions: principal.permissions, expiresAt: principal.token.expires_at } : null,
+        ctx.clock.now(),
+        ctx.config.tokenTtlDays,
+      );
       let project: { id: string; organizationId: string } | null = null;
       const requested = body.projectId ?? scope;
       if (requested) {
@@ -67,13 +88,14 @@ export function tokenRoutes(ctx: FeatureContext, deps: IdentityDeps) {
         for (const permission of wanted) authorize(ctx, principal, { permission, organizationId: project.organizationId, projectId: project.id });
       }
       const created = ctx.db.transaction(() => {
-        const minted = insertAccessToken(ctx, { userId: principal.user.id, name: body.name, projectId: project?.id ?? null, permissions: wanted, expiresInDays: body.expiresInDays });
+        if (parent) assertParentLive(ctx, parent);
+        const minted = insertAccessToken(ctx, { userId: principal.user.id, name: body.name, projectId: project?.id ?? null, permissions: wanted, expiresAt, parent });
         appendAudit(ctx, {
           kind: 'token.create',
           organizationId: project?.organizationId ?? principal.user.personal_org_id!,
           projectId: project?.id ?? null,
           actor: actorOf(principal),
-          metadata: { tokenId: minted.row.id, name: body.name, projectId: project?.id ?? null, permissions: wanted, expiresAt: new Date(minted.row.expires_at).toISOString() },
+          metadata: { tokenId: minted.row.id, name: body.name, projectId: project?.id ?? null, permissions: wanted, expiresAt: new Date(minted.row.expires_at).toISOString(), parentTokenId: parent?.id ?? null },
         });
         return minted;
       }).immediate();
