@@ -6,6 +6,7 @@ import { findProject } from '../projects/index.js';
 import { MetricsRecorder } from './metrics-recorder.js';
 import type { MetricsWindow, MetricsReport } from './metrics-series.js';
 import { createMetricsStore, type MetricsStore } from './metrics-store.js';
+import { platformHostNames } from './platform-hosts.js';
 import { IngressProxy } from './proxy-request.js';
 import type { RequestObserver } from './request-record.js';
 import { isReservedPath } from './reserved-paths.js';
@@ -71,13 +72,15 @@ function hostOf(raw: string[]): string | undefined {
 
 /**
  * Wire the ingress: route table (default domains `<slug>.<config.appDomain>`, projects looked up
- * lazily by slug), proxy, metrics recorder and store on the control database.
+ * lazily by slug, the platform's own hosts never routed), proxy, metrics recorder and store on the
+ * control database.
  */
 export function createIngress(ctx: FeatureContext, options: IngressOptions = {}): Ingress {
   const observers: RequestObserver[] = [];
   let proxy: IngressProxy | null = null;
   const routes = new RouteTable({
     baseDomain: ctx.config.appDomain,
+    platformHosts: platformHostNames(ctx.config),
     lookupProject: (slugOrId) => {
       const row = findProject(ctx, slugOrId);
       return row && { id: row.id, slug: row.slug };

@@ -1,5 +1,6 @@
 // Header rewriting for the proxy: pure functions over header lists, no allocation beyond the result.
 import type { IncomingHttpHeaders } from 'node:http';
+import { carriesSvcToken, isPlatformHeader, PLATFORM_COOKIES, withoutCookies } from './platform-credentials.js';
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) plus ones undici refuses (`expect`) or that are meant for
 // this proxy only (proxy-authorization).
@@ -38,8 +39,10 @@ export interface UpstreamHeaders {
 
 /**
  * Request headers for the upstream as a flat `[name, value, …]` list: hop-by-hop headers removed,
- * `Host` preserved, and `X-Forwarded-For/-Proto/-Host` and `Forwarded` set. Incoming forwarding
- * headers are kept (and appended to) only when `trustProxy` says a trusted proxy is in front.
+ * platform credentials removed (an `Authorization` carrying an svc token, platform cookies, the
+ * platform's `x-svc-*` headers), `Host` preserved, and `X-Forwarded-For/-Proto/-Host` and
+ * `Forwarded` set. Incoming forwarding headers are kept (and appended to) only when `trustProxy`
+ * says a trusted proxy is in front; platform credentials are removed either way.
  */
 export function upstreamRequestHeaders(rawHeaders: readonly string[], clientIp: string, proto: 'http' | 'https', trustProxy: boolean): UpstreamHeaders {
   const out: string[] = [];
@@ -58,7 +61,17 @@ export function upstreamRequestHeaders(rawHeaders: readonly string[], clientIp: 
       else if (name === 'transfer-encoding') hasBody = true;
       continue;
     }
+    if (isPlatformHeader(name)) continue;
     switch (name) {
+      case 'authorization':
+        if (carriesSvcToken(value)) continue;
+        break;
+      case 'cookie': {
+        if (PLATFORM_COOKIES.length === 0) break;
+        const kept = withoutCookies(value, PLATFORM_COOKIES);
+        if (kept !== null) out.push(name, kept);
+        continue;
+      }
       case 'content-length':
         if (value !== '0') hasBody = true;
         break;

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { SvcError } from '../core/errors.js';
 import { HostMatcher, normalizeHost } from './host-matcher.js';
+import { isPlatformHost, LOOPBACK_NAMES } from './platform-hosts.js';
 
 /** Where a release listens. */
 export interface Upstream {
@@ -65,6 +66,11 @@ export function routesToCandidate(position: number, percent: number): boolean {
 export interface RouteTableOptions {
   /** Default domains are `<slug>.<baseDomain>` (default `localhost`). */
   baseDomain?: string;
+  /**
+   * The platform's own host names (public URL host, listen host); loopback names and IP literals
+   * are always the platform's. These hosts never route to a project, whatever claims them.
+   */
+  platformHosts?: Iterable<string>;
   /** Find a project by slug (lazy routing of projects without an active release → 503). */
   lookupProject?: (slugOrId: string) => RoutedProject | undefined;
   /** Check a new upstream accepts connections before traffic moves to it. */
@@ -102,10 +108,17 @@ export class RouteTable {
   // Raw Host header → entry (or null for hosts that are not project hosts); cleared on changes.
   readonly #cache = new Map<string, RouteEntry | null>();
   readonly #options: RouteTableOptions;
+  readonly #platform: ReadonlySet<string>;
 
   constructor(options: RouteTableOptions = {}) {
     this.hosts = new HostMatcher(options.baseDomain ?? 'localhost');
     this.#options = options;
+    const platform = new Set(LOOPBACK_NAMES);
+    for (const name of options.platformHosts ?? []) {
+      const host = normalizeHost(name);
+      if (host !== null) platform.add(host);
+    }
+    this.#platform = platform;
   }
 
   /** The route for a raw Host header value, or null when the host is not a project's. Hot path. */
@@ -116,7 +129,9 @@ export class RouteTable {
 
   #matchSlow(rawHost: string): RouteEntry | null {
     const host = normalizeHost(rawHost);
-    if (host === null) return this.#remember(rawHost, null);
+    // The platform's own hosts first: a project that claims one (a custom domain row, or a slug
+    // whose default host is the public host) must never receive the platform's traffic.
+    if (host === null || isPlatformHost(host, this.#platform)) return this.#remember(rawHost, null);
     const projectId = this.hosts.resolve(host);
     if (projectId !== undefined) return this.#remember(rawHost, this.#entries.get(projectId) ?? null);
     const slug = this.hosts.slugCandidate(host);
@@ -197,8 +212,10 @@ export class RouteTable {
     return previous;
   }
 
-  /** Route a custom domain to a known project (the domains feature calls this). */
+  /** Route a custom domain to a known project (the domains feature calls this). Platform hosts are refused. */
   addDomain(projectId: string, domain: string): string {
+    const normalized = normalizeHost(domain);
+    if (normalized !== null && isPlatformHost(normalized, this.#platform)) throw new SvcError('SVC_INGRESS_DOMAIN_RESERVED', `${normalized} is the platform's own host.`);
     if (!this.#entries.has(projectId)) {
       const project = this.#options.lookupProject?.(projectId);
       if (!project) throw new SvcError('SVC_PROJECT_NOT_FOUND', `Project ${projectId} is not known to the ingress.`);

@@ -18,7 +18,7 @@ export function domainsRoutes(ctx: FeatureContext, domains: DomainsFeature) {
       const { project } = requireProjectPermission(ctx, request, request.params.id, 'read');
       return { domains: domains.list(project.id), defaultHost: `${project.slug}.${ctx.config.appDomain}` };
     });
-    app.post(r.domains, { schema: { tags, security, summary: 'Add a custom domain (the ingress routes it at once; one project per domain)', params: projectParams, body: addDomainBodySchema, response: { 201: domainResponseSchema } } }, async (request, reply) => {
+    app.post(r.domains, { schema: { tags, security, summary: "Add a custom domain (the ingress routes it at once; one project per domain; the platform's own names are reserved)", params: projectParams, body: addDomainBodySchema, response: { 201: domainResponseSchema } } }, async (request, reply) => {
       const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'projects');
       const domain = domains.add({ project: { id: project.id, organizationId: project.organization_id }, actor: actorOf(principal) }, request.body.domain);
       return reply.status(201).send({ domain });

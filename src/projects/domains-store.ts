@@ -2,6 +2,7 @@
 import type { Migration } from '../core/db-migrations.js';
 import type { FeatureContext } from '../core/feature-context.js';
 import { isoTime } from '../core/feature-context.js';
+import { SvcError } from '../core/errors.js';
 import type { Domain } from './domains-contract.js';
 
 /** Custom domains; rows go with their project (ON DELETE CASCADE). */
@@ -46,9 +47,15 @@ export function allDomains(ctx: Db): DomainRow[] {
   return ctx.db.prepare('SELECT * FROM project_domains ORDER BY domain').all() as DomainRow[];
 }
 
-/** Insert a domain row (the primary key rejects a domain another project holds). */
+/** Insert a domain row; the primary key refuses a domain another project holds (SVC_DOMAIN_TAKEN). */
 export function insertDomain(ctx: Db, row: DomainRow): void {
-  ctx.db.prepare('INSERT INTO project_domains (domain, project_id, created_by, created_at) VALUES (@domain, @project_id, @created_by, @created_at)').run(row);
+  try {
+    ctx.db.prepare('INSERT INTO project_domains (domain, project_id, created_by, created_at) VALUES (@domain, @project_id, @created_by, @created_at)').run(row);
+  } catch (error) {
+    // Callers check first inside a transaction; this is the database's word should a writer race past that.
+    if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new SvcError('SVC_DOMAIN_TAKEN', `${row.domain} is claimed by another project.`, { cause: error });
+    throw error;
+  }
 }
 
 /** Delete a project's domain; false when it had none such. */

@@ -1,13 +1,16 @@
-// Custom domains of projects: validated, one project per domain (database primary key plus the
-// ingress route table), audited, loaded into the ingress at start. The edge certificate lookup
-// asks `serves(host)`.
+// Custom domains of projects: validated, never one of the platform's own names (reserved-hosts.ts),
+// one project per domain (database primary key plus the ingress route table), audited, loaded into
+// the ingress at start. The edge certificate lookup asks `serves(host)`.
 import type { FeatureContext } from '../core/feature-context.js';
 import { SvcError } from '../core/errors.js';
 import { appendAudit, type AuditInput } from '../audit/append-audit.js';
 import { normalizeHost } from '../ingress/host-matcher.js';
+import { isIpLiteral } from '../ingress/ip-literal.js';
+import { isPlatformHost, platformHostNames } from '../ingress/platform-hosts.js';
 import { findProject } from './project-store.js';
 import { allDomains, deleteDomain, findDomain, insertDomain, listDomains, toDomain } from './domains-store.js';
 import type { Domain } from './domains-contract.js';
+import { reservedHost, reservedHostMessage, type ReservedHost, type ReservedHostRules } from './reserved-hosts.js';
 
 /** The part of the ingress route table this feature drives. */
 export interface DomainRouter {
@@ -28,35 +31,48 @@ export interface DomainsFeature {
   list(projectId: string): Domain[];
   add(subject: DomainSubject, domain: string): Domain;
   remove(subject: DomainSubject, domain: string): string;
-  /** Whether svc serves this host: a custom domain, or `<slug>.<appDomain>` of an existing project. */
+  /**
+   * Whether svc serves this host: a custom domain that is not a reserved name, or `<slug>.<appDomain>`
+   * of an existing project; never one of the platform's own hosts.
+   */
   serves(host: string): boolean;
-  /** Route every stored domain (start-up). */
+  /** Route every stored domain that is not a reserved name (start-up). */
   load(): void;
 }
 
 /**
- * Normalize a user-supplied domain, or throw SVC_DOMAIN_INVALID: a DNS name with two or more
- * labels, not an IP address, not a wildcard, and not under the platform's own app domain.
+ * Normalize a user-supplied domain, or throw: SVC_DOMAIN_RESERVED for the platform's own names (IP
+ * literals, loopback names, the public, listen and app hosts with their parents and children),
+ * SVC_DOMAIN_INVALID unless it is a DNS name with two or more labels and no wildcard, port or path.
  */
-export function normalizeCustomDomain(input: string, appDomain: string): string {
-  const host = normalizeHost(input.trim());
+export function normalizeCustomDomain(input: string, rules: ReservedHostRules): string {
+  const trimmed = input.trim();
+  const refuse = (name: string, reserved: ReservedHost): never => {
+    throw new SvcError('SVC_DOMAIN_RESERVED', reservedHostMessage(name, reserved));
+  };
   const invalid = (why: string): never => {
     throw new SvcError('SVC_DOMAIN_INVALID', `"${input.slice(0, 100)}" ${why}.`);
   };
-  if (host === null || input.includes(':') || input.includes('/')) return invalid('is not a valid host name');
+  // Bracketed or with a port an address is no host name, but "reserved" is the answer that helps.
+  if (isIpLiteral(trimmed)) return refuse(trimmed, { reason: 'ip-address', overlaps: trimmed });
+  const host = normalizeHost(trimmed);
+  if (host === null || trimmed.includes(':') || trimmed.includes('/')) return invalid('is not a valid host name');
+  // Compared after IDNA mapping, so a Unicode spelling of a platform name is caught too.
+  const reserved = reservedHost(host, rules);
+  if (reserved !== null) return refuse(host, reserved);
   if (!host.includes('.')) return invalid('needs at least two labels (example.com)');
-  if (/^[\d.]+$/.test(host)) return invalid('is an IP address');
-  if (host === appDomain || host.endsWith(`.${appDomain}`) || host === 'localhost' || host.endsWith('.localhost')) return invalid(`is under the platform app domain (${appDomain}); those hosts are routed by slug`);
   return host;
 }
 
 /** Build the domains feature over the ingress route table. */
 export function createDomains(ctx: FeatureContext, router: DomainRouter): DomainsFeature {
   const appDomain = ctx.config.appDomain;
+  const platformNames = platformHostNames(ctx.config);
+  const rules: ReservedHostRules = { platformNames, appDomain };
   return {
     list: (projectId) => listDomains(ctx, projectId).map(toDomain),
     add(subject, input) {
-      const domain = normalizeCustomDomain(input, appDomain);
+      const domain = normalizeCustomDomain(input, rules);
       return ctx.db
         .transaction(() => {
           const holder = findDomain(ctx, domain);
@@ -71,6 +87,7 @@ export function createDomains(ctx: FeatureContext, router: DomainRouter): Domain
             router.addDomain(subject.project.id, domain);
           } catch (error) {
             if (error instanceof SvcError && error.code === 'SVC_INGRESS_DOMAIN_TAKEN') throw new SvcError('SVC_DOMAIN_TAKEN', `${domain} is already routed to another project.`);
+            if (error instanceof SvcError && error.code === 'SVC_INGRESS_DOMAIN_RESERVED') throw new SvcError('SVC_DOMAIN_RESERVED', error.message);
             throw error;
           }
           return toDomain(row);
@@ -90,8 +107,9 @@ export function createDomains(ctx: FeatureContext, router: DomainRouter): Domain
     },
     serves(input) {
       const host = normalizeHost(input);
-      if (host === null) return false;
-      if (findDomain(ctx, host)) return true;
+      // A certificate for a platform host would let whoever holds the row impersonate the platform.
+      if (host === null || isPlatformHost(host, platformNames)) return false;
+      if (findDomain(ctx, host) && reservedHost(host, rules) === null) return true;
       const suffix = `.${appDomain}`;
       if (!host.endsWith(suffix)) return false;
       const slug = host.slice(0, -suffix.length);
@@ -100,6 +118,13 @@ export function createDomains(ctx: FeatureContext, router: DomainRouter): Domain
     },
     load() {
       for (const row of allDomains(ctx)) {
+        // Rows stored before these rules existed, or before the platform's names changed, stay
+        // listed (so they can be removed) but are never routed.
+        const reserved = reservedHost(row.domain, rules);
+        if (reserved !== null) {
+          ctx.logger.warn({ domain: row.domain, projectId: row.project_id, reason: reserved.reason }, 'custom domain not routed: the name is reserved for the platform');
+          continue;
+        }
         try {
           router.addDomain(row.project_id, row.domain);
         } catch (error) {

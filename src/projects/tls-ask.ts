@@ -1,5 +1,6 @@
 // `GET /_svc/tls/ask` for an edge proxy's on-demand TLS (Caddy `on_demand_tls { ask … }`): 200 only
-// for hosts svc serves, after a constant-time check of SVC_TLS_ASK_TOKEN (query `token` or header
+// for hosts svc serves — never the platform's own or a reserved name, whatever a project row says
+// (DomainsFeature.serves) — after a constant-time check of SVC_TLS_ASK_TOKEN (query `token` or header
 // x-svc-tls-ask-token). Without a configured token the lookup is disabled (503), so an unprotected
 // endpoint can never make the edge request certificates for arbitrary names.
 import { createHash, timingSafeEqual } from 'node:crypto';

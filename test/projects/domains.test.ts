@@ -51,13 +51,17 @@ describe('custom domains', () => {
     expect((h.plane.db.prepare('SELECT COUNT(*) AS n FROM project_domains').get() as { n: number }).n).toBe(1);
   });
 
-  it('rejects malformed domains, IP addresses and names under the platform app domain', async () => {
+  it('rejects malformed domains (invalid) and the platform\'s own names (reserved, see domains-reserved.test.ts)', async () => {
     const h = await harness();
     const owner = await register(h.app, 'owner@example.com');
     const project = await createProject(h.app, owner, { name: 'Shop', slug: 'shop' });
-    for (const domain of ['localhost', 'other.localhost', 'example', '127.0.0.1', 'a..b.com', '*.example.com', 'example.com:8443', 'http://example.com', 'exa mple.com', '-bad.example.com']) {
+    for (const domain of ['example', 'a..b.com', '*.example.com', 'example.com:8443', 'http://example.com', 'exa mple.com', '-bad.example.com']) {
       const res = await h.app.inject({ method: 'POST', url: `/api/projects/${project.id}/domains`, headers: owner.headers(), payload: { domain } });
       expect(res.json().error?.code, domain).toBe('SVC_DOMAIN_INVALID');
+    }
+    for (const domain of ['localhost', 'other.localhost', '127.0.0.1']) {
+      const res = await h.app.inject({ method: 'POST', url: `/api/projects/${project.id}/domains`, headers: owner.headers(), payload: { domain } });
+      expect(res.json().error?.code, domain).toBe('SVC_DOMAIN_RESERVED');
     }
   });
 

@@ -2,7 +2,13 @@ import { defineCodes } from './define.js';
 
 /** Custom domains and the edge proxy's certificate permission lookup (src/projects/domains*, tls-ask*). */
 export const domainsCodes = defineCodes({
-  SVC_DOMAIN_INVALID: { status: 400, retryable: false, summary: 'The domain is not a valid DNS host name with at least two labels (IP addresses and the platform app domain are not allowed).' },
+  SVC_DOMAIN_INVALID: { status: 400, retryable: false, summary: 'The domain is not a valid DNS host name with at least two labels (no wildcard, port or path).' },
+  SVC_DOMAIN_RESERVED: {
+    status: 409,
+    retryable: false,
+    summary: 'The name belongs to the platform: its public host (SVC_PUBLIC_URL), listen host or app domain (SVC_APP_DOMAIN), a parent of one or a name under one, localhost or *.localhost, or an IP address.',
+    hint: "Use a DNS name of your own outside the platform's names; every project is already served at <slug>.<app domain>.",
+  },
   SVC_DOMAIN_TAKEN: { status: 409, retryable: false, summary: 'Another project already claimed this domain.', hint: 'Remove it from the other project first.' },
   SVC_DOMAIN_NOT_FOUND: { status: 404, retryable: false, summary: 'The project has no such custom domain.' },
   SVC_DOMAIN_LIMIT: { status: 409, retryable: false, summary: 'The project already has the maximum number of custom domains (50).' },

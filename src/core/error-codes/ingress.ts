@@ -6,5 +6,6 @@ export const ingressCodes = defineCodes({
   SVC_INGRESS_NO_ACTIVE_RELEASE: { status: 503, retryable: true, summary: 'The project has no active release to route requests to.', hint: 'Deploy a release (svc deploy).' },
   SVC_INGRESS_DOMAIN_INVALID: { status: 400, retryable: false, summary: 'The domain is not a valid host name.' },
   SVC_INGRESS_DOMAIN_TAKEN: { status: 409, retryable: false, summary: 'Another project already routes this domain.' },
+  SVC_INGRESS_DOMAIN_RESERVED: { status: 409, retryable: false, summary: "The platform's own hosts (public host, listen host, loopback names, IP addresses) are never routed to a project." },
   SVC_INGRESS_UPSTREAM_INVALID: { status: 400, retryable: false, summary: 'The upstream address is not a valid host name or IP and port.' },
 });
