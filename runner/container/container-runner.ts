@@ -8,6 +8,7 @@ import { randomId, type IdGenerator } from '../../src/core/ids.js';
 import { allocatePort } from '../allocate-port.js';
 import type { AppRunner, AppStartSpec, RunningApp, RunningAppRecord } from '../app-runner.js';
 import type { LogStore } from '../log-store.js';
+import { sandboxLayout } from '../sandbox-layout.js';
 import { readRunOffsets, runOutputTails, spawnCapturedRun, type RunOffsets } from '../run-output.js';
 import { ContainerApp, type ContainerAppDeps } from './container-app.js';
 import {
@@ -20,6 +21,8 @@ import {
   type ContainerLimits,
   type PodmanGlobal,
 } from './podman-args.js';
+import { projectNetworkName } from './network-args.js';
+import { ProjectNetworks } from './project-networks.js';
 
 export interface ContainerRunnerOptions {
   /** Image to run (SVC_CONTAINER_IMAGE); build the default one with `npm run build:image`. */
@@ -48,12 +51,14 @@ export class ContainerRunner implements AppRunner {
   private readonly ids: IdGenerator;
   private readonly limits: ContainerLimits;
   private readonly global: PodmanGlobal;
+  private readonly networks: ProjectNetworks;
 
   constructor(private readonly options: ContainerRunnerOptions) {
     this.clock = options.clock ?? systemClock;
     this.ids = options.ids ?? randomId;
     this.limits = { ...defaultContainerLimits, ...options.limits };
     this.global = { ...defaultPodmanGlobal, ...options.podman };
+    this.networks = new ProjectNetworks(this.global, options.spawner);
   }
 
   /** Start `podman run` in the foreground; resolves once the client was spawned (health is checked separately). */
@@ -68,6 +73,7 @@ export class ContainerRunner implements AppRunner {
       name,
       port,
       hostIp: host,
+      network: projectNetworkName(spec.projectId),
       limits: this.limits,
       global: this.global,
       baseEnv: this.options.baseEnv ?? process.env,
@@ -75,12 +81,22 @@ export class ContainerRunner implements AppRunner {
     });
     const runDir = join(this.options.runsDir, id);
     mkdirSync(runDir, { recursive: true, mode: 0o700 });
-    mkdirSync(spec.dataDir, { recursive: true });
-    grantDataDir(spec.dataDir, this.limits.user);
-    const child = await spawnCapturedRun(cmd, runDir, spec.releaseId, this.options.spawner);
+    // The container user must be able to write every writable mount (data, recovery repository).
+    for (const mount of sandboxLayout(spec).mounts.filter((m) => m.writable)) {
+      mkdirSync(mount.src, { recursive: true });
+      grantToContainerUser(mount.src, this.limits.user);
+    }
+    await this.networks.acquire(spec.projectId, name);
+    let child: Awaited<ReturnType<typeof spawnCapturedRun>>;
+    try {
+      child = await spawnCapturedRun(cmd, runDir, spec.releaseId, this.options.spawner);
+    } catch (error) {
+      await this.networks.release(spec.projectId, name).catch(() => undefined);
+      throw error;
+    }
     const record: RunningAppRecord = { kind: 'container', id, projectId: spec.projectId, releaseId: spec.releaseId, port, host, startedAt: this.clock.now(), containerId: name, runDir };
     this.note(spec.projectId, spec.releaseId, `started container ${name} (${this.options.image}) on ${host}:${port}`);
-    return new ContainerApp(record, this.appDeps(record, { stdout: 0, stderr: 0 }), { child });
+    return this.releasingNetworkOnExit(new ContainerApp(record, this.appDeps(record, { stdout: 0, stderr: 0 }), { child }));
   }
 
   /** Re-attach to a container recorded by an earlier control plane, if it still runs. */
@@ -90,7 +106,28 @@ export class ContainerRunner implements AppRunner {
     await app.checked();
     if (app.exited) return null;
     this.note(record.projectId, record.releaseId, `re-adopted container ${record.containerId} on ${record.host}:${record.port}`);
+    this.networks.retain(record.projectId, record.containerId);
+    return this.releasingNetworkOnExit(app);
+  }
+
+  /** The project's network goes when its last container here exits (site deletion stops the app). */
+  private releasingNetworkOnExit(app: ContainerApp): ContainerApp {
+    app.onExit(() => void this.networks.release(app.projectId, app.record().containerId!).catch(() => undefined));
     return app;
+  }
+
+  /** Remove a project's network now, e.g. after deleting a project whose containers are gone. */
+  removeProjectNetwork(projectId: string): Promise<void> {
+    return this.networks.remove(projectId);
+  }
+
+  /**
+   * Remove leftover networks (of a control plane that died with its containers, or of deleted
+   * projects): those of projects not in `liveProjectIds` (pass every existing project) that no
+   * container uses. Returns their names.
+   */
+  removeStaleProjectNetworks(liveProjectIds: Iterable<string>): Promise<string[]> {
+    return this.networks.removeStale(liveProjectIds);
   }
 
   private note(projectId: string, releaseId: string, line: string): void {
@@ -137,8 +174,8 @@ function linkedPlatformPackage(releaseDir: string): string | null {
   }
 }
 
-/** Give the container user ownership of the project data (only possible, and needed, when we are root). */
-function grantDataDir(dataDir: string, user: string): void {
+/** Give the container user ownership of a writable mount (only possible, and needed, when we are root). */
+function grantToContainerUser(dir: string, user: string): void {
   if (process.getuid?.() !== 0) return;
   const [uid, gid] = user.split(':').map(Number) as [number, number];
   const walk = (path: string, depth: number): void => {
@@ -147,6 +184,6 @@ function grantDataDir(dataDir: string, user: string): void {
     if (stat.uid !== uid || stat.gid !== gid) lchownSync(path, uid, gid);
     if (stat.isDirectory() && depth < 32) for (const entry of readdirSync(path)) walk(join(path, entry), depth + 1);
   };
-  walk(dataDir, 0);
+  walk(dir, 0);
 }
 

@@ -1,10 +1,14 @@
 // Pure argv builders for podman: every hardening flag of spec 000 item 7 lives here, as data.
 // Nothing in this file runs anything; tests compare the exact argv.
-import { isAbsolute, relative, sep } from 'node:path';
-import { command, type Command } from '../../src/core/command.js';
+import type { Command } from '../../src/core/command.js';
 import { SvcError } from '../../src/core/errors.js';
 import { checkEntry, isReservedEnvName, isReservedSecretName } from '../app-command.js';
 import type { AppStartSpec } from '../app-runner.js';
+import { SANDBOX_DATA_DIR, SANDBOX_RELEASE_DIR, sandboxLayout, type SandboxMount } from '../sandbox-layout.js';
+import { isProjectNetworkName } from './network-args.js';
+import { podmanCommand as podman, type PodmanGlobal } from './podman-command.js';
+
+export { defaultPodmanGlobal, type PodmanGlobal } from './podman-command.js';
 
 /** Resource limits and identity applied to every app container. */
 export interface ContainerLimits {
@@ -32,21 +36,8 @@ export const defaultContainerLimits: ContainerLimits = {
   ulimits: ['nofile=4096:4096', 'nproc=1024:1024'],
 };
 
-/** Where the release and data directories appear inside the container. */
-export const CONTAINER_RELEASE_DIR = '/app';
-export const CONTAINER_DATA_DIR = '/data';
 /** PATH inside the image built by build-node-image.ts. */
 export const CONTAINER_PATH = '/usr/bin:/bin';
-
-/** Global podman flags put before every subcommand (explicit runtime, no dependence on host config files). */
-export interface PodmanGlobal {
-  /** podman executable (default `podman`). */
-  podman: string;
-  /** OCI runtime passed as `--runtime` (default `runc`). */
-  runtime: string;
-}
-
-export const defaultPodmanGlobal: PodmanGlobal = { podman: 'podman', runtime: 'runc' };
 
 export interface RunContext {
   image: string;
@@ -56,6 +47,8 @@ export interface RunContext {
   port: number;
   /** Host interface to publish on (loopback only). */
   hostIp: string;
+  /** The project's own isolated network (see network-args.ts); never shared with another project. */
+  network: string;
   limits: ContainerLimits;
   global: PodmanGlobal;
   /** The platform's own environment; only what podman itself needs (PATH, XDG_RUNTIME_DIR, …) is kept. */
@@ -66,12 +59,6 @@ export interface RunContext {
    * Never the whole package directory (it may hold the platform's data directory).
    */
   platformPackageDir?: string;
-}
-
-/** The read-only mounts that make the platform package importable inside the container. */
-export function platformPackageMounts(dir: string): string[] {
-  if (!isAbsolute(dir) || dir.includes(',') || dir.includes('\n')) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'The platform package path must be absolute and comma-free');
-  return ['package.json', 'dist', 'node_modules'].flatMap((part) => ['--mount', `type=bind,src=${dir}/${part},dst=${dir}/${part},ro=true`]);
 }
 
 const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -85,34 +72,26 @@ export function isPassableSecretName(name: string): boolean {
   return envName.test(name) && !isReservedSecretName(name) && !podmanSensitive.test(name);
 }
 
-function podman(global: PodmanGlobal, args: readonly string[], env?: Record<string, string>): Command {
-  return command(global.podman, ['--runtime', global.runtime, ...args], env ? { env, replaceEnv: true } : {});
-}
-
-/** The database path as seen inside the container; it must lie inside the data directory. */
-export function containerDatabasePath(spec: AppStartSpec): string {
-  const rel = relative(spec.dataDir, spec.databasePath);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
-    throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'The database path must lie inside the project data directory');
-  }
-  return `${CONTAINER_DATA_DIR}/${rel.split(sep).join('/')}`;
+function mountFlag(mount: SandboxMount): string[] {
+  return ['--mount', `type=bind,src=${mount.src},dst=${mount.dst}${mount.writable ? '' : ',ro=true'}`];
 }
 
 /**
  * `podman run` for one release, in the foreground (the client's exit is the app's exit):
  * read-only root, no capabilities, no-new-privileges, non-root user, PID/memory/CPU limits, explicit
- * ulimits, a tmpfs /tmp, the release read-only at /app and the project data read-write at /data and
- * nothing else, `--init` so SIGTERM reaches the app, and the port published on loopback only.
+ * ulimits, a tmpfs /tmp, only the mounts of the sandbox layout (release read-only at /app, data
+ * read-write at /data, recovery repository at /recovery), `--init` so SIGTERM reaches the app, the
+ * project's own isolated network, and the port published on loopback only.
  * Public `env` is passed as NAME=value (it is in the artifact anyway); secrets and platform `SVC_*`
- * values only as `--env NAME`, with their values in the podman process environment.
+ * values (host paths rewritten to container paths) only as `--env NAME`, with their values in the
+ * podman process environment.
  */
 export function buildRunCommand(spec: AppStartSpec, ctx: RunContext): Command {
   const entry = checkEntry(spec.entry);
-  if (!isAbsolute(spec.releaseDir) || !isAbsolute(spec.dataDir)) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'Release and data directories must be absolute');
   if (/^0(:|$)/.test(ctx.limits.user) || !/^\d+:\d+$/.test(ctx.limits.user)) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'The container user must be a numeric non-root uid:gid');
   if (ctx.hostIp !== '127.0.0.1' && ctx.hostIp !== '::1') throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'Containers publish ports on loopback only');
-  for (const path of [spec.releaseDir, spec.dataDir]) if (path.includes(',') || path.includes('\n')) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'Mount paths may not contain commas');
-  const dbPath = containerDatabasePath(spec);
+  if (!isProjectNetworkName(ctx.network)) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'Containers join only their project network');
+  const layout = sandboxLayout(spec, ctx.platformPackageDir === undefined ? {} : { platformPackageDir: ctx.platformPackageDir });
 
   const env: Record<string, string> = {};
   for (const name of podmanEnvNames) {
@@ -130,21 +109,21 @@ export function buildRunCommand(spec: AppStartSpec, ctx: RunContext): Command {
     env[name] = value;
     byName.push('--env', name);
   }
-  for (const [name, value] of Object.entries(spec.platformEnv ?? {})) {
+  for (const [name, value] of Object.entries(layout.platformEnv)) {
     if (!name.startsWith('SVC_') || !envName.test(name)) throw new SvcError('SVC_VALIDATION', `platform env name ${name} must start with SVC_`);
     env[name] = value;
     byName.push('--env', name);
   }
   const platform: Record<string, string> = {
     PATH: CONTAINER_PATH,
-    HOME: CONTAINER_DATA_DIR,
+    HOME: SANDBOX_DATA_DIR,
     PORT: String(ctx.port),
     HOST: '0.0.0.0',
     NODE_ENV: 'production',
     SVC_PROJECT_ID: spec.projectId,
     SVC_RELEASE_ID: spec.releaseId,
-    SVC_DATA_DIR: CONTAINER_DATA_DIR,
-    SVC_DATABASE_PATH: dbPath,
+    SVC_DATA_DIR: layout.dataDir,
+    SVC_DATABASE_PATH: layout.databasePath,
   };
   const { limits } = ctx;
   const args = [
@@ -165,10 +144,9 @@ export function buildRunCommand(spec: AppStartSpec, ctx: RunContext): Command {
     '--cpus', limits.cpus,
     ...limits.ulimits.flatMap((u) => ['--ulimit', u]),
     '--tmpfs', `/tmp:rw,noexec,nosuid,nodev,size=${limits.tmpfsSize}`,
-    '--mount', `type=bind,src=${spec.releaseDir},dst=${CONTAINER_RELEASE_DIR},ro=true`,
-    '--mount', `type=bind,src=${spec.dataDir},dst=${CONTAINER_DATA_DIR}`,
-    ...(ctx.platformPackageDir ? platformPackageMounts(ctx.platformPackageDir) : []),
-    '--workdir', CONTAINER_RELEASE_DIR,
+    ...layout.mounts.flatMap(mountFlag),
+    '--workdir', layout.releaseDir,
+    '--network', ctx.network,
     '--publish', `${ctx.hostIp}:${ctx.port}:${ctx.port}/tcp`,
     '--pull=never',
     ...literal,
@@ -211,7 +189,7 @@ export function buildImportCommand(global: PodmanGlobal, tarPath: string, image:
   return podman(global, [
     'import',
     '--change', `USER ${user}`,
-    '--change', `WORKDIR ${CONTAINER_RELEASE_DIR}`,
+    '--change', `WORKDIR ${SANDBOX_RELEASE_DIR}`,
     '--change', `ENV PATH=${CONTAINER_PATH}`,
     '--change', 'CMD ["/usr/bin/node"]',
     tarPath,

@@ -10,31 +10,23 @@ import { execCommand } from '../../../src/core/exec.js';
 import type { AppStartSpec, RunningApp } from '../../../runner/app-runner.js';
 import { buildNodeImage } from '../../../runner/container/build-node-image.js';
 import { ContainerRunner } from '../../../runner/container/container-runner.js';
-import { buildInfoCommand, defaultPodmanGlobal } from '../../../runner/container/podman-args.js';
 import { checkHealth } from '../../../runner/health-check.js';
 import { LogStore } from '../../../runner/log-store.js';
+import { podmanGate } from './podman-gate.js';
 
 const IMAGE = 'localhost/svc-node-test:vitest';
 const fixtures = join(import.meta.dirname, '../../../fixtures/apps/healthy');
 
-async function podmanUsable(): Promise<string | null> {
-  try {
-    const result = await execCommand(buildInfoCommand(defaultPodmanGlobal));
-    return result.exitCode === 0 ? null : `podman info failed: ${result.stderr.trim().split('\n').pop()}`;
-  } catch (error) {
-    return `podman is not installed: ${(error as Error).message}`;
-  }
-}
-const unusable = await podmanUsable();
-if (unusable) console.warn(`SKIPPING container runner tests: ${unusable}`);
+const gate = podmanGate('container runner tests');
 
-describe.skipIf(unusable !== null)('ContainerRunner (real podman)', () => {
+describe.skipIf(gate.skip)('ContainerRunner (real podman)', () => {
   let root: string;
   let runner: ContainerRunner;
   let logs: LogStore;
   const apps: RunningApp[] = [];
 
   beforeAll(async () => {
+    gate.assertPresent();
     root = await mkdtemp(join(tmpdir(), 'svc-container-'));
     await buildNodeImage({ image: IMAGE });
     logs = new LogStore({ dir: join(root, 'logs') });
@@ -52,7 +44,7 @@ describe.skipIf(unusable !== null)('ContainerRunner (real podman)', () => {
   afterAll(async () => {
     for (const app of apps.splice(0)) await app.stop({ graceMs: 500 });
     await execCommand(command('podman', ['--runtime', 'runc', 'rmi', '--force', IMAGE]));
-    await rm(root, { recursive: true, force: true });
+    if (root) await rm(root, { recursive: true, force: true });
   }, 60_000);
 
   function spec(name: string, releaseDir: string, extra: Partial<AppStartSpec> = {}): AppStartSpec {

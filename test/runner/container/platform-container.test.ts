@@ -7,17 +7,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { command } from '../../../src/core/command.js';
 import { execCommand } from '../../../src/core/exec.js';
 import { buildNodeImage } from '../../../runner/container/build-node-image.js';
-import { buildInfoCommand, defaultPodmanGlobal } from '../../../runner/container/podman-args.js';
+import { projectNetworkName } from '../../../runner/container/network-args.js';
 import { packFixture, removeDataDir, startPlane, type Plane } from '../../releases/release-support.js';
+import { podmanGate } from './podman-gate.js';
 
 const IMAGE = 'localhost/svc-node-test:platform';
-const podmanOk = await execCommand(buildInfoCommand(defaultPodmanGlobal)).then((r) => r.exitCode === 0, () => false);
-if (!podmanOk) console.warn('SKIPPING platform container test: podman is not usable here');
+const gate = podmanGate('platform container test');
 
-describe.skipIf(!podmanOk)('control plane with SVC_RUNNER=container', () => {
+describe.skipIf(gate.skip)('control plane with SVC_RUNNER=container', () => {
   let work: string;
   let plane: Plane;
   beforeAll(async () => {
+    gate.assertPresent();
     work = await mkdtemp(join(tmpdir(), 'svc-platform-container-'));
     await buildNodeImage({ image: IMAGE });
     plane = await startPlane({ env: { SVC_RUNNER: 'container', SVC_CONTAINER_IMAGE: IMAGE } });
@@ -26,9 +27,11 @@ describe.skipIf(!podmanOk)('control plane with SVC_RUNNER=container', () => {
     await plane?.close();
     const listed = await execCommand(command('podman', ['--runtime', 'runc', 'ps', '-a', '--filter', `label=svc.project=${plane?.project.id}`, '--format', '{{.Names}}']));
     for (const name of listed.stdout.split('\n').filter(Boolean)) await execCommand(command('podman', ['--runtime', 'runc', 'rm', '--force', '--time', '0', name]));
+    // The containers were removed behind the runner's back, so it never saw their exit: drop the network too.
+    if (plane) await execCommand(command('podman', ['--runtime', 'runc', 'network', 'rm', projectNetworkName(plane.project.id)]));
     await execCommand(command('podman', ['--runtime', 'runc', 'rmi', '--force', IMAGE]));
     if (plane) await removeDataDir(plane.dataDir);
-    await removeDataDir(work);
+    if (work) await removeDataDir(work);
   }, 60_000);
 
   it('deploys the healthy fixture into a container that serves health and writes its database', async () => {

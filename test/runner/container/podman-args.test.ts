@@ -27,6 +27,7 @@ const ctx: RunContext = {
   name: 'svc-prj_1-run_1',
   port: 41000,
   hostIp: '127.0.0.1',
+  network: 'svc-p-prj_1',
   limits: defaultContainerLimits,
   global: defaultPodmanGlobal,
   baseEnv: { PATH: '/usr/bin', HOME: '/root', SVC_PLATFORM_MASTER_KEY: 'master', API_KEY: 'not-this' },
@@ -47,6 +48,7 @@ describe('buildRunCommand', () => {
       '--mount', 'type=bind,src=/srv/p/releases/rel_1,dst=/app,ro=true',
       '--mount', 'type=bind,src=/srv/p/data,dst=/data',
       '--workdir', '/app',
+      '--network', 'svc-p-prj_1',
       '--publish', '127.0.0.1:41000:41000/tcp',
       '--pull=never',
       '--env', 'GREETING=hi',
@@ -67,6 +69,48 @@ describe('buildRunCommand', () => {
       '--mount', 'type=bind,src=/opt/svc/node_modules,dst=/opt/svc/node_modules,ro=true',
     ]);
     expect(args.filter((a) => a === '--mount')).toHaveLength(5);
+  });
+
+  it('mounts the recovery repository at /recovery and passes bucket and recovery paths as container paths', () => {
+    const cmd = buildRunCommand(
+      {
+        ...spec,
+        platformEnv: {
+          SVC_BUCKET_DIR: '/srv/p/data/buckets',
+          SVC_BUCKET_CATALOG: '/srv/p/data/buckets/catalog.sqlite',
+          SVC_RECOVERY_DIR: '/srv/p/recovery/epoch-1',
+          SVC_RECOVERY_KEY: 'recovery-key-value',
+        },
+      },
+      ctx,
+    );
+    const at = cmd.args.indexOf('--workdir');
+    expect(cmd.args.slice(at - 6, at)).toEqual([
+      '--mount', 'type=bind,src=/srv/p/releases/rel_1,dst=/app,ro=true',
+      '--mount', 'type=bind,src=/srv/p/data,dst=/data',
+      '--mount', 'type=bind,src=/srv/p/recovery/epoch-1,dst=/recovery',
+    ]);
+    expect(cmd.args.filter((a) => a === '--mount')).toHaveLength(3);
+    const byName = cmd.args.indexOf('--env', cmd.args.indexOf('GREETING=hi'));
+    expect(cmd.args.slice(byName, byName + 12)).toEqual([
+      '--env', 'API_KEY', '--env', 'SVC_BUCKET_DIR', '--env', 'SVC_BUCKET_CATALOG', '--env', 'SVC_RECOVERY_DIR', '--env', 'SVC_RECOVERY_KEY', '--env', 'PATH=/usr/bin:/bin',
+    ]);
+    expect(cmd.env).toEqual({
+      PATH: '/usr/bin',
+      HOME: '/root',
+      API_KEY: 'sekret-value',
+      SVC_BUCKET_DIR: '/data/buckets',
+      SVC_BUCKET_CATALOG: '/data/buckets/catalog.sqlite',
+      SVC_RECOVERY_DIR: '/recovery',
+      SVC_RECOVERY_KEY: 'recovery-key-value',
+    });
+    expect(() => buildRunCommand({ ...spec, platformEnv: { SVC_BUCKET_DIR: '/srv/other/buckets' } }, ctx)).toThrow(expect.objectContaining({ code: 'SVC_CONTAINER_INVALID_SPEC' }));
+  });
+
+  it('joins only a project network, never host, none or podman’s shared default', () => {
+    for (const network of ['host', 'none', 'podman', 'slirp4netns', 'container:other', 'ns:/proc/1/ns/net', 'svc-p-', 'svc-x-a']) {
+      expect(() => buildRunCommand(spec, { ...ctx, network })).toThrow(expect.objectContaining({ code: 'SVC_CONTAINER_INVALID_SPEC' }));
+    }
   });
 
   it('keeps secret values out of argv and passes them (only) through podman’s environment', () => {
