@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { PLATFORM_CSRF_HEADER } from './platform-credentials-names.js';
 
 export type { Logger } from 'pino';
 
@@ -6,7 +7,7 @@ export type { Logger } from 'pino';
 export const redactedPaths = [
   'req.headers.authorization',
   'req.headers.cookie',
-  'req.headers["x-svc-csrf"]',
+  `req.headers["${PLATFORM_CSRF_HEADER}"]`,
   'res.headers["set-cookie"]',
   'headers.authorization',
   'headers.cookie',

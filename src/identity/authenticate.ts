@@ -5,7 +5,7 @@ import { constantTimeEqual } from '../core/token-hash.js';
 import { CSRF_HEADER, TOKEN_PREFIX } from './contract.js';
 import type { Principal } from './principal.js';
 import { assertSameOrigin, isStateChanging } from './same-origin.js';
-import { readCookie } from './session-cookie.js';
+import { readSessionCookie } from './session-cookie.js';
 import { findSession } from './session-store.js';
 import { findTokenWithUser, tokenPermissions, tokenStatus, touchToken } from './token-store.js';
 import { getUser } from './user-store.js';
@@ -39,7 +39,7 @@ export function authenticate(ctx: FeatureContext, request: FastifyRequest, optio
     touchToken(ctx, row);
     return { kind: 'token', user, token: row, permissions: tokenPermissions(row) };
   }
-  const cookie = readCookie(request);
+  const cookie = readSessionCookie(ctx, request);
   const session = cookie ? findSession(ctx, cookie) : undefined;
   if (!session) throw new SvcError('SVC_AUTH_REQUIRED');
   if (options.session === false) throw new SvcError('SVC_AUTH_REQUIRED', 'This route needs a bearer token.');

@@ -1,11 +1,17 @@
 // HTTP contract of identity: route paths, header/cookie names and zod schemas of every
-// request and response. Shared by the server, the CLI and the console; imports only zod.
+// request and response. Shared by the server, the CLI and the console; imports only zod and the
+// credential names in core (which the ingress strips, so they are defined once for both).
 import { z } from 'zod';
 
-/** Header carrying the browser session's CSRF token on state-changing requests. */
-export const CSRF_HEADER = 'x-svc-csrf';
-/** HttpOnly, SameSite=Lax cookie holding the browser session id. */
-export const SESSION_COOKIE = 'svc_session';
+// The browser session's HttpOnly, SameSite=Lax cookie (`__Host-` prefixed on https) and the header
+// carrying its CSRF token on state-changing requests.
+export {
+  PLATFORM_CSRF_HEADER as CSRF_HEADER,
+  PLATFORM_SESSION_COOKIE as SESSION_COOKIE,
+  PLATFORM_SECURE_SESSION_COOKIE as SECURE_SESSION_COOKIE,
+  platformSessionCookie as sessionCookieName,
+} from '../core/platform-credentials-names.js';
+
 /** Prefix of every raw access token (`svc_` + 43 base64url chars = 256 random bits). */
 export const TOKEN_PREFIX = 'svc_';
 /** Default access-token lifetime in days. */

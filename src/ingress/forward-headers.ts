@@ -67,7 +67,7 @@ export function upstreamRequestHeaders(rawHeaders: readonly string[], clientIp: 
         if (carriesSvcToken(value)) continue;
         break;
       case 'cookie': {
-        if (PLATFORM_COOKIES.length === 0) break;
+        // The app's other cookies pass; a header left with none is dropped rather than sent empty.
         const kept = withoutCookies(value, PLATFORM_COOKIES);
         if (kept !== null) out.push(name, kept);
         continue;

@@ -1,21 +1,24 @@
 // What a request must not carry from the client to an app: the platform's own credentials and the
 // headers the platform uses internally. Pure; called for each request header on the proxy hot path.
-import { CSRF_HEADER, SESSION_COOKIE, TOKEN_PREFIX } from '../identity/contract.js';
-import { CSRF_HEADER as APP_CSRF_HEADER, SESSION_COOKIE as APP_SESSION_COOKIE } from '../runtime/auth/cookies.js';
+import { PLATFORM_CSRF_HEADER, PLATFORM_SESSION_COOKIES } from '../core/platform-credentials-names.js';
+import { TOKEN_PREFIX } from '../identity/contract.js';
+import { CSRF_HEADER as APP_CSRF_HEADER } from '../runtime/auth/cookies.js';
 
-// The app runtime (docs/runtime.md) gives apps their own session cookie and CSRF header, and today
-// they carry the same names as the console's. A browser only sends the console's cookie to the
-// platform's own host, which the ingress never routes to an app, so whatever arrives on an app host
-// under a shared name is the app's: stripping it would sign every runtime app's users out. Names the
-// runtime does not share are the platform's alone and are stripped.
-const APP_OWNED_HEADERS: ReadonlySet<string> = new Set([APP_CSRF_HEADER]);
+// A browser sends the console's host-only cookie only to the platform's host, which the ingress
+// never routes to an app. It is stripped anyway: a proxy in front that rewrites Host, or a route
+// to the platform's name added by mistake, must not hand an app a session that controls the
+// account. The app runtime's own session cookie and CSRF header (docs/runtime.md) have different
+// names and pass, like any other cookie or header of the app.
 
-/** Platform cookies removed from `Cookie` before a request reaches an app. */
-export const PLATFORM_COOKIES: readonly string[] = [SESSION_COOKIE].filter((name) => name !== APP_SESSION_COOKIE);
+/** Platform cookies removed from `Cookie` before a request reaches an app (both session cookie names). */
+export const PLATFORM_COOKIES: readonly string[] = PLATFORM_SESSION_COOKIES;
 
-/** Whether a lowercase request header name is the platform's (`x-svc-*`, the console CSRF header). Pure. */
+/**
+ * Whether a lowercase request header name is the platform's: the console's CSRF header and every
+ * other `x-svc-*` header, except the app runtime's CSRF header, which belongs to the app. Pure.
+ */
 export function isPlatformHeader(name: string): boolean {
-  return (name.startsWith('x-svc-') || name === CSRF_HEADER) && !APP_OWNED_HEADERS.has(name);
+  return name === PLATFORM_CSRF_HEADER || (name.startsWith('x-svc-') && name !== APP_CSRF_HEADER);
 }
 
 /**

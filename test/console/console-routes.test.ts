@@ -131,7 +131,7 @@ describe('GET /api/console/session (on the whole control plane)', () => {
     const out = await h.app.inject({ method: 'GET', url: consoleApiRoutes.session });
     expect(out.statusCode).toBe(200);
     expect(out.json()).toEqual({ signedIn: false, session: null });
-    const stale = await h.app.inject({ method: 'GET', url: consoleApiRoutes.session, headers: { cookie: 'svc_session=not-a-session' } });
+    const stale = await h.app.inject({ method: 'GET', url: consoleApiRoutes.session, headers: { cookie: 'svc_console=not-a-session' } });
     expect(stale.json()).toEqual({ signedIn: false, session: null });
 
     const browser = await register(h.app, 'console@example.com');

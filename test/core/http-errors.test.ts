@@ -62,10 +62,11 @@ describe('HTTP error mapping', () => {
 
   it('never logs authorization headers or cookies', async () => {
     lines.length = 0;
-    await app.inject({ method: 'GET', url: '/typed?invitation=svcinv_secret', headers: { authorization: 'Bearer svc_topsecret', cookie: 'svc_session=cookiesecret' } });
+    await app.inject({ method: 'GET', url: '/typed?invitation=svcinv_secret', headers: { authorization: 'Bearer svc_topsecret', cookie: 'svc_console=cookiesecret', 'x-svc-console-csrf': 'csrfsecret' } });
     const log = lines.join('');
     expect(log).not.toContain('svc_topsecret');
     expect(log).not.toContain('cookiesecret');
+    expect(log).not.toContain('csrfsecret');
     expect(log).not.toContain('svcinv_secret');
   });
 });

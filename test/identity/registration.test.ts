@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { CSRF_HEADER } from '../../src/identity/contract.js';
 import { ORIGIN, PASSWORD, register, rows, snapshotCounts, startHarness, type Harness } from '../platform/harness.js';
 
 describe('registration and browser sessions', () => {
@@ -12,7 +13,7 @@ describe('registration and browser sessions', () => {
     const res = await h.app.inject({ method: 'POST', url: '/__svc/auth/register', headers: { origin: ORIGIN }, payload: { email: 'Owner@Example.com', password: PASSWORD } });
     expect(res.statusCode).toBe(201);
     const cookie = String(res.headers['set-cookie']);
-    expect(cookie).toMatch(/^svc_session=[A-Za-z0-9_-]{43};/);
+    expect(cookie).toMatch(/^svc_console=[A-Za-z0-9_-]{43};/);
     expect(cookie).toContain('HttpOnly');
     expect(cookie).toContain('SameSite=Lax');
     expect(res.json().user.email).toBe('owner@example.com');
@@ -25,6 +26,20 @@ describe('registration and browser sessions', () => {
     const session = h.plane.db.prepare('SELECT id_hash FROM sessions').get() as { id_hash: string };
     expect(session.id_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(cookie).not.toContain(session.id_hash);
+  });
+
+  it('https: the session cookie is the Secure host-only __Host-svc_console, and only that name is read', async () => {
+    const publicUrl = 'https://svc.example.test';
+    h = await startHarness({ publicUrl });
+    const res = await h.app.inject({ method: 'POST', url: '/__svc/auth/register', headers: { origin: publicUrl }, payload: { email: 'owner@example.com', password: PASSWORD } });
+    expect(res.statusCode).toBe(201);
+    const setCookie = String(res.headers['set-cookie']);
+    expect(setCookie).toMatch(/^__Host-svc_console=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+; Secure$/);
+    const pair = setCookie.split(';')[0]!;
+    expect((await h.app.inject({ method: 'GET', url: '/api/me', headers: { cookie: pair } })).statusCode).toBe(200);
+    // Another host may plant a cookie without the prefix; on https it does not count as the session.
+    const plain = pair.replace(/^__Host-/, '');
+    expect((await h.app.inject({ method: 'GET', url: '/api/me', headers: { cookie: plain } })).json().error.code).toBe('SVC_AUTH_REQUIRED');
   });
 
   it('bootstrap: a second registration is rejected with SVC_REGISTRATION_CLOSED and writes nothing', async () => {
@@ -146,13 +161,15 @@ describe('CSRF and same-origin checks on state-changing browser requests', () =>
     const before = snapshotCounts(h);
     const cases: [Record<string, string>, string][] = [
       [{ origin: ORIGIN }, 'SVC_CSRF_INVALID'],
-      [{ origin: ORIGIN, 'x-svc-csrf': 'x'.repeat(43) }, 'SVC_CSRF_INVALID'],
-      [{ origin: ORIGIN, 'x-svc-csrf': '' }, 'SVC_CSRF_INVALID'],
-      [{ origin: 'https://evil.example', 'x-svc-csrf': b.csrf }, 'SVC_ORIGIN_REJECTED'],
-      [{ origin: 'http://blog.localhost:7070', 'x-svc-csrf': b.csrf }, 'SVC_ORIGIN_REJECTED'],
-      [{ origin: 'null', 'x-svc-csrf': b.csrf }, 'SVC_ORIGIN_REJECTED'],
-      [{ 'sec-fetch-site': 'cross-site', 'x-svc-csrf': b.csrf }, 'SVC_ORIGIN_REJECTED'],
-      [{ 'x-svc-csrf': b.csrf }, 'SVC_ORIGIN_REJECTED'],
+      // The right token under the app runtime's CSRF header name is not the console's header.
+      [{ origin: ORIGIN, 'x-svc-csrf': b.csrf }, 'SVC_CSRF_INVALID'],
+      [{ origin: ORIGIN, [CSRF_HEADER]: 'x'.repeat(43) }, 'SVC_CSRF_INVALID'],
+      [{ origin: ORIGIN, [CSRF_HEADER]: '' }, 'SVC_CSRF_INVALID'],
+      [{ origin: 'https://evil.example', [CSRF_HEADER]: b.csrf }, 'SVC_ORIGIN_REJECTED'],
+      [{ origin: 'http://blog.localhost:7070', [CSRF_HEADER]: b.csrf }, 'SVC_ORIGIN_REJECTED'],
+      [{ origin: 'null', [CSRF_HEADER]: b.csrf }, 'SVC_ORIGIN_REJECTED'],
+      [{ 'sec-fetch-site': 'cross-site', [CSRF_HEADER]: b.csrf }, 'SVC_ORIGIN_REJECTED'],
+      [{ [CSRF_HEADER]: b.csrf }, 'SVC_ORIGIN_REJECTED'],
     ];
     for (const [headers, code] of cases) {
       const res = await attempt(b, headers);
@@ -160,15 +177,15 @@ describe('CSRF and same-origin checks on state-changing browser requests', () =>
       expect(res.json().error.code, JSON.stringify(headers)).toBe(code);
     }
     expect(snapshotCounts(h)).toEqual(before);
-    expect((await attempt(b, { origin: ORIGIN, 'x-svc-csrf': b.csrf })).statusCode).toBe(201);
-    expect((await attempt(b, { 'sec-fetch-site': 'same-origin', 'x-svc-csrf': 'nope' })).json().error.code).toBe('SVC_CSRF_INVALID');
+    expect((await attempt(b, { origin: ORIGIN, [CSRF_HEADER]: b.csrf })).statusCode).toBe(201);
+    expect((await attempt(b, { 'sec-fetch-site': 'same-origin', [CSRF_HEADER]: 'nope' })).json().error.code).toBe('SVC_CSRF_INVALID');
   });
 
   it('one session CSRF token does not work with another session', async () => {
     h = await startHarness({ registration: 'public' });
     const a = await register(h.app, 'a@example.com');
     const b = await register(h.app, 'b@example.com');
-    const res = await attempt(a, { origin: ORIGIN, 'x-svc-csrf': b.csrf });
+    const res = await attempt(a, { origin: ORIGIN, [CSRF_HEADER]: b.csrf });
     expect(res.json().error.code).toBe('SVC_CSRF_INVALID');
   });
 

@@ -1,7 +1,9 @@
-// Over a real listener: an app behind the ingress never receives svc access tokens, the platform's
-// internal x-svc-* headers or client-made forwarding headers; its own cookies and auth pass.
+// Over a real listener: an app behind the ingress never receives svc access tokens, the console's
+// session cookie and CSRF header, the platform's internal x-svc-* headers or client-made forwarding
+// headers; its own cookies and auth (including the app runtime's session cookie) pass.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
+import { CSRF_HEADER, SESSION_COOKIE } from '../../src/identity/contract.js';
 import { bootstrapAccount, type TestAccount } from '../support/account.js';
 import { startListeningPlane, startUpstream, type ListeningPlane, type UpstreamProcess } from './support.js';
 
@@ -64,9 +66,31 @@ describe('credentials the ingress strips', () => {
     expect(got.headers.authorization).toBeUndefined();
   });
 
+  it('drops the console session cookie, its CSRF header and a bearer svc token, keeping the app runtime\u2019s session', async () => {
+    // A real console session of a real account, sent alongside the app runtime's own cookie and header.
+    expect(account.cookie.startsWith(`${SESSION_COOKIE}=`)).toBe(true);
+    const consoleSession = account.cookie.slice(SESSION_COOKIE.length + 1);
+    const got = await echo({
+      authorization: `Bearer ${account.accessToken}`,
+      cookie: `theme=dark; ${account.cookie}; svc_session=app-session-value`,
+      [CSRF_HEADER]: account.csrfToken,
+      'x-svc-csrf': 'app-csrf-value',
+    });
+    const raw = got.rawHeaders.join('\n');
+    for (const secret of [account.accessToken, consoleSession, account.csrfToken]) expect(raw).not.toContain(secret);
+    expect(got.headers.authorization).toBeUndefined();
+    expect(got.headers[CSRF_HEADER]).toBeUndefined();
+    expect(got.headers.cookie).toBe('theme=dark; svc_session=app-session-value');
+    expect(got.headers['x-svc-csrf']).toBe('app-csrf-value');
+  });
+
+  it('drops Cookie altogether when the console session was its only cookie', async () => {
+    const got = await echo({ cookie: account.cookie });
+    expect(got.headers.cookie).toBeUndefined();
+    expect(got.rawHeaders.map((h) => h.toLowerCase())).not.toContain('cookie');
+  });
+
   it('passes the app\u2019s own Authorization, cookies and the app runtime\u2019s session cookie and CSRF header', async () => {
-    // svc's app runtime (docs/runtime.md) names its session cookie and CSRF header like the console's;
-    // on an app host they are the app's (a browser sends the console's only to the platform host).
     const got = await echo({ authorization: 'Bearer app-issued-token', cookie: 'svc_session=app-session-value; theme=dark', 'x-svc-csrf': 'app-csrf-value' });
     expect(got.headers.authorization).toBe('Bearer app-issued-token');
     expect(got.headers.cookie).toBe('svc_session=app-session-value; theme=dark');

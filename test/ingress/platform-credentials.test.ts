@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { carriesSvcToken, isPlatformHeader, PLATFORM_COOKIES, withoutCookies } from '../../src/ingress/platform-credentials.js';
 import { upstreamRequestHeaders } from '../../src/ingress/forward-headers.js';
+import { CSRF_HEADER, SECURE_SESSION_COOKIE, SESSION_COOKIE } from '../../src/identity/contract.js';
+import { CSRF_HEADER as APP_CSRF_HEADER, SESSION_COOKIE as APP_SESSION_COOKIE } from '../../src/runtime/auth/cookies.js';
 
 const TOKEN = `svc_${'a'.repeat(43)}`;
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -30,10 +32,14 @@ describe('carriesSvcToken', () => {
 });
 
 describe('isPlatformHeader', () => {
-  it('covers the platform x-svc-* headers but leaves the app runtime its CSRF header', () => {
-    for (const name of ['x-svc-tls-ask-token', 'x-svc-canary', 'x-svc-artifact-digest', 'x-svc-commit-sha', 'x-svc-repository-id', 'x-svc-anything']) expect(isPlatformHeader(name), name).toBe(true);
-    // The app runtime's own CSRF header (docs/runtime.md) has the console's name.
-    for (const name of ['x-svc-csrf', 'x-csrf-token', 'authorization', 'cookie', 'x-svcx', 'svc-thing']) expect(isPlatformHeader(name), name).toBe(false);
+  it('covers the console CSRF header and the platform x-svc-* headers but leaves the app runtime its CSRF header', () => {
+    for (const name of [CSRF_HEADER, 'x-svc-console-csrf', 'x-svc-tls-ask-token', 'x-svc-canary', 'x-svc-artifact-digest', 'x-svc-commit-sha', 'x-svc-repository-id', 'x-svc-anything']) expect(isPlatformHeader(name), name).toBe(true);
+    for (const name of [APP_CSRF_HEADER, 'x-svc-csrf', 'x-csrf-token', 'authorization', 'cookie', 'x-svcx', 'svc-thing']) expect(isPlatformHeader(name), name).toBe(false);
+  });
+
+  it('the console and the app runtime never share a cookie or header name', () => {
+    expect(CSRF_HEADER).not.toBe(APP_CSRF_HEADER);
+    expect([SESSION_COOKIE, SECURE_SESSION_COOKIE]).not.toContain(APP_SESSION_COOKIE);
   });
 });
 
@@ -56,8 +62,9 @@ describe('withoutCookies', () => {
     expect(withoutCookies(header, names)).toBe(header);
   });
 
-  it('treats the session cookie the app runtime shares with the console as the app\u2019s', () => {
-    expect(PLATFORM_COOKIES).not.toContain('svc_session');
+  it('strips both names of the console session cookie and never the app runtime\u2019s', () => {
+    expect(PLATFORM_COOKIES).toEqual(['svc_console', '__Host-svc_console']);
+    expect(withoutCookies('__Host-svc_console=a; svc_session=app; svc_console=b', PLATFORM_COOKIES)).toBe('svc_session=app');
   });
 });
 
@@ -69,15 +76,16 @@ describe('upstreamRequestHeaders strips platform credentials', () => {
     return out;
   };
 
-  it('removes svc tokens, Proxy-Authorization and x-svc-* headers, keeps the app\u2019s own auth and cookies', () => {
+  it('removes svc tokens, the console session and CSRF header, Proxy-Authorization and x-svc-* headers, keeps the app\u2019s own auth and cookies', () => {
     const out = map([
       'Host', 'shop.example.org',
       'Authorization', `Bearer ${TOKEN}`,
       'Proxy-Authorization', `Bearer ${TOKEN}`,
       'X-Svc-Tls-Ask-Token', 'edge-secret',
       'X-Svc-Canary', '1',
+      'X-Svc-Console-Csrf', 'console-csrf',
       'x-svc-csrf', 'app-csrf',
-      'Cookie', 'svc_session=app-session; cart=3',
+      'Cookie', 'svc_console=console-session; svc_session=app-session; __Host-svc_console=console-session; cart=3',
       'X-Forwarded-For', '6.6.6.6',
       'X-Forwarded-Host', 'svc.example.com',
       'X-Forwarded-Proto', 'http',
@@ -101,6 +109,11 @@ describe('upstreamRequestHeaders strips platform credentials', () => {
     expect(map(['Host', 'a.localhost', 'Authorization', basic('alice', 'pw')])).toContainEqual(['authorization', basic('alice', 'pw')]);
     const both = map(['Host', 'a.localhost', 'Authorization', basic('git', TOKEN), 'authorization', 'Bearer app-token']);
     expect(both.filter(([n]) => n === 'authorization')).toEqual([['authorization', 'Bearer app-token']]);
+  });
+
+  it('drops Cookie when it held only the console session', () => {
+    const out = map(['Host', 'a.localhost', 'Cookie', '__Host-svc_console=console-session']);
+    expect(out.map(([n]) => n)).toEqual(['host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'forwarded']);
   });
 
   it('strips platform headers behind a trusted proxy too', () => {

@@ -2,7 +2,7 @@
 // project row claims one, so an admin's login and session cookie never reach an app.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { CSRF_HEADER, SESSION_COOKIE } from '../../src/identity/contract.js';
+import { CSRF_HEADER, SECURE_SESSION_COOKIE } from '../../src/identity/contract.js';
 import { insertDomain } from '../../src/projects/domains-store.js';
 import { startListeningPlane, startUpstream, type ListeningPlane, type UpstreamProcess } from './support.js';
 
@@ -52,7 +52,8 @@ describe('platform hosts come before project domains', () => {
     const before = await appRequests();
     const login = await send('/__svc/auth/login', `svc.example.test:${plane.port}`, { method: 'POST', headers: { origin: PUBLIC }, body: { email: 'admin@example.com', password: 'correct horse battery' } });
     expect(login.status, login.text).toBe(200);
-    expect(String(login.headers['set-cookie'])).toContain(`${SESSION_COOKIE}=`);
+    // The public URL is https: the session cookie is the host-only `__Host-` one.
+    expect(String(login.headers['set-cookie'])).toMatch(new RegExp(`^${SECURE_SESSION_COOKIE}=[^;]+; Path=/; HttpOnly; SameSite=Lax; Max-Age=\\d+; Secure$`));
     const session = await send('/whoami', 'SVC.Example.TEST.', { headers: { cookie: String(login.headers['set-cookie']).split(';')[0]! } });
     expect(session.text).not.toContain('"name":"A"');
     expect(await appRequests()).toBe(before + 1); // only our own /stats call

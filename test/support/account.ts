@@ -1,12 +1,12 @@
 // Create an account on a running control plane over plain HTTP (no browser) and get a bearer
 // token for it through the real device flow (start → approve with session + CSRF → token).
-import { CSRF_HEADER, identityRoutes, SESSION_COOKIE } from '../../src/identity/contract.js';
+import { CSRF_HEADER, identityRoutes, SECURE_SESSION_COOKIE, SESSION_COOKIE } from '../../src/identity/contract.js';
 
 /** A registered account with its browser session and an account-wide bearer token. */
 export interface TestAccount {
   email: string;
   password: string;
-  /** `svc_session=<id>` ready for a Cookie header. */
+  /** `<session cookie>=<id>` ready for a Cookie header. */
   cookie: string;
   csrfToken: string;
   accessToken: string;
@@ -35,7 +35,8 @@ export async function bootstrapAccount(url: string, options: { email?: string; p
   const email = options.email ?? `owner${++counter}-${process.pid}@example.com`;
   const password = options.password ?? 'correct horse battery staple';
   const registered = await call<{ csrfToken: string }>(url, 'POST', identityRoutes.register, { origin: url }, { email, password, name: options.name ?? 'Test Owner' });
-  const setCookie = registered.response.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`));
+  // The platform names its cookie by its public origin (`__Host-` on https), which may differ from `url`.
+  const setCookie = registered.response.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`) || c.startsWith(`${SECURE_SESSION_COOKIE}=`));
   if (!setCookie) throw new Error('register did not set the session cookie');
   const cookie = setCookie.split(';')[0] as string;
   const csrfToken = registered.data.csrfToken;

@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import { SvcError } from '../errors.js';
 import { toErrorResponse } from './error-response.js';
 import { OneLineRequestLog } from './request-log.js';
+import { PLATFORM_CSRF_HEADER, PLATFORM_SECURE_SESSION_COOKIE, PLATFORM_SESSION_COOKIE } from '../platform-credentials-names.js';
 
 /** The Fastify instance type every feature's routes plugin receives (zod type provider). */
 export type HttpApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
@@ -95,7 +96,12 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'Access token `svc_...`' },
-          session: { type: 'apiKey', in: 'cookie', name: 'svc_session', description: 'Browser session; state-changing requests also need the x-svc-csrf header and a same-origin Origin.' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: PLATFORM_SESSION_COOKIE,
+            description: `Browser session (named ${PLATFORM_SECURE_SESSION_COOKIE} when the platform is served over https); state-changing requests also need the ${PLATFORM_CSRF_HEADER} header and a same-origin Origin.`,
+          },
         },
       },
     },

@@ -1,5 +1,7 @@
 // The only script the server-rendered pages run (CSP forbids inline code). It submits forms
 // marked data-api as JSON with the CSRF header, then shows the result or follows data-next.
+import { CSRF_HEADER } from '../contract.js';
+
 export const pagesScript = `'use strict';
 (function () {
   var meta = document.querySelector('meta[name="svc-csrf"]');
@@ -13,7 +15,7 @@ export const pagesScript = `'use strict';
       var body = {};
       new FormData(form).forEach(function (value, key) { if (value !== '') body[key] = value; });
       var headers = { 'content-type': 'application/json', accept: 'application/json' };
-      if (csrf) headers['x-svc-csrf'] = csrf;
+      if (csrf) headers[${JSON.stringify(CSRF_HEADER)}] = csrf;
       var buttons = document.querySelectorAll('button');
       buttons.forEach(function (b) { b.disabled = true; });
       fetch(form.getAttribute('data-api'), { method: 'POST', headers: headers, body: JSON.stringify(body), credentials: 'same-origin' })

@@ -14,7 +14,7 @@ import {
   sessionResponseSchema,
 } from '../contract.js';
 import { platformOrigin } from '../same-origin.js';
-import { clearSessionCookie, setSessionCookie } from '../session-cookie.js';
+import { clearSessionCookie, secureCookies, setSessionCookie } from '../session-cookie.js';
 import { deleteSession } from '../session-store.js';
 import { toUser } from '../user-store.js';
 
@@ -29,11 +29,6 @@ function rejectCrossSite(ctx: FeatureContext, request: FastifyRequest): void {
   if (origin !== undefined && origin !== platformOrigin(request, ctx.config.publicUrl)) throw new SvcError('SVC_ORIGIN_REJECTED');
   const site = request.headers['sec-fetch-site'];
   if (typeof site === 'string' && site !== 'same-origin' && site !== 'none') throw new SvcError('SVC_ORIGIN_REJECTED');
-}
-
-/** Whether cookies must be Secure (the platform is served over https). */
-export function secureCookies(ctx: FeatureContext, request: FastifyRequest): boolean {
-  return platformOrigin(request, ctx.config.publicUrl).startsWith('https:');
 }
 
 function startSession(ctx: FeatureContext, request: FastifyRequest, reply: FastifyReply, session: NewSession) {
