@@ -37,19 +37,25 @@ export function checkEntry(entry: string): string {
   return normal;
 }
 
+/** Where the app finds its files, as the app sees them (host paths, or sandbox paths inside a sandbox). */
+export interface AppPaths {
+  dataDir: string;
+  databasePath: string;
+  /** The platform's `SVC_*` values, with any paths already as the app sees them. */
+  platformEnv: Readonly<Record<string, string>>;
+}
+
 /**
- * `node <entry>` run in the release directory with a clean environment: a few inherited variables,
- * the app's public env, its secrets, then the platform's PORT/HOST/SVC_* values (which always win).
- * Secrets are only ever in `env`, never in `args`.
+ * The app's whole environment: a few inherited variables, the app's public env, its secrets, then the
+ * platform's PORT/HOST/SVC_* values (which always win). Names are validated; values are never logged.
  */
-export function buildAppCommand(spec: AppStartSpec, ctx: AppCommandContext): Command {
-  const entry = checkEntry(spec.entry);
+export function appEnvironment(spec: AppStartSpec, paths: AppPaths, ctx: Omit<AppCommandContext, 'nodePath'>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of inheritedEnvNames) {
     const value = ctx.baseEnv[name];
     if (value !== undefined) env[name] = value;
   }
-  env.HOME = spec.dataDir;
+  env.HOME = paths.dataDir;
   for (const [name, value] of Object.entries(spec.env)) {
     if (!envName.test(name) || isReservedEnvName(name)) throw new SvcError('SVC_VALIDATION', `env name ${name} is invalid or reserved`);
     env[name] = value;
@@ -58,7 +64,7 @@ export function buildAppCommand(spec: AppStartSpec, ctx: AppCommandContext): Com
     if (!envName.test(name) || isReservedSecretName(name)) throw new SvcError('SVC_VALIDATION', `secret name ${name} is invalid or reserved`);
     env[name] = value;
   }
-  for (const [name, value] of Object.entries(spec.platformEnv ?? {})) {
+  for (const [name, value] of Object.entries(paths.platformEnv)) {
     if (!name.startsWith('SVC_') || !envName.test(name)) throw new SvcError('SVC_VALIDATION', `platform env name ${name} must start with SVC_`);
     env[name] = value;
   }
@@ -68,8 +74,18 @@ export function buildAppCommand(spec: AppStartSpec, ctx: AppCommandContext): Com
     NODE_ENV: 'production',
     SVC_PROJECT_ID: spec.projectId,
     SVC_RELEASE_ID: spec.releaseId,
-    SVC_DATA_DIR: spec.dataDir,
-    SVC_DATABASE_PATH: spec.databasePath,
+    SVC_DATA_DIR: paths.dataDir,
+    SVC_DATABASE_PATH: paths.databasePath,
   });
+  return env;
+}
+
+/**
+ * `node <entry>` run in the release directory with a clean environment (see appEnvironment), unsandboxed.
+ * Secrets are only ever in `env`, never in `args`.
+ */
+export function buildAppCommand(spec: AppStartSpec, ctx: AppCommandContext): Command {
+  const entry = checkEntry(spec.entry);
+  const env = appEnvironment(spec, { dataDir: spec.dataDir, databasePath: spec.databasePath, platformEnv: spec.platformEnv ?? {} }, ctx);
   return command(ctx.nodePath, [entry], { cwd: spec.releaseDir, env, replaceEnv: true });
 }

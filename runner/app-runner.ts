@@ -35,7 +35,7 @@ export interface AppExit {
 
 /** Durable description of a running app, persisted by the supervisor so a restarted control plane can re-adopt it. */
 export interface RunningAppRecord {
-  kind: 'process' | 'container';
+  kind: 'process' | 'container' | 'sandbox';
   id: string;
   projectId: string;
   releaseId: string;
@@ -49,6 +49,8 @@ export interface RunningAppRecord {
   runDir?: string;
   /** Container runner: container name or id. */
   containerId?: string;
+  /** Sandbox runner: the sandbox's init (its session leads the app) and its network helper, each with /proc start time. */
+  sandbox?: { initPid: number; initStartTime: string | null; netPid?: number; netStartTime?: string | null; uid?: number };
 }
 
 export interface StopOptions {
@@ -80,7 +82,7 @@ export interface RunningApp {
 
 /** Starts apps and re-adopts ones started by an earlier control-plane process. */
 export interface AppRunner {
-  readonly kind: 'process' | 'container';
+  readonly kind: 'process' | 'container' | 'sandbox';
   /** Start a release; resolves once the app was spawned (health is checked separately). */
   start(spec: AppStartSpec): Promise<RunningApp>;
   /** Re-attach to a recorded app if it is still the same running app; null if it is gone. */

@@ -49,7 +49,7 @@ export class ProcessApp extends TrackedApp implements RunningApp {
       this.watchByPolling();
       if (this.exit) return this.exit;
     }
-    this.signalGroup('SIGTERM');
+    this.signalStop('SIGTERM');
     const graceMs = options.graceMs ?? this.deps.graceMs;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([
@@ -61,16 +61,17 @@ export class ProcessApp extends TrackedApp implements RunningApp {
     clearTimeout(timer);
     if (timedOut && !this.exit) {
       this.note(`did not stop within ${graceMs} ms; sending SIGKILL`);
-      this.signalGroup('SIGKILL');
+      this.signalStop('SIGKILL');
     }
     return this.wait();
   }
 
-  private alive(): boolean {
+  protected alive(): boolean {
     return checkProcess(this.pid, this.rec.processStartTime ?? null) === 'alive';
   }
 
-  private signalGroup(signal: NodeJS.Signals): void {
+  /** Deliver a stop signal to the app: here the whole process group. */
+  protected signalStop(signal: 'SIGTERM' | 'SIGKILL'): void {
     // Never signal a recycled pid: an adopted process must still be the one we recorded.
     if (!this.detachChild && !this.alive()) {
       this.markExited(null, null);

@@ -5,6 +5,7 @@ import { SvcError } from '../../src/core/errors.js';
 import type { AppRunner } from '../app-runner.js';
 import type { LogStore } from '../log-store.js';
 import { ProcessRunner } from '../process-runner.js';
+import { createSandboxRunner, readSandboxSettings } from '../sandbox/sandbox-settings.js';
 import { DEFAULT_CONTAINER_IMAGE } from './build-node-image.js';
 import { ContainerRunner } from './container-runner.js';
 import { defaultContainerLimits, type ContainerLimits } from './podman-args.js';
@@ -42,12 +43,23 @@ export interface SelectRunnerBase {
   logs: LogStore;
   clock?: Clock;
   stopGraceMs?: number;
+  /** The uid a project's apps run under in the sandbox when svc runs as root. */
+  uidFor?: (projectId: string) => number;
+  /** Folders down from which sandbox mounts are made passable for those uids. */
+  traversableRoots?: readonly string[];
 }
 
-/** Build the runner SVC_RUNNER names (process runner unless `container`). */
+/**
+ * Build the runner SVC_RUNNER names: `process` (the default) runs every app in a bubblewrap sandbox,
+ * unsandboxed only with SVC_SANDBOX=off; `container` runs apps under podman.
+ */
 export function selectAppRunner(env: Readonly<Record<string, string | undefined>>, base: SelectRunnerBase): AppRunner {
   const settings = readRunnerSettings(env);
   const common = { runsDir: base.runsDir, logs: base.logs, ...(base.clock ? { clock: base.clock } : {}), ...(base.stopGraceMs === undefined ? {} : { stopGraceMs: base.stopGraceMs }) };
-  if (settings.kind === 'process') return new ProcessRunner(common);
+  if (settings.kind === 'process') {
+    const sandbox = readSandboxSettings(env);
+    if (!sandbox.enabled) return new ProcessRunner(common);
+    return createSandboxRunner(sandbox, { ...common, ...(base.uidFor ? { uidFor: base.uidFor } : {}), ...(base.traversableRoots ? { traversableRoots: base.traversableRoots } : {}) });
+  }
   return new ContainerRunner({ ...common, image: settings.image, limits: { ...defaultContainerLimits, ...settings.limits }, ...(settings.podman ? { podman: { podman: settings.podman } } : {}) });
 }

@@ -45,7 +45,7 @@ export type ControlMessage = z.infer<typeof controlMessageSchema>;
 
 const exitSchema = z.object({ code: z.number().nullable(), signal: z.string().nullable(), at: z.number() });
 const recordSchema = z.object({
-  kind: z.enum(['process', 'container']),
+  kind: z.enum(['process', 'container', 'sandbox']),
   id: z.string(),
   projectId: z.string(),
   releaseId: z.string(),
@@ -56,6 +56,9 @@ const recordSchema = z.object({
   processStartTime: z.string().nullable().optional(),
   runDir: z.string().optional(),
   containerId: z.string().optional(),
+  sandbox: z
+    .object({ initPid: z.number(), initStartTime: z.string().nullable(), netPid: z.number().optional(), netStartTime: z.string().nullable().optional(), uid: z.number().optional() })
+    .optional(),
 });
 
 /** Supervisor → controller. */

@@ -11,3 +11,4 @@ export { tlsAskRoutes, TLS_ASK_TOKEN_ENV } from './tls-ask.js';
 export { deleteSite, type SiteDeletionDeps, type DeletionAppControl } from './delete-project.js';
 export { deleteProjectRoutes } from './delete-project-routes.js';
 export { nodeDeletionFs, type DeletionFs } from './delete-project-fs.js';
+export { projectUid, DEFAULT_PROJECT_UID_BASE } from './project-uid.js';

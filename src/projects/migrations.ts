@@ -16,4 +16,15 @@ export const projectsMigrations: readonly Migration[] = [
         CREATE INDEX projects_org ON projects (organization_id);`);
     },
   },
+  {
+    scope: 'projects',
+    version: 2,
+    name: 'project sandbox uids',
+    up(db) {
+      // Never deleted with the project, so a uid is never handed to a second project.
+      db.exec(`
+        CREATE TABLE project_uids (
+          project_id TEXT PRIMARY KEY, uid INTEGER NOT NULL UNIQUE, created_at INTEGER NOT NULL) STRICT;`);
+    },
+  },
 ];

@@ -10,6 +10,7 @@ import { findProject } from '../projects/index.js';
 import type { AppRunner, RunningApp } from '../../runner/app-runner.js';
 import { LogStore } from '../../runner/log-store.js';
 import { selectAppRunner } from '../../runner/container/select-runner.js';
+import { projectUid } from '../projects/index.js';
 import { Supervisor, type SupervisorEvent } from '../../runner/supervisor.js';
 import { failpointFromEnv, type Failpoint } from './failpoint.js';
 import { logRoutes } from './log-routes.js';
@@ -94,7 +95,16 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
   const dataDir = ctx.config.dataDir;
   const settings = { ...readReleaseSettings(ctx.config.env), ...options.settings };
   const logs = new LogStore({ dir: join(dataDir, 'logs'), clock: ctx.clock });
-  const runner = options.runner ?? selectAppRunner(ctx.config.env, { runsDir: join(dataDir, 'runs'), logs, clock: ctx.clock, ...(options.stopGraceMs === undefined ? {} : { stopGraceMs: options.stopGraceMs }) });
+  const runner =
+    options.runner ??
+    selectAppRunner(ctx.config.env, {
+      runsDir: join(dataDir, 'runs'),
+      logs,
+      clock: ctx.clock,
+      uidFor: (projectId) => projectUid(ctx, projectId),
+      traversableRoots: [dataDir],
+      ...(options.stopGraceMs === undefined ? {} : { stopGraceMs: options.stopGraceMs }),
+    });
   const supervisor = new Supervisor({
     runner,
     stateFile: join(dataDir, 'supervisor.json'),

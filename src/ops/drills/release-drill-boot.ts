@@ -10,6 +10,7 @@ import { SvcError } from '../../core/errors.js';
 import { projectLayout, releaseDirOf } from '../../releases/project-layout.js';
 import { activeReleaseRow, releaseConfig } from '../../releases/release-store.js';
 import { selectAppRunner } from '../../../runner/container/select-runner.js';
+import { projectUid } from '../../projects/index.js';
 import { checkHealth } from '../../../runner/health-check.js';
 import { LogStore } from '../../../runner/log-store.js';
 import type { RestoreDrillOptions } from './run-restore-drill.js';
@@ -28,7 +29,15 @@ export function releaseDrillBoot(ctx: FeatureContext, options: ReleaseDrillBootO
     if (!active) throw new SvcError('SVC_OPS_DRILL_FAILED', `Project ${projectId} has no active release to boot.`);
     const config = releaseConfig(active);
     const work = await mkdtemp(join(tmpdir(), 'svc-drill-run-'));
-    const runner = selectAppRunner(ctx.config.env, { runsDir: join(work, 'runs'), logs: new LogStore({ dir: join(work, 'logs'), clock: ctx.clock }), clock: ctx.clock, stopGraceMs: 5000 });
+    const runner = selectAppRunner(ctx.config.env, {
+      runsDir: join(work, 'runs'),
+      logs: new LogStore({ dir: join(work, 'logs'), clock: ctx.clock }),
+      clock: ctx.clock,
+      stopGraceMs: 5000,
+      // The drill runs the project's own code, so under the project's own uid.
+      uidFor: (id) => projectUid(ctx, id),
+      traversableRoots: [ctx.config.dataDir, work],
+    });
     const cleanup = () => rm(work, { recursive: true, force: true });
     let app;
     try {

@@ -1,0 +1,300 @@
+// The sandboxed process runner (the default): every app runs in a bubblewrap sandbox of its own, under
+// a uid of its own project when svc runs as root, with its own network namespace reached through one
+// forwarded loopback port. The sandbox outlives the control plane and is re-adopted like a process.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { systemClock, type Clock } from '../../src/core/clock.js';
+import { SvcError } from '../../src/core/errors.js';
+import { randomId, type IdGenerator } from '../../src/core/ids.js';
+import { processStartTime } from '../../src/core/process-identity.js';
+import type { AppRunner, AppStartSpec, RunningApp, RunningAppRecord } from '../app-runner.js';
+import { allocatePort } from '../allocate-port.js';
+import { linkedPlatformPackage } from '../linked-platform-package.js';
+import type { LogStore } from '../log-store.js';
+import { readRunOffsets, runOutputTails, type RunOffsets } from '../run-output.js';
+import { sandboxLayout } from '../sandbox-layout.js';
+import { buildSandboxCommand, encodeArgs, SANDBOX_FDS, type SandboxHost, type SandboxLimits } from './bwrap-args.js';
+import { ensureTraversable } from './ensure-traversable.js';
+import { grantTree } from './grant-tree.js';
+import { SandboxApp } from './sandbox-app.js';
+import type { SandboxTools } from './sandbox-host.js';
+import { buildSlirpCommand, hostForwardRequest } from './slirp-args.js';
+
+export interface SandboxRunnerOptions {
+  runsDir: string;
+  logs: LogStore;
+  tools: SandboxTools;
+  host: SandboxHost;
+  network: 'isolated' | 'shared';
+  limits: SandboxLimits;
+  /** The uid a project's apps run under (root only); undefined runs them as svc's own uid. */
+  uidFor?: (projectId: string) => number;
+  /** Folders (the platform data directory) from which down to a sandbox's mounts search permission is added. */
+  traversableRoots?: readonly string[];
+  clock?: Clock;
+  ids?: IdGenerator;
+  baseEnv?: Readonly<Record<string, string | undefined>>;
+  stopGraceMs?: number;
+  adoptPollMs?: number;
+  tailPollMs?: number;
+  /** How long sandbox and network set-up may take (default 10 s). */
+  setupTimeoutMs?: number;
+  /** Why sandboxes cannot be created on this host: every start is refused with it. */
+  unavailable?: SvcError;
+}
+
+/** What the operator and `svc doctor` see about app isolation. */
+export interface SandboxStatus {
+  available: boolean;
+  network: 'isolated' | 'shared';
+  perProjectUid: boolean;
+  problem: { code: string; message: string } | null;
+}
+
+/** Read a stream until `parse` accepts what arrived, or the stream ends, or time runs out. */
+function readUntil<T>(stream: Readable, parse: (text: string) => T | null, timeoutMs: number, what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const done = (error: Error | null, value?: T): void => {
+      clearTimeout(timer);
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      if (error) reject(error);
+      else resolve(value as T);
+    };
+    const onData = (chunk: Buffer): void => {
+      text += chunk.toString('utf8');
+      const value = parse(text);
+      if (value !== null) done(null, value);
+    };
+    const onEnd = (): void => done(new Error(`${what} ended before it was ready`));
+    const timer = setTimeout(() => done(new Error(`${what} was not ready within ${timeoutMs} ms`)), timeoutMs);
+    stream.on('data', onData);
+    stream.once('end', onEnd);
+  });
+}
+
+function parseInfo(text: string): number | null {
+  try {
+    const pid = (JSON.parse(text) as { 'child-pid'?: unknown })['child-pid'];
+    return typeof pid === 'number' && Number.isInteger(pid) && pid > 1 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Ask the network helper's API to forward the app's port; resolves on its `return` answer. */
+function forwardPort(apiSocket: string, port: number, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(apiSocket);
+    const timer = setTimeout(() => socket.destroy(new Error('the port forward was not confirmed in time')), timeoutMs);
+    let answer = '';
+    socket.once('connect', () => socket.write(hostForwardRequest(port)));
+    socket.on('data', (chunk: Buffer) => {
+      answer += chunk.toString('utf8');
+      try {
+        const parsed = JSON.parse(answer) as { return?: unknown; error?: { desc?: string } };
+        clearTimeout(timer);
+        socket.end();
+        if (parsed.return !== undefined) resolve();
+        else reject(new Error(`port forward refused: ${parsed.error?.desc ?? answer}`));
+      } catch {
+        // Incomplete JSON: wait for more.
+      }
+    });
+    socket.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
+}
+
+function netNamespace(pid: number | 'self'): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/net`);
+  } catch {
+    return null;
+  }
+}
+
+/** Runs every app in a bubblewrap sandbox. */
+export class SandboxRunner implements AppRunner {
+  readonly kind = 'sandbox' as const;
+  private readonly clock: Clock;
+  private readonly ids: IdGenerator;
+
+  constructor(private readonly options: SandboxRunnerOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.ids = options.ids ?? randomId;
+  }
+
+  status(): SandboxStatus {
+    const problem = this.options.unavailable;
+    return { available: !problem, network: this.options.network, perProjectUid: this.options.uidFor !== undefined, problem: problem ? { code: problem.code, message: problem.message } : null };
+  }
+
+  /** Start a release in a new sandbox; resolves once the app process was started inside it. */
+  async start(spec: AppStartSpec): Promise<RunningApp> {
+    if (this.options.unavailable) throw this.options.unavailable;
+    const port = spec.port ?? (await allocatePort('127.0.0.1'));
+    const uid = this.options.uidFor?.(spec.projectId);
+    const platformPackageDir = linkedPlatformPackage(spec.releaseDir);
+    const cmd = buildSandboxCommand(spec, {
+      tools: this.options.tools,
+      host: this.options.host,
+      port,
+      network: this.options.network,
+      limits: this.options.limits,
+      ownUid: uid !== undefined,
+      baseEnv: this.options.baseEnv ?? process.env,
+      ...(platformPackageDir ? { platformPackageDir } : {}),
+    });
+    mkdirSync(spec.dataDir, { recursive: true });
+    if (uid !== undefined) {
+      const mounts = sandboxLayout(spec).mounts;
+      for (const mount of mounts.filter((m) => m.writable)) grantTree(mount.src, uid);
+      const roots = this.options.traversableRoots ?? [this.options.runsDir];
+      for (const path of [...mounts.map((m) => m.src), this.options.host.resolvConf, this.options.host.hostsFile]) ensureTraversable(path, roots);
+    }
+    const id = this.ids('run');
+    const runDir = join(this.options.runsDir, id);
+    mkdirSync(runDir, { recursive: true, mode: 0o700 });
+    const timeoutMs = this.options.setupTimeoutMs ?? 10_000;
+    let launcher: ChildProcess | null = null;
+    let slirp: ChildProcess | null = null;
+    let initPid: number | null = null;
+    try {
+      launcher = await this.spawnLauncher(cmd.launcher, runDir, uid);
+      const [argsFd, infoFd, blockFd, syncFd] = [SANDBOX_FDS.args, SANDBOX_FDS.info, SANDBOX_FDS.block, SANDBOX_FDS.sync].map((fd) => launcher!.stdio[fd]) as [Writable, Readable, Writable, Readable];
+      argsFd.end(encodeArgs(cmd.bwrapArgs));
+      initPid = await readUntil(infoFd, parseInfo, timeoutMs, 'the sandbox');
+      infoFd.destroy();
+      let net: { pid: number; startTime: string | null } | null = null;
+      if (this.options.network === 'isolated') {
+        slirp = await this.startNetwork(initPid, runDir, syncFd, port, timeoutMs);
+        net = { pid: slirp.pid!, startTime: processStartTime(slirp.pid!) };
+      }
+      syncFd.destroy();
+      blockFd.end(Buffer.from([1]));
+      const record: RunningAppRecord = {
+        kind: 'sandbox',
+        id,
+        projectId: spec.projectId,
+        releaseId: spec.releaseId,
+        port,
+        host: '127.0.0.1',
+        startedAt: this.clock.now(),
+        pid: launcher.pid!,
+        processStartTime: processStartTime(launcher.pid!),
+        runDir,
+        sandbox: { initPid, initStartTime: processStartTime(initPid), ...(net ? { netPid: net.pid, netStartTime: net.startTime } : {}), ...(uid === undefined ? {} : { uid }) },
+      };
+      this.note(spec.projectId, spec.releaseId, `started ${spec.entry} in a sandbox (pid ${launcher.pid}${uid === undefined ? '' : `, uid ${uid}`}, ${this.options.network} network) on 127.0.0.1:${port}`);
+      return new SandboxApp(record, this.appDeps(record, { stdout: 0, stderr: 0 }), { child: launcher });
+    } catch (error) {
+      for (const pid of [initPid, slirp?.pid]) if (pid) tryKill(pid);
+      if (launcher?.pid) tryKill(-launcher.pid);
+      const said = [tailOf(join(runDir, 'stderr')), tailOf(join(runDir, 'net.log'))].filter(Boolean).join(' | ');
+      rmSync(runDir, { recursive: true, force: true });
+      if (error instanceof SvcError) throw error;
+      throw new SvcError('SVC_SANDBOX_START_FAILED', `Could not start ${spec.releaseId} in its sandbox: ${(error as Error).message}${said ? ` (${said})` : ''}`, { cause: error });
+    }
+  }
+
+  /** Re-attach to a sandbox recorded by an earlier control plane, if its launcher still runs. */
+  async adopt(record: RunningAppRecord): Promise<RunningApp | null> {
+    if (record.kind !== 'sandbox' || record.pid === undefined || !record.runDir || !record.sandbox) return null;
+    const app = new SandboxApp(record, this.appDeps(record, readRunOffsets(record.runDir)), { pollMs: this.options.adoptPollMs ?? 500 });
+    if (app.exited) return null;
+    this.note(record.projectId, record.releaseId, `re-adopted sandbox pid ${record.pid} on ${record.host}:${record.port}`);
+    return app;
+  }
+
+  private async spawnLauncher(cmd: ReturnType<typeof buildSandboxCommand>['launcher'], runDir: string, uid: number | undefined): Promise<ChildProcess> {
+    const out = openSync(join(runDir, 'stdout'), 'a', 0o600);
+    const err = openSync(join(runDir, 'stderr'), 'a', 0o600);
+    try {
+      const child = spawn(cmd.file, [...cmd.args], {
+        cwd: '/',
+        env: { ...cmd.env },
+        detached: true,
+        stdio: ['ignore', out, err, 'pipe', 'pipe', 'pipe', 'pipe'],
+        ...(uid === undefined ? {} : { uid, gid: uid }),
+      });
+      await new Promise<void>((resolve, reject) => {
+        child.once('spawn', resolve);
+        child.once('error', reject);
+      });
+      child.unref();
+      return child;
+    } finally {
+      closeSync(out);
+      closeSync(err);
+    }
+  }
+
+  /** slirp4netns on the sandbox's network namespace, tied to the sandbox's lifetime by `syncPeer`. */
+  private async startNetwork(initPid: number, runDir: string, syncPeer: Readable, port: number, timeoutMs: number): Promise<ChildProcess> {
+    // Attaching to our own namespace would reconfigure the host's network: refuse anything but a new one.
+    const target = netNamespace(initPid);
+    if (!target || target === netNamespace('self')) throw new SvcError('SVC_SANDBOX_START_FAILED', 'The sandbox did not get a network namespace of its own');
+    const apiSocket = join(runDir, 'net.sock');
+    const cmd = buildSlirpCommand({ slirp4netns: this.options.tools.slirp4netns!, sandboxPid: initPid, apiSocket });
+    const log = openSync(join(runDir, 'net.log'), 'a', 0o600);
+    let child: ChildProcess;
+    try {
+      child = spawn(cmd.file, [...cmd.args], { cwd: '/', env: { ...cmd.env }, detached: true, stdio: ['ignore', log, log, syncPeer, 'pipe'] });
+      await new Promise<void>((resolve, reject) => {
+        child.once('spawn', resolve);
+        child.once('error', reject);
+      });
+    } finally {
+      closeSync(log);
+    }
+    child.unref();
+    const ready = child.stdio[4] as Readable;
+    await readUntil(ready, (text) => (text.length > 0 ? true : null), timeoutMs, 'the app network');
+    ready.destroy();
+    await forwardPort(apiSocket, port, timeoutMs);
+    return child;
+  }
+
+  private note(projectId: string, releaseId: string, line: string): void {
+    try {
+      this.options.logs.system(projectId, releaseId, line);
+    } catch {
+      // Disk full or similar: never orphan a started app over a log line.
+    }
+  }
+
+  private appDeps(record: RunningAppRecord, offsets: RunOffsets): ConstructorParameters<typeof SandboxApp>[1] {
+    const runDir = record.runDir!;
+    return {
+      clock: this.clock,
+      logs: this.options.logs,
+      graceMs: this.options.stopGraceMs ?? 10_000,
+      tails: runOutputTails(record, offsets, { logs: this.options.logs, clock: this.clock, ...(this.options.tailPollMs !== undefined ? { pollMs: this.options.tailPollMs } : {}) }),
+      cleanup: () => rmSync(runDir, { recursive: true, force: true }),
+    };
+  }
+}
+
+/** The last lines a failed set-up wrote (bubblewrap and slirp4netns explain themselves there). */
+function tailOf(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').trim().split('\n').slice(-3).join(' ').slice(0, 500);
+  } catch {
+    return '';
+  }
+}
+
+function tryKill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
