@@ -168,7 +168,7 @@ export class SandboxRunner implements AppRunner {
     let initPid: number | null = null;
     try {
       launcher = await this.spawnLauncher(cmd.launcher, runDir, uid);
-      const [argsFd, infoFd, blockFd, syncFd] = [SANDBOX_FDS.args, SANDBOX_FDS.info, SANDBOX_FDS.block, SANDBOX_FDS.sync].map((fd) => launcher!.stdio[fd]) as [Writable, Readable, Writable, Readable];
+      const [argsFd, infoFd, blockFd, syncFd] = [SANDBOX_FDS.args, SANDBOX_FDS.info, SANDBOX_FDS.block, SANDBOX_FDS.sync].map((fd) => (launcher!.stdio as readonly unknown[])[fd]) as [Writable, Readable, Writable, Readable];
       argsFd.end(encodeArgs(cmd.bwrapArgs));
       initPid = await readUntil(infoFd, parseInfo, timeoutMs, 'the sandbox');
       infoFd.destroy();
