@@ -13,6 +13,7 @@ import { processStartTime } from '../../src/core/process-identity.js';
 import type { AppRunner, AppStartSpec, RunningApp, RunningAppRecord } from '../app-runner.js';
 import { allocatePort } from '../allocate-port.js';
 import { linkedPlatformPackage } from '../linked-platform-package.js';
+import { ProcessApp } from '../process-app.js';
 import type { LogStore } from '../log-store.js';
 import { readRunOffsets, runOutputTails, type RunOffsets } from '../run-output.js';
 import { sandboxLayout } from '../sandbox-layout.js';
@@ -206,6 +207,16 @@ export class SandboxRunner implements AppRunner {
 
   /** Re-attach to a sandbox recorded by an earlier control plane, if its launcher still runs. */
   async adopt(record: RunningAppRecord): Promise<RunningApp | null> {
+    if (record.kind === 'process' && record.pid !== undefined && record.runDir) {
+      // Started unsandboxed by an earlier svc (or with SVC_SANDBOX=off): stop it so that the release is
+      // started again inside a sandbox, never left running beside its sandboxed successor.
+      const legacy = new ProcessApp(record, this.appDeps(record, readRunOffsets(record.runDir)), { pollMs: this.options.adoptPollMs ?? 500 });
+      if (!legacy.exited) {
+        this.note(record.projectId, record.releaseId, `stopping unsandboxed pid ${record.pid} to restart it in a sandbox`);
+        await legacy.stop();
+      }
+      return null;
+    }
     if (record.kind !== 'sandbox' || record.pid === undefined || !record.runDir || !record.sandbox) return null;
     const app = new SandboxApp(record, this.appDeps(record, readRunOffsets(record.runDir)), { pollMs: this.options.adoptPollMs ?? 500 });
     if (app.exited) return null;

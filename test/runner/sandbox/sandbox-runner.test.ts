@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { RunningApp } from '../../../runner/app-runner.js';
 import { checkHealth } from '../../../runner/health-check.js';
 import { LogStore } from '../../../runner/log-store.js';
+import { ProcessRunner } from '../../../runner/process-runner.js';
 import { createSandboxRunner, readSandboxSettings } from '../../../runner/sandbox/sandbox-settings.js';
 import type { SandboxRunner } from '../../../runner/sandbox/sandbox-runner.js';
 import { commandComponent, requireComponents } from '../../support/require-components.js';
@@ -120,6 +121,16 @@ describe.skipIf(gate.skip)('sandbox runner', () => {
       socket.once('error', reject);
     });
     expect(existsSync(join(root, 'data-q'))).toBe(true);
+  });
+
+  it('stops an app an earlier svc started unsandboxed instead of adopting it, so a sandboxed one replaces it', async () => {
+    const plain = new ProcessRunner({ runsDir: join(root, 'runs'), logs: new LogStore({ dir: join(root, 'logs') }), adoptPollMs: 50 });
+    const legacy = await plain.start(appSpec(root, releaseDir));
+    await eventually(async () => (await checkHealth({ host: legacy.host, port: legacy.port, path: '/healthz', timeoutMs: 500 }).catch(() => null))?.ok, 15_000);
+    const record = legacy.record();
+    legacy.detach();
+    expect(await runner.adopt(record)).toBeNull();
+    await eventually(() => !alive(record.pid!));
   });
 
   it('refuses every start with SVC_SANDBOX_UNAVAILABLE when bubblewrap is missing', async () => {
