@@ -32,9 +32,10 @@ async function env(name: string): Promise<string | null> {
 describe('platform bucket environment', () => {
   it('gives every release the same project volume, prefix, limits and derived key, never through the API', async () => {
     expect((await plane.upload(art.healthy!)).statusCode).toBe(201);
-    const dataDir = join(plane.dataDir, 'projects', plane.project.id, 'data');
-    expect(await env('SVC_BUCKET_DIR')).toBe(join(dataDir, 'buckets'));
-    expect(await env('SVC_BUCKET_CATALOG')).toBe(join(dataDir, 'buckets', 'catalog.sqlite'));
+    // Inside the sandbox the project's data directory (on the host under projects/<id>/data) is /data.
+    expect(await env('SVC_BUCKET_DIR')).toBe('/data/buckets');
+    expect(await env('SVC_BUCKET_CATALOG')).toBe('/data/buckets/catalog.sqlite');
+    expect(await env('SVC_DATA_DIR')).toBe('/data');
     expect(await env('SVC_BUCKET_PREFIX')).toBe(`projects/${plane.project.id}/`);
     expect(await env('SVC_BUCKET_MAX_BYTES')).toBe('1048576');
     const key = await env('SVC_BUCKET_SIGNING_KEY');

@@ -36,7 +36,7 @@ export function releaseDrillBoot(ctx: FeatureContext, options: ReleaseDrillBootO
       stopGraceMs: 5000,
       // The drill runs the project's own code, so under the project's own uid.
       uidFor: (id) => projectUid(ctx, id),
-      traversableRoots: [ctx.config.dataDir, work],
+      traversableRoots: [dirname(ctx.config.dataDir), work],
     });
     const cleanup = () => rm(work, { recursive: true, force: true });
     let app;

@@ -6,14 +6,22 @@ import { ContainerRunner } from '../../../runner/container/container-runner.js';
 import { readRunnerSettings, selectAppRunner } from '../../../runner/container/select-runner.js';
 import { LogStore } from '../../../runner/log-store.js';
 import { ProcessRunner } from '../../../runner/process-runner.js';
+import { SandboxRunner } from '../../../runner/sandbox/sandbox-runner.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'svc-select-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
 const base = { runsDir: join(dir, 'runs'), logs: new LogStore({ dir: join(dir, 'logs') }) };
 
 describe('selectAppRunner', () => {
-  it('defaults to the process runner and selects podman with SVC_RUNNER=container', () => {
-    expect(selectAppRunner({}, base)).toBeInstanceOf(ProcessRunner);
+  it('defaults to the sandboxed process runner, runs unsandboxed only with SVC_SANDBOX=off, and selects podman with SVC_RUNNER=container', () => {
+    const sandboxed = selectAppRunner({}, base);
+    expect(sandboxed).toBeInstanceOf(SandboxRunner);
+    expect(sandboxed.kind).toBe('sandbox');
+    expect(selectAppRunner({ SVC_RUNNER: 'process' }, base)).toBeInstanceOf(SandboxRunner);
+    const plain = selectAppRunner({ SVC_SANDBOX: 'off' }, base);
+    expect(plain).toBeInstanceOf(ProcessRunner);
+    expect(plain).not.toBeInstanceOf(SandboxRunner);
+    expect(() => selectAppRunner({ SVC_SANDBOX: 'maybe' }, base)).toThrow(expect.objectContaining({ code: 'SVC_SANDBOX_CONFIG' }));
     const runner = selectAppRunner({ SVC_RUNNER: 'container', SVC_CONTAINER_IMAGE: 'localhost/app:1' }, base);
     expect(runner).toBeInstanceOf(ContainerRunner);
     expect(runner.kind).toBe('container');
