@@ -17,7 +17,14 @@ export function grantTree(dir: string, uid: number): void {
     } catch {
       continue; // Removed meanwhile.
     }
-    if (stat.uid !== uid || stat.gid !== uid) lchownSync(path, uid, uid);
+    if (stat.uid !== uid || stat.gid !== uid) {
+      try {
+        lchownSync(path, uid, uid);
+      } catch (error) {
+        // An immutable or append-only file cannot change owner; the app could not write it anyway.
+        if ((error as NodeJS.ErrnoException).code !== 'EPERM' || path === dir) throw error;
+      }
+    }
     if (stat.isDirectory()) for (const name of readdirSync(path)) stack.push(join(path, name));
   }
 }

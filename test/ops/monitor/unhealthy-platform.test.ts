@@ -50,7 +50,9 @@ describe('unhealthy always-on app in the packaged platform', () => {
     const run = async () => (await app.inject({ method: 'POST', url: '/api/admin/operations/run', headers: admin.headers() })).json().pass;
 
     expect(await run()).toMatchObject({ opened: 0 });
-    const pid = plane.releases.current(project.id)!.pid!;
+    // Freeze the app itself: in a sandbox it leads the session of the sandbox's init, not the launcher's group.
+    const current = plane.releases.current(project.id)!;
+    const pid = current.record().sandbox?.initPid ?? current.pid!;
     process.kill(-pid, 'SIGSTOP');
     frozen = pid;
     expect(await run()).toMatchObject({ opened: 1, delivered: 1 });
