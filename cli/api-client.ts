@@ -1,6 +1,7 @@
 // Typed client for the control plane's HTTP API as the CLI uses it. Every response is
 // validated against the shared zod contracts (src/*/contract.ts); errors arrive as SvcError.
 import type { z } from 'zod';
+import { healthPaths, readinessSchema } from '../src/core/http/health-contract.js';
 import {
   createTokenResponseSchema,
   deviceStartResponseSchema,
@@ -14,9 +15,14 @@ import {
 } from '../src/identity/contract.js';
 import { projectListResponseSchema, projectResponseSchema, projectRoutes } from '../src/projects/contract.js';
 import { auditPageSchema, auditRoutes } from '../src/audit/contract.js';
-import { sendRequest, type HttpClientOptions, type RequestSpec } from './http-request.js';
+import { isolationSchema } from '../src/releases/contract.js';
+import { getStatusBody, sendRequest, type HttpClientOptions, type RequestSpec } from './http-request.js';
 import { loadCredentials, requireCredentials, type ResolvedCredentials } from './credentials.js';
 import type { CliEffects } from './context.js';
+
+/** GET /readyz as the CLI reads it: the checks, and the isolation detail of servers that report it. */
+export const serverReadinessSchema = readinessSchema.extend({ isolation: isolationSchema.optional() });
+export type ServerReadiness = z.infer<typeof serverReadinessSchema>;
 
 /** Body of `svc tokens create`. */
 export interface CreateTokenInput {
@@ -83,6 +89,12 @@ export class ApiClient {
   /** GET /api/projects/:id (id or slug). */
   getProject(id: string): Promise<z.output<typeof projectResponseSchema>> {
     return this.request({ method: 'GET', path: routePath(projectRoutes.project, { id }), schema: projectResponseSchema });
+  }
+
+  /** GET /readyz (no token needed): 200 ready or 503 not ready, both with the body. */
+  async readiness(): Promise<{ ready: boolean; body: ServerReadiness }> {
+    const { status, body } = await getStatusBody(this.options, healthPaths.readyz, serverReadinessSchema, [200, 503]);
+    return { ready: status === 200, body };
   }
 
   /** GET /api/audit: newest-first page of the workspace history (the `svc activity` feed). */

@@ -120,3 +120,32 @@ function networkError(error: unknown, url: URL): SvcError {
   const reason = cause?.code ?? cause?.message ?? (error as Error).message;
   return new SvcError('SVC_NETWORK', `Cannot reach ${url.origin} (${reason})`, { cause: error });
 }
+
+/**
+ * GET a status route whose "not ready" answers carry the same body as its 200 (such as /readyz and
+ * its 503): returns the HTTP status with the validated body instead of turning 503 into an error.
+ * One attempt, no retries: a status probe reports what is, now.
+ */
+export async function getStatusBody<S extends z.ZodType>(options: HttpClientOptions, path: string, schema: S, statuses: readonly number[]): Promise<{ status: number; body: z.output<S> }> {
+  const url = new URL(path, `${options.server}/`);
+  let response: Response;
+  try {
+    response = await (options.fetch ?? fetch)(url, { method: 'GET', headers: { accept: 'application/json', 'user-agent': options.userAgent ?? 'svc-cli' }, redirect: 'manual', signal: AbortSignal.timeout(options.timeoutMs ?? 30_000) });
+  } catch (error) {
+    throw networkError(error, url);
+  }
+  const text = await response.text().catch(() => '');
+  if (!statuses.includes(response.status)) throw errorFromResponse(response.status, text, response.headers.get('retry-after'));
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new SvcError('SVC_BAD_RESPONSE', `GET ${url.pathname} returned ${response.status} with a body that is not JSON`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new SvcError('SVC_BAD_RESPONSE', `GET ${url.pathname}: unexpected response (${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'})`);
+  }
+  return { status: response.status, body: parsed.data };
+}

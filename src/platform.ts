@@ -20,7 +20,7 @@ import { createDomains, deleteProjectRoutes, domainsMigrations, domainsRoutes, t
 import { createSecrets, secretRoutes, secretsMigrations, type SecretsFeature } from './secrets/index.js'; // svc:lifecycle
 import { appControl, backupsMigrations, createBackups, type BackupsFeature } from './backups/index.js'; // svc:lifecycle
 import { createIngress, ingressMigrations, ingressRoutes, type Ingress } from './ingress/index.js';
-import { createReleases, deleteReleaseRoutes, releasesMigrations, type ReleasesFeature } from './releases/index.js';
+import { createReleases, deleteReleaseRoutes, isolationSchema, logIsolation, releasesMigrations, type ReleasesFeature } from './releases/index.js';
 import { createOidcUploadAuth, githubLinkLookup, oidcMigrations } from './github/oidc/index.js'; // svc:oidc
 import { consoleRoutes } from './console/index.js'; // svc:console
 import { createGithub, githubMigrations, type GithubFeature, type GithubOptions } from './github/index.js'; // svc:github
@@ -108,6 +108,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const canary = createCanary(ctx, ingress, { recoveryEnabled: (projectId) => recoveryEnabled(ctx, projectId), providerManaged: nodes.isPlaced }); // svc:canary — canary rollouts over the ingress split; refused when recovery is on (spec 002 rule 2)
   canary.setObserver(github.canaryObserver); // svc:github — the svc/canary check run
   const releases = createReleases(ctx, { routing: ingress.routes, loadSecrets: secrets.loadSecrets, uploadPrincipal, recovery: recovery.hooks, observer: github.observer, canary: canary.hooks, appEnv: (projectId, layout) => projectBucketEnvironment(projectId, layout.dataDir, secrets.keyring.secretsKey, bucketLimits), placement: nodes.placement }); // svc:releases
+  logIsolation(logger, releases.isolation()); // svc:releases — once per start: apps unisolated or unable to start must not go unnoticed
   nodes.setReleaseListener({ observed: (o) => releases.nodeOutcome({ ...o, ok: true }), failed: (o) => releases.nodeOutcome({ ...o, ok: false }) }); // svc:nodes
   github.attachReleases(releases); // svc:github
   const apps = appControl(ingress.routes, releases.supervisor); // svc:lifecycle
@@ -127,9 +128,11 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const readiness = [
     { name: 'database', check: () => (db.prepare('SELECT COUNT(*) AS n FROM schema_version').get() as { n: number }).n > 0 },
     { name: 'dataDir', check: () => (accessSync(config.dataDir, constants.W_OK), true) },
+    { name: 'isolation', check: () => releases.isolation().available }, // svc:releases — apps cannot start without their sandbox
   ];
+  const readinessDetails = [{ name: 'isolation', schema: isolationSchema, read: () => releases.isolation() }];
   const routePlugins: ((app: HttpApp) => Promise<void>)[] = [
-    healthRoutes(readiness),
+    healthRoutes(readiness, readinessDetails),
     identity.routes,
     projectRoutes(ctx),
     auditRoutes(ctx),

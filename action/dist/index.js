@@ -204,6 +204,18 @@ var identityCodes = defineCodes({
   SVC_CSRF_INVALID: { status: 403, retryable: false, summary: "A state-changing browser request lacked the correct CSRF token (header x-svc-csrf)." },
   SVC_ORIGIN_REJECTED: { status: 403, retryable: false, summary: "Cross-site browser request rejected (Origin/Sec-Fetch-Site is not the platform origin)." },
   SVC_FORBIDDEN: { status: 403, retryable: false, summary: "Your current role or token permissions do not allow this." },
+  SVC_TOKEN_PERMISSIONS_EXCEEDED: {
+    status: 403,
+    retryable: false,
+    summary: "A token can only create tokens with a subset of its own permissions (details.exceeded, details.allowed).",
+    hint: "Ask only for permissions the creating token has (`GET /api/me` lists them), or create the token from a browser session."
+  },
+  SVC_TOKEN_LIFETIME_EXCEEDED: {
+    status: 403,
+    retryable: false,
+    summary: "A token cannot create a token that expires after it does (details.maxExpiresAt).",
+    hint: "Omit expiresInDays to get the remaining lifetime of the creating token, ask for fewer days, or create the token from a browser session."
+  },
   SVC_TOKEN_SCOPE: { status: 403, retryable: false, summary: "The token is scoped to another project or this action needs an account-wide credential." },
   SVC_REGISTRATION_CLOSED: { status: 403, retryable: false, summary: "Self-registration is closed (bootstrap done or disabled).", hint: "Ask an administrator for an invitation." },
   SVC_EMAIL_TAKEN: { status: 409, retryable: false, summary: "An account with this email already exists." },
@@ -356,6 +368,7 @@ var ingressCodes = defineCodes({
   SVC_INGRESS_NO_ACTIVE_RELEASE: { status: 503, retryable: true, summary: "The project has no active release to route requests to.", hint: "Deploy a release (svc deploy)." },
   SVC_INGRESS_DOMAIN_INVALID: { status: 400, retryable: false, summary: "The domain is not a valid host name." },
   SVC_INGRESS_DOMAIN_TAKEN: { status: 409, retryable: false, summary: "Another project already routes this domain." },
+  SVC_INGRESS_DOMAIN_RESERVED: { status: 409, retryable: false, summary: "The platform's own hosts (public host, listen host, loopback names, IP addresses) are never routed to a project." },
   SVC_INGRESS_UPSTREAM_INVALID: { status: 400, retryable: false, summary: "The upstream address is not a valid host name or IP and port." }
 });
 
@@ -418,7 +431,13 @@ var backupsCodes = defineCodes({
 
 // src/core/error-codes/domains.ts
 var domainsCodes = defineCodes({
-  SVC_DOMAIN_INVALID: { status: 400, retryable: false, summary: "The domain is not a valid DNS host name with at least two labels (IP addresses and the platform app domain are not allowed)." },
+  SVC_DOMAIN_INVALID: { status: 400, retryable: false, summary: "The domain is not a valid DNS host name with at least two labels (no wildcard, port or path)." },
+  SVC_DOMAIN_RESERVED: {
+    status: 409,
+    retryable: false,
+    summary: "The name belongs to the platform: its public host (SVC_PUBLIC_URL), listen host or app domain (SVC_APP_DOMAIN), a parent of one or a name under one, localhost or *.localhost, or an IP address.",
+    hint: "Use a DNS name of your own outside the platform's names; every project is already served at <slug>.<app domain>."
+  },
   SVC_DOMAIN_TAKEN: { status: 409, retryable: false, summary: "Another project already claimed this domain.", hint: "Remove it from the other project first." },
   SVC_DOMAIN_NOT_FOUND: { status: 404, retryable: false, summary: "The project has no such custom domain." },
   SVC_DOMAIN_LIMIT: { status: 409, retryable: false, summary: "The project already has the maximum number of custom domains (50)." },
@@ -604,8 +623,30 @@ var nodesCodes = defineCodes({
   SVC_NODE_RESTORE_UNSUPPORTED: { status: 409, retryable: false, summary: "A rollback with --restore-data is not available for a project placed on a runner node (its data lives on the node)." }
 });
 
+// src/core/error-codes/sandbox.ts
+var sandboxCodes = defineCodes({
+  SVC_SANDBOX_UNAVAILABLE: {
+    status: 503,
+    retryable: false,
+    summary: "Apps cannot be started: the sandbox (bubblewrap, user and PID namespaces, slirp4netns for the app network) is not usable on this host.",
+    hint: "Install it with `apt-get install -y bubblewrap slirp4netns` (and allow unprivileged user namespaces), or run apps in containers with SVC_RUNNER=container. Only for trusted apps: SVC_SANDBOX=off."
+  },
+  SVC_SANDBOX_CONFIG: {
+    status: 400,
+    retryable: false,
+    summary: "A sandbox setting (SVC_SANDBOX, SVC_SANDBOX_*) is invalid.",
+    hint: "See docs/security.md for the settings and their allowed values."
+  },
+  SVC_SANDBOX_START_FAILED: {
+    status: 502,
+    retryable: false,
+    summary: "The app sandbox could not be set up (namespaces, mounts or its network).",
+    hint: "The app log holds the sandbox error; `svc doctor` and GET /readyz say whether the sandbox works on this host."
+  }
+});
+
 // src/core/error-codes/index.ts
-var tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes, githubCodes, oidcCodes, canaryCodes, runnerCodes, runnerAgentCodes, opsCodes, nodesCodes];
+var tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes, githubCodes, oidcCodes, canaryCodes, runnerCodes, runnerAgentCodes, opsCodes, nodesCodes, sandboxCodes];
 var errorCodes = mergeTables(tables);
 function mergeTables(list) {
   const merged = {};
@@ -20862,6 +20903,18 @@ var deleteReleaseResponseSchema = external_exports.object({
   freedBytes: external_exports.number().int().describe("uncompressed release files plus a removed snapshot"),
   removedSnapshot: external_exports.boolean().describe("true when the active release lost its data-restore snapshot (rollback loss)")
 });
+
+// src/releases/isolation-contract.ts
+var isolationModeValues = ["sandbox", "unsandboxed", "container"];
+var isolationSchema = external_exports.object({
+  mode: external_exports.enum(isolationModeValues).describe("sandbox: bubblewrap per app (default); unsandboxed: plain processes (SVC_SANDBOX=off); container: podman (SVC_RUNNER=container)"),
+  network: external_exports.enum(["isolated", "shared"]).describe("isolated: an app reaches only its own forwarded port; shared: apps use the host's network"),
+  perProjectUid: external_exports.boolean().describe("each project runs under a uid of its own"),
+  available: external_exports.boolean().describe("false when apps cannot be started at all (see problem)"),
+  problem: external_exports.object({ code: external_exports.string(), message: external_exports.string() }).nullable().describe("why apps cannot start, e.g. SVC_SANDBOX_UNAVAILABLE"),
+  warning: external_exports.string().optional().describe("present whenever isolation is weaker than the default or apps cannot start")
+});
+var isolationResponseSchema = external_exports.object({ isolation: isolationSchema });
 
 // src/releases/contract.ts
 var releaseRoutes = {

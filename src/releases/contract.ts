@@ -156,3 +156,6 @@ export function restoreConfirmation(projectSlug: string): string {
 
 // Release cleanup (`svc releases delete`).
 export * from './delete-release-contract.js';
+
+// App isolation mode (`GET /api/isolation`, `/readyz`, `svc doctor`, the console banner).
+export * from './isolation-contract.js';

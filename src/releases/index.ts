@@ -5,6 +5,9 @@ export type { ReleaseRouting, ReleaseUpstream } from './release-routing.js';
 export { projectLayout, type ProjectLayout } from './project-layout.js';
 export { deleteReleaseRoutes } from './delete-release-routes.js';
 export { deleteReleaseArtifact } from './delete-release.js';
+export { describeIsolation } from './describe-isolation.js';
+export { logIsolation } from './log-isolation.js';
+export { isolationSchema, isolationSummary, type Isolation } from './isolation-contract.js';
 // svc:github — read access to releases and the observer seam.
 export { activeReleaseRow, findRelease, getReleaseById, listReleases, toRelease, type ReleaseRow } from './release-store.js';
 export type { ObservedRelease, ObservedRollback, ReleaseObserver, ReleaseSource } from './release-observer.js';

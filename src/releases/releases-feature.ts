@@ -10,9 +10,13 @@ import { findProject } from '../projects/index.js';
 import type { AppRunner, RunningApp } from '../../runner/app-runner.js';
 import { LogStore } from '../../runner/log-store.js';
 import { selectAppRunner } from '../../runner/container/select-runner.js';
+import { SandboxRunner } from '../../runner/sandbox/sandbox-runner.js';
 import { projectUid } from '../projects/index.js';
 import { Supervisor, type SupervisorEvent } from '../../runner/supervisor.js';
+import { describeIsolation } from './describe-isolation.js';
 import { failpointFromEnv, type Failpoint } from './failpoint.js';
+import type { Isolation } from './isolation-contract.js';
+import { isolationRoute } from './isolation-route.js';
 import { logRoutes } from './log-routes.js';
 import { platformPackageDir } from './project-layout.js';
 import { note, resolveSpec, routeWhenHealthy, type ReleaseCanaryHooks, type ReleaseDeps, type ReleasePlacementHooks, type ReleaseRecoveryHooks } from './release-deps.js';
@@ -68,6 +72,8 @@ export interface ReleasesFeature {
   rollback(input: RollbackInput): Promise<RollbackResult>;
   /** svc:nodes — a runner node observed or failed a release (call inside the node's SQLite transaction). */
   nodeOutcome(outcome: NodeReleaseOutcome): void;
+  /** How this feature's runner isolates apps, and whether it can start them at all. */
+  isolation(): Isolation;
 }
 
 /** Project locks whose stale-lock recoveries are audited as `lock.recovered`. */
@@ -130,6 +136,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
     ...(options.canary ? { canary: options.canary } : {}),
     ...(options.placement ? { placement: options.placement } : {}),
   };
+  const isolation = (): Isolation => describeIsolation(ctx.config.env, runner instanceof SandboxRunner ? runner.status() : undefined);
   const tracker = new UploadTracker();
   const followers = new Set<AbortController>();
   let closed = false;
@@ -141,6 +148,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
     routes: async (app) => {
       await releaseRoutes(deps, tracker, options.uploadPrincipal)(app);
       await logRoutes(ctx, logs, followers)(app);
+      await isolationRoute(ctx, isolation)(app);
       // Open log streams would keep the server from closing.
       app.addHook('preClose', async () => {
         for (const follower of followers) follower.abort();
@@ -150,6 +158,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
     start: () => recoverReleases(deps),
     current: (projectId) => supervisor.current(projectId),
     rollback: (input) => rollbackRelease(deps, input),
+    isolation,
     nodeOutcome(outcome) {
       const row = settleNodeRelease(deps, outcome);
       if (row) tracker.settleNode(row.id, row);

@@ -25,7 +25,7 @@ describe('real HTTP', () => {
     for (const path of ['/healthz', '/readyz', '/_svc/readyz']) {
       const res = await fetch(`${base}${path}`);
       expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ status: 'ok', checks: { database: 'ok', dataDir: 'ok' } });
+      expect(await res.json()).toEqual({ status: 'ok', checks: { database: 'ok', dataDir: 'ok', isolation: 'ok' }, isolation: expect.objectContaining({ mode: 'sandbox', available: true }) });
     }
     const start = await fetch(`${base}/api/device/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clientName: 'real' }) });
     const body = (await start.json()) as { verificationUri: string };
@@ -40,7 +40,7 @@ describe('real HTTP', () => {
     h.plane.db.close();
     const res = await h.app.inject({ method: 'GET', url: '/_svc/readyz' });
     expect(res.statusCode).toBe(503);
-    expect(res.json()).toEqual({ status: 'unavailable', checks: { database: 'failed', dataDir: 'ok' } });
+    expect(res.json()).toMatchObject({ status: 'unavailable', checks: { database: 'failed', dataDir: 'ok' } });
     expect((await h.app.inject({ method: 'GET', url: '/livez' })).statusCode).toBe(200);
   });
 

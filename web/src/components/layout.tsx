@@ -1,10 +1,12 @@
-// The console frame: skip link, top bar with the main sections and the signed-in user, and <main>.
+// The console frame: skip link, top bar with the main sections and the signed-in user, the isolation
+// banner when apps here are not isolated as by default, and <main>.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { identityRoutes } from '../../../src/identity/contract.js';
 import { api } from '../api/client.js';
 import { setSession, useSession } from '../api/session.js';
 import { Link, navigate, useLocation } from '../router.js';
+import { IsolationBanner } from './isolation-banner.js';
 
 const sections = [
   { href: '/', label: 'Projects', match: (p: string) => p === '/' || p.startsWith('/projects') || p === '/new-project' },
@@ -73,6 +75,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
           </>
         ) : null}
       </header>
+      {session.status === 'signed-in' ? <IsolationBanner /> : null}
       <main id="main" tabIndex={-1}>
         {children}
       </main>
