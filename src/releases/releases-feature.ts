@@ -1,6 +1,6 @@
 // The releases feature as the composition root sees it: owns the process runner, supervisor and log
 // store, runs boot recovery, exposes the routes, and stops (or leaves) apps on close.
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { FeatureContext } from '../core/feature-context.js';
 import type { HttpApp } from '../core/http/create-http-app.js';
 import { ProjectLocks, type StaleLockInfo } from '../core/project-lock.js';
@@ -108,7 +108,8 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
       logs,
       clock: ctx.clock,
       uidFor: (projectId) => projectUid(ctx, projectId),
-      traversableRoots: [dataDir],
+      // The data directory and the folder holding it are made passable (search only) for project uids.
+      traversableRoots: [dirname(dataDir)],
       ...(options.stopGraceMs === undefined ? {} : { stopGraceMs: options.stopGraceMs }),
     });
   const supervisor = new Supervisor({

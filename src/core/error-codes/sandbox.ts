@@ -6,7 +6,7 @@ export const sandboxCodes = defineCodes({
     status: 503,
     retryable: false,
     summary: 'Apps cannot be started: the sandbox (bubblewrap, user and PID namespaces, slirp4netns for the app network) is not usable on this host.',
-    hint: 'Install it with `apt-get install -y bubblewrap slirp4netns` (and allow unprivileged user namespaces), or run apps in containers with SVC_RUNNER=container. Only for trusted apps: SVC_SANDBOX=off.',
+    hint: 'Run `bash scripts/setup-host.sh` (or `apt-get install -y bubblewrap slirp4netns`) and allow unprivileged user namespaces, or run apps in containers with SVC_RUNNER=container. Only for trusted apps: SVC_SANDBOX=off.',
   },
   SVC_SANDBOX_CONFIG: {
     status: 400,
