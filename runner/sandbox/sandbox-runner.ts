@@ -23,6 +23,7 @@ import { grantTree } from './grant-tree.js';
 import { SandboxApp } from './sandbox-app.js';
 import type { SandboxTools } from './sandbox-host.js';
 import { buildSlirpCommand, hostForwardRequest } from './slirp-args.js';
+import { waitForLoopback } from './wait-for-loopback.js';
 
 export interface SandboxRunnerOptions {
   runsDir: string;
@@ -183,6 +184,9 @@ export class SandboxRunner implements AppRunner {
     try {
       launcher = await this.spawnLauncher(cmd.launcher, runDir, uid);
       const [argsFd, infoFd, blockFd, syncFd] = [SANDBOX_FDS.args, SANDBOX_FDS.info, SANDBOX_FDS.block, SANDBOX_FDS.sync].map((fd) => (launcher!.stdio as readonly unknown[])[fd]) as [Writable, Readable, Writable, Readable];
+      // A sandbox that dies early resets these pipes (e.g. before reading the block byte). Its exit reports
+      // that; an unhandled stream error would instead end svc itself.
+      for (const pipe of [argsFd, infoFd, blockFd, syncFd]) pipe.on('error', () => undefined);
       argsFd.end(encodeArgs(cmd.bwrapArgs));
       initPid = await readUntil(infoFd, parseInfo, timeoutMs, 'the sandbox');
       infoFd.destroy();
@@ -265,6 +269,7 @@ export class SandboxRunner implements AppRunner {
     // Attaching to our own namespace would reconfigure the host's network: refuse anything but a new one.
     const target = netNamespace(initPid);
     if (!target || target === netNamespace('self')) throw new SvcError('SVC_SANDBOX_START_FAILED', 'The sandbox did not get a network namespace of its own');
+    await waitForLoopback(initPid, timeoutMs);
     const apiSocket = join(runDir, 'net.sock');
     const cmd = buildSlirpCommand({ slirp4netns: this.options.tools.slirp4netns!, sandboxPid: initPid, apiSocket });
     const log = openSync(join(runDir, 'net.log'), 'a', 0o600);
