@@ -6,7 +6,7 @@ import type { FeatureContext } from '../core/feature-context.js';
 export const DEFAULT_PROJECT_UID_BASE = 200_000;
 
 /** The project's uid, allocating the next free one in one transaction on first use. */
-export function projectUid(ctx: Pick<FeatureContext, 'db' | 'clock'>, projectId: string, base = DEFAULT_PROJECT_UID_BASE): number {
+export function projectUid(ctx: Pick<FeatureContext, 'db' | 'clock'>, projectId: string, base: number = DEFAULT_PROJECT_UID_BASE): number {
   return ctx.db.transaction(() => {
     const existing = ctx.db.prepare('SELECT uid FROM project_uids WHERE project_id = ?').get(projectId) as { uid: number } | undefined;
     if (existing) return existing.uid;

@@ -11,6 +11,7 @@ import type { AppRunner, RunningApp } from '../../runner/app-runner.js';
 import { LogStore } from '../../runner/log-store.js';
 import { selectAppRunner } from '../../runner/container/select-runner.js';
 import { SandboxRunner } from '../../runner/sandbox/sandbox-runner.js';
+import { readSandboxSettings } from '../../runner/sandbox/sandbox-settings.js';
 import { projectUid } from '../projects/index.js';
 import { Supervisor, type SupervisorEvent } from '../../runner/supervisor.js';
 import { describeIsolation } from './describe-isolation.js';
@@ -19,6 +20,7 @@ import type { Isolation } from './isolation-contract.js';
 import { isolationRoute } from './isolation-route.js';
 import { logRoutes } from './log-routes.js';
 import { platformPackageDir } from './project-layout.js';
+import { projectAppControl, type ProjectAppControl } from './project-app-control.js';
 import { note, resolveSpec, routeWhenHealthy, type ReleaseCanaryHooks, type ReleaseDeps, type ReleasePlacementHooks, type ReleaseRecoveryHooks } from './release-deps.js';
 import { readReleaseSettings, type ReleaseSettings } from './release-limits.js';
 import { releaseRoutes, type UploadPrincipalResolver } from './release-routes.js';
@@ -74,6 +76,8 @@ export interface ReleasesFeature {
   nodeOutcome(outcome: NodeReleaseOutcome): void;
   /** How this feature's runner isolates apps, and whether it can start them at all. */
   isolation(): Isolation;
+  /** Stop and restart a project's app around work on its data (restore, recovery, site deletion); keeps the ingress route in step. */
+  apps: ProjectAppControl;
 }
 
 /** Project locks whose stale-lock recoveries are audited as `lock.recovered`. */
@@ -107,7 +111,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
       runsDir: join(dataDir, 'runs'),
       logs,
       clock: ctx.clock,
-      uidFor: (projectId) => projectUid(ctx, projectId),
+      uidFor: (projectId) => projectUid(ctx, projectId, readSandboxSettings(ctx.config.env).uidBase),
       // The data directory and the folder holding it are made passable (search only) for project uids.
       traversableRoots: [dirname(dataDir)],
       ...(options.stopGraceMs === undefined ? {} : { stopGraceMs: options.stopGraceMs }),
@@ -160,6 +164,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
     current: (projectId) => supervisor.current(projectId),
     rollback: (input) => rollbackRelease(deps, input),
     isolation,
+    apps: projectAppControl(deps),
     nodeOutcome(outcome) {
       const row = settleNodeRelease(deps, outcome);
       if (row) tracker.settleNode(row.id, row);
@@ -182,6 +187,6 @@ function onSupervisorEvent(deps: ReleaseDeps, event: SupervisorEvent): void {
   if (event.type === 'adopted' || event.type === 'started') {
     // Supervisor restarts and re-adoptions move traffic once the app answers its health route.
     const app = deps.supervisor.current(event.projectId);
-    if (app) void routeWhenHealthy(deps, app).catch(() => undefined);
+    if (app) void routeWhenHealthy(deps, app).catch((error: unknown) => deps.ctx.logger.warn({ err: error, projectId: event.projectId }, 'restarted app not routed'));
   }
 }

@@ -10,6 +10,7 @@ import { SvcError } from '../../core/errors.js';
 import { projectLayout, releaseDirOf } from '../../releases/project-layout.js';
 import { activeReleaseRow, releaseConfig } from '../../releases/release-store.js';
 import { selectAppRunner } from '../../../runner/container/select-runner.js';
+import { readSandboxSettings } from '../../../runner/sandbox/sandbox-settings.js';
 import { projectUid } from '../../projects/index.js';
 import { checkHealth } from '../../../runner/health-check.js';
 import { LogStore } from '../../../runner/log-store.js';
@@ -35,7 +36,7 @@ export function releaseDrillBoot(ctx: FeatureContext, options: ReleaseDrillBootO
       clock: ctx.clock,
       stopGraceMs: 5000,
       // The drill runs the project's own code, so under the project's own uid.
-      uidFor: (id) => projectUid(ctx, id),
+      uidFor: (id) => projectUid(ctx, id, readSandboxSettings(ctx.config.env).uidBase),
       traversableRoots: [dirname(ctx.config.dataDir), work],
     });
     const cleanup = () => rm(work, { recursive: true, force: true });
