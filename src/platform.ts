@@ -18,7 +18,7 @@ import { createIdentity, identityMigrations, type IdentityFeature } from './iden
 import { projectRoutes, projectsMigrations, resolveProject } from './projects/index.js';
 import { createDomains, deleteProjectRoutes, domainsMigrations, domainsRoutes, tlsAskRoutes, type DomainsFeature } from './projects/index.js'; // svc:lifecycle
 import { createSecrets, secretRoutes, secretsMigrations, type SecretsFeature } from './secrets/index.js'; // svc:lifecycle
-import { appControl, backupsMigrations, createBackups, type BackupsFeature } from './backups/index.js'; // svc:lifecycle
+import { backupsMigrations, createBackups, type BackupsFeature } from './backups/index.js'; // svc:lifecycle
 import { createIngress, ingressMigrations, ingressRoutes, type Ingress } from './ingress/index.js';
 import { createReleases, deleteReleaseRoutes, isolationSchema, logIsolation, releasesMigrations, type ReleasesFeature } from './releases/index.js';
 import { createOidcUploadAuth, githubLinkLookup, oidcMigrations } from './github/oidc/index.js'; // svc:oidc
@@ -111,7 +111,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   logIsolation(logger, releases.isolation()); // svc:releases — once per start: apps unisolated or unable to start must not go unnoticed
   nodes.setReleaseListener({ observed: (o) => releases.nodeOutcome({ ...o, ok: true }), failed: (o) => releases.nodeOutcome({ ...o, ok: false }) }); // svc:nodes
   github.attachReleases(releases); // svc:github
-  const apps = appControl(ingress.routes, releases.supervisor); // svc:lifecycle
+  const apps = releases.apps; // svc:lifecycle — restore, recovery and site deletion stop/restart apps through the release pipeline
   const backups = createBackups(ctx, { locks: releases.locks, keyring: secrets.keyring, apps });
   const domains = createDomains(ctx, ingress.routes);
   domains.load();

@@ -16,11 +16,14 @@ import { decryptBackupFile, encryptBackupFile } from './backup-format.js';
 import { backupsToPrune } from './backup-schedule.js';
 import { deleteBackupRow, findBackup, findSchedule, insertBackup, listBackups, unwrapDataKey, wrapDataKey, type BackupRow } from './backup-store.js';
 
-/** Stop and start a project's app around a restore (wired to the supervisor and the ingress). */
+/**
+ * Stop and start a project's app around a restore. The releases feature provides it, so the ingress
+ * route follows the app; backups never drive the supervisor or the routes themselves.
+ */
 export interface AppControl {
-  /** Take the project out of the ingress and stop its supervised app. */
+  /** Take the project out of the ingress, let in-flight requests finish, stop its supervised app. */
   stop(projectId: string): Promise<void>;
-  /** Start (and supervise) a release again; traffic returns once it is healthy. */
+  /** Start (and supervise) a release again; resolves once it is healthy and routed, throws otherwise. */
   start(projectId: string, releaseId: string): Promise<void>;
 }
 

@@ -3,4 +3,3 @@ export { createBackups, projectDatabase, type BackupsFeature, type BackupsOption
 export { backupsMigrations, rewrapBackupKeys } from './backup-store.js';
 export type { AppControl } from './backup-service.js';
 export { intervalTimer, type SchedulerTimer } from './backup-scheduler.js';
-export { appControl } from './app-control.js';

@@ -13,7 +13,7 @@ import { deleteSitePhrase } from './domains-contract.js';
 import { nodeDeletionFs, removeTree, verifyRealDirectory, type DeletionFs } from './delete-project-fs.js';
 import { findProject, type ProjectRow } from './project-store.js';
 
-/** Stop and restart a project's app (the supervisor and the ingress). */
+/** Stop and restart a project's app (the releases feature's app control, which keeps the ingress route in step). */
 export interface DeletionAppControl {
   stop(projectId: string): Promise<void>;
   start(projectId: string, releaseId: string): Promise<void>;

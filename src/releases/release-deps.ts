@@ -5,7 +5,7 @@ import { SvcError } from '../core/errors.js';
 import type { ProjectLocks } from '../core/project-lock.js';
 import type { ArtifactLimits, DeployConfig } from '../artifacts/index.js';
 import type { AppRunner, AppStartSpec, RunningApp } from '../../runner/app-runner.js';
-import { checkHealth } from '../../runner/health-check.js';
+import { checkHealth, type HealthResult } from '../../runner/health-check.js';
 import type { LogStore } from '../../runner/log-store.js';
 import type { Supervisor } from '../../runner/supervisor.js';
 import type { Failpoint } from './failpoint.js';
@@ -131,14 +131,19 @@ export async function startHealthy(deps: ReleaseDeps, row: ReleaseRow, onStarted
   const result = await checkHealth({ host: app.host, port: app.port, path: config.health.path, timeoutMs: config.health.timeoutMs, exited: app.wait() });
   if (result.ok) return app;
   await app.stop().catch(() => undefined);
+  throw healthFailure(config, result, app);
+}
+
+/** SVC_APP_START_FAILED (the app exited) or SVC_HEALTH_CHECK_FAILED (no 2xx in time) for a failed health gate. */
+function healthFailure(config: DeployConfig, result: Exclude<HealthResult, { ok: true }>, app: RunningApp): SvcError {
   if (result.reason === 'exited') {
     const exit = app.exited;
-    throw new SvcError('SVC_APP_START_FAILED', `The app exited during start-up (${exit?.signal ? `signal ${exit.signal}` : `status ${exit?.code ?? 'unknown'}`}); see svc logs.`, {
+    return new SvcError('SVC_APP_START_FAILED', `The app exited during start-up (${exit?.signal ? `signal ${exit.signal}` : `status ${exit?.code ?? 'unknown'}`}); see svc logs.`, {
       details: { code: exit?.code ?? null, signal: exit?.signal ?? null },
     });
   }
   const last = result.lastStatus !== null ? `last answer ${result.lastStatus}` : `last error: ${result.lastError ?? 'none'}`;
-  throw new SvcError('SVC_HEALTH_CHECK_FAILED', `${config.health.path} did not answer 2xx within ${config.health.timeoutMs} ms (${result.attempts} attempts, ${last}).`, {
+  return new SvcError('SVC_HEALTH_CHECK_FAILED', `${config.health.path} did not answer 2xx within ${config.health.timeoutMs} ms (${result.attempts} attempts, ${last}).`, {
     details: { path: config.health.path, timeoutMs: config.health.timeoutMs, lastStatus: result.lastStatus },
   });
 }
@@ -156,24 +161,40 @@ export async function routeTo(deps: ReleaseDeps, app: RunningApp): Promise<void>
   await deps.routing.drain(previous, deps.settings.drainTimeoutMs);
 }
 
-/** Bring a release back as the supervised active app (prior release after a failure). Never throws. */
+/**
+ * The one way a project's app is restarted outside a deploy (restore, recovery activation, a failed
+ * site deletion, a failed deploy or rollback, boot): start the release under supervision, wait for
+ * its health route, and only then move the ingress to it. Throws SVC_APP_START_FAILED or
+ * SVC_HEALTH_CHECK_FAILED when it does not get healthy; the route is then left as it was.
+ */
+export async function restartSupervised(deps: ReleaseDeps, projectId: string, releaseId: string): Promise<RunningApp> {
+  const app = await deps.supervisor.start(projectId, releaseId);
+  await routeWhenHealthy(deps, app);
+  return app;
+}
+
+/** restartSupervised for paths that must go on when the restart fails (it is logged instead). Never throws. */
 export async function restartRelease(deps: ReleaseDeps, projectId: string, releaseId: string): Promise<void> {
   try {
-    const app = await deps.supervisor.start(projectId, releaseId);
-    await routeWhenHealthy(deps, app);
+    await restartSupervised(deps, projectId, releaseId);
   } catch (error) {
-    // The supervisor retries with backoff; the failure is visible in logs and the project status.
+    // The supervisor restarts an app that exits; the failure is visible in logs and the project status.
     deps.ctx.logger.error({ err: error, projectId, releaseId }, 'could not restart the release');
     note(deps, projectId, releaseId, `restart failed: ${(error as Error).message}`);
   }
 }
 
-/** Route to a supervised app once its health route answers (restarts, re-adoption at boot). */
+/**
+ * Route to a supervised app once its health route answers (restarts, supervisor crash restarts,
+ * re-adoption at boot). An app that does not answer in time is not routed and the failure is
+ * thrown; the route keeps its current target.
+ */
 export async function routeWhenHealthy(deps: ReleaseDeps, app: RunningApp): Promise<void> {
   const row = getReleaseById(deps.ctx, app.releaseId);
   if (!row) return;
   const config = releaseConfig(row);
   const result = await checkHealth({ host: app.host, port: app.port, path: config.health.path, timeoutMs: config.health.timeoutMs, exited: app.wait() });
+  if (!result.ok) throw healthFailure(config, result, app);
   // Route only if this app is still the supervised one (a deploy may have started meanwhile).
-  if (result.ok && deps.supervisor.current(app.projectId) === app) await routeTo(deps, app);
+  if (deps.supervisor.current(app.projectId) === app) await routeTo(deps, app);
 }

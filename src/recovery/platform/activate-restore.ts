@@ -12,7 +12,7 @@ import { recoveryRestorePhrase } from '../contract.js';
 import { restoresDir, type ProjectRecoveryDeps, type RecoverySubject } from './project-recovery.js';
 import { findRestore, markRestoreActivated, type RestoreRow } from './recovery-store.js';
 
-/** Stop and start a project's app (the backups feature's app control: ingress + supervisor). */
+/** Stop and start a project's app (the releases feature's app control, which keeps the ingress route in step). */
 export interface RecoveryAppControl {
   stop(projectId: string): Promise<void>;
   start(projectId: string, releaseId: string): Promise<void>;
@@ -77,7 +77,9 @@ export async function activateRestore(deps: ActivationDeps, subject: RecoverySub
           .immediate();
         await rm(restoredPath, { force: true });
       } finally {
-        if (releaseId) await deps.apps.start(projectId, releaseId);
+        // Resolves once the app is healthy and routed. A failed restart is logged, not thrown: the
+        // activation (or its own error) is the answer, and the supervisor restarts an app that exits.
+        if (releaseId) await deps.apps.start(projectId, releaseId).catch((error: unknown) => ctx.logger.error({ err: error, projectId }, 'recovery activation: the active release did not restart healthy'));
       }
       return { row: findRestore(ctx, projectId, row.id)!, restartedReleaseId: releaseId, undoSnapshot: undoName };
     },

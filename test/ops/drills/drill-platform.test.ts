@@ -65,6 +65,10 @@ describe('restore drills in the packaged platform', () => {
       expect(res.statusCode, res.body).toBe(200);
       return res.json().pass as { drill: { projectId: string; outcome: string } | null; opened: number; delivered: number };
     };
+    // A drill boots its own copy of the app: the production route must not move, not even briefly.
+    const route = plane.ingress.routes.get(project.id)!;
+    const routed = { target: route.target, generation: route.generation };
+    expect(routed.target?.port).toBe(running.port);
     const passed = await run();
     expect(passed).toMatchObject({ drill: { projectId: project.id, outcome: 'passed' }, opened: 0 });
     const state = (await app.inject({ method: 'GET', url: '/api/admin/operations', headers: { cookie: admin.cookie } })).json();
@@ -86,5 +90,7 @@ describe('restore drills in the packaged platform', () => {
     expect((await readFile(prodPath)).equals(before)).toBe(true);
     expect(await (await fetch(`${prodUrl}/notes`)).json()).toMatchObject({ notes: [{ text: 'production note' }] });
     expect(plane.releases.current(project.id)?.port).toBe(running.port); // production app kept running
+    expect({ target: route.target, generation: route.generation }).toEqual(routed);
+    expect(route.target).toBe(routed.target);
   }, 120_000);
 });

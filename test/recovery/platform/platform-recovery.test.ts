@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActivateRestoreResponse, RecoveryStatusResponse, RestoreRecoveryResponse } from '../../../src/recovery/contract.js';
 import type { UploadResponse } from '../../../src/releases/contract.js';
@@ -22,6 +23,7 @@ let v3: Artifact;
 let healthy: Artifact;
 let user: DemoUser;
 let v1Id: string;
+let address: string;
 
 beforeAll(async () => {
   ensureBuiltPackage();
@@ -40,6 +42,8 @@ beforeAll(async () => {
   });
   healthy = await packFixture('healthy', work);
   plane = await startPlane();
+  // Listening, so requests by the project's host pass the ingress (inject() never does).
+  address = await plane.app.listen({ port: 0, host: '127.0.0.1' });
 }, 400_000);
 afterAll(async () => {
   await plane?.close();
@@ -69,6 +73,17 @@ async function restore(body: Record<string, unknown>): Promise<RestoreRecoveryRe
 async function auditKinds(): Promise<string[]> {
   const res = await plane.api('GET', `/api/projects/${plane.project.id}/audit?limit=200`);
   return (res.json() as { events: { kind: string }[] }).events.map((e) => e.kind);
+}
+/** Task texts as the project's host serves them through the ingress (not the app's own port). */
+async function tasksViaIngress(): Promise<string[]> {
+  const response = await request(`${address}/__svc/query/tasks/list`, {
+    method: 'POST',
+    headers: { host: `${plane.project.slug}.localhost:${new URL(address).port}`, 'content-type': 'application/json', cookie: user.cookie, 'x-svc-csrf': user.csrf },
+    body: '{}',
+  });
+  const text = await response.body.text();
+  if (response.statusCode !== 200) throw new Error(`ingress ${response.statusCode}: ${text}`);
+  return ((JSON.parse(text) as { value: { text: string }[] }).value ?? []).map((t) => t.text).sort();
 }
 async function add(text: string): Promise<void> {
   const result = await call(plane.appUrl(), user, 'mutation', 'tasks/add', { text });
@@ -150,6 +165,8 @@ describe('platform point-in-time recovery', () => {
     const answer = res.json() as ActivateRestoreResponse;
     expect(answer.restore.activatedAt).not.toBeNull();
     expect(existsSync(join(restoresDir(), answer.undoSnapshot))).toBe(true);
+    // Activation answers once the restarted app is healthy and routed: the project's host serves it at once.
+    expect(await tasksViaIngress()).toEqual(['first']);
     // The restarted app serves the restored data (the session was restored too).
     await eventually(async () => JSON.stringify(await servedTasks(plane.appUrl(), user)) === JSON.stringify(['first']), 30_000);
     const after = await eventually(async () => {
@@ -249,7 +266,6 @@ describe('platform point-in-time recovery', () => {
   }, 60_000);
 
   it('svc recovery status | restore --sequence | --activate --confirm work against the control plane', async () => {
-    const address = await plane.app.listen({ port: 0, host: '127.0.0.1' });
     const { accessToken } = await createToken(plane.app, plane.owner, { name: 'cli', permissions: ['read', 'deploy', 'rollback'] });
     const home = await mkdtemp(join(work, 'home-'));
     const env = { SVC_SERVER: address, SVC_TOKEN: accessToken };
@@ -278,6 +294,7 @@ describe('platform point-in-time recovery', () => {
     const activated = await cli(['restore', '--sequence', '0', '--activate', `--confirm=restore ${plane.project.slug}`]);
     expect(activated.code, activated.stderr).toBe(0);
     expect(activated.stdout).toMatch(/Activated rrs_\w+ \(epoch epoch-0003, sequence 0\)/);
+    expect(await tasksViaIngress()).toEqual(['first', 'fourth']);
     await eventually(async () => JSON.stringify(await servedTasks(plane.appUrl(), user)) === JSON.stringify(['first', 'fourth']), 30_000);
     const after = await eventually(async () => {
       const s = await status();
