@@ -20,6 +20,8 @@ export interface ReleaseSettings {
   drainTimeoutMs: number;
   /** Stop apps when the control plane shuts down (false: leave them for re-adoption). SVC_KEEP_APPS_ON_SHUTDOWN inverts, default stop. */
   stopAppsOnClose: boolean;
+  /** How long an upload body may deliver no bytes before it is aborted (SVC_UPLOAD_STALLED) and the lock freed. SVC_UPLOAD_IDLE_TIMEOUT_MS, default 30000. */
+  uploadIdleTimeoutMs: number;
 }
 
 const intSetting = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -32,6 +34,7 @@ const settingsSchema = z.object({
   SVC_DEPLOY_LOCK_WAIT_MS: intSetting(0, 3_600_000).default(0),
   SVC_DRAIN_TIMEOUT_MS: intSetting(0, 600_000).default(5000),
   SVC_KEEP_APPS_ON_SHUTDOWN: bool.default(false),
+  SVC_UPLOAD_IDLE_TIMEOUT_MS: intSetting(10, 3_600_000).default(30_000),
 });
 
 /** Read and validate the releases settings from the platform's SVC_* environment. */
@@ -50,6 +53,7 @@ export function readReleaseSettings(env: Readonly<Record<string, string | undefi
     lockWaitMs: s.SVC_DEPLOY_LOCK_WAIT_MS,
     drainTimeoutMs: s.SVC_DRAIN_TIMEOUT_MS,
     stopAppsOnClose: !s.SVC_KEEP_APPS_ON_SHUTDOWN,
+    uploadIdleTimeoutMs: s.SVC_UPLOAD_IDLE_TIMEOUT_MS,
   };
 }
 

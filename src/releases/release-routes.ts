@@ -29,6 +29,7 @@ import { projectStorage } from './project-storage.js';
 import type { ReleaseDeps } from './release-deps.js';
 import { activeReleaseRow, getRelease, listReleases, toRelease } from './release-store.js';
 import { rollbackRelease } from './rollback.js';
+import { guardUploadIdle } from './guard-upload-idle.js';
 import { uploadRelease, type UploadTracker } from './upload-release.js';
 
 const tags = ['releases'];
@@ -103,7 +104,7 @@ export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker, uploadP
             ...subjectOf(project, principal),
             digest: headerValue(request.headers[DIGEST_HEADER]),
             idempotencyKey: headerValue(request.headers[IDEMPOTENCY_HEADER]),
-            body,
+            body: guardUploadIdle(body, deps.settings.uploadIdleTimeoutMs),
             source: sourceOf(request.headers),
             canaryRequested: request.headers[CANARY_HEADER] !== undefined, // svc:canary
           });
