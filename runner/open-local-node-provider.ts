@@ -1,17 +1,20 @@
 // The provider a runner node uses when no bridge is configured, and the one `svc-runner provider`
-// serves: the local provider with every app beneath its own supervisor (runner/supervision), fenced by
-// a durable per-project store. `recover()` is the start-up step: wait for a previous controller's lease,
-// verify its runtimes are gone, then restart every project's active release from durable state.
+// serves: the local provider with every app beneath its own supervisor (runner/supervision), in a
+// sandbox unless SVC_SANDBOX=off (node-runner-config.ts), fenced by a durable per-project store.
+// `recover()` is the start-up step: wait for a previous controller's lease, verify its runtimes are
+// gone, then restart every project's active release from durable state.
 import { join, resolve } from 'node:path';
+import { isSvcError } from '../src/core/errors.js';
 import { randomId } from '../src/core/ids.js';
-import { readRunnerSettings } from './container/select-runner.js';
-import { defaultContainerLimits, defaultPodmanGlobal } from './container/podman-args.js';
+import { DEFAULT_PROJECT_UID_BASE } from '../src/projects/project-uid.js';
+import { nodeRunnerConfig } from './node-runner-config.js';
 import { FenceStore } from './provider/fence-store.js';
 import { fencedProvider } from './provider/fenced-provider.js';
 import { createLocalProvider, type LocalProvider, type LocalProviderFailpoint, type ResumeOutcome } from './provider/local-provider.js';
 import type { DeploymentProvider } from './provider/provider-contract.js';
 import { FenceRecovery } from './supervision/recover-fences.js';
 import { SupervisedRunner } from './supervision/supervised-runner.js';
+import { findSandboxTools, probeSandbox } from './sandbox/sandbox-host.js';
 import { readSupervisionSettings } from './supervision/supervision-settings.js';
 import type { RunnerConfig } from './supervision/supervisor-protocol.js';
 
@@ -30,16 +33,17 @@ export interface LocalNodeProvider {
 /** Open the fenced local provider under `dataDir` (releases, project data, logs, fence database, runtime fences). */
 export function openLocalNodeProvider(dataDirSetting: string, env: Readonly<Record<string, string | undefined>>, onError?: (error: unknown, context: string) => void): LocalNodeProvider {
   const dataDir = resolve(dataDirSetting);
-  const settings = readRunnerSettings(env);
+  const { config, uidBase, warning } = nodeRunnerConfig(env, dataDir);
   const supervision = readSupervisionSettings(env);
-  const common = { runsDir: join(dataDir, 'runs'), logsDir: join(dataDir, 'logs') };
-  const config: RunnerConfig =
-    settings.kind === 'process'
-      ? { kind: 'process', ...common }
-      : { kind: 'container', ...common, image: settings.image, limits: { ...defaultContainerLimits, ...settings.limits, ulimits: [...(settings.limits.ulimits ?? defaultContainerLimits.ulimits)] }, podman: { ...defaultPodmanGlobal, ...(settings.podman ? { podman: settings.podman } : {}) } };
+  if (warning) onError?.(new Error(warning), 'warning');
+  if (config.kind === 'sandbox') reportUnusableSandbox(config, onError);
   const holder = `${randomId('ctl')}.${process.pid}`;
   const fencesDir = join(dataDir, 'runtime-fences');
-  const runner = new SupervisedRunner({ runner: config, fencesDir, holder, leaseMs: supervision.leaseMs, renewMs: supervision.renewMs });
+  // The fence database also holds the node's project uids, so it opens before anything can start.
+  const fences = new FenceStore(join(dataDir, 'fences.db'));
+  // Only root can run apps as other users; otherwise every sandbox runs as the runner's own uid.
+  const uidFor = config.kind === 'sandbox' && process.getuid?.() === 0 ? (projectId: string) => fences.projectUid(projectId, uidBase ?? DEFAULT_PROJECT_UID_BASE) : undefined;
+  const runner = new SupervisedRunner({ runner: config, fencesDir, holder, leaseMs: supervision.leaseMs, renewMs: supervision.renewMs, ...(uidFor ? { uidFor } : {}) });
   const recovery = new FenceRecovery({ fencesDir, holder });
   const local = createLocalProvider({
     runner,
@@ -48,7 +52,6 @@ export function openLocalNodeProvider(dataDirSetting: string, env: Readonly<Reco
     failpoint: (name: LocalProviderFailpoint, releaseId: string) => crashAt(env, name, releaseId),
     ...(onError ? { onError } : {}),
   });
-  const fences = new FenceStore(join(dataDir, 'fences.db'));
   return {
     provider: fencedProvider(local, fences),
     local,
@@ -65,6 +68,20 @@ export function openLocalNodeProvider(dataDirSetting: string, env: Readonly<Reco
       fences.close();
     },
   };
+}
+
+/**
+ * Tell the operator at start-up, not only at the first deploy, when this host cannot create sandboxes:
+ * every app start is then refused with SVC_SANDBOX_UNAVAILABLE (there is no unsandboxed fallback).
+ */
+function reportUnusableSandbox(config: Extract<RunnerConfig, { kind: 'sandbox' }>, onError?: (error: unknown, context: string) => void): void {
+  try {
+    // As root, prove it for an unprivileged uid (nobody), as apps will run.
+    probeSandbox(findSandboxTools(config.network, config.bwrapPath), { network: config.network, ...(process.getuid?.() === 0 ? { uid: 65534 } : {}) });
+  } catch (error) {
+    if (!isSvcError(error)) throw error;
+    onError?.(new Error(`${error.code}: ${error.message} Every app start on this node is refused until this is fixed.`, { cause: error }), 'sandbox');
+  }
 }
 
 /**

@@ -28,6 +28,7 @@ export interface RunAgentOptions {
 export function selectNodeProvider(
   settings: RunnerNodeSettings,
   env: Readonly<Record<string, string | undefined>>,
+  onError?: (error: unknown, context: string) => void,
 ): { provider: DeploymentProvider; recover(): Promise<string[]>; close(): Promise<void> } {
   if (settings.SVC_PROVIDER_URL) {
     if (!settings.SVC_PROVIDER_TOKEN) throw new SvcError('SVC_RUNNER_CONFIG', 'SVC_PROVIDER_TOKEN is required with SVC_PROVIDER_URL');
@@ -41,7 +42,7 @@ export function selectNodeProvider(
     // The bridge's provider process runs its own start-up recovery (svc-runner provider).
     return { provider, recover: async () => [], close: async () => undefined };
   }
-  const node = openLocalNodeProvider(settings.SVC_RUNNER_DATA_DIR, env);
+  const node = openLocalNodeProvider(settings.SVC_RUNNER_DATA_DIR, env, onError);
   return { provider: node.provider, recover: async () => (await node.recover()).unresolved, close: () => node.close() };
 }
 
@@ -89,7 +90,8 @@ export async function runAgent(options: RunAgentOptions): Promise<number> {
   const heartbeat = await startHeartbeatLoop({ client, capacity: settings.SVC_RUNNER_CAPACITY, labels: settings.SVC_RUNNER_LABELS, onError });
   const selected = (() => {
     try {
-      return selectNodeProvider(settings, options.env);
+      // The local provider's warnings (apps unsandboxed, sandbox unusable) and errors reach the operator's log.
+      return selectNodeProvider(settings, options.env, (error, context) => log(`svc-runner agent: provider ${context}: ${(error as Error)?.message ?? String(error)}`));
     } catch (error) {
       heartbeat.stop();
       throw error;

@@ -1,10 +1,12 @@
 // Provider-side durable state (correctness contract rules 1–2): per project the latest accepted fence
 // and generation, in one SQLite transaction per decision. Operation id + fence is the idempotency key.
+// The same database holds the node's project uids (provider-uids.ts).
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { SvcError } from '../../src/core/errors.js';
 import type { ReconcileRequest } from './provider-contract.js';
+import { allocateProjectUid, PROVIDER_UIDS_TABLE } from './provider-uids.js';
 
 /** What a provider should do with a delivered request. */
 export type FenceDecision = 'run' | 'duplicate';
@@ -46,6 +48,12 @@ export class FenceStore {
     this.db.exec(`CREATE TABLE IF NOT EXISTS provider_fences (
       project_id TEXT PRIMARY KEY, fence INTEGER NOT NULL, generation INTEGER NOT NULL,
       operation_id TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN ('pending','committed')))`);
+    this.db.exec(PROVIDER_UIDS_TABLE);
+  }
+
+  /** The uid a project's sandboxed apps run under on this node (allocated on first use, never reused). */
+  projectUid(projectId: string, base: number, now = Date.now()): number {
+    return allocateProjectUid(this.db, projectId, base, now);
   }
 
   /** The stored record of a project, or null. */

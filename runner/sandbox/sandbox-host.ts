@@ -14,6 +14,8 @@ export interface SandboxTools {
   prlimit: string;
   setsid: string;
   slirp4netns: string | null;
+  /** util-linux unshare, which slirp4netns runs under as root (see buildSlirpCommand); null otherwise. */
+  unshare?: string | null;
 }
 
 const SEARCH_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
@@ -47,9 +49,17 @@ export function findSandboxTools(network: 'isolated' | 'shared', bwrapPath?: str
   const prlimit = findExecutable('prlimit');
   const setsid = findExecutable('setsid');
   const slirp4netns = findExecutable('slirp4netns');
-  const missing = [!bwrap && 'bwrap (package bubblewrap)', !prlimit && 'prlimit (util-linux)', !setsid && 'setsid (util-linux)', network === 'isolated' && !slirp4netns && 'slirp4netns'].filter(Boolean);
+  // Only root needs it: an unprivileged slirp4netns's mounts cannot reach the host's anyway.
+  const unshare = network === 'isolated' && process.getuid?.() === 0 ? findExecutable('unshare') : null;
+  const missing = [
+    !bwrap && 'bwrap (package bubblewrap)',
+    !prlimit && 'prlimit (util-linux)',
+    !setsid && 'setsid (util-linux)',
+    network === 'isolated' && !slirp4netns && 'slirp4netns',
+    network === 'isolated' && process.getuid?.() === 0 && !unshare && 'unshare (util-linux)',
+  ].filter(Boolean);
   if (missing.length > 0) throw new SvcError('SVC_SANDBOX_UNAVAILABLE', `The app sandbox needs ${missing.join(', ')}, which this host lacks.`);
-  return { bwrap: bwrap!, prlimit: prlimit!, setsid: setsid!, slirp4netns };
+  return { bwrap: bwrap!, prlimit: prlimit!, setsid: setsid!, slirp4netns, unshare };
 }
 
 /** System paths shown read-only in every sandbox (symlinked where the host has merged /usr). */

@@ -271,7 +271,8 @@ export class SandboxRunner implements AppRunner {
     if (!target || target === netNamespace('self')) throw new SvcError('SVC_SANDBOX_START_FAILED', 'The sandbox did not get a network namespace of its own');
     await waitForLoopback(initPid, timeoutMs);
     const apiSocket = join(runDir, 'net.sock');
-    const cmd = buildSlirpCommand({ slirp4netns: this.options.tools.slirp4netns!, sandboxPid: initPid, apiSocket });
+    const unshare = this.options.tools.unshare;
+    const cmd = buildSlirpCommand({ slirp4netns: this.options.tools.slirp4netns!, sandboxPid: initPid, apiSocket, ...(unshare ? { unshare } : {}) });
     const log = openSync(join(runDir, 'net.log'), 'a', 0o600);
     let child: ChildProcess;
     try {

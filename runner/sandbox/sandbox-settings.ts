@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { Clock } from '../../src/core/clock.js';
 import { SvcError } from '../../src/core/errors.js';
+import type { IdGenerator } from '../../src/core/ids.js';
 import type { LogStore } from '../log-store.js';
 import { defaultSandboxLimits, type SandboxLimits } from './bwrap-args.js';
 import { describeSandboxHost, findSandboxTools, probeSandbox, type SandboxTools } from './sandbox-host.js';
@@ -66,6 +67,8 @@ export interface SandboxRunnerBase {
   uidFor?: (projectId: string) => number;
   /** Folders down from which sandbox mounts are made passable (default: the parent of runsDir). */
   traversableRoots?: readonly string[];
+  /** Run ids (a supervisor passes its controller's, so the run keeps one id everywhere). */
+  ids?: IdGenerator;
 }
 
 /**
@@ -98,6 +101,7 @@ export function createSandboxRunner(settings: SandboxSettings, base: SandboxRunn
     ...(uidFor ? { uidFor } : {}),
     traversableRoots: base.traversableRoots ?? [dirname(base.runsDir)],
     ...(base.clock ? { clock: base.clock } : {}),
+    ...(base.ids ? { ids: base.ids } : {}),
     ...(base.stopGraceMs === undefined ? {} : { stopGraceMs: base.stopGraceMs }),
   });
 }

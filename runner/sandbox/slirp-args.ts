@@ -20,6 +20,8 @@ export interface SlirpContext {
   sandboxPid: number;
   /** The API socket through which the port forward is added. */
   apiSocket: string;
+  /** util-linux unshare: given (as root), slirp4netns runs in a mount namespace of slave mounts. */
+  unshare?: string;
 }
 
 /**
@@ -28,7 +30,7 @@ export interface SlirpContext {
  * there), its own mount namespace and seccomp filter, MTU large enough for loopback-like throughput.
  */
 export function buildSlirpCommand(ctx: SlirpContext): Command {
-  return command(
+  const slirp = command(
     ctx.slirp4netns,
     [
       '--configure',
@@ -45,6 +47,12 @@ export function buildSlirpCommand(ctx: SlirpContext): Command {
     ],
     { env: { PATH: '/usr/bin:/bin' }, replaceEnv: true },
   );
+  if (ctx.unshare === undefined) return slirp;
+  // As root, slirp4netns's own sandbox leaves the mount namespace it starts in with a recursive unmount,
+  // which reaches the host through shared mounts: every `ip netns` namespace under /run/netns would be
+  // unmounted. Started in a namespace of slave mounts, those unmounts stay there (unshare execs, so the
+  // pid is slirp4netns's).
+  return command(ctx.unshare, ['--mount', '--propagation', 'slave', '--', slirp.file, ...slirp.args], { env: { ...slirp.env }, replaceEnv: true });
 }
 
 /** The API request that forwards host 127.0.0.1:`port` to the app's `port` inside. */

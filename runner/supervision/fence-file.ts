@@ -8,10 +8,21 @@ import { atomicWriteFileSync, fsyncDirectory } from '../../src/core/atomic-write
 
 const safeName = z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/);
 
-/** What runs under a supervisor: a process group, or a podman container. */
+/** What runs under a supervisor: a process group, a podman container, or a bubblewrap sandbox. */
 export const fenceRuntimeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('process'), pgid: z.number().int().positive(), startTime: z.string().nullable() }),
   z.object({ kind: z.literal('container'), name: safeName, podman: z.string().min(1), ociRuntime: z.string().min(1) }),
+  /**
+   * The launcher (leader of its own group; bubblewrap dies with it) and the sandbox's init (the kernel
+   * ends everything in its PID namespace with it), each with its /proc start time against pid reuse.
+   */
+  z.object({
+    kind: z.literal('sandbox'),
+    launcherPgid: z.number().int().positive(),
+    launcherStartTime: z.string().nullable(),
+    initPid: z.number().int().positive(),
+    initStartTime: z.string().nullable(),
+  }),
 ]);
 export type FenceRuntime = z.infer<typeof fenceRuntimeSchema>;
 
@@ -25,7 +36,7 @@ export const fenceFileSchema = z.object({
   runId: safeName,
   releaseId: z.string().min(1).max(200),
   supervisor: z.object({ pid: z.number().int().positive(), startTime: z.string().nullable() }),
-  /** Null only while a process app is being spawned (containers are named before they start). */
+  /** Null only while a process or sandbox app is being spawned (containers are named before they start). */
   runtime: fenceRuntimeSchema.nullable(),
   lease: leaseSchema,
   updatedAt: z.number(),

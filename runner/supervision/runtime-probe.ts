@@ -1,11 +1,13 @@
 // Effects for verifying and ending a supervised runtime: process-group liveness from /proc, group
-// signals, supervisor liveness (pid + start time, never a recycled pid), container presence/removal.
+// signals, supervisor liveness (pid + start time, never a recycled pid), container presence/removal,
+// sandbox launcher and init identity.
 import { readdirSync, readFileSync } from 'node:fs';
 import { execCommand, type Spawner } from '../../src/core/exec.js';
 import { checkProcess } from '../../src/core/process-identity.js';
 import { buildRemoveCommand, type PodmanGlobal } from '../container/podman-args.js';
 import type { FenceRuntime } from './fence-file.js';
 import { buildContainerExistsCommand } from './podman-cleanup-args.js';
+import { decideSandboxRuntime, type SandboxObservation, type SandboxRuntime } from './sandbox-liveness.js';
 
 /** Whether any live (non-zombie) process still belongs to process group `pgid`. */
 export function processGroupAlive(pgid: number): boolean {
@@ -58,6 +60,7 @@ export async function runtimeAlive(runtime: FenceRuntime | null, spawner?: Spawn
     if (runtime.startTime !== null && checkProcess(runtime.pgid, runtime.startTime) === 'reused') return false;
     return processGroupAlive(runtime.pgid);
   }
+  if (runtime.kind === 'sandbox') return decideSandboxRuntime(runtime, observeSandbox(runtime)).alive;
   const global = podmanGlobalOf(runtime);
   try {
     const result = await execCommand(buildContainerExistsCommand(global, runtime.name), {}, spawner);
@@ -67,11 +70,21 @@ export async function runtimeAlive(runtime: FenceRuntime | null, spawner?: Spawn
   }
 }
 
-/** End a runtime for good: SIGKILL to the whole group, or `podman rm --force`. */
+/** End a runtime for good: SIGKILL to the whole group, to the sandbox's init and launcher group, or `podman rm --force`. */
 export async function killRuntime(runtime: FenceRuntime, spawner?: Spawner): Promise<void> {
   if (runtime.kind === 'process') {
     if (runtime.startTime !== null && checkProcess(runtime.pgid, runtime.startTime) === 'reused') return;
     signalGroup(runtime.pgid, 'SIGKILL');
+    return;
+  }
+  if (runtime.kind === 'sandbox') {
+    for (const target of decideSandboxRuntime(runtime, observeSandbox(runtime)).kill) {
+      try {
+        process.kill(target.group ? -target.pid : target.pid, 'SIGKILL');
+      } catch {
+        // Ended between the look and the signal.
+      }
+    }
     return;
   }
   await execCommand(buildRemoveCommand(podmanGlobalOf(runtime), runtime.name), {}, spawner).catch(() => undefined);
@@ -88,6 +101,16 @@ export async function killAndVerify(runtime: FenceRuntime | null, options: { tim
     await killRuntime(runtime, options.spawner);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** The recorded sandbox processes as /proc shows them now. */
+export function observeSandbox(runtime: SandboxRuntime): SandboxObservation {
+  const launcher = runtime.launcherStartTime === null ? 'unrecorded' : checkProcess(runtime.launcherPgid, runtime.launcherStartTime);
+  return {
+    launcher,
+    launcherGroupMembers: launcher === 'dead' && processGroupAlive(runtime.launcherPgid),
+    init: runtime.initStartTime === null ? 'unrecorded' : checkProcess(runtime.initPid, runtime.initStartTime),
+  };
 }
 
 function podmanGlobalOf(runtime: Extract<FenceRuntime, { kind: 'container' }>): PodmanGlobal {

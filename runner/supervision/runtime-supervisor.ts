@@ -8,6 +8,7 @@ import type { AppExit, AppRunner, RunningApp } from '../app-runner.js';
 import { containerName, ContainerRunner } from '../container/container-runner.js';
 import { LogStore } from '../log-store.js';
 import { ProcessRunner } from '../process-runner.js';
+import { createSandboxRunner } from '../sandbox/sandbox-settings.js';
 import { decideSupervision, type StopReason } from './fence-decisions.js';
 import { removeFence, writeFence, type FenceFile, type FenceRuntime } from './fence-file.js';
 import { killAndVerify } from './runtime-probe.js';
@@ -28,7 +29,26 @@ export function buildRunner(config: RunnerConfig, runId: string): AppRunner {
   const logs = new LogStore({ dir: config.logsDir });
   const common = { runsDir: config.runsDir, logs, ids: () => runId, ...(config.stopGraceMs === undefined ? {} : { stopGraceMs: config.stopGraceMs }) };
   if (config.kind === 'process') return new ProcessRunner(common);
+  if (config.kind === 'sandbox') {
+    // The controller asked for a sandbox: when this host cannot make one, every start is refused with
+    // SVC_SANDBOX_UNAVAILABLE (reported by code) rather than run unsandboxed.
+    const uid = config.uid;
+    return createSandboxRunner(
+      { enabled: true, network: config.network, limits: config.limits, uidBase: undefined, bwrapPath: config.bwrapPath },
+      { ...common, ...(uid === undefined ? {} : { uidFor: () => uid }), ...(config.traversableRoots ? { traversableRoots: config.traversableRoots } : {}) },
+    );
+  }
   return new ContainerRunner({ ...common, image: config.image, podman: config.podman, ...(config.limits ? { limits: config.limits } : {}) });
+}
+
+/** The runtime identity of a started process or sandbox app, for its fence (containers are named up front). */
+export function startedRuntime(config: RunnerConfig, app: RunningApp): FenceRuntime | null {
+  const record = app.record();
+  if (config.kind === 'process' && app.pid !== undefined) return { kind: 'process', pgid: app.pid, startTime: record.processStartTime ?? null };
+  if (config.kind === 'sandbox' && record.pid !== undefined && record.sandbox) {
+    return { kind: 'sandbox', launcherPgid: record.pid, launcherStartTime: record.processStartTime ?? null, initPid: record.sandbox.initPid, initStartTime: record.sandbox.initStartTime };
+  }
+  return null;
 }
 
 /** Run one supervised app until it ends; resolves with the process exit code for the supervisor. */
@@ -57,7 +77,7 @@ export async function runSupervisor(start: StartMessage, channel: ControlChannel
     await channel.send({ type: 'failed', code: isSvcError(error) ? error.code : 'SVC_APP_START_FAILED', message: (error as Error).message }).catch(() => undefined);
     return 1;
   }
-  if (app.pid !== undefined && start.runner.kind === 'process') fence.runtime = { kind: 'process', pgid: app.pid, startTime: app.record().processStartTime ?? null };
+  fence.runtime = startedRuntime(start.runner, app) ?? fence.runtime;
   fence.updatedAt = clock.now();
   writeFence(fencePath, fence);
 

@@ -6,6 +6,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { systemClock, type Clock } from '../../src/core/clock.js';
+import type { ErrorCode } from '../../src/core/error-codes/index.js';
 import { SvcError } from '../../src/core/errors.js';
 import { randomId, type IdGenerator } from '../../src/core/ids.js';
 import type { AppRunner, AppStartSpec, RunningApp, RunningAppRecord } from '../app-runner.js';
@@ -27,6 +28,8 @@ export interface SupervisedRunnerOptions {
   ids?: IdGenerator;
   /** How long a supervisor may take to report the app started (default 120 s: image start, slow disks). */
   startTimeoutMs?: number;
+  /** The uid a project's sandboxed apps run under (a root node only); sent with every sandbox start. */
+  uidFor?: (projectId: string) => number;
 }
 
 /** The command that starts a supervisor: the compiled entry, or the TypeScript source through tsx. */
@@ -47,9 +50,19 @@ export function supervisorEnv(env: Readonly<Record<string, string | undefined>>)
   return out;
 }
 
+/** Sandbox refusals the operator must act on keep their code; any other supervisor code is one start failure. */
+const PASSED_THROUGH = new Set<string>(['SVC_SANDBOX_UNAVAILABLE', 'SVC_SANDBOX_START_FAILED', 'SVC_SANDBOX_CONFIG'] satisfies ErrorCode[]);
+
+/** The error a controller raises for a supervisor's `failed` report (pure). */
+export function supervisorStartFailure(code: string, message: string): SvcError {
+  if (PASSED_THROUGH.has(code)) return new SvcError(code as ErrorCode, message);
+  // Other codes stay in the message (and the supervisor's log); callers see one start-failure code.
+  return new SvcError('SVC_APP_START_FAILED', `${code}: ${message}`);
+}
+
 /** Runs every app beneath its own supervisor process. */
 export class SupervisedRunner implements AppRunner {
-  readonly kind: 'process' | 'container';
+  readonly kind: RunnerConfig['kind'];
   readonly holder: string;
   private readonly clock: Clock;
   private readonly ids: IdGenerator;
@@ -74,6 +87,8 @@ export class SupervisedRunner implements AppRunner {
 
   /** Spawn a supervisor, hand it the spec over IPC, resolve once it reports the app started. */
   async start(spec: AppStartSpec): Promise<RunningApp> {
+    // Before any process exists: a failed uid allocation leaves nothing behind.
+    const runner = this.runnerFor(spec.projectId);
     const runId = this.ids('run');
     const path = fencePath(this.options.fencesDir, spec.projectId, runId);
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
@@ -92,7 +107,7 @@ export class SupervisedRunner implements AppRunner {
       fencePath: path,
       lease: { holder: this.holder, expiresAt: this.clock.now() + this.leaseMs },
       leaseCheckMs: Math.max(10, Math.min(1000, Math.floor(this.leaseMs / 10))),
-      runner: this.options.runner,
+      runner,
       spec: { ...spec, env: { ...spec.env }, secrets: { ...spec.secrets }, ...(spec.platformEnv ? { platformEnv: { ...spec.platformEnv } } : {}) },
     };
     const record = await new Promise<RunningAppRecord>((resolve, reject) => {
@@ -116,8 +131,7 @@ export class SupervisedRunner implements AppRunner {
           cleanup();
           resolve(parsed.data.record);
         } else if (parsed.data.type === 'failed') {
-          // The supervisor's own code stays in its log; callers see one start-failure code.
-          fail(new SvcError('SVC_APP_START_FAILED', `${parsed.data.code}: ${parsed.data.message}`));
+          fail(supervisorStartFailure(parsed.data.code, parsed.data.message));
         }
       };
       const onExit = (code: number | null): void => fail(new SvcError('SVC_APP_START_FAILED', `Supervisor exited (${code}) before ${spec.releaseId} started`));
@@ -145,6 +159,13 @@ export class SupervisedRunner implements AppRunner {
   /** Stop renewing (shutdown); apps still running stop when their lease expires or control is lost. */
   close(): void {
     clearInterval(this.timer);
+  }
+
+  /** The runner config of one start: a sandbox gets the project's uid, allocated before anything runs. */
+  private runnerFor(projectId: string): RunnerConfig {
+    const runner = this.options.runner;
+    if (runner.kind !== 'sandbox' || !this.options.uidFor) return runner;
+    return { ...runner, uid: this.options.uidFor(projectId) };
   }
 
   private renew(): void {

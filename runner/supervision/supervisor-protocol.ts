@@ -17,6 +17,19 @@ export const runnerConfigSchema = z.discriminatedUnion('kind', [
     limits: z.object({ user: z.string(), memory: z.string(), pids: z.number().int(), cpus: z.string(), tmpfsSize: z.string(), ulimits: z.array(z.string()) }).partial().optional(),
     podman: z.object({ podman: z.string().min(1), runtime: z.string().min(1) }),
   }),
+  z.object({
+    kind: z.literal('sandbox'),
+    runsDir: dir,
+    logsDir: dir,
+    stopGraceMs: z.number().int().min(0).max(600_000).optional(),
+    network: z.enum(['isolated', 'shared']),
+    limits: z.object({ memoryBytes: z.number().int().positive(), processes: z.number().int().positive(), openFiles: z.number().int().positive(), tmpBytes: z.number().int().positive() }),
+    bwrapPath: z.string().startsWith('/').optional(),
+    /** The project's own uid, set per start by the controller (root only); never 0, never a system uid. */
+    uid: z.number().int().min(1000).max(2_147_483_646).optional(),
+    /** Folders from which down to the sandbox's mounts search permission may be added (the node's data directory). */
+    traversableRoots: z.array(dir).max(16).optional(),
+  }),
 ]);
 export type RunnerConfig = z.infer<typeof runnerConfigSchema>;
 

@@ -2,15 +2,16 @@
 // (svc-platform), `svc-runner provider` with SVC_RUNNER=container (hardened podman) and `svc-runner agent`
 // talking to that bridge. Enroll → restart without the token → place → deploy → upgrade → stop, then
 // lease loss: the agent is killed mid-reconcile, the next one gets the operation with a higher fence and
-// an observation under the old fence is rejected.
+// an observation under the old fence is rejected. Last, a node without a bridge runs its apps sandboxed.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildNodeImage, DEFAULT_CONTAINER_IMAGE } from '../../../runner/container/build-node-image.js';
 import { buildInfoCommand, defaultPodmanGlobal } from '../../../runner/container/podman-args.js';
 import type { ActivePointer } from '../../../runner/provider/local-provider.js';
+import { listFences } from '../../../runner/supervision/fence-file.js';
 import { command } from '../../../src/core/command.js';
 import { execCommand } from '../../../src/core/exec.js';
 import { generationStatusSchema, nodeCredentialsFileSchema, nodeListSchema, registrationTokenSchema, type GenerationStatus } from '../../../src/nodes/contract.js';
@@ -78,6 +79,8 @@ const diagnostics = () => `\n--- agent ---\n${agent?.output().slice(-3000) ?? ''
 describe.skipIf(!podmanOk)('svc-runner agent + provider bridge + control plane (separate processes)', () => {
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'svc-node-e2e-'));
+    // The local node's data directory is inside: its sandboxed apps (a uid of their own) must pass through.
+    await chmod(work, 0o711);
     const exists = await execCommand(command('podman', ['--runtime', 'runc', 'image', 'exists', DEFAULT_CONTAINER_IMAGE]));
     if (exists.exitCode !== 0) await buildNodeImage({ image: DEFAULT_CONTAINER_IMAGE });
     art.v1 = await packFixture('healthy', work);
@@ -237,20 +240,21 @@ describe.skipIf(!podmanOk)('svc-runner agent + provider bridge + control plane (
     agent = undefined;
   }, 180_000);
 
-  it('without SVC_PROVIDER_URL a node runs the local fenced provider; draining it closes the provider (apps stop)', async () => {
+  it('without SVC_PROVIDER_URL a node runs the local fenced provider, apps sandboxed; draining it closes the provider (apps stop)', async () => {
     const { token } = registrationTokenSchema.parse(await account.session('POST', '/api/admin/nodes/registration-tokens', {}));
     const localData = join(work, 'local-node');
     const env = agentEnv({ SVC_RUNNER_NODE_ID: 'node-e2e-local', SVC_RUNNER_LABELS: 'zone=b', SVC_RUNNER_CREDENTIALS: join(localData, 'credentials.json'), SVC_RUNNER_DATA_DIR: localData, SVC_RUNNER: 'process' });
     delete (env as Partial<typeof env>).SVC_PROVIDER_URL;
     delete (env as Partial<typeof env>).SVC_PROVIDER_TOKEN;
     localAgent = await startRunner(['agent'], { ...env, SVC_RUNNER_REGISTRATION_TOKEN: token }, /svc-runner agent: node \S+ ready \(2 workers, provider (\S+)\)/);
-    expect(localAgent.output()).toContain('provider local-process');
+    expect(localAgent.output()).toContain('provider local-sandbox');
     localProjectId = (await account.api<{ project: { id: string } }>('POST', '/api/projects', { name: 'Local node', slug: 'local-node' })).project.id;
     expect((await account.api<{ nodeId: string }>('PUT', `/api/projects/${localProjectId}/placement`, { labels: { zone: 'b' } })).nodeId).toBe('node-e2e-local');
     const res = await upload(art.v1!, 'node-e2e-local-v1', true, localProjectId);
     expect(res.status, `${await res.clone().text()}${localAgent.output()}`).toBe(201);
     const g = await observedDesired(60_000, localProjectId);
-    expect(g.observed).toMatchObject({ kind: 'local-process', state: 'running' });
+    expect(g.observed).toMatchObject({ kind: 'local-sandbox', state: 'running' });
+    expect(listFences(join(localData, 'runtime-fences'), localProjectId).map((f) => f.fence?.runtime?.kind)).toEqual(['sandbox']);
     const p = JSON.parse(await readFile(join(localData, 'projects', localProjectId, 'active.json'), 'utf8')) as ActivePointer;
     const url = `http://${p.host}:${p.port}/healthz`;
     expect(await (await fetch(url)).json()).toMatchObject({ ok: true, version: 1 });

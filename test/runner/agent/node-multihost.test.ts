@@ -3,12 +3,13 @@
 // throwaway CA); namespace B runs `svc-runner agent` with the local provider, trusting the CA through
 // NODE_EXTRA_CA_CERTS. The test process (root namespace) reaches the control plane through a Unix socket.
 // Shown: plain http off loopback is refused, enrollment over HTTPS, placement, deploy, the app answering
-// inside namespace B, and a stopped generation stopping it.
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+// inside namespace B from its sandbox (the node default), and a stopped generation stopping it.
+import { chmod, mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActivePointer } from '../../../runner/provider/local-provider.js';
+import { listFences } from '../../../runner/supervision/fence-file.js';
 import { command } from '../../../src/core/command.js';
 import { execCommand } from '../../../src/core/exec.js';
 import { generationStatusSchema, nodeCredentialsFileSchema, nodeListSchema, registrationTokenSchema, type GenerationStatus } from '../../../src/nodes/contract.js';
@@ -83,6 +84,8 @@ const observedDesired = () =>
 describe.skipIf(skipReason !== null)('svc-runner agent on another network namespace, control plane over HTTPS', () => {
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'svc-multihost-'));
+    // The node's data directory is inside: its sandboxed apps (a uid of their own) must pass through.
+    await chmod(work, 0o711);
     pair = await createNetnsPair();
     pki = await makeTestPki(work, pair.addressA);
     artifact = await packFixture('healthy', work);
@@ -131,7 +134,7 @@ describe.skipIf(skipReason !== null)('svc-runner agent on another network namesp
 
   it('enrolls over HTTPS across the namespaces with the same (still unused) registration token', async () => {
     agent = spawnInNetns(pair!.b, tsxArgv('runner/runner-main-cli.ts', 'agent'), agentEnv(httpsUrl()));
-    await waitForOutput(agent, /svc-runner agent: node \S+ ready \(\d+ workers, provider local-process\)/, 40_000);
+    await waitForOutput(agent, /svc-runner agent: node \S+ ready \(\d+ workers, provider local-sandbox\)/, 40_000);
     expect(agent.output()).toContain('Remove SVC_RUNNER_REGISTRATION_TOKEN');
     expect((await stat(credentialsPath())).mode & 0o777).toBe(0o600);
     const file = nodeCredentialsFileSchema.parse(JSON.parse(await readFile(credentialsPath(), 'utf8')));
@@ -150,7 +153,8 @@ describe.skipIf(skipReason !== null)('svc-runner agent on another network namesp
     });
     expect(uploaded.status, `${await uploaded.clone().text()}${diagnostics()}`).toBe(201);
     const running = await observedDesired();
-    expect(running.observed).toMatchObject({ kind: 'local-process', state: 'running', releaseId: running.desired!.releaseId });
+    expect(running.observed).toMatchObject({ kind: 'local-sandbox', state: 'running', releaseId: running.desired!.releaseId });
+    expect(listFences(join(nodeData(), 'runtime-fences'), projectId).map((f) => f.fence?.runtime?.kind)).toEqual(['sandbox']);
     const p = await pointer();
     expect(p.releaseId).toBe(running.desired!.releaseId);
     const healthUrl = `http://${p.host}:${p.port}/healthz`;

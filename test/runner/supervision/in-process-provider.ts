@@ -7,6 +7,8 @@ import { createLocalProvider, type LocalProvider, type LocalProviderFailpoint } 
 import type { DeploymentProvider } from '../../../runner/provider/provider-contract.js';
 import { FenceRecovery } from '../../../runner/supervision/recover-fences.js';
 import { SupervisedRunner } from '../../../runner/supervision/supervised-runner.js';
+import type { RunnerConfig } from '../../../runner/supervision/supervisor-protocol.js';
+import { nodeRunnerConfig } from '../../../runner/node-runner-config.js';
 
 export interface InProcessProvider {
   provider: DeploymentProvider;
@@ -18,10 +20,16 @@ export interface InProcessProvider {
   close(): Promise<void>;
 }
 
-/** Open a supervised, fenced local provider under `root`. */
-export function openInProcessProvider(root: string, holder = 'test-controller'): InProcessProvider {
+/**
+ * Open a supervised, fenced local provider under `root`: unsandboxed processes, or (`sandbox`) the node
+ * default: sandboxes with uids from the fence database as root. A sandboxed root must be passable by others.
+ */
+export function openInProcessProvider(root: string, holder = 'test-controller', kind: 'process' | 'sandbox' = 'process'): InProcessProvider {
   const fencesDir = join(root, 'runtime-fences');
-  const runner = new SupervisedRunner({ runner: { kind: 'process', runsDir: join(root, 'runs'), logsDir: join(root, 'logs'), stopGraceMs: 2000 }, fencesDir, holder, leaseMs: 10_000 });
+  const fences = new FenceStore(join(root, 'fences.db'));
+  const config: RunnerConfig = kind === 'sandbox' ? { ...nodeRunnerConfig({}, root).config, stopGraceMs: 2000 } : { kind: 'process', runsDir: join(root, 'runs'), logsDir: join(root, 'logs'), stopGraceMs: 2000 };
+  const uidFor = kind === 'sandbox' && process.getuid?.() === 0 ? (projectId: string) => fences.projectUid(projectId, 200_000) : undefined;
+  const runner = new SupervisedRunner({ runner: config, fencesDir, holder, leaseMs: 10_000, ...(uidFor ? { uidFor } : {}) });
   const recovery = new FenceRecovery({ fencesDir, holder });
   let armed: { name: LocalProviderFailpoint; releaseId: string } | null = null;
   const local = createLocalProvider({
@@ -36,7 +44,6 @@ export function openInProcessProvider(root: string, holder = 'test-controller'):
       }
     },
   });
-  const fences = new FenceStore(join(root, 'fences.db'));
   return {
     provider: fencedProvider(local, fences),
     local,

@@ -1,10 +1,28 @@
 // Helpers for supervision fault tests: `svc-runner provider` as a real child process, /proc probes for
 // app processes of a project, a one-writer monitor, and bounded waiting.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmod, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProviderArtifact, ReconcileRequest } from '../../../runner/provider/provider-contract.js';
+import type { FenceRuntime } from '../../../runner/supervision/fence-file.js';
+import { runtimeAlive } from '../../../runner/supervision/runtime-probe.js';
+import { commandComponent } from '../../support/require-components.js';
 import { TOKEN } from '../provider/provider-helpers.js';
+
+/** What a real sandbox needs on this host (the supervised sandbox suites fail under CI without them). */
+export const sandboxComponents = [commandComponent('bubblewrap', ['bwrap', '--version']), commandComponent('slirp4netns', ['slirp4netns', '--version'])];
+
+/**
+ * A temporary folder other users may pass through (mkdtemp makes it 0700): a node's data directory
+ * lives inside it, and sandboxed apps run under their project's uid reach their mounts through it.
+ */
+export async function passableTempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  await chmod(dir, 0o711);
+  return dir;
+}
 
 // SVC_TEST_RUNNER_ENTRY may name a compiled runner-main-cli.js to run these tests against a build.
 const entry = process.env.SVC_TEST_RUNNER_ENTRY ?? join(import.meta.dirname, '../../../runner/runner-main-cli.ts');
@@ -95,4 +113,27 @@ export function isStopped(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Samples until stopped: counts the moments a fence file was already gone while its runtime still ran.
+ * The fence is looked at first, so a count above 0 means the runtime outlived its fence.
+ */
+export function fenceOrderMonitor(path: string, runtime: FenceRuntime, everyMs = 5): { violations: () => number; stop: () => Promise<void> } {
+  let violations = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const fenced = existsSync(path);
+      if (!fenced && (await runtimeAlive(runtime)) !== false) violations++;
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  })();
+  return {
+    violations: () => violations,
+    stop: async () => {
+      running = false;
+      await loop;
+    },
+  };
 }
