@@ -5,6 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { bearerOrSession, type HttpApp } from '../core/http/create-http-app.js';
 import { SvcError } from '../core/errors.js';
+import { resolveLimits } from '../artifacts/index.js';
 import { actorOf, platformOrigin, type Principal } from '../identity/index.js';
 import { projectUrl, requireProjectPermission, type ProjectRow } from '../projects/index.js';
 import {
@@ -56,6 +57,13 @@ function sourceOf(headers: Record<string, string | string[] | undefined>): { com
   return { commitSha: sha, repositoryId: repo === undefined ? null : Number(repo) };
 }
 
+/** A body declared larger than the limit is refused before a byte of it is read. */
+function checkDeclaredLength(header: string | undefined, maxBytes: number): void {
+  if (header !== undefined && /^[0-9]+$/.test(header) && Number(header) > maxBytes) {
+    throw new SvcError('SVC_ARTIFACT_REQUEST_TOO_LARGE', `The upload declares ${header} bytes; the limit is ${maxBytes}.`);
+  }
+}
+
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
@@ -70,6 +78,7 @@ export type UploadPrincipalResolver = (request: FastifyRequest, projectIdOrSlug:
 /** Register the release routes. */
 export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker, uploadPrincipal?: UploadPrincipalResolver) {
   const { ctx } = deps;
+  const { maxRequestBytes } = resolveLimits(deps.artifactLimits);
   const storageOf = async (projectId: string) => ({
     usage: await projectStorage(ctx, projectId),
     limits: { maxRetainedArtifacts: deps.settings.maxRetainedArtifacts, maxStorageBytes: deps.settings.maxStorageBytes },
@@ -98,6 +107,7 @@ export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker, uploadP
           const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'deploy', oidc ? { principal: oidc } : {});
           const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
           if (type !== UPLOAD_MEDIA_TYPE) throw new SvcError('SVC_UNSUPPORTED_MEDIA_TYPE', `Send the artifact as ${UPLOAD_MEDIA_TYPE}.`);
+          checkDeclaredLength(request.headers['content-length'], maxRequestBytes);
           const body = request.body as Readable | undefined;
           if (!body || typeof (body as Partial<Readable>)[Symbol.asyncIterator] !== 'function') throw new SvcError('SVC_BAD_REQUEST', 'The upload body is missing.');
           const result = await uploadRelease(deps, tracker, {

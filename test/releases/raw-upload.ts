@@ -39,8 +39,7 @@ export function startRawUpload(port: number, path: string, headers: Record<strin
   });
   answer.catch(() => undefined);
   const head = [`POST ${path} HTTP/1.1`, 'host: 127.0.0.1:7070', 'connection: keep-alive', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n');
-  socket.write(head);
-  if (body.length > 0) socket.write(body);
+  socket.write(Buffer.concat([Buffer.from(head, 'latin1'), body]));
   return { socket, answer, closed };
 }
 

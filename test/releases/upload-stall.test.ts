@@ -47,6 +47,8 @@ describe('stalled upload', () => {
       const answer = await stalled.answer;
       expect(answer.status).toBe(408);
       expect(JSON.parse(answer.body).error.code).toBe('SVC_UPLOAD_STALLED');
+      expect(answer.headers.connection).toBe('close');
+      await stalled.closed; // the server hangs up instead of waiting for the rest of the body
       expect(existsSync(lockFile)).toBe(false);
     } finally {
       stalled.socket.destroy();

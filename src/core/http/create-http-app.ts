@@ -5,6 +5,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTyp
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { SvcError } from '../errors.js';
+import { connectionHeaderFor } from './close-unread-body.js';
 import { toErrorResponse } from './error-response.js';
 import { OneLineRequestLog } from './request-log.js';
 import { PLATFORM_CSRF_HEADER, PLATFORM_SECURE_SESSION_COOKIE, PLATFORM_SESSION_COOKIE } from '../platform-credentials-names.js';
@@ -86,6 +87,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    if (connectionHeaderFor(reply.statusCode, request.raw) === 'close') reply.header('connection', 'close');
     done(null, payload);
   });
 
