@@ -70,6 +70,12 @@ async function appAnswers(id: string): Promise<boolean> {
   const res = await fetch(`http://${running.host}:${running.port}/healthz`).catch(() => null);
   return res?.status === 200;
 }
+/** Whether the ingress routes the project to its running app (the restart must re-point it, not only start it). */
+function routedToRunningApp(id: string): boolean {
+  const running = plane.plane.releases.current(id);
+  const target = plane.plane.ingress.routes.get(id)?.target;
+  return running !== null && target?.port === running.port && target.releaseId === running.releaseId;
+}
 function count(table: string, id: string): number {
   return (plane.plane.db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE project_id = ?`).get(id) as { n: number }).n;
 }
@@ -135,6 +141,7 @@ describe('site deletion', () => {
     expect(count('releases', p.id)).toBe(1);
     expect((await plane.api('GET', `/api/projects/${p.id}`)).statusCode).toBe(200);
     expect(await eventually(() => appAnswers(p.id))).toBe(true);
+    expect(routedToRunningApp(p.id)).toBe(true); // the failed deletion answered after the restart was routed
   });
 
   it.skipIf(!canChattr)('removal failing part-way keeps the metadata and restarts the app; a retry completes', async () => {
@@ -151,6 +158,7 @@ describe('site deletion', () => {
     expect(count('releases', p.id)).toBe(1);
     expect(plane.plane.db.prepare("SELECT COUNT(*) AS n FROM audit_events WHERE kind = 'project.delete' AND project_id = ?").get(p.id)).toEqual({ n: 0 });
     expect(await eventually(() => appAnswers(p.id))).toBe(true); // the previous release is running again
+    expect(routedToRunningApp(p.id)).toBe(true);
 
     execFileSync('chattr', ['-i', stuck]);
     immutable.splice(immutable.indexOf(stuck), 1);
