@@ -6,7 +6,6 @@
 import { join, resolve } from 'node:path';
 import { isSvcError } from '../src/core/errors.js';
 import { randomId } from '../src/core/ids.js';
-import { DEFAULT_PROJECT_UID_BASE } from '../src/projects/project-uid.js';
 import { nodeRunnerConfig } from './node-runner-config.js';
 import { FenceStore } from './provider/fence-store.js';
 import { fencedProvider } from './provider/fenced-provider.js';
@@ -15,6 +14,7 @@ import type { DeploymentProvider } from './provider/provider-contract.js';
 import { FenceRecovery } from './supervision/recover-fences.js';
 import { SupervisedRunner } from './supervision/supervised-runner.js';
 import { findSandboxTools, probeSandbox } from './sandbox/sandbox-host.js';
+import { DEFAULT_SANDBOX_UID_BASE } from './sandbox/sandbox-settings.js';
 import { readSupervisionSettings } from './supervision/supervision-settings.js';
 import type { RunnerConfig } from './supervision/supervisor-protocol.js';
 
@@ -42,7 +42,7 @@ export function openLocalNodeProvider(dataDirSetting: string, env: Readonly<Reco
   // The fence database also holds the node's project uids, so it opens before anything can start.
   const fences = new FenceStore(join(dataDir, 'fences.db'));
   // Only root can run apps as other users; otherwise every sandbox runs as the runner's own uid.
-  const uidFor = config.kind === 'sandbox' && process.getuid?.() === 0 ? (projectId: string) => fences.projectUid(projectId, uidBase ?? DEFAULT_PROJECT_UID_BASE) : undefined;
+  const uidFor = config.kind === 'sandbox' && process.getuid?.() === 0 ? (projectId: string) => fences.projectUid(projectId, uidBase ?? DEFAULT_SANDBOX_UID_BASE) : undefined;
   const runner = new SupervisedRunner({ runner: config, fencesDir, holder, leaseMs: supervision.leaseMs, renewMs: supervision.renewMs, ...(uidFor ? { uidFor } : {}) });
   const recovery = new FenceRecovery({ fencesDir, holder });
   const local = createLocalProvider({

@@ -26,6 +26,9 @@ const sandboxEnvSchema = z.object({
   SVC_SANDBOX_BWRAP: z.string().startsWith('/', 'an absolute path').optional(),
 });
 
+/** First uid handed to a project when none is configured (above the usual system and user ranges). */
+export const DEFAULT_SANDBOX_UID_BASE = 200_000;
+
 export interface SandboxSettings {
   /** `off` runs apps unsandboxed: only for apps the operator trusts; logged and shown everywhere. */
   enabled: boolean;

@@ -1,9 +1,10 @@
 // The unprivileged uid each project's apps run under when svc runs as root: allocated once, in order,
 // never reused, so files a project leaves behind can never become another project's.
+import { DEFAULT_SANDBOX_UID_BASE } from '../../runner/sandbox/sandbox-settings.js';
 import type { FeatureContext } from '../core/feature-context.js';
 
-/** First uid handed to a project (above the usual system and user ranges, below 2^31). */
-export const DEFAULT_PROJECT_UID_BASE = 200_000;
+/** First uid handed to a project, unless SVC_SANDBOX_UID_BASE says otherwise. */
+export const DEFAULT_PROJECT_UID_BASE = DEFAULT_SANDBOX_UID_BASE;
 
 /** The project's uid, allocating the next free one in one transaction on first use. */
 export function projectUid(ctx: Pick<FeatureContext, 'db' | 'clock'>, projectId: string, base: number = DEFAULT_PROJECT_UID_BASE): number {
