@@ -1,6 +1,7 @@
 // A push parser for the canonical svc-deploy/1 document: verifies each file as its bytes arrive,
-// so limits trip early and nothing but verified file contents is retained.
-import { createHash } from 'node:crypto';
+// so limits trip early. File contents are decoded a piece at a time and handed to a sink; the parser
+// itself never holds more than one chunk of a file, so a huge (or bomb-sized) file costs no memory here.
+import { createHash, type Hash } from 'node:crypto';
 import { SvcError } from '../core/errors.js';
 import { parseDeployConfig, type DeployConfig } from './deploy-config.js';
 import {
@@ -17,6 +18,7 @@ import {
   type ArtifactFileEntry,
   type ArtifactHeader,
 } from './document.js';
+import { MemorySink, type ContentSink } from './content-sink.js';
 import type { ArtifactLimits } from './limits.js';
 import { compareUtf8, forbiddenPathReason, isIncluded, pathShapeViolation } from './path-rules.js';
 import { artifactRoots } from './walk-included.js';
@@ -26,11 +28,11 @@ export interface DecodedFile extends ArtifactFileEntry {
   content: Buffer;
 }
 
-/** What the parser hands back once the whole document has been verified. */
+/** What the parser hands back once the whole document has been verified (contents went to the sink). */
 export interface ParsedDocument {
   document: ArtifactDocument;
   config: DeployConfig;
-  files: DecodedFile[];
+  files: ArtifactFileEntry[];
   totalBytes: number;
 }
 
@@ -56,15 +58,23 @@ export class DocumentParser {
   private scanFrom = 0;
   private header: ArtifactHeader | undefined;
   private roots: string[] = [];
-  private readonly files: DecodedFile[] = [];
+  private readonly files: ArtifactFileEntry[] = [];
   private readonly paths = new Set<string>();
   private aggregate = 0;
   private current: ArtifactFileEntry | undefined;
-  private contentParts: Buffer[] = [];
+  /** Content characters of the current file seen so far, and how many there must be. */
   private contentGot = 0;
   private contentWant = 0;
+  /** Base64 characters short of a whole 4-character quantum, carried to the next chunk. */
+  private carry = '';
+  private decodedBytes = 0;
+  private contentHash: Hash | undefined;
 
-  constructor(private readonly limits: ArtifactLimits) {}
+  /** `sink` receives every file's decoded content (default: kept in memory). */
+  constructor(
+    private readonly limits: ArtifactLimits,
+    readonly sink: ContentSink = new MemorySink(),
+  ) {}
 
   /** Feed the next decompressed bytes. */
   push(chunk: Buffer): void {
@@ -190,9 +200,12 @@ export class DocumentParser {
     if (!Buffer.from(encodeFileOpen(current), 'utf8').equals(open)) throw new SvcError('SVC_ARTIFACT_NOT_CANONICAL', `The entry of ${path} is not canonical`);
     this.current = current;
     this.aggregate += current.size;
-    this.contentParts = [];
     this.contentGot = 0;
     this.contentWant = base64Length(current.size);
+    this.carry = '';
+    this.decodedBytes = 0;
+    this.contentHash = createHash('sha256');
+    this.sink.begin(current);
     this.state = 'content';
   }
 
@@ -218,22 +231,40 @@ export class DocumentParser {
     const take = Math.min(this.contentWant - this.contentGot, data.length - pos);
     const slice = data.subarray(pos, pos + take);
     if (slice.indexOf(QUOTE) >= 0) throw new SvcError('SVC_ARTIFACT_SIZE_MISMATCH', `The content of ${this.current!.path} is shorter than its declared size`);
-    if (take > 0) this.contentParts.push(slice);
     this.contentGot += take;
+    this.decodeContent(slice);
     if (this.contentGot === this.contentWant) this.finishFile();
     return pos + take;
   }
 
+  /**
+   * Decode the whole base64 quanta seen so far. Each quantum run is re-encoded and compared, which is
+   * the canonical check of the whole content (standard alphabet, padding only at the very end, zero
+   * pad bits) done piecewise: base64 quanta decode independently of one another.
+   */
+  private decodeContent(slice: Buffer): void {
+    const entry = this.current!;
+    const text = this.carry + slice.toString('latin1');
+    const whole = text.length - (text.length % 4);
+    this.carry = text.slice(whole);
+    if (whole === 0) return;
+    const quanta = text.slice(0, whole);
+    const bytes = Buffer.from(quanta, 'base64');
+    if (this.decodedBytes + bytes.length > entry.size) throw new SvcError('SVC_ARTIFACT_SIZE_MISMATCH', `The content of ${entry.path} decodes to more than ${entry.size} bytes`);
+    if (bytes.toString('base64') !== quanta) throw new SvcError('SVC_ARTIFACT_NOT_CANONICAL', `The content of ${entry.path} is not canonical base64 (standard alphabet, padded)`);
+    this.decodedBytes += bytes.length;
+    this.contentHash!.update(bytes);
+    this.sink.write(bytes);
+  }
+
   private finishFile(): void {
     const entry = this.current!;
-    const parts = this.contentParts;
-    const base64 = parts.length === 1 ? parts[0]!.toString('latin1') : Buffer.concat(parts).toString('latin1');
-    this.contentParts = [];
-    const content = Buffer.from(base64, 'base64');
-    if (content.length !== entry.size) throw new SvcError('SVC_ARTIFACT_SIZE_MISMATCH', `The content of ${entry.path} decodes to ${content.length} bytes, not ${entry.size}`);
-    if (content.toString('base64') !== base64) throw new SvcError('SVC_ARTIFACT_NOT_CANONICAL', `The content of ${entry.path} is not canonical base64 (standard alphabet, padded)`);
-    if (createHash('sha256').update(content).digest('hex') !== entry.sha256) throw new SvcError('SVC_ARTIFACT_FILE_DIGEST_MISMATCH', `${entry.path} does not match its sha256`);
-    this.files.push({ ...entry, content });
+    // contentWant is a multiple of 4, so every character was decoded by now.
+    if (this.decodedBytes !== entry.size) throw new SvcError('SVC_ARTIFACT_SIZE_MISMATCH', `The content of ${entry.path} decodes to ${this.decodedBytes} bytes, not ${entry.size}`);
+    if (this.contentHash!.digest('hex') !== entry.sha256) throw new SvcError('SVC_ARTIFACT_FILE_DIGEST_MISMATCH', `${entry.path} does not match its sha256`);
+    this.contentHash = undefined;
+    this.sink.end(entry);
+    this.files.push(entry);
     this.paths.add(entry.path);
     this.state = 'close';
   }

@@ -23,3 +23,5 @@ export { extractArtifact } from './extract-artifact.js';
 export { artifactRoots, normalizeMode } from './walk-included.js';
 export { forbiddenNameReason, pathShapeViolation } from './path-rules.js';
 export { decodeAndExtractArtifact } from './decode-and-extract.js';
+export { stageArtifact, discardStagedArtifact, type StagedArtifact } from './stage-artifact.js';
+export { placeStagedArtifact } from './place-staged-artifact.js';

@@ -1,4 +1,5 @@
 // Control-plane start: finish what a crash interrupted, then make every project's active release run.
+// 0. Artifacts staged by uploads that a crash interrupted are removed.
 // 1. An interrupted data-restoring rollback puts the saved data back.
 // 2. A candidate left by a crash is stopped, the database is restored from its snapshot (if step 6
 //    ran: migrations or the candidate may have written), and it is marked failed (SVC_RELEASE_INTERRUPTED).
@@ -14,6 +15,7 @@ import { markFailed, removeCandidateFiles, type TransactionSubject } from './rel
 import { rollbackMarkerPath } from './rollback.js';
 import { restoreSnapshot } from './snapshot.js';
 import { observe } from './release-observer.js';
+import { projectsWithUploadStaging, removeUploadStaging } from './upload-staging.js';
 
 const system = { type: 'system' as const, id: 'svc-platform', name: 'release recovery' };
 
@@ -22,10 +24,12 @@ export async function recoverReleases(deps: ReleaseDeps): Promise<void> {
   // svc:nodes — candidates waiting for a runner node and placed projects are the node's to converge.
   const local = (projectId: string): boolean => !deps.placement?.isPlaced(projectId);
   const candidates = () => listCandidates(deps.ctx).filter((r) => !deps.placement?.awaitingNode(r.id));
-  const projects = new Set([...candidates().map((r) => r.project_id), ...listActiveReleases(deps.ctx).map((r) => r.project_id)].filter(local));
+  const staged = await projectsWithUploadStaging(deps.ctx.config.dataDir);
+  const projects = new Set([...candidates().map((r) => r.project_id), ...listActiveReleases(deps.ctx).map((r) => r.project_id), ...staged].filter(local));
   for (const projectId of projects) {
     try {
       await deps.locks.withLock(projectId, 'recovery', async () => {
+        await removeUploadStaging(projectLayout(deps.ctx.config.dataDir, projectId));
         await undoInterruptedRollback(deps, projectId);
         for (const candidate of candidates().filter((r) => r.project_id === projectId)) await recoverCandidate(deps, candidate);
       });

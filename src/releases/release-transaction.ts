@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { SvcError, isSvcError } from '../core/errors.js';
 import { appendAudit } from '../audit/append-audit.js';
-import { extractArtifact, type DecodedArtifact } from '../artifacts/index.js';
+import { discardStagedArtifact, placeStagedArtifact, type StagedArtifact } from '../artifacts/index.js';
 import { setProjectRelease } from '../projects/index.js';
 import type { RunningApp } from '../../runner/app-runner.js';
 import { migrateDatabase } from './apply-migrations.js';
@@ -52,7 +52,7 @@ interface Progress {
 }
 
 /** Run steps 4–10 for a candidate; resolves with the final row (active or failed), never rejects for a deploy failure. */
-export async function runReleaseTransaction(deps: ReleaseDeps, subject: TransactionSubject, candidate: ReleaseRow, decoded: DecodedArtifact): Promise<ReleaseRow> {
+export async function runReleaseTransaction(deps: ReleaseDeps, subject: TransactionSubject, candidate: ReleaseRow, staged: StagedArtifact): Promise<ReleaseRow> {
   const { project } = subject;
   const layout = projectLayout(deps.ctx.config.dataDir, project.id);
   const p: Progress = { step: 'extract', prior: activeReleaseRow(deps.ctx, project.id), priorStopped: false, snapshot: null, app: null, canary: null };
@@ -68,7 +68,7 @@ export async function runReleaseTransaction(deps: ReleaseDeps, subject: Transact
   };
   try {
     enter('extract');
-    await extract(deps, layout, candidate, decoded);
+    await extract(deps, layout, candidate, staged);
     deps.failpoint('after-extract');
     enter('verify');
     const pending = await verifyMigrations(deps, layout, candidate);
@@ -111,6 +111,7 @@ export async function runReleaseTransaction(deps: ReleaseDeps, subject: Transact
     await pruneSnapshots(deps, project.id);
     note(deps, project.id, candidate.id, 'deploy: active');
   } catch (error) {
+    await discardStagedArtifact(staged); // only still there when extraction did not happen
     await failCandidate(deps, subject, candidate, p, error);
     if (p.canary) {
       const failure = failureOf(p.step, error);
@@ -121,10 +122,10 @@ export async function runReleaseTransaction(deps: ReleaseDeps, subject: Transact
   return getReleaseById(deps.ctx, candidate.id)!;
 }
 
-/** Step 4: write the verified files into a fresh, non-active release directory; then make it read-only. */
-async function extract(deps: ReleaseDeps, layout: ProjectLayout, candidate: ReleaseRow, decoded: DecodedArtifact): Promise<void> {
+/** Step 4: move the verified, staged files into a fresh, non-active release directory; then make it read-only. */
+async function extract(deps: ReleaseDeps, layout: ProjectLayout, candidate: ReleaseRow, staged: StagedArtifact): Promise<void> {
   const dir = releaseDirOf(layout, candidate.id);
-  await extractArtifact(decoded, dir);
+  await placeStagedArtifact(staged, dir);
   await prepareReleaseDir({ releaseDir: dir, platformPackageDir: deps.packageDir });
 }
 

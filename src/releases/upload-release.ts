@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { SvcError } from '../core/errors.js';
 import { appendAudit } from '../audit/append-audit.js';
-import { decodeArtifact, resolveLimits } from '../artifacts/index.js';
+import { discardStagedArtifact, resolveLimits, stageArtifact, type StagedArtifact } from '../artifacts/index.js';
 import { IDEMPOTENCY_KEY_PATTERN } from './contract.js';
 import { databaseFootprint } from './snapshot.js';
 import { databasePathOf, projectLayout } from './project-layout.js';
@@ -13,6 +13,7 @@ import type { ReleaseDeps, ReleasePlacementHooks } from './release-deps.js';
 import { runReleaseTransaction, type TransactionSubject } from './release-transaction.js';
 import { observe, type ReleaseSource } from './release-observer.js';
 import { projectStorage } from './project-storage.js';
+import { uploadStagingDir } from './upload-staging.js';
 import { activeReleaseRow, findIdempotencyKey, getReleaseById, insertCandidate, releaseConfig, setStep, type ReleaseRow } from './release-store.js';
 
 export interface UploadInput extends TransactionSubject {
@@ -124,7 +125,7 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
     throw error;
   }
   let candidate: ReleaseRow;
-  let decoded;
+  let decoded: StagedArtifact | undefined;
   let placement: ReleasePlacementHooks | undefined; // svc:nodes
   try {
     deps.failpoint('after-lock');
@@ -143,10 +144,13 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
     const source = input.source ?? null;
     const observer = deps.observer;
     if (observer?.admit && source) observe(deps.ctx.logger, () => observer.admit!(projectId, source), { rethrowSvcErrors: true });
-    // svc:nodes — a placed project's node needs the original bytes; decodeArtifact bounds how many are read.
+    // svc:nodes — a placed project's node needs the original bytes; the decoder bounds how many are read.
     placement = deps.placement?.isPlaced(projectId) ? deps.placement : undefined;
     const kept: Buffer[] = [];
-    decoded = await decodeArtifact(placement ? keepChunks(input.body, kept) : input.body, { expectedDigest: digest, limits });
+    // Decoded straight to disk (the project's scratch space): a huge or bomb-like artifact costs the
+    // control plane a few chunks of memory, never its whole contents.
+    const staging = uploadStagingDir(projectLayout(deps.ctx.config.dataDir, projectId));
+    decoded = await stageArtifact(placement ? keepChunks(input.body, kept) : input.body, staging, { expectedDigest: digest, limits });
     if (placement) {
       // svc:canary — canaries of provider-managed generations fail closed, before any release exists.
       if (input.canaryRequested || decoded.config.canary) throw new SvcError('SVC_CANARY_PROVIDER_UNSUPPORTED', 'Canary rollouts are not available for projects placed on a runner node.');
@@ -189,6 +193,7 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
       })
       .immediate();
   } catch (error) {
+    if (decoded) await discardStagedArtifact(decoded);
     notCreated(error);
     abort(error);
     if (lock) await lock.release().catch(() => undefined);
@@ -196,6 +201,7 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
   }
   created(candidate);
   if (placement) {
+    await discardStagedArtifact(decoded); // the node runs it from the kept bytes
     // svc:nodes — no local transaction: answer once the node observed or failed it (bounded wait).
     // The waiter is registered before any await, so a report arriving meanwhile is not missed.
     const nodeDone = tracker.awaitNode(candidate.id, placement.waitMs).then((row) => row ?? getReleaseById(deps.ctx, candidate.id)!);

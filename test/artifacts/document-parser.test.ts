@@ -2,6 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultArtifactLimits, packArtifact } from '../../src/artifacts/index.js';
+import { MemorySink } from '../../src/artifacts/content-sink.js';
 import { DocumentParser } from '../../src/artifacts/document-parser.js';
 import { cleanupApps, makeApp } from './make-app.js';
 
@@ -10,18 +11,22 @@ afterAll(cleanupApps);
 describe('DocumentParser (streaming)', () => {
   let document: Buffer;
   let expected: ReturnType<DocumentParser['finish']>;
+  let expectedContents: string[];
   beforeAll(async () => {
     const packed = await packArtifact(await makeApp());
     document = gunzipSync(packed.bytes);
-    const whole = new DocumentParser(defaultArtifactLimits);
+    const sink = new MemorySink();
+    const whole = new DocumentParser(defaultArtifactLimits, sink);
     whole.push(document);
     expected = whole.finish();
+    expectedContents = sink.contents.map((c) => c.toString('base64'));
   });
 
   it('gives the same result however the bytes are split (down to single bytes)', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 1, max: 300 }), { minLength: 1, maxLength: 200 }), (sizes) => {
-        const parser = new DocumentParser(defaultArtifactLimits);
+        const sink = new MemorySink();
+        const parser = new DocumentParser(defaultArtifactLimits, sink);
         let pos = 0;
         for (let i = 0; pos < document.length; i++) {
           const size = sizes[i % sizes.length]!;
@@ -30,7 +35,7 @@ describe('DocumentParser (streaming)', () => {
         }
         const result = parser.finish();
         expect(result.document).toEqual(expected.document);
-        expect(result.files.map((f) => f.content.toString('base64'))).toEqual(expected.files.map((f) => f.content.toString('base64')));
+        expect(sink.contents.map((c) => c.toString('base64'))).toEqual(expectedContents);
       }),
       { numRuns: 60 },
     );
