@@ -87,7 +87,7 @@ describe('a broken sandbox (SVC_SANDBOX_BWRAP=/nonexistent/bwrap)', () => {
       const { status, body } = await readyz(base, path);
       expect(status, path).toBe(503);
       expect(body, path).toMatchObject({ status: 'unavailable', checks: { database: 'ok', dataDir: 'ok', isolation: 'failed' }, isolation: { mode: 'sandbox', available: false, problem: { code: 'SVC_SANDBOX_UNAVAILABLE' } } });
-      expect(String(body.isolation.warning)).toMatch(/^apps cannot start: .*bwrap.*\(SVC_SANDBOX_UNAVAILABLE\) Install it with/);
+      expect(String(body.isolation.warning)).toMatch(/^apps cannot start: .*bwrap.*\(SVC_SANDBOX_UNAVAILABLE\) Run `bash scripts\/setup-host.sh`/);
     }
     expect((await fetch(`${base}/livez`)).status).toBe(200);
     expect(isolationLines).toHaveLength(1);
