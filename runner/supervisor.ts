@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { atomicWriteFile } from '../src/core/atomic-write.js';
 import { systemClock, type Clock } from '../src/core/clock.js';
+import { isSvcError } from '../src/core/errors.js';
 import type { AppExit, AppRunner, AppStartSpec, RunningApp, RunningAppRecord } from './app-runner.js';
 import { defaultBackoff, nextRestart, type BackoffPolicy } from './restart-backoff.js';
 
@@ -72,7 +73,7 @@ export class Supervisor {
         await this.launch(projectId, entry, record?.port);
       }
     }
-    await this.persist();
+    await this.persistHint();
   }
 
   /** Take over an app that was started (and passed health) as the active release of its project. */
@@ -83,7 +84,7 @@ export class Supervisor {
     const entry: Entry = { releaseId: app.releaseId, app: null, streak: 0, timer: null, unsubscribe: null };
     this.entries.set(app.projectId, entry);
     this.watch(app.projectId, entry, app);
-    await this.persist();
+    await this.persistHint();
   }
 
   /** Start a release of a project and supervise it (restarting the prior release, rollback). */
@@ -102,7 +103,7 @@ export class Supervisor {
     this.entries.delete(projectId);
     this.forget(entry);
     const exit = entry.app ? await entry.app.stop(graceMs === undefined ? {} : { graceMs }) : null;
-    await this.persist();
+    await this.persistHint();
     return exit;
   }
 
@@ -122,7 +123,7 @@ export class Supervisor {
 
   /** Control-plane shutdown: persist, stop watching, leave apps running for re-adoption. */
   async detachAll(): Promise<void> {
-    await this.persist();
+    await this.persistHint();
     for (const entry of this.entries.values()) {
       this.forget(entry);
       entry.app?.detach();
@@ -197,6 +198,17 @@ export class Supervisor {
       throw error;
     }
     return stateSchema.parse(JSON.parse(text));
+  }
+
+  /**
+   * persist(), except that a full disk is not an error: the state file is only a hint for the next
+   * start and every later change writes it again, so a full disk must not keep the control plane from
+   * starting, deploying what fits, or shutting down.
+   */
+  private async persistHint(): Promise<void> {
+    await this.persist().catch((error: unknown) => {
+      if (!isSvcError(error, 'SVC_DISK_FULL')) throw error;
+    });
   }
 
   /** Serialised atomic write of the current state (records only: never specs or secrets). */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { SvcError } from './errors.js';
+import { ioFailure } from './disk-full.js';
 
 export interface AtomicWriteOptions {
   /** File mode of the written file (default 0o644; use 0o600 for anything private). */
@@ -17,9 +17,9 @@ export interface AtomicWriteOptions {
  */
 export async function atomicWriteFile(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const dir = dirname(path);
-  if (options.mkdirs) await mkdir(dir, { recursive: true });
   const temp = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
+    if (options.mkdirs) await mkdir(dir, { recursive: true });
     const handle = await open(temp, 'wx', options.mode ?? 0o644);
     try {
       await handle.writeFile(data);
@@ -72,9 +72,6 @@ export async function fsyncDirectory(dir: string): Promise<void> {
   }
 }
 
-function ioError(error: unknown, path: string): SvcError {
-  if (error instanceof SvcError) return error;
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOSPC' || code === 'EDQUOT') return new SvcError('SVC_DISK_FULL', `No space left writing ${path}`, { cause: error });
-  return new SvcError('SVC_IO', `Could not write ${path}: ${(error as Error).message}`, { cause: error });
+function ioError(error: unknown, path: string) {
+  return ioFailure(error, `writing ${path}`);
 }

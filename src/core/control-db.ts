@@ -1,6 +1,7 @@
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { isDiskFull } from './disk-full.js';
 
 /** The control database handle (better-sqlite3). */
 export type ControlDb = Database.Database;
@@ -15,8 +16,21 @@ export function openControlDb(path: string): ControlDb {
   // Create the file ourselves so it never exists with a umask-derived mode; SQLite gives -wal/-shm the same mode.
   closeSync(openSync(path, 'a', 0o600));
   chmodSync(path, 0o600);
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
+  let db = new Database(path);
+  try {
+    db.pragma('journal_mode = WAL');
+  } catch (error) {
+    if (!isDiskFull(error)) throw error;
+    // A full disk: the WAL index (-shm, 32 KiB) cannot be created. In exclusive locking mode SQLite
+    // keeps that index in memory instead, so the control plane still starts and serves reads (its
+    // writes fail with SVC_DISK_FULL until space is freed). Only this process may open the database
+    // meanwhile; a restart after freeing space returns to normal shared mode.
+    db.close();
+    db = new Database(path);
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.pragma('journal_mode = WAL');
+    process.emitWarning(`No space left for ${path}-shm: the control database is open in exclusive mode; free disk space and restart svc.`, { code: 'SVC_DISK_FULL' });
+  }
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');

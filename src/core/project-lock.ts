@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { fsyncDirectory } from './atomic-write.js';
 import { systemClock, type Clock } from './clock.js';
+import { ioFailure } from './disk-full.js';
 import { SvcError } from './errors.js';
 import { checkProcess, processStartTime } from './process-identity.js';
 
@@ -101,7 +102,9 @@ export class ProjectLocks {
     queue.push(waiter);
     const deadline = this.clock.now() + (options.waitMs ?? 0);
     try {
-      await mkdir(this.options.dir, { recursive: true });
+      await mkdir(this.options.dir, { recursive: true }).catch((error: unknown) => {
+        throw ioFailure(error, `creating the lock directory ${this.options.dir}`);
+      });
       for (;;) {
         options.signal?.throwIfAborted();
         let holder: LockHolder | null = null;
@@ -173,23 +176,26 @@ export class ProjectLocks {
     return { acquired: false, holder: await this.holder(projectId) };
   }
 
-  /** Make the lock file appear atomically with its full content; false if it already exists. */
+  /**
+   * Make the lock file appear atomically with its full content; false if it already exists. The temp
+   * file is removed however this ends (a full disk fails the write, and must not leave it behind).
+   */
   private async linkNew(path: string, holder: LockHolder): Promise<boolean> {
     const temp = `${path}.${holder.token}.tmp`;
-    const file = await open(temp, 'wx', 0o600);
     try {
-      await file.writeFile(JSON.stringify(holder));
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    try {
+      const file = await open(temp, 'wx', 0o600);
+      try {
+        await file.writeFile(JSON.stringify(holder));
+        await file.sync();
+      } finally {
+        await file.close();
+      }
       await link(temp, path);
       await fsyncDirectory(this.options.dir);
       return true;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      throw error;
+      throw ioFailure(error, `taking the project lock ${path}`);
     } finally {
       await rm(temp, { force: true });
     }

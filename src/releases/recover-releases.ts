@@ -34,8 +34,11 @@ export async function recoverReleases(deps: ReleaseDeps): Promise<void> {
         for (const candidate of candidates().filter((r) => r.project_id === projectId)) await recoverCandidate(deps, candidate);
       });
     } catch (error) {
-      if (!isSvcError(error, 'SVC_PROJECT_LOCKED')) throw error;
-      deps.ctx.logger.warn({ projectId, err: error }, 'project is locked by a live process; recovery skipped');
+      if (isSvcError(error, 'SVC_PROJECT_LOCKED')) deps.ctx.logger.warn({ projectId, err: error }, 'project is locked by a live process; recovery skipped');
+      // A full disk must not keep the control plane from starting and serving reads: what recovery
+      // would change waits for the next start (nothing it does is needed to serve the active release).
+      else if (isSvcError(error, 'SVC_DISK_FULL')) deps.ctx.logger.error({ projectId, err: error }, 'disk full: recovery of this project skipped until the next start');
+      else throw error;
     }
   }
   await deps.supervisor.recover();

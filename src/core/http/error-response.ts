@@ -1,4 +1,5 @@
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { isDiskFull } from '../disk-full.js';
 import { SvcError } from '../errors.js';
 
 /** What the HTTP layer sends for a thrown value, and whether it must be logged as a server fault. */
@@ -31,6 +32,12 @@ export function toErrorResponse(error: unknown): ErrorResponse {
     return { status: svc.status, body: svc.toBody(), internal: false };
   }
   if (isResponseSerializationError(error)) return { status: 500, body: redacted(), internal: true };
+  // A write that found no space (SQLite or the filesystem) anywhere in a route: tell the caller what
+  // to do (free space, retry) instead of a redacted internal error; still logged as a server fault.
+  if (isDiskFull(error)) {
+    const svc = new SvcError('SVC_DISK_FULL');
+    return { status: svc.status, body: svc.toBody(), internal: true };
+  }
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && code in fastifyCodes) {
     const svc = new SvcError(fastifyCodes[code]!);
