@@ -1,7 +1,7 @@
 // The process runner: `node <entry>` as the leader of its own process group, output captured into
 // raw files that outlive the control plane, re-adoption by pid + /proc start time.
 // Appropriate only when every app is trusted by the host operator (spec 000, item 7).
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../src/core/clock.js';
 import type { Spawner } from '../src/core/exec.js';
@@ -11,7 +11,8 @@ import { buildAppCommand } from './app-command.js';
 import type { AppRunner, AppStartSpec, RunningApp, RunningAppRecord } from './app-runner.js';
 import { allocatePort } from './allocate-port.js';
 import type { LogStore } from './log-store.js';
-import { readRunOffsets, runOutputTails, spawnCapturedRun, type RunOffsets } from './run-output.js';
+import { noteSafely, processAppDeps } from './process-app-deps.js';
+import { readRunOffsets, spawnCapturedRun, type RunOffsets } from './run-output.js';
 import { ProcessApp } from './process-app.js';
 
 export interface ProcessRunnerOptions {
@@ -80,24 +81,12 @@ export class ProcessRunner implements AppRunner {
     return app;
   }
 
-  /** A platform line in the project log; a logging failure must not orphan a started app. */
   private note(projectId: string, releaseId: string, line: string): void {
-    try {
-      this.options.logs.system(projectId, releaseId, line);
-    } catch {
-      // Disk full or similar.
-    }
+    noteSafely(this.options.logs, projectId, releaseId, line);
   }
 
   private appDeps(record: RunningAppRecord, offsets: RunOffsets): ConstructorParameters<typeof ProcessApp>[1] {
-    const runDir = record.runDir!;
-    return {
-      clock: this.clock,
-      logs: this.options.logs,
-      graceMs: this.options.stopGraceMs ?? 10_000,
-      tails: runOutputTails(record, offsets, { logs: this.options.logs, clock: this.clock, ...(this.options.tailPollMs !== undefined ? { pollMs: this.options.tailPollMs } : {}) }),
-      cleanup: () => rmSync(runDir, { recursive: true, force: true }),
-    };
+    return processAppDeps(record, offsets, { ...this.options, clock: this.clock });
   }
 }
 

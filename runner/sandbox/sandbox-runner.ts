@@ -15,7 +15,8 @@ import { allocatePort } from '../allocate-port.js';
 import { linkedPlatformPackage } from '../linked-platform-package.js';
 import { ProcessApp } from '../process-app.js';
 import type { LogStore } from '../log-store.js';
-import { readRunOffsets, runOutputTails, type RunOffsets } from '../run-output.js';
+import { noteSafely, processAppDeps } from '../process-app-deps.js';
+import { readRunOffsets, type RunOffsets } from '../run-output.js';
 import { sandboxLayout } from '../sandbox-layout.js';
 import { buildSandboxCommand, encodeArgs, SANDBOX_FDS, type SandboxHost, type SandboxLimits } from './bwrap-args.js';
 import { ensureTraversable } from './ensure-traversable.js';
@@ -293,22 +294,11 @@ export class SandboxRunner implements AppRunner {
   }
 
   private note(projectId: string, releaseId: string, line: string): void {
-    try {
-      this.options.logs.system(projectId, releaseId, line);
-    } catch {
-      // Disk full or similar: never orphan a started app over a log line.
-    }
+    noteSafely(this.options.logs, projectId, releaseId, line);
   }
 
   private appDeps(record: RunningAppRecord, offsets: RunOffsets): ConstructorParameters<typeof SandboxApp>[1] {
-    const runDir = record.runDir!;
-    return {
-      clock: this.clock,
-      logs: this.options.logs,
-      graceMs: this.options.stopGraceMs ?? 10_000,
-      tails: runOutputTails(record, offsets, { logs: this.options.logs, clock: this.clock, ...(this.options.tailPollMs !== undefined ? { pollMs: this.options.tailPollMs } : {}) }),
-      cleanup: () => rmSync(runDir, { recursive: true, force: true }),
-    };
+    return processAppDeps(record, offsets, { ...this.options, clock: this.clock });
   }
 }
 
