@@ -1,6 +1,7 @@
 // "Stopped destination" check for restore: an existing database file must not be open anywhere. We take
 // SQLite's own exclusive lock (locking_mode=EXCLUSIVE + BEGIN EXCLUSIVE, no busy wait), which fails while
-// any connection, in any process, has the file open in WAL mode or holds a lock on it.
+// any connection, in any process, has the file open in WAL mode or holds a lock on it. The check leaves
+// the file byte-for-byte as it was.
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { SvcError } from '../core/errors.js';
@@ -38,7 +39,9 @@ export function lockDestination(targetPath: string): DestinationLock {
   return {
     release() {
       if (!db.open) return;
-      db.exec('COMMIT');
+      // ROLLBACK, not COMMIT: committing even an empty transaction writes the header page of an empty
+      // file (a 0-byte destination would become a 4 KiB database); the check must never change it.
+      db.exec('ROLLBACK');
       db.close();
     },
   };
