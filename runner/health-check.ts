@@ -1,5 +1,6 @@
 // Step 9 of the release transaction: poll the app's health route until it answers 2xx.
 import { systemClock, type Clock } from '../src/core/clock.js';
+import { healthCheckDelay } from './health-backoff.js';
 
 export interface HealthCheckOptions {
   host: string;
@@ -8,7 +9,7 @@ export interface HealthCheckOptions {
   path?: string;
   /** `health.timeoutMs` (default 30000). */
   timeoutMs?: number;
-  /** Pause between attempts (default 25 ms: a local probe is cheap, and activation waits on it). */
+  /** A fixed pause between attempts instead of the default backoff (100 ms doubling to 1 s; see health-backoff.ts). */
   intervalMs?: number;
   /** Bound on one request (default 2000 ms, never beyond the overall deadline). */
   requestTimeoutMs?: number;
@@ -64,6 +65,7 @@ export async function checkHealth(options: HealthCheckOptions): Promise<HealthRe
     // Let a pending exit notification land before deciding to wait again.
     await Promise.resolve();
     if (exited) return fail('exited');
-    await sleep(Math.min(options.intervalMs ?? 25, Math.max(0, deadline - clock.now())));
+    const remainingMs = Math.max(0, deadline - clock.now());
+    await sleep(options.intervalMs === undefined ? healthCheckDelay(attempts, remainingMs) : Math.min(options.intervalMs, remainingMs));
   }
 }

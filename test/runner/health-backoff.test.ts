@@ -1,0 +1,58 @@
+// The health probe schedule: 100 ms doubling to 1 s, never past the deadline. Pure.
+import { describe, expect, it } from 'vitest';
+import { healthCheckDelay } from '../../runner/health-backoff.js';
+import { checkHealth } from '../../runner/health-check.js';
+import { manualClock } from '../../src/core/clock.js';
+
+describe('healthCheckDelay', () => {
+  it.each([
+    // attempt, remaining ms, delay
+    [1, 30_000, 100],
+    [2, 30_000, 200],
+    [3, 30_000, 400],
+    [4, 30_000, 800],
+    [5, 30_000, 1000],
+    [6, 30_000, 1000],
+    [50, 30_000, 1000],
+    [1_000_000, 30_000, 1000],
+    [3, 150, 150], // the last pause ends at the deadline, not after it
+    [1, 0, 0],
+    [1, -5, 0],
+    [0, 30_000, 100], // defensive: before any attempt
+  ])('after attempt %i with %i ms left: %i ms', (attempt, remaining, delay) => {
+    expect(healthCheckDelay(attempt, remaining)).toBe(delay);
+  });
+});
+
+describe('checkHealth with the default schedule', () => {
+  it('probes at 0, 100, 300, 700, 1500, 2500 … ms and still gives up exactly at the timeout', async () => {
+    const clock = manualClock(0);
+    const at: number[] = [];
+    const result = await checkHealth({
+      host: '127.0.0.1',
+      port: 1,
+      timeoutMs: 5_000,
+      clock,
+      sleep: async (ms) => clock.advance(ms),
+      fetch: async () => {
+        at.push(clock.now());
+        throw new Error('connect ECONNREFUSED');
+      },
+    });
+    expect(at).toEqual([0, 100, 300, 700, 1500, 2500, 3500, 4500]);
+    expect(result).toMatchObject({ ok: false, reason: 'timeout', attempts: 8, elapsedMs: 5_000 });
+  });
+
+  it('notices an app that becomes healthy between probes at the next one', async () => {
+    const clock = manualClock(0);
+    const result = await checkHealth({
+      host: '127.0.0.1',
+      port: 1,
+      timeoutMs: 5_000,
+      clock,
+      sleep: async (ms) => clock.advance(ms),
+      fetch: async () => (clock.now() >= 250 ? new Response(null, { status: 200 }) : Promise.reject(new Error('refused'))),
+    });
+    expect(result).toEqual({ ok: true, status: 200, attempts: 3, elapsedMs: 300 });
+  });
+});
