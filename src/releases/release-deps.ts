@@ -85,6 +85,8 @@ export interface ReleaseRecoveryHooks {
   beforeMigrate(subject: { project: { id: string; slug: string; organizationId: string }; actor: { type: 'user' | 'token' | 'github' | 'system'; id: string; name?: string | null } }, databasePath: string, releaseId: string): Promise<void>;
   /** After the candidate's health check: verify a drill of the epoch it began. */
   afterHealthy(projectId: string, databasePath: string): Promise<void>;
+  /** Whether the project journals its database (a journaled database never gets a second writer). */
+  enabled(projectId: string): boolean;
 }
 
 /** A platform-written line in the project's log (never fails the caller). */

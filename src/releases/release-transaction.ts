@@ -12,9 +12,10 @@ import { migrateDatabase } from './apply-migrations.js';
 import type { ReleaseFailure, ReleaseStep } from './contract.js';
 import { precheckMigrations } from './precheck-migrations.js';
 import { prepareReleaseDir, removeReleaseDir } from './prepare-release-dir.js';
-import { createSnapshot, restoreSnapshot } from './snapshot.js';
+import { createSnapshot, restoreSnapshot, type Snapshot } from './snapshot.js';
 import { databasePathOf, projectLayout, releaseDirOf, snapshotPathOf, type ProjectLayout } from './project-layout.js';
-import { note, quiesce, restartRelease, routeTo, startHealthy, type ReleaseCanaryRun, type ReleaseDeps } from './release-deps.js';
+import { chooseCutover } from './choose-cutover.js';
+import { note, quiesce, restartRelease, routeTo, routeWhenHealthy, startHealthy, type ReleaseCanaryRun, type ReleaseDeps } from './release-deps.js';
 import { transition, type ReleaseEvent } from './release-state.js';
 import {
   activeReleaseRow,
@@ -49,13 +50,21 @@ interface Progress {
   app: RunningApp | null;
   /** svc:canary — the canary run of this deploy (the baseline keeps serving; no stop, snapshot or migrations). */
   canary: ReleaseCanaryRun | null;
+  /**
+   * Blue-green: the snapshot taken while the prior release kept serving. It is recorded only when the
+   * candidate activates: before that, the live database (written by the prior release) is the truth
+   * and a failure or crash must never restore this copy over it.
+   */
+  liveSnapshot: Snapshot | null;
+  /** The ingress was switched to the candidate. */
+  routed?: boolean;
 }
 
 /** Run steps 4–10 for a candidate; resolves with the final row (active or failed), never rejects for a deploy failure. */
 export async function runReleaseTransaction(deps: ReleaseDeps, subject: TransactionSubject, candidate: ReleaseRow, staged: StagedArtifact): Promise<ReleaseRow> {
   const { project } = subject;
   const layout = projectLayout(deps.ctx.config.dataDir, project.id);
-  const p: Progress = { step: 'extract', prior: activeReleaseRow(deps.ctx, project.id), priorStopped: false, snapshot: null, app: null, canary: null };
+  const p: Progress = { step: 'extract', prior: activeReleaseRow(deps.ctx, project.id), priorStopped: false, snapshot: null, app: null, canary: null, liveSnapshot: null };
   const observed = { id: candidate.id, projectId: project.id };
   const phase = (step: ReleaseStep, details: Record<string, unknown> = {}): void => {
     if (deps.observer?.onPhase) observe(deps.ctx.logger, () => deps.observer!.onPhase!(observed, step, details));
@@ -74,7 +83,18 @@ export async function runReleaseTransaction(deps: ReleaseDeps, subject: Transact
     const pending = await verifyMigrations(deps, layout, candidate);
     p.canary = beginCanary(deps, subject, candidate, p.prior);
     if (p.canary && pending > 0) throw new SvcError('SVC_CANARY_PENDING_MIGRATIONS', `${pending} pending migration(s): a canary needs a code-only deploy while a baseline release is running.`);
-    if (!p.canary) {
+    const cutover = chooseCutover({
+      pendingMigrations: pending,
+      priorRunning: p.prior !== undefined && deps.supervisor.current(project.id)?.releaseId === p.prior.id,
+      journaled: deps.recovery?.enabled(project.id) ?? false,
+    });
+    if (!p.canary && cutover === 'blue-green') {
+      note(deps, project.id, candidate.id, 'deploy: no migrations, so the active release keeps serving until the candidate is healthy');
+      enter('snapshot');
+      p.liveSnapshot = await createSnapshot(databasePathOf(layout, releaseConfig(candidate).database.path), snapshotPathOf(layout, candidate.id));
+      phase('snapshot', { snapshotBytes: p.liveSnapshot.sizeBytes, done: true });
+      deps.failpoint('after-snapshot');
+    } else if (!p.canary) {
       enter('stop-active');
       if (p.prior) {
         p.priorStopped = true;
@@ -180,10 +200,14 @@ async function migrate(deps: ReleaseDeps, layout: ProjectLayout, candidate: Rele
 /** Step 10: cut traffic over, then commit active (prior → inactive) with its audit event in one transaction. */
 async function activate(deps: ReleaseDeps, subject: TransactionSubject, candidate: ReleaseRow, p: Progress): Promise<void> {
   await routeTo(deps, p.app!);
+  p.routed = true;
   const { ctx } = deps;
-  const snapshot = p.snapshot ? { path: p.snapshot.path, sizeBytes: p.snapshot.size_bytes } : null;
-  ctx.db
+  const live = p.liveSnapshot;
+  // Set only once committed: a rolled-back recording must leave nothing for the failure path to restore.
+  p.snapshot = ctx.db
     .transaction(() => {
+      const row = live ? insertSnapshot(ctx, { projectId: candidate.project_id, releaseId: candidate.id, path: live.path, sizeBytes: live.sizeBytes, hadDatabase: live.hadDatabase }) : p.snapshot;
+      const snapshot = row ? { path: row.path, sizeBytes: row.size_bytes } : null;
       const result = transition(loadReleaseSet(ctx, subject.project.id, subject.project.slug), { type: 'activate', releaseId: candidate.id, snapshot });
       persistReleaseSet(ctx, subject.project.id, result.state, { activated: candidate.id });
       setProjectRelease(ctx, subject.project.id, candidate.id, 'active');
@@ -194,6 +218,7 @@ async function activate(deps: ReleaseDeps, subject: TransactionSubject, candidat
         actor: subject.actor,
         metadata: { releaseId: candidate.id, digest: candidate.digest, previousReleaseId: p.prior?.id ?? null, snapshotBytes: snapshot?.sizeBytes ?? null },
       });
+      return row;
     })
     .immediate();
 }
@@ -238,6 +263,14 @@ async function failCandidate(deps: ReleaseDeps, subject: TransactionSubject, can
   markFailed(deps, subject, candidate.id, failure, p.snapshot);
   await removeCandidateFiles(deps, projectId, candidate.id, p.snapshot);
   if (p.prior && p.priorStopped) await restartRelease(deps, projectId, p.prior.id);
+  else if (p.routed) await routeBackToPrior(deps, projectId);
+}
+
+/** Blue-green: the prior release never stopped; if traffic had already moved, it moves back. */
+async function routeBackToPrior(deps: ReleaseDeps, projectId: string): Promise<void> {
+  const prior = deps.supervisor.current(projectId);
+  if (!prior) return;
+  await routeWhenHealthy(deps, prior).catch((error: unknown) => deps.ctx.logger.error({ err: error, projectId }, 'could not route back to the prior release'));
 }
 
 /** Commit the failed state with its audit event (also used by boot recovery). */

@@ -26,6 +26,8 @@ export interface RecoveryReleaseHooks {
   beforeMigrate(subject: RecoverySubject, databasePath: string, releaseId: string): Promise<void>;
   /** After the candidate's health check: the drill of the epoch it began. */
   afterHealthy(projectId: string, databasePath: string): Promise<void>;
+  /** Whether the project journals its database (then it never has two writers at once). */
+  enabled(projectId: string): boolean;
 }
 
 /** The recovery feature. */
@@ -51,6 +53,7 @@ export function createRecovery(ctx: FeatureContext, options: { keyring: Keyring;
   };
 
   const hooks: RecoveryReleaseHooks = {
+    enabled,
     async appEnv(projectId, databasePath, releaseId) {
       if (!enabled(projectId)) return {};
       const key = loadRecoveryKey(ctx, options.keyring, projectId);
