@@ -629,7 +629,7 @@ var sandboxCodes = defineCodes({
     status: 503,
     retryable: false,
     summary: "Apps cannot be started: the sandbox (bubblewrap, user and PID namespaces, slirp4netns for the app network) is not usable on this host.",
-    hint: "Install it with `apt-get install -y bubblewrap slirp4netns` (and allow unprivileged user namespaces), or run apps in containers with SVC_RUNNER=container. Only for trusted apps: SVC_SANDBOX=off."
+    hint: "Run `bash scripts/setup-host.sh` (or `apt-get install -y bubblewrap slirp4netns`) and allow unprivileged user namespaces, or run apps in containers with SVC_RUNNER=container. Only for trusted apps: SVC_SANDBOX=off."
   },
   SVC_SANDBOX_CONFIG: {
     status: 400,
@@ -645,8 +645,18 @@ var sandboxCodes = defineCodes({
   }
 });
 
+// src/core/error-codes/faults.ts
+var faultCodes = defineCodes({
+  SVC_UPLOAD_STALLED: {
+    status: 408,
+    retryable: true,
+    summary: "The upload body stopped arriving for longer than the idle timeout (SVC_UPLOAD_IDLE_TIMEOUT_MS, default 30 s); the upload was aborted and the project lock released.",
+    hint: "Check the network between the client and svc, then retry the upload with the same Idempotency-Key."
+  }
+});
+
 // src/core/error-codes/index.ts
-var tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes, githubCodes, oidcCodes, canaryCodes, runnerCodes, runnerAgentCodes, opsCodes, nodesCodes, sandboxCodes];
+var tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes, githubCodes, oidcCodes, canaryCodes, runnerCodes, runnerAgentCodes, opsCodes, nodesCodes, sandboxCodes, faultCodes];
 var errorCodes = mergeTables(tables);
 function mergeTables(list) {
   const merged = {};

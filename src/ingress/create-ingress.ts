@@ -135,6 +135,8 @@ export function createIngress(ctx: FeatureContext, options: IngressOptions = {})
     async close() {
       if (closing) return;
       closing = true;
+      // Held requests would otherwise keep their sockets (and the server) open until the hold runs out.
+      routes.expireHolds();
       await forward.idle(options.closeGraceMs ?? 3_000);
       await forward.close();
       // Cut streams report their records on the responses' close events; let those run first.

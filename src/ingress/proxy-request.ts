@@ -29,6 +29,11 @@ function errorBody(code: string, message: string): Buffer {
 }
 const UNAVAILABLE = errorBody('SVC_INGRESS_UPSTREAM_UNAVAILABLE', "The project's release did not answer the request.");
 const NO_RELEASE = errorBody('SVC_INGRESS_NO_ACTIVE_RELEASE', 'This project has no active release.');
+const HOLD_EXPIRED = errorBody('SVC_INGRESS_NO_ACTIVE_RELEASE', 'This project is being released or restored and did not come back in time; retry shortly.');
+/** How long a client is told to wait after a hold ran out. */
+const RETRY_AFTER_SECONDS = 5;
+/** Held requests per project beyond which new ones are answered at once (bounded memory and sockets). */
+const MAX_HELD_PER_PROJECT = 2_000;
 // Socket failures on a reused keep-alive connection that are safe to retry for body-less requests.
 const RETRYABLE = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 const SAFE_METHODS = new Set<string>(['GET', 'HEAD', 'OPTIONS']);
@@ -63,13 +68,36 @@ export class IngressProxy {
     return this.#options.routes;
   }
 
-  /** Proxy one request to the entry's active target (503 when there is none). Hot path. */
+  /** Proxy one request to the entry's active target (held while the project is held; 503 when there is none). Hot path. */
   forward(req: IncomingMessage, res: ServerResponse, entry: RouteEntry, startedAt: number = performance.now()): void {
+    const hold = entry.hold;
+    if (entry.target === null && hold !== null && !hold.expired) return this.#park(req, res, entry, startedAt);
     const target = this.#options.routes.acquire(entry);
     this.active++;
     const exchange = new Exchange(this, req, res, entry, target, startedAt);
-    if (target === null) exchange.sendError(503, NO_RELEASE);
-    else exchange.dispatch(this.#dispatcher(target));
+    if (target !== null) exchange.dispatch(this.#dispatcher(target));
+    else if (hold !== null) exchange.sendError(503, HOLD_EXPIRED, RETRY_AFTER_SECONDS);
+    else exchange.sendError(503, NO_RELEASE);
+  }
+
+  /** Wait (request unread) until the project's hold ends, then forward; a client that leaves is forgotten. */
+  #park(req: IncomingMessage, res: ServerResponse, entry: RouteEntry, startedAt: number): void {
+    const hold = entry.hold!;
+    if (hold.waiters.size >= MAX_HELD_PER_PROJECT) {
+      this.active++;
+      new Exchange(this, req, res, entry, null, startedAt).sendError(503, HOLD_EXPIRED, RETRY_AFTER_SECONDS);
+      return;
+    }
+    const socket = req.socket;
+    const wake = (): void => {
+      socket.off('close', gone);
+      if (!socket.destroyed) this.forward(req, res, entry, startedAt);
+    };
+    const gone = (): void => {
+      hold.waiters.delete(wake);
+    };
+    hold.waiters.add(wake);
+    socket.once('close', gone);
   }
 
   #dispatcher(target: UpstreamTarget): Dispatcher {
@@ -179,11 +207,13 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   /** Answer with an ingress error (JSON) when no response has started. */
-  sendError(status: number, body: Buffer): void {
+  sendError(status: number, body: Buffer, retryAfterSeconds?: number): void {
     const res = this.#res;
     if (res.headersSent || res.destroyed) return;
     this.#status = status;
-    res.writeHead(status, ['content-type', 'application/json; charset=utf-8', 'content-length', String(body.length), 'cache-control', 'no-store']);
+    const headers = ['content-type', 'application/json; charset=utf-8', 'content-length', String(body.length), 'cache-control', 'no-store'];
+    if (retryAfterSeconds !== undefined) headers.push('retry-after', String(retryAfterSeconds));
+    res.writeHead(status, headers);
     this.#lengths.push(body.length);
     res.end(body, this.#onWritten);
   }

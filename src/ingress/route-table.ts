@@ -46,6 +46,20 @@ export interface RouteEntry {
   generation: number;
   /** Canary split (issue 12 sets it; null = all traffic to `target`). */
   canary: CanaryRoute | null;
+  /** While set and not expired, requests without a target wait for one instead of getting 503. */
+  hold: RouteHold | null;
+}
+
+/**
+ * Requests held while a project briefly has no release to serve (a migration window, a restore):
+ * they wait, unread, for the next target and are then proxied to it. Past `until` the hold expires
+ * and they are answered 503 with Retry-After.
+ */
+export interface RouteHold {
+  until: number;
+  expired: boolean;
+  waiters: Set<() => void>;
+  timer: NodeJS.Timeout;
 }
 
 /**
@@ -80,6 +94,12 @@ export interface RouteTableOptions {
 }
 
 const CACHE_LIMIT = 10_000;
+
+function wakeAll(hold: RouteHold): void {
+  const waiters = [...hold.waiters];
+  hold.waiters.clear();
+  for (const wake of waiters) wake();
+}
 
 /** Validate an upstream address (called by other features, so checked even though it is in-process). */
 function checkUpstream(upstream: Upstream): Upstream {
@@ -153,7 +173,7 @@ export class RouteTable {
   #ensure(project: RoutedProject): RouteEntry {
     let entry = this.#entries.get(project.id);
     if (!entry) {
-      entry = { projectId: project.id, slug: null, target: null, generation: 0, canary: null };
+      entry = { projectId: project.id, slug: null, target: null, generation: 0, canary: null, hold: null };
       this.#entries.set(project.id, entry);
     }
     if (entry.slug !== project.slug) {
@@ -201,6 +221,41 @@ export class RouteTable {
     return this.#swap(entry, upstream ? newTarget(upstream, releaseId) : null);
   }
 
+  /**
+   * Take a project out of rotation while holding its new requests for up to `maxMs` (they go to the
+   * next target as soon as one is switched in). Returns the previous target: drain it, then stop it.
+   */
+  async hold(projectId: string, maxMs: number): Promise<UpstreamTarget | null> {
+    const entry = this.#entries.get(projectId) ?? this.#ensureKnown(projectId);
+    const previous = this.#swap(entry, null);
+    if (maxMs <= 0) return previous;
+    const hold: RouteHold = { until: Date.now() + maxMs, expired: false, waiters: new Set(), timer: setTimeout(() => expire(), maxMs) };
+    const expire = (): void => {
+      hold.expired = true;
+      wakeAll(hold);
+    };
+    hold.timer.unref();
+    entry.hold = hold;
+    return previous;
+  }
+
+  /** End every hold now (shutdown): held requests are answered 503 with Retry-After. */
+  expireHolds(): void {
+    for (const entry of this.#entries.values()) {
+      const hold = entry.hold;
+      if (hold === null) continue;
+      clearTimeout(hold.timer);
+      hold.expired = true;
+      wakeAll(hold);
+    }
+  }
+
+  #ensureKnown(projectId: string): RouteEntry {
+    const project = this.#options.lookupProject?.(projectId);
+    if (!project) throw new SvcError('SVC_PROJECT_NOT_FOUND', `Project ${projectId} is not known to the ingress.`);
+    return this.#ensure(project);
+  }
+
   /** Stop routing a project (site deletion). Returns its last target for draining. */
   removeProject(projectId: string): UpstreamTarget | null {
     const entry = this.#entries.get(projectId);
@@ -237,6 +292,13 @@ export class RouteTable {
     const previous = entry.target;
     entry.target = target;
     entry.generation++;
+    // Any change ends a hold: held requests go to the new target (or get their answer now).
+    const hold = entry.hold;
+    if (hold !== null) {
+      entry.hold = null;
+      clearTimeout(hold.timer);
+      wakeAll(hold);
+    }
     if (previous && previous !== target) {
       previous.routed = false;
       if (previous.inFlight === 0) this.#retire(previous);

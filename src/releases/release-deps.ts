@@ -152,7 +152,8 @@ function healthFailure(config: DeployConfig, result: Exclude<HealthResult, { ok:
 
 /** Step 5: take the project out of the ingress, let in-flight requests finish, stop its supervised app. */
 export async function quiesce(deps: ReleaseDeps, projectId: string): Promise<void> {
-  const previous = await deps.routing.switchUpstream(projectId, null, null);
+  // New requests wait (up to holdMs) for whatever is routed next instead of failing in the window.
+  const previous = await deps.routing.hold(projectId, deps.settings.holdMs);
   await deps.routing.drain(previous, deps.settings.drainTimeoutMs);
   await deps.supervisor.stop(projectId);
 }

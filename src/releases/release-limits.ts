@@ -18,6 +18,8 @@ export interface ReleaseSettings {
   lockWaitMs: number;
   /** How long in-flight requests to the old release may finish before it stops. SVC_DRAIN_TIMEOUT_MS, default 5000. */
   drainTimeoutMs: number;
+  /** How long new requests wait while a project has no app to serve (migration window, restore) before 503 with Retry-After. SVC_HOLD_REQUESTS_MS, default 30000; 0 answers 503 at once. */
+  holdMs: number;
   /** Stop apps when the control plane shuts down (false: leave them for re-adoption). SVC_KEEP_APPS_ON_SHUTDOWN inverts, default stop. */
   stopAppsOnClose: boolean;
   /** How long an upload body may deliver no bytes before it is aborted (SVC_UPLOAD_STALLED) and the lock freed. SVC_UPLOAD_IDLE_TIMEOUT_MS, default 30000. */
@@ -33,6 +35,7 @@ const settingsSchema = z.object({
   SVC_ALLOW_UNSAFE_MIGRATIONS: bool.default(false),
   SVC_DEPLOY_LOCK_WAIT_MS: intSetting(0, 3_600_000).default(0),
   SVC_DRAIN_TIMEOUT_MS: intSetting(0, 600_000).default(5000),
+  SVC_HOLD_REQUESTS_MS: intSetting(0, 600_000).default(30_000),
   SVC_KEEP_APPS_ON_SHUTDOWN: bool.default(false),
   SVC_UPLOAD_IDLE_TIMEOUT_MS: intSetting(10, 3_600_000).default(30_000),
 });
@@ -52,6 +55,7 @@ export function readReleaseSettings(env: Readonly<Record<string, string | undefi
     operatorAllowsUnsafe: s.SVC_ALLOW_UNSAFE_MIGRATIONS,
     lockWaitMs: s.SVC_DEPLOY_LOCK_WAIT_MS,
     drainTimeoutMs: s.SVC_DRAIN_TIMEOUT_MS,
+    holdMs: s.SVC_HOLD_REQUESTS_MS,
     stopAppsOnClose: !s.SVC_KEEP_APPS_ON_SHUTDOWN,
     uploadIdleTimeoutMs: s.SVC_UPLOAD_IDLE_TIMEOUT_MS,
   };

@@ -14,10 +14,13 @@ export interface ReleaseRouting<T = unknown> {
   switchUpstream(projectId: string, upstream: ReleaseUpstream | null, releaseId: string | null): Promise<T | null>;
   /** Resolve once the previous target has no request in flight (false after timeoutMs). */
   drain(previous: T | null, timeoutMs: number): Promise<boolean>;
+  /** Take the project out of rotation, holding its new requests up to maxMs for the next target; returns the previous target. */
+  hold(projectId: string, maxMs: number): Promise<T | null>;
 }
 
 /** Routing that does nothing (no ingress wired, e.g. in unit tests). */
 export const noRouting: ReleaseRouting<null> = {
   switchUpstream: async () => null,
   drain: async () => true,
+  hold: async () => null,
 };

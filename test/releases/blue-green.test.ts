@@ -5,10 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chooseCutover } from '../../src/releases/choose-cutover.js';
 import { packFixture, removeDataDir, startPlane, type Artifact, type Plane } from './release-support.js';
+import { steadyTraffic } from './steady-traffic.js';
 
 describe('chooseCutover', () => {
   it.each([
@@ -42,46 +42,14 @@ describe('blue-green code-only deploys under steady traffic', () => {
     if (work) await removeDataDir(work);
   });
 
-  /** Clients that keep asking the app by its host until stopped; every non-200 is a failure. */
-  function steadyTraffic(clients = 4): { stop(): Promise<{ ok: number; failures: string[]; releases: Set<string> }> } {
-    const agent = new Agent({ connections: clients });
-    const host = `${plane.project.slug}.localhost`;
-    const failures: string[] = [];
-    const releases = new Set<string>();
-    let ok = 0;
-    let running = true;
-    const deadline = Date.now() + 60_000;
-    const loops = Array.from({ length: clients }, async () => {
-      while (running && Date.now() < deadline) {
-        try {
-          const res = await agent.request({ origin, path: '/', method: 'GET', headers: { host } });
-          const body = (await res.body.json()) as { release?: string; error?: { code?: string } };
-          if (res.statusCode === 200 && body.release) {
-            ok++;
-            releases.add(body.release);
-          } else failures.push(`${res.statusCode} ${body.error?.code ?? ''}`);
-        } catch (error) {
-          failures.push((error as Error).message);
-        }
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    });
-    return {
-      async stop() {
-        running = false;
-        await Promise.all(loops);
-        await agent.close();
-        return { ok, failures, releases };
-      },
-    };
-  }
+  const traffic = () => steadyTraffic(origin, `${plane.project.slug}.localhost`);
 
   it('a failing candidate never interrupts the active release; a healthy one takes over with no failed request', async () => {
     const first = await plane.upload(art.v1!);
     expect(first.json().release.status, first.body).toBe('active');
     const v1 = first.json().release.id as string;
 
-    const duringFailure = steadyTraffic();
+    const duringFailure = traffic();
     const failed = await plane.upload(art.failing!);
     const failedBody = failed.json() as { release: { status: string; failure: { step: string; code: string } } };
     const seen1 = await duringFailure.stop();
@@ -91,7 +59,7 @@ describe('blue-green code-only deploys under steady traffic', () => {
     expect(seen1.ok).toBeGreaterThan(20);
     expect([...seen1.releases]).toEqual([v1]);
 
-    const duringSwitch = steadyTraffic();
+    const duringSwitch = traffic();
     const next = await plane.upload(art.v1b!);
     await new Promise((r) => setTimeout(r, 300));
     const seen2 = await duringSwitch.stop();
