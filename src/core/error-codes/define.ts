@@ -1,10 +1,10 @@
-/** One registry entry: HTTP status, whether a retry may succeed, and a one-line summary for docs. */
+/** One registry entry: HTTP status, whether a retry may succeed, a one-line summary and a next-step hint. */
 export interface ErrorCodeDefinition {
   readonly status: number;
   readonly retryable: boolean;
   readonly summary: string;
-  /** What the user should do next; shown by the CLI and in docs/errors.md. */
-  readonly hint?: string;
+  /** What the user should do next (one concrete sentence); shown by the CLI and in docs/errors.md. Required. */
+  readonly hint: string;
 }
 
 /** Identity helper that keeps literal keys while checking every entry's shape and SVC_ prefix. */

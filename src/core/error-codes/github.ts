@@ -8,14 +8,14 @@ export const githubCodes = defineCodes({
     summary: 'The GitHub App is not configured on this control plane (APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET).',
     hint: 'Create the app from app.yml and set its credentials; see docs/github.md.',
   },
-  SVC_GITHUB_CONFIG_INVALID: { status: 500, retryable: false, summary: 'A GitHub App setting (APP_ID, private key, GHE_HOST, GHE_PROTOCOL, SVC_GITHUB_*) is invalid.' },
+  SVC_GITHUB_CONFIG_INVALID: { status: 500, retryable: false, summary: 'A GitHub App setting (APP_ID, private key, GHE_HOST, GHE_PROTOCOL, SVC_GITHUB_*) is invalid.', hint: 'Fix the setting named in the message (see docs/github.md), or unset APP_ID to run without the GitHub App.' },
   SVC_GITHUB_SIGNATURE_INVALID: {
     status: 401,
     retryable: false,
     summary: 'The webhook delivery has no valid X-Hub-Signature-256 for the configured WEBHOOK_SECRET.',
-    hint: 'Make the app\'s webhook secret and WEBHOOK_SECRET identical.',
+    hint: "Make the app's webhook secret and WEBHOOK_SECRET identical.",
   },
-  SVC_GITHUB_DELIVERY_INVALID: { status: 400, retryable: false, summary: 'The webhook delivery is malformed (missing X-GitHub-Event / X-GitHub-Delivery or a body that is not a JSON object).' },
+  SVC_GITHUB_DELIVERY_INVALID: { status: 400, retryable: false, summary: 'The webhook delivery is malformed (missing X-GitHub-Event / X-GitHub-Delivery or a body that is not a JSON object).', hint: "Point only the GitHub App's webhook at /api/github/webhooks; redeliver a failed delivery from the app's settings on GitHub." },
   SVC_GITHUB_REPOSITORY_NOT_INSTALLED: {
     status: 409,
     retryable: false,

@@ -2,7 +2,7 @@ import { defineCodes } from './define.js';
 
 /** Encrypted secrets and the platform master key (src/secrets). */
 export const secretsCodes = defineCodes({
-  SVC_SECRET_NAME_INVALID: { status: 400, retryable: false, summary: 'Secret names are 1–128 letters, digits and underscores, not starting with a digit.' },
+  SVC_SECRET_NAME_INVALID: { status: 400, retryable: false, summary: 'Secret names are 1–128 letters, digits and underscores, not starting with a digit.', hint: 'Use a name like DATABASE_URL with `svc secrets set <NAME>`.' },
   SVC_SECRET_NAME_RESERVED: {
     status: 400,
     retryable: false,
@@ -15,8 +15,8 @@ export const secretsCodes = defineCodes({
     summary: 'The secret value cannot be passed to an app: it contains a NUL character, is not valid UTF-8, or exceeds 64 KiB.',
     hint: 'Environment variables cannot carry NUL; encode binary values (for example base64).',
   },
-  SVC_SECRET_NOT_FOUND: { status: 404, retryable: false, summary: 'The project has no secret with this name.' },
-  SVC_SECRET_LIMIT: { status: 409, retryable: false, summary: 'The project already has the maximum number of secrets (200).' },
+  SVC_SECRET_NOT_FOUND: { status: 404, retryable: false, summary: 'The project has no secret with this name.', hint: "List the project's secrets with `svc secrets` and use one of those names." },
+  SVC_SECRET_LIMIT: { status: 409, retryable: false, summary: 'The project already has the maximum number of secrets (200).', hint: 'Delete unused secrets with `svc secrets delete <NAME>`, or combine related values into one secret.' },
   SVC_SECRET_DECRYPT_FAILED: {
     status: 500,
     retryable: false,
