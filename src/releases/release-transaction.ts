@@ -8,7 +8,7 @@ import { appendAudit } from '../audit/append-audit.js';
 import { discardStagedArtifact, placeStagedArtifact, type StagedArtifact } from '../artifacts/index.js';
 import { setProjectRelease } from '../projects/index.js';
 import type { RunningApp } from '../../runner/app-runner.js';
-import { migrateDatabase } from './apply-migrations.js';
+import { migrateOffThread } from './migrate-off-thread.js';
 import type { ReleaseFailure, ReleaseStep } from './contract.js';
 import { precheckMigrations } from './precheck-migrations.js';
 import { prepareReleaseDir, removeReleaseDir } from './prepare-release-dir.js';
@@ -186,7 +186,7 @@ async function takeSnapshot(deps: ReleaseDeps, layout: ProjectLayout, candidate:
 /** Step 7: verify history and apply every pending migration in one immediate transaction. */
 async function migrate(deps: ReleaseDeps, layout: ProjectLayout, candidate: ReleaseRow): Promise<string[]> {
   const config = releaseConfig(candidate);
-  const result = await migrateDatabase({
+  const result = await migrateOffThread({
     databasePath: databasePathOf(layout, config.database.path),
     migrationsDir: join(releaseDirOf(layout, candidate.id), config.database.migrations),
     allowUnsafeMigrations: config.database.allowUnsafeMigrations,
