@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeArtifact, packArtifact, placeStagedArtifact, readDeployConfig, stageArtifact } from '../../src/artifacts/index.js';
 import { documentBomb } from './artifact-bomb.js';
 import { cleanupApps, makeApp, tempDir } from './make-app.js';
+import { skipOrFail } from '../support/require-components.js';
 
 let good: { bytes: Buffer; digest: string };
 let appDir: string;
@@ -88,8 +89,7 @@ describe('placeStagedArtifact', () => {
     try {
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mount], { stdio: 'ignore' });
     } catch {
-      ctx.skip('mount -t tmpfs is not permitted here');
-      return;
+      skipOrFail(ctx, 'mount -t tmpfs is not permitted here');
     }
     try {
       const staged = await stageArtifact(good.bytes, join(parent, '.staging'));

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { atomicWriteFile, atomicWriteFileSync } from '../../src/core/atomic-write.js';
 import { ProjectLocks } from '../../src/core/project-lock.js';
 import { mountSmallFilesystem, type SmallFilesystem } from './small-filesystem.js';
+import { skipOrFail } from '../support/require-components.js';
 
 let fs: SmallFilesystem | null = null;
 afterEach(() => {
@@ -15,8 +16,8 @@ afterEach(() => {
 
 function smallFs(ctx: { skip: (note: string) => void }): SmallFilesystem {
   fs = mountSmallFilesystem('1m');
-  if (!fs) ctx.skip('mount -t tmpfs is not permitted here');
-  return fs!;
+  if (!fs) skipOrFail(ctx, 'mount -t tmpfs is not permitted here');
+  return fs;
 }
 
 const visible = (dir: string) => readdirSync(dir).filter((name) => name !== '.filler');

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReleaseListResponse } from '../../src/releases/contract.js';
 import { mountSmallFilesystem, type SmallFilesystem } from '../core/small-filesystem.js';
 import { eventually, packFixture, removeDataDir, startPlane, type Artifact, type Plane } from './release-support.js';
+import { skipOrFail } from '../support/require-components.js';
 
 const env = { SVC_SANDBOX: 'off' };
 let work: string;
@@ -31,7 +32,7 @@ afterAll(async () => {
 
 describe('disk full', () => {
   it('deploy → SVC_DISK_FULL at the lock, start-up on the full disk serves reads, deploys resume once space is back', async (ctx) => {
-    if (!fs) return ctx.skip('mount -t tmpfs is not permitted here');
+    if (!fs) skipOrFail(ctx, 'mount -t tmpfs is not permitted here');
     const dataDir = join(fs.dir, 'data');
     const locks = join(dataDir, 'locks');
     plane = await startPlane({ dataDir, env });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ReleaseListResponse, RollbackResponse, UploadResponse } from '../../src/releases/contract.js';
 import { ROOT, packFixture, removeDataDir, startPlane, type Artifact, type Plane } from './release-support.js';
+import { skipOrFail } from '../support/require-components.js';
 
 let work: string;
 const art: Record<string, Artifact> = {};
@@ -138,8 +139,7 @@ describe('concurrency, hostile input and limits', () => {
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', probe], { stdio: 'ignore' });
       execFileSync('umount', [probe]);
     } catch {
-      ctx.skip('mount -t tmpfs is not permitted here; full-disk test skipped');
-      return;
+      skipOrFail(ctx, 'mount -t tmpfs is not permitted here; full-disk test skipped');
     }
     // Keep v1 reachable: move its directory onto the small tmpfs with it.
     execFileSync('sh', ['-c', `chmod -R u+w "${releases}" && mv "${releases}" "${releases}.old" && mkdir "${releases}" && mount -t tmpfs -o size=2m tmpfs "${releases}" && cp -a "${releases}.old/." "${releases}/" && rm -rf "${releases}.old"`]);

@@ -48,3 +48,15 @@ export function requireComponents(suite: string, components: Component[]): Compo
     },
   };
 }
+
+/** Root: per-project uids, chown and tmpfs mounts need it (CI runs as root). */
+export function rootComponent(): Component {
+  return { name: 'root', probe: () => (process.getuid?.() === 0 ? null : `running as uid ${process.getuid?.()}`) };
+}
+
+/** Inside a test: skip with a warning when the host lacks `what`, but under CI fail instead. */
+export function skipOrFail(ctx: { skip: (note: string) => void }, what: string): never {
+  if (process.env.CI) throw new Error(`${what}; under CI a missing component fails the run instead of skipping it`);
+  ctx.skip(what);
+  throw new Error('unreachable: ctx.skip() ends the test');
+}

@@ -10,7 +10,7 @@ import { LogStore } from '../../../runner/log-store.js';
 import { ProcessRunner } from '../../../runner/process-runner.js';
 import { createSandboxRunner, readSandboxSettings } from '../../../runner/sandbox/sandbox-settings.js';
 import type { SandboxRunner } from '../../../runner/sandbox/sandbox-runner.js';
-import { commandComponent, requireComponents } from '../../support/require-components.js';
+import { commandComponent, requireComponents, skipOrFail } from '../../support/require-components.js';
 import { alive, appSpec, eventually, makeRoot } from '../runner-helpers.js';
 
 const gate = requireComponents('sandbox runner', [commandComponent('bubblewrap', ['bwrap', '--version']), commandComponent('slirp4netns', ['slirp4netns', '--version'])]);
@@ -70,7 +70,8 @@ describe.skipIf(gate.skip)('sandbox runner', () => {
     expect(cmdlines.join('\n')).not.toContain('never-in-argv-7f3a');
   });
 
-  it.skipIf(!root0)('runs each project under its own unprivileged uid and hands it the data directory', async () => {
+  it('runs each project under its own unprivileged uid and hands it the data directory (as root)', async (ctx) => {
+    if (!root0) skipOrFail(ctx, 'a uid per project needs root');
     const app = await start();
     const uid = app.record().sandbox!.uid!;
     expect(uid).toBe(uids.get('p'));
