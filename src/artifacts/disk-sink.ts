@@ -9,6 +9,7 @@ import { SvcError } from '../core/errors.js';
 import type { ContentSink } from './content-sink.js';
 import type { ArtifactFileEntry } from './document.js';
 import { pathShapeViolation } from './path-rules.js';
+import { ioFailure } from '../core/disk-full.js';
 
 type Step = { kind: 'begin'; entry: ArtifactFileEntry } | { kind: 'write'; bytes: Buffer } | { kind: 'end'; entry: ArtifactFileEntry };
 
@@ -102,8 +103,5 @@ export class DiskSink implements ContentSink {
 }
 
 function diskError(error: unknown, root: string): SvcError {
-  if (error instanceof SvcError) return error;
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOSPC' || code === 'EDQUOT') return new SvcError('SVC_DISK_FULL', `No space left writing the artifact into ${root}`, { cause: error });
-  return new SvcError('SVC_IO', `Could not write the artifact into ${root}: ${(error as Error).message}`, { cause: error });
+  return ioFailure(error, `writing the artifact into ${root}`);
 }

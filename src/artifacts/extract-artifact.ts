@@ -7,6 +7,8 @@ import { SvcError } from '../core/errors.js';
 import type { DecodedArtifact } from './decode-artifact.js';
 import { MODE_EXECUTABLE, MODE_FILE } from './document.js';
 import { pathShapeViolation } from './path-rules.js';
+import { ioFailure } from '../core/disk-full.js';
+import { parentDirectories } from './parent-directories.js';
 
 // Files written concurrently; enough to keep the thread pool busy without exhausting descriptors.
 const WRITE_CONCURRENCY = 16;
@@ -29,12 +31,7 @@ export async function extractArtifact(decoded: DecodedArtifact, targetDir: strin
   const temp = join(parent, `.${basename(target)}.${randomBytes(6).toString('hex')}.extract`);
   await mkdir(temp, { mode: 0o755 });
   try {
-    const directories = new Set<string>();
-    for (const file of decoded.files) {
-      for (let slash = file.path.indexOf('/'); slash >= 0; slash = file.path.indexOf('/', slash + 1)) directories.add(file.path.slice(0, slash));
-    }
-    // Parents sort before children, so a non-recursive mkdir in order creates each exactly once.
-    const ordered = [...directories].sort((a, b) => a.split('/').length - b.split('/').length);
+    const ordered = parentDirectories(decoded.files.map((file) => file.path));
     for (const dir of ordered) await mkdir(inside(temp, dir), { mode: 0o755 });
     for (let i = 0; i < decoded.files.length; i += WRITE_CONCURRENCY) {
       await Promise.all(decoded.files.slice(i, i + WRITE_CONCURRENCY).map((file) => writeFile(inside(temp, file.path), file.content, file.mode & 0o777)));
@@ -46,10 +43,7 @@ export async function extractArtifact(decoded: DecodedArtifact, targetDir: strin
     await fsyncDirectory(parent);
   } catch (error) {
     await rm(temp, { recursive: true, force: true });
-    if (error instanceof SvcError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOSPC' || code === 'EDQUOT') throw new SvcError('SVC_DISK_FULL', `No space left extracting into ${target}`, { cause: error });
-    throw new SvcError('SVC_IO', `Could not extract into ${target}: ${(error as Error).message}`, { cause: error });
+    throw ioFailure(error, `extracting into ${target}`);
   }
 }
 

@@ -8,6 +8,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fsyncDirectory } from '../core/atomic-write.js';
 import { SvcError } from '../core/errors.js';
 import type { StagedArtifact } from './stage-artifact.js';
+import { ioFailure } from '../core/disk-full.js';
+import { parentDirectories } from './parent-directories.js';
 
 /** Put the files of `staged` at `targetDir` (which must not exist); the staging directory is gone afterwards. */
 export async function placeStagedArtifact(staged: Pick<StagedArtifact, 'dir' | 'files'>, targetDir: string): Promise<void> {
@@ -26,10 +28,7 @@ export async function placeStagedArtifact(staged: Pick<StagedArtifact, 'dir' | '
     }
     await fsyncDirectory(parent);
   } catch (error) {
-    if (error instanceof SvcError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOSPC' || code === 'EDQUOT') throw new SvcError('SVC_DISK_FULL', `No space left placing the release files at ${target}`, { cause: error });
-    throw new SvcError('SVC_IO', `Could not place the release files at ${target}: ${(error as Error).message}`, { cause: error });
+    throw ioFailure(error, `placing the release files at ${target}`);
   }
 }
 
@@ -37,12 +36,7 @@ async function copyTree(staged: Pick<StagedArtifact, 'dir' | 'files'>, target: s
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.extract`);
   await mkdir(temp, { mode: 0o755 });
   try {
-    const directories = new Set<string>();
-    for (const file of staged.files) {
-      for (let slash = file.path.indexOf('/'); slash >= 0; slash = file.path.indexOf('/', slash + 1)) directories.add(file.path.slice(0, slash));
-    }
-    // Parents sort before children, so a non-recursive mkdir in order creates each exactly once.
-    const ordered = [...directories].sort((a, b) => a.split('/').length - b.split('/').length);
+    const ordered = parentDirectories(staged.files.map((file) => file.path));
     for (const dir of ordered) await mkdir(join(temp, dir), { mode: 0o755 });
     for (const file of staged.files) {
       const to = join(temp, file.path);

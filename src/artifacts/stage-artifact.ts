@@ -7,6 +7,7 @@ import type { ArtifactDocument, ArtifactFileEntry } from './document.js';
 import type { DeployConfig } from './deploy-config.js';
 import { decodeInto, type DecodeOptions } from './decode-artifact.js';
 import { DiskSink } from './disk-sink.js';
+import { ioFailure } from '../core/disk-full.js';
 
 /** A fully verified artifact whose files are written (and fsynced) under `dir`. */
 export interface StagedArtifact {
@@ -34,8 +35,7 @@ export async function stageArtifact(source: Buffer | AsyncIterable<Uint8Array>, 
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw new SvcError('SVC_ARTIFACT_TARGET_EXISTS', `${root} already exists`);
-    if (code === 'ENOSPC' || code === 'EDQUOT') throw new SvcError('SVC_DISK_FULL', `No space left for ${root}`, { cause: error });
-    throw new SvcError('SVC_IO', `Could not create ${root}: ${(error as Error).message}`, { cause: error });
+    throw ioFailure(error, `creating ${root}`);
   }
   const sink = new DiskSink(root);
   try {

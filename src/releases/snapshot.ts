@@ -7,6 +7,7 @@ import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { atomicWriteFile, fsyncDirectory } from '../core/atomic-write.js';
 import { SvcError, isSvcError } from '../core/errors.js';
+import { isDiskFull } from '../core/disk-full.js';
 
 /** A snapshot on disk with its exact size (recorded on the release). */
 export interface Snapshot {
@@ -45,8 +46,7 @@ export async function createSnapshot(databasePath: string, snapshotPath: string)
   } catch (error) {
     await rm(temp, { force: true });
     if (isSvcError(error)) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOSPC' || code === 'EDQUOT') throw new SvcError('SVC_DISK_FULL', `No space left for the snapshot of ${databasePath}`, { cause: error });
+    if (isDiskFull(error)) throw new SvcError('SVC_DISK_FULL', `No space left for the snapshot of ${databasePath}`, { cause: error });
     throw new SvcError('SVC_SNAPSHOT_FAILED', `Backup of ${databasePath} failed: ${(error as Error).message}`, { cause: error });
   }
 }
