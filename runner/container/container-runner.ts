@@ -1,13 +1,15 @@
 // The container runner (SVC_RUNNER=container): each release runs in a hardened podman container.
 // Containers are not a perfect sandbox for hostile code (spec 000 item 7); see docs/container-runner.md.
-import { lstatSync, lchownSync, mkdirSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { systemClock, type Clock } from '../../src/core/clock.js';
 import { execCommand, type Spawner } from '../../src/core/exec.js';
 import { randomId, type IdGenerator } from '../../src/core/ids.js';
 import { allocatePort } from '../allocate-port.js';
 import type { AppRunner, AppStartSpec, RunningApp, RunningAppRecord } from '../app-runner.js';
 import type { LogStore } from '../log-store.js';
+import { linkedPlatformPackage } from '../linked-platform-package.js';
+import { grantTree } from '../sandbox/grant-tree.js';
 import { sandboxLayout } from '../sandbox-layout.js';
 import { readRunOffsets, runOutputTails, spawnCapturedRun, type RunOffsets } from '../run-output.js';
 import { ContainerApp, type ContainerAppDeps } from './container-app.js';
@@ -164,26 +166,10 @@ export function containerName(projectId: string, runId: string): string {
   return `svc-${clean(projectId)}-${clean(runId)}`;
 }
 
-/** The target of `<release>/node_modules/svc` when the release transaction linked the platform package. */
-function linkedPlatformPackage(releaseDir: string): string | null {
-  try {
-    const target = readlinkSync(join(releaseDir, 'node_modules', 'svc'));
-    return isAbsolute(target) ? target : null;
-  } catch {
-    return null;
-  }
-}
-
 /** Give the container user ownership of a writable mount (only possible, and needed, when we are root). */
 function grantToContainerUser(dir: string, user: string): void {
   if (process.getuid?.() !== 0) return;
   const [uid, gid] = user.split(':').map(Number) as [number, number];
-  const walk = (path: string, depth: number): void => {
-    const stat = lstatSync(path);
-    if (stat.isSymbolicLink()) return;
-    if (stat.uid !== uid || stat.gid !== gid) lchownSync(path, uid, gid);
-    if (stat.isDirectory() && depth < 32) for (const entry of readdirSync(path)) walk(join(path, entry), depth + 1);
-  };
-  walk(dir, 0);
+  grantTree(dir, uid, gid);
 }
 

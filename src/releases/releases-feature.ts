@@ -105,13 +105,14 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
   const dataDir = ctx.config.dataDir;
   const settings = { ...readReleaseSettings(ctx.config.env), ...options.settings };
   const logs = new LogStore({ dir: join(dataDir, 'logs'), clock: ctx.clock });
+  const uidBase = readSandboxSettings(ctx.config.env).uidBase;
   const runner =
     options.runner ??
     selectAppRunner(ctx.config.env, {
       runsDir: join(dataDir, 'runs'),
       logs,
       clock: ctx.clock,
-      uidFor: (projectId) => projectUid(ctx, projectId, readSandboxSettings(ctx.config.env).uidBase),
+      uidFor: (projectId) => projectUid(ctx, projectId, uidBase),
       // The data directory and the folder holding it are made passable (search only) for project uids.
       traversableRoots: [dirname(dataDir)],
       ...(options.stopGraceMs === undefined ? {} : { stopGraceMs: options.stopGraceMs }),

@@ -25,6 +25,7 @@ export interface ReleaseDrillBootOptions {
 
 /** A `boot(projectId, {databasePath, signal})` that runs the active release on the restored copy. */
 export function releaseDrillBoot(ctx: FeatureContext, options: ReleaseDrillBootOptions): RestoreDrillOptions['boot'] {
+  const uidBase = readSandboxSettings(ctx.config.env).uidBase;
   return async (projectId, { databasePath, signal }) => {
     const active = activeReleaseRow(ctx, projectId);
     if (!active) throw new SvcError('SVC_OPS_DRILL_FAILED', `Project ${projectId} has no active release to boot.`);
@@ -36,7 +37,7 @@ export function releaseDrillBoot(ctx: FeatureContext, options: ReleaseDrillBootO
       clock: ctx.clock,
       stopGraceMs: 5000,
       // The drill runs the project's own code, so under the project's own uid.
-      uidFor: (id) => projectUid(ctx, id, readSandboxSettings(ctx.config.env).uidBase),
+      uidFor: (id) => projectUid(ctx, id, uidBase),
       traversableRoots: [dirname(ctx.config.dataDir), work],
     });
     const cleanup = () => rm(work, { recursive: true, force: true });
