@@ -139,22 +139,9 @@ export class SandboxRunner implements AppRunner {
     return { available: !problem, network: this.options.network, perProjectUid: this.options.uidFor !== undefined, problem: problem ? { code: problem.code, message: problem.message } : null };
   }
 
-  /**
-   * Start a release in a new sandbox; resolves once the app process was started inside it. A failed
-   * set-up is tried once more: the kernel occasionally refuses a namespace's first network call under load.
-   */
+  /** Start a release in a new sandbox; resolves once the app process was started inside it. */
   async start(spec: AppStartSpec): Promise<RunningApp> {
     if (this.options.unavailable) throw this.options.unavailable;
-    try {
-      return await this.startOnce(spec);
-    } catch (error) {
-      if (!(error instanceof SvcError) || error.code !== 'SVC_SANDBOX_START_FAILED') throw error;
-      this.note(spec.projectId, spec.releaseId, `sandbox set-up failed, trying once more: ${error.message}`);
-      return this.startOnce(spec);
-    }
-  }
-
-  private async startOnce(spec: AppStartSpec): Promise<RunningApp> {
     const port = spec.port ?? (await allocatePort('127.0.0.1'));
     const uid = this.options.uidFor?.(spec.projectId);
     const platformPackageDir = linkedPlatformPackage(spec.releaseDir);
