@@ -47,6 +47,8 @@ export interface SandboxRunnerOptions {
   setupTimeoutMs?: number;
   /** Why sandboxes cannot be created on this host: every start is refused with it. */
   unavailable?: SvcError;
+  /** Picks a free loopback port (default: ask the kernel). */
+  pickPort?: () => Promise<number>;
 }
 
 /** What the operator and `svc doctor` see about app isolation. */
@@ -89,13 +91,13 @@ function parseInfo(text: string): number | null {
   }
 }
 
-/** Ask the network helper's API to forward the app's port; resolves on its `return` answer. */
-function forwardPort(apiSocket: string, port: number, timeoutMs: number): Promise<void> {
+/** Ask the network helper's API to forward a host port to the app's port; resolves on its `return` answer. */
+function forwardPort(apiSocket: string, hostPort: number, guestPort: number, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = connect(apiSocket);
     const timer = setTimeout(() => socket.destroy(new Error('the port forward was not confirmed in time')), timeoutMs);
     let answer = '';
-    socket.once('connect', () => socket.write(hostForwardRequest(port)));
+    socket.once('connect', () => socket.write(hostForwardRequest(hostPort, guestPort)));
     socket.on('data', (chunk: Buffer) => {
       answer += chunk.toString('utf8');
       try {
@@ -103,7 +105,7 @@ function forwardPort(apiSocket: string, port: number, timeoutMs: number): Promis
         clearTimeout(timer);
         socket.end();
         if (parsed.return !== undefined) resolve();
-        else reject(new Error(`port forward refused: ${parsed.error?.desc ?? answer}`));
+        else reject(new ForwardRefused(parsed.error?.desc ?? answer));
       } catch {
         // Incomplete JSON: wait for more.
       }
@@ -113,6 +115,30 @@ function forwardPort(apiSocket: string, port: number, timeoutMs: number): Promis
       reject(error);
     });
   });
+}
+
+class ForwardRefused extends Error {
+  constructor(readonly desc: string) {
+    super(`port forward refused: ${desc}`);
+  }
+}
+
+// The host port was free when picked but another process may bind it before the forward does; the app
+// listens on its own port inside, so only the host side is picked again.
+const FORWARD_ATTEMPTS = 5;
+
+/** Forward a free host port to `guestPort`, picking another host port while the chosen one is taken. */
+async function forwardFreePort(apiSocket: string, firstHostPort: number, guestPort: number, timeoutMs: number, attempts: number, pickPort: () => Promise<number>): Promise<number> {
+  let hostPort = firstHostPort;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await forwardPort(apiSocket, hostPort, guestPort, timeoutMs);
+      return hostPort;
+    } catch (error) {
+      if (!(error instanceof ForwardRefused) || attempt >= attempts) throw error;
+      hostPort = await pickPort();
+    }
+  }
 }
 
 function netNamespace(pid: number | 'self'): string | null {
@@ -142,7 +168,7 @@ export class SandboxRunner implements AppRunner {
   /** Start a release in a new sandbox; resolves once the app process was started inside it. */
   async start(spec: AppStartSpec): Promise<RunningApp> {
     if (this.options.unavailable) throw this.options.unavailable;
-    const port = spec.port ?? (await allocatePort('127.0.0.1'));
+    const port = spec.port ?? (await this.pickPort());
     const uid = this.options.uidFor?.(spec.projectId);
     const platformPackageDir = linkedPlatformPackage(spec.releaseDir);
     const cmd = buildSandboxCommand(spec, {
@@ -179,8 +205,11 @@ export class SandboxRunner implements AppRunner {
       initPid = await readUntil(infoFd, parseInfo, timeoutMs, 'the sandbox');
       infoFd.destroy();
       let net: { pid: number; startTime: string | null } | null = null;
+      let hostPort = port;
       if (this.options.network === 'isolated') {
-        slirp = await this.startNetwork(initPid, runDir, syncFd, port, timeoutMs);
+        const network = await this.startNetwork(initPid, runDir, syncFd, port, timeoutMs, spec.port === undefined ? FORWARD_ATTEMPTS : 1);
+        slirp = network.child;
+        hostPort = network.hostPort;
         net = { pid: slirp.pid!, startTime: processStartTime(slirp.pid!) };
       }
       syncFd.destroy();
@@ -190,7 +219,7 @@ export class SandboxRunner implements AppRunner {
         id,
         projectId: spec.projectId,
         releaseId: spec.releaseId,
-        port,
+        port: hostPort,
         host: '127.0.0.1',
         startedAt: this.clock.now(),
         pid: launcher.pid!,
@@ -198,7 +227,7 @@ export class SandboxRunner implements AppRunner {
         runDir,
         sandbox: { initPid, initStartTime: processStartTime(initPid), ...(net ? { netPid: net.pid, netStartTime: net.startTime } : {}), ...(uid === undefined ? {} : { uid }) },
       };
-      this.note(spec.projectId, spec.releaseId, `started ${spec.entry} in a sandbox (pid ${launcher.pid}${uid === undefined ? '' : `, uid ${uid}`}, ${this.options.network} network) on 127.0.0.1:${port}`);
+      this.note(spec.projectId, spec.releaseId, `started ${spec.entry} in a sandbox (pid ${launcher.pid}${uid === undefined ? '' : `, uid ${uid}`}, ${this.options.network} network) on 127.0.0.1:${hostPort}`);
       return new SandboxApp(record, this.appDeps(record, { stdout: 0, stderr: 0 }), { child: launcher });
     } catch (error) {
       for (const pid of [initPid, slirp?.pid]) if (pid) tryKill(pid);
@@ -253,7 +282,7 @@ export class SandboxRunner implements AppRunner {
   }
 
   /** slirp4netns on the sandbox's network namespace, tied to the sandbox's lifetime by `syncPeer`. */
-  private async startNetwork(initPid: number, runDir: string, syncPeer: Readable, port: number, timeoutMs: number): Promise<ChildProcess> {
+  private async startNetwork(initPid: number, runDir: string, syncPeer: Readable, port: number, timeoutMs: number, forwardAttempts: number): Promise<{ child: ChildProcess; hostPort: number }> {
     // Attaching to our own namespace would reconfigure the host's network: refuse anything but a new one.
     const target = netNamespace(initPid);
     if (!target || target === netNamespace('self')) throw new SvcError('SVC_SANDBOX_START_FAILED', 'The sandbox did not get a network namespace of its own');
@@ -276,8 +305,11 @@ export class SandboxRunner implements AppRunner {
     const ready = child.stdio[4] as Readable;
     await readUntil(ready, (text) => (text.length > 0 ? true : null), timeoutMs, 'the app network');
     ready.destroy();
-    await forwardPort(apiSocket, port, timeoutMs);
-    return child;
+    return { child, hostPort: await forwardFreePort(apiSocket, port, port, timeoutMs, forwardAttempts, () => this.pickPort()) };
+  }
+
+  private pickPort(): Promise<number> {
+    return this.options.pickPort ? this.options.pickPort() : allocatePort('127.0.0.1');
   }
 
   private note(projectId: string, releaseId: string, line: string): void {

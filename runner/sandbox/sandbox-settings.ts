@@ -72,6 +72,8 @@ export interface SandboxRunnerBase {
   traversableRoots?: readonly string[];
   /** Run ids (a supervisor passes its controller's, so the run keeps one id everywhere). */
   ids?: IdGenerator;
+  /** Picks a free loopback port for an app (default: ask the kernel). */
+  pickPort?: () => Promise<number>;
 }
 
 /**
@@ -105,6 +107,7 @@ export function createSandboxRunner(settings: SandboxSettings, base: SandboxRunn
     traversableRoots: base.traversableRoots ?? [dirname(base.runsDir)],
     ...(base.clock ? { clock: base.clock } : {}),
     ...(base.ids ? { ids: base.ids } : {}),
+    ...(base.pickPort ? { pickPort: base.pickPort } : {}),
     ...(base.stopGraceMs === undefined ? {} : { stopGraceMs: base.stopGraceMs }),
   });
 }

@@ -1,9 +1,10 @@
 // The sandboxed process runner for real: bubblewrap, a uid per project (as root), slirp4netns.
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { allocatePort } from '../../../runner/allocate-port.js';
 import type { RunningApp } from '../../../runner/app-runner.js';
 import { checkHealth } from '../../../runner/health-check.js';
 import { LogStore } from '../../../runner/log-store.js';
@@ -122,6 +123,32 @@ describe.skipIf(gate.skip)('sandbox runner', () => {
       socket.once('error', reject);
     });
     expect(existsSync(join(root, 'data-q'))).toBe(true);
+  });
+
+  it('forwards another host port when the one it picked was taken before the forward, and the app still serves', async () => {
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen({ port: 0, host: '127.0.0.1' }, resolve));
+    const taken = (squatter.address() as AddressInfo).port;
+    const picks: number[] = [];
+    const racing = createSandboxRunner(readSandboxSettings({}), {
+      runsDir: join(root, 'runs-race'),
+      logs: new LogStore({ dir: join(root, 'logs-race') }),
+      pickPort: async () => {
+        const port = picks.length === 0 ? taken : await allocatePort();
+        picks.push(port);
+        return port;
+      },
+    });
+    try {
+      const app = await racing.start(appSpec(root, releaseDir));
+      apps.push(app);
+      expect(picks.length).toBe(2);
+      expect(app.port).toBe(picks[1]);
+      expect(app.record().port).toBe(picks[1]);
+      await eventually(async () => (await checkHealth({ host: app.host, port: app.port, path: '/healthz', timeoutMs: 500 }).catch(() => null))?.ok, 15_000);
+    } finally {
+      squatter.close();
+    }
   });
 
   it('stops an app an earlier svc started unsandboxed instead of adopting it, so a sandboxed one replaces it', async () => {

@@ -40,6 +40,7 @@ describe('hostForwardRequest', () => {
       arguments: { proto: 'tcp', host_addr: '127.0.0.1', host_port: 41000, guest_addr: '10.0.2.100', guest_port: 41000 },
     });
     expect(hostForwardRequest(8080)).toBe('{"execute":"add_hostfwd","arguments":{"proto":"tcp","host_addr":"127.0.0.1","host_port":8080,"guest_addr":"10.0.2.100","guest_port":8080}}');
+    expect(JSON.parse(hostForwardRequest(41001, 8080)).arguments).toMatchObject({ host_port: 41001, guest_port: 8080 });
   });
 });
 
