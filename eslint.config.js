@@ -18,6 +18,10 @@ const zones = [
   { target: './src/artifacts', from: [...features.map((f) => `./src/${f}`), './src/runtime', './src/platform.ts', ...outside], message: 'src/artifacts may only import src/core.' },
   // Features never import the tools that call them.
   { target: './src', from: ['./cli', './action', './web'], message: 'src/ never imports cli, action or web.' },
+  // Drivers (runner/) sit below the release pipeline: they know no control-plane feature, except the
+  // node agent's HTTP contract with the control plane.
+  ...features.map((f) => ({ target: './runner', from: `./src/${f}`, except: ['./contract.ts'], message: `runner/ (the drivers) never imports src/${f}; the pipeline calls the drivers, not the other way.` })),
+  { target: './runner', from: './src/platform.ts', message: 'runner/ never imports the composition root.' },
   // The CLI and the Action talk to the control plane over HTTP: only contract files of features.
   ...['./cli', './action/src'].flatMap((target) =>
     features.map((f) => ({ target, from: `./src/${f}`, except: ['./contract.ts'], message: `${target} reaches src/${f} only through its contract.ts (HTTP).` })),

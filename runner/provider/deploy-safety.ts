@@ -5,9 +5,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { atomicWriteFileSync } from '../../src/core/atomic-write.js';
-import { migrateDatabase, type MigrateResult } from '../../src/releases/apply-migrations.js';
-import type { MigrationTarget } from '../../src/releases/precheck-migrations.js';
-import { createSnapshot, restoreSnapshot, type Snapshot } from '../../src/releases/snapshot.js';
+import { migrateDatabase, type MigrateResult } from '../jobs/apply-migrations.js';
+import type { MigrationTarget } from '../jobs/precheck-migrations.js';
+import { createSnapshot, restoreSnapshot, type Snapshot } from '../jobs/snapshot.js';
 import { removeFileDurably } from '../supervision/fence-file.js';
 
 /** A deploy that changed (or may have changed) the database and has not switched the pointer yet. */
@@ -60,7 +60,7 @@ export async function settlePendingDeploy(projectDir: string, activeReleaseId: s
   return decision;
 }
 
-export { precheckMigrations, type MigrationTarget } from '../../src/releases/precheck-migrations.js';
+export { precheckMigrations, type MigrationTarget } from '../jobs/precheck-migrations.js';
 
 /** Snapshot the database (writer stopped), record the deploy as in flight, then apply pending migrations. */
 export async function snapshotAndMigrate(projectDir: string, candidateReleaseId: string, target: MigrationTarget, now: number): Promise<{ snapshot: Snapshot; migrated: MigrateResult }> {

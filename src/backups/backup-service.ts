@@ -9,7 +9,7 @@ import { SvcError, isSvcError } from '../core/errors.js';
 import type { ProjectLocks } from '../core/project-lock.js';
 import { appendAudit, type AuditInput } from '../audit/append-audit.js';
 import { projectRoot } from '../projects/index.js';
-import { createSnapshot, restoreSnapshot } from '../releases/snapshot.js';
+import { createSnapshot, restoreSnapshot } from '../../runner/jobs/snapshot.js';
 import type { Keyring } from '../secrets/master-key.js';
 import { backupRestorePhrase } from './contract.js';
 import { decryptBackupFile, encryptBackupFile } from './backup-format.js';

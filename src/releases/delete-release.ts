@@ -11,7 +11,7 @@ import type { FeatureContext } from '../core/feature-context.js';
 import type { ProjectLocks } from '../core/project-lock.js';
 import { appendAudit, type AuditInput } from '../audit/append-audit.js';
 import { projectLayout, releaseDirOf } from './project-layout.js';
-import { removeReleaseDir } from './prepare-release-dir.js';
+import { removeReleaseDir } from '../../runner/prepare-release-dir.js';
 import { transition } from './release-state.js';
 import { activeReleaseRow, findSnapshot, getRelease, loadReleaseSet, markSnapshotRemoved, persistReleaseSet, type ReleaseRow } from './release-store.js';
 

@@ -1,9 +1,7 @@
 // Where a project's release files, data, snapshots and scratch space live on disk:
 // `<data>/projects/<projectId>/{releases/<releaseId>/, data/<database.path>, snapshots/<releaseId>.db, tmp/}`.
 // Release directories are read-only after extraction; data always lives outside them.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve, sep } from 'node:path';
 import { SvcError } from '../core/errors.js';
 
 /** Absolute paths of one project. */
@@ -36,20 +34,4 @@ export function databasePathOf(layout: ProjectLayout, databasePath: string): str
   const full = resolve(layout.dataDir, databasePath);
   if (!full.startsWith(layout.dataDir + sep)) throw new SvcError('SVC_VALIDATION', `database.path ${databasePath} leaves the data directory`);
   return full;
-}
-
-let packageDir: string | undefined;
-
-/** Root of the installed svc package (linked into releases as `node_modules/svc`). */
-export function platformPackageDir(): string {
-  if (packageDir) return packageDir;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++, dir = dirname(dir)) {
-    const file = join(dir, 'package.json');
-    if (existsSync(file) && existsSync(join(dir, 'bin'))) {
-      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string };
-      if (pkg.name === 'svc') return (packageDir = dir);
-    }
-  }
-  throw new Error('svc package root not found');
 }

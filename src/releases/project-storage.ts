@@ -1,7 +1,7 @@
 import type { FeatureContext } from '../core/feature-context.js';
 import { databasePathOf, projectLayout } from './project-layout.js';
 import { storageUsage, type StorageUsage } from './release-limits.js';
-import { databaseFootprint } from './snapshot.js';
+import { databaseFootprint } from '../../runner/jobs/snapshot.js';
 import { activeReleaseRow, listKeptSnapshots, listReleases, releaseConfig } from './release-store.js';
 
 /**

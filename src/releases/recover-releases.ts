@@ -13,7 +13,7 @@ import { note, restartRelease, routeWhenHealthy, type ReleaseDeps } from './rele
 import { listActiveReleases, listCandidates, releaseConfig, releaseRunRecord, snapshotOfRelease, type ReleaseRow } from './release-store.js';
 import { markFailed, removeCandidateFiles, type TransactionSubject } from './release-transaction.js';
 import { rollbackMarkerPath } from './rollback.js';
-import { restoreSnapshot } from './snapshot.js';
+import { restoreSnapshot } from '../../runner/jobs/snapshot.js';
 import { observe } from './release-observer.js';
 import { projectsWithUploadStaging, removeUploadStaging } from './upload-staging.js';
 

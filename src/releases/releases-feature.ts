@@ -19,7 +19,7 @@ import { failpointFromEnv, type Failpoint } from './failpoint.js';
 import type { Isolation } from './isolation-contract.js';
 import { isolationRoute } from './isolation-route.js';
 import { logRoutes } from './log-routes.js';
-import { platformPackageDir } from './project-layout.js';
+import { platformPackageDir } from '../../runner/platform-package-dir.js';
 import { projectAppControl, type ProjectAppControl } from './project-app-control.js';
 import { note, resolveSpec, routeWhenHealthy, type ReleaseCanaryHooks, type ReleaseDeps, type ReleasePlacementHooks, type ReleaseRecoveryHooks } from './release-deps.js';
 import { readReleaseSettings, type ReleaseSettings } from './release-limits.js';

@@ -15,7 +15,7 @@ import { note, quiesce, restartRelease, routeTo, startHealthy, type ReleaseDeps 
 import { transition } from './release-state.js';
 import { activeReleaseRow, findSnapshot, getRelease, loadReleaseSet, markSnapshotRemoved, persistReleaseSet, releaseConfig, type ReleaseRow } from './release-store.js';
 import type { TransactionSubject } from './release-transaction.js';
-import { createSnapshot, restoreSnapshot } from './snapshot.js';
+import { createSnapshot, restoreSnapshot } from '../../runner/jobs/snapshot.js';
 import { observe, type ObservedRollback } from './release-observer.js';
 import { rollbackOnNode } from './node-release.js';
 

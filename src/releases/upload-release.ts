@@ -6,7 +6,7 @@ import { SvcError } from '../core/errors.js';
 import { appendAudit } from '../audit/append-audit.js';
 import { discardStagedArtifact, resolveLimits, stageArtifact, type StagedArtifact } from '../artifacts/index.js';
 import { IDEMPOTENCY_KEY_PATTERN } from './contract.js';
-import { databaseFootprint } from './snapshot.js';
+import { databaseFootprint } from '../../runner/jobs/snapshot.js';
 import { databasePathOf, projectLayout } from './project-layout.js';
 import { checkReleaseCapacity } from './release-limits.js';
 import type { ReleaseDeps, ReleasePlacementHooks } from './release-deps.js';

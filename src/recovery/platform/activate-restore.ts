@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { SvcError } from '../../core/errors.js';
 import type { ProjectLocks } from '../../core/project-lock.js';
 import { appendAudit } from '../../audit/append-audit.js';
-import { createSnapshot, restoreSnapshot } from '../../releases/snapshot.js';
+import { createSnapshot, restoreSnapshot } from '../../../runner/jobs/snapshot.js';
 import { recoveryRestorePhrase } from '../contract.js';
 import { restoresDir, type ProjectRecoveryDeps, type RecoverySubject } from './project-recovery.js';
 import { findRestore, markRestoreActivated, type RestoreRow } from './recovery-store.js';

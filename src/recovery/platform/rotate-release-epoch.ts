@@ -9,7 +9,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SvcError } from '../../core/errors.js';
-import { restoreSnapshot } from '../../releases/snapshot.js';
+import { restoreSnapshot } from '../../../runner/jobs/snapshot.js';
 import { inspectManagedTables, schemaHash } from '../managed-tables.js';
 import { openPointInTimeRecovery, type RecoveryStatus } from '../open-point-in-time-recovery.js';
 import type { RecoveryDatabase } from '../recovery-options.js';

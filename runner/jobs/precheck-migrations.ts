@@ -1,7 +1,7 @@
 // The read-only migration check both deploy paths run before the writer stops (the control plane's
 // release transaction and the runner's local provider), so an edited or unsafe history costs no outage.
 import Database from 'better-sqlite3';
-import { isSvcError } from '../core/errors.js';
+import { isSvcError } from '../../src/core/errors.js';
 import { readAppliedHistory } from './apply-migrations.js';
 import { readMigrationFiles } from './migration-files.js';
 import { planMigrations } from './migration-history.js';

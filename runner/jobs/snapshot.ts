@@ -5,9 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { atomicWriteFile, fsyncDirectory } from '../core/atomic-write.js';
-import { SvcError, isSvcError } from '../core/errors.js';
-import { isDiskFull } from '../core/disk-full.js';
+import { atomicWriteFile, fsyncDirectory } from '../../src/core/atomic-write.js';
+import { SvcError, isSvcError } from '../../src/core/errors.js';
+import { isDiskFull } from '../../src/core/disk-full.js';
 
 /** A snapshot on disk with its exact size (recorded on the release). */
 export interface Snapshot {

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { manualClock } from '../../src/core/clock.js';
-import { isSvcError } from '../../src/core/errors.js';
-import { migrateDatabase, readAppliedHistory } from '../../src/releases/apply-migrations.js';
+import { manualClock } from '../../../src/core/clock.js';
+import { isSvcError } from '../../../src/core/errors.js';
+import { migrateDatabase, readAppliedHistory } from '../../../runner/jobs/apply-migrations.js';
 
 let dir: string;
 let migrations: string;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isSvcError } from '../../src/core/errors.js';
-import { prepareReleaseDir, removeReleaseDir } from '../../src/releases/prepare-release-dir.js';
+import { prepareReleaseDir, removeReleaseDir } from '../../runner/prepare-release-dir.js';
 
 let root: string;
 let releaseDir: string;

@@ -2,9 +2,9 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SvcError } from '../../src/core/errors.js';
-import { migrationChecksum, parseMigrationName, readMigrationFiles, type MigrationFile } from '../../src/releases/migration-files.js';
-import { planMigrations, type AppliedMigration } from '../../src/releases/migration-history.js';
+import { SvcError } from '../../../src/core/errors.js';
+import { migrationChecksum, parseMigrationName, readMigrationFiles, type MigrationFile } from '../../../runner/jobs/migration-files.js';
+import { planMigrations, type AppliedMigration } from '../../../runner/jobs/migration-history.js';
 
 const file = (version: number, name: string, sql = `-- ${name}`): MigrationFile => ({ version, name, sql, checksum: migrationChecksum(Buffer.from(sql)) });
 const applied = (f: MigrationFile): AppliedMigration => ({ version: f.version, name: f.name, checksum: f.checksum, appliedAt: 1 });

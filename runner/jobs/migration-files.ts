@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SvcError } from '../core/errors.js';
+import { SvcError } from '../../src/core/errors.js';
 
 /** One migration file of a release: `NNNN_name.sql`, its version number, bytes' SHA-256 and text. */
 export interface MigrationFile {

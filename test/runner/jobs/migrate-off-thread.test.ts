@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, expect, it } from 'vitest';
-import { manualClock } from '../../src/core/clock.js';
-import { migrateOffThread } from '../../src/releases/migrate-off-thread.js';
+import { manualClock } from '../../../src/core/clock.js';
+import { migrateOffThread } from '../../../runner/jobs/migrate-off-thread.js';
 
 const dirs: string[] = [];
 afterEach(async () => {

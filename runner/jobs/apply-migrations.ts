@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { systemClock, type Clock } from '../core/clock.js';
-import { SvcError, isSvcError } from '../core/errors.js';
+import { systemClock, type Clock } from '../../src/core/clock.js';
+import { SvcError, isSvcError } from '../../src/core/errors.js';
 import { readMigrationFiles, type MigrationFile } from './migration-files.js';
 import { planMigrations, type AppliedMigration } from './migration-history.js';
 import { checkMigrationSafety, type UnsafeFinding, type UnsafeMigrationPolicy } from './migration-safety.js';

@@ -1,7 +1,7 @@
 // Pure detection of migration statements the service considers unsafe (spec 000,
 // `database.allowUnsafeMigrations`): they escape the one migration transaction, touch other
 // databases or settings, or write to tables the platform and SQLite reserve.
-import { SvcError } from '../core/errors.js';
+import { SvcError } from '../../src/core/errors.js';
 import type { MigrationFile } from './migration-files.js';
 import { splitStatements, tokenizeSql, type SqlToken } from './sql-tokens.js';
 

@@ -2,7 +2,7 @@
 // (`import Database from 'svc/sqlite'`, `svc/runtime`), then make the whole directory read-only.
 import { chmod, lstat, mkdir, readdir, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SvcError } from '../core/errors.js';
+import { SvcError } from '../src/core/errors.js';
 
 export interface PrepareReleaseDirOptions {
   /** The extracted release directory. */

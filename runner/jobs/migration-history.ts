@@ -1,5 +1,5 @@
 // Pure comparison of a release's migration files with the applied-history table.
-import { SvcError } from '../core/errors.js';
+import { SvcError } from '../../src/core/errors.js';
 import type { MigrationFile } from './migration-files.js';
 
 /** One row of `_svc_migrations(version, name, checksum, applied_at)`. */

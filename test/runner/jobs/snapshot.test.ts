@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isSvcError } from '../../src/core/errors.js';
-import { createSnapshot, databaseFootprint, restoreSnapshot } from '../../src/releases/snapshot.js';
+import { isSvcError } from '../../../src/core/errors.js';
+import { createSnapshot, databaseFootprint, restoreSnapshot } from '../../../runner/jobs/snapshot.js';
 
 let dir: string;
 let dbPath: string;

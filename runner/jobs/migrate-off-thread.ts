@@ -4,8 +4,8 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { systemClock } from '../core/clock.js';
-import { SvcError, type ErrorCode } from '../core/errors.js';
+import { systemClock } from '../../src/core/clock.js';
+import { SvcError, type ErrorCode } from '../../src/core/errors.js';
 import type { MigrateOptions, MigrateResult } from './apply-migrations.js';
 
 type Answer = { ok: true; result: MigrateResult } | { ok: false; code: ErrorCode; message: string; details: Record<string, unknown> | null };

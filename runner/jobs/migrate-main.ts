@@ -1,7 +1,7 @@
 // A child process that applies one release's migrations, so a long migration never blocks the control
 // plane's event loop. It receives its options over IPC and answers once with the result or the error.
-import { isSvcError } from '../core/errors.js';
-import { manualClock } from '../core/clock.js';
+import { isSvcError } from '../../src/core/errors.js';
+import { manualClock } from '../../src/core/clock.js';
 import { migrateDatabase, type MigrateOptions } from './apply-migrations.js';
 
 type Request = Omit<MigrateOptions, 'clock'> & { now: number };

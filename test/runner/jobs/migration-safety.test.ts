@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { isSvcError } from '../../src/core/errors.js';
-import type { MigrationFile } from '../../src/releases/migration-files.js';
-import { checkMigrationSafety, findUnsafeStatements } from '../../src/releases/migration-safety.js';
-import { splitStatements, tokenizeSql } from '../../src/releases/sql-tokens.js';
+import { isSvcError } from '../../../src/core/errors.js';
+import type { MigrationFile } from '../../../runner/jobs/migration-files.js';
+import { checkMigrationSafety, findUnsafeStatements } from '../../../runner/jobs/migration-safety.js';
+import { splitStatements, tokenizeSql } from '../../../runner/jobs/sql-tokens.js';
 
 const kinds = (sql: string) => findUnsafeStatements(sql).map((f) => `${f.kind}:${f.detail}`);
 

@@ -1,0 +1,20 @@
+// The installed svc package, which releases link as `node_modules/svc` so that apps resolve `svc/runtime`.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+let packageDir: string | undefined;
+
+/** Root of the installed svc package (linked into releases as `node_modules/svc`). */
+export function platformPackageDir(): string {
+  if (packageDir) return packageDir;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++, dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file) && existsSync(join(dir, 'bin'))) {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string };
+      if (pkg.name === 'svc') return (packageDir = dir);
+    }
+  }
+  throw new Error('svc package root not found');
+}
