@@ -254,12 +254,17 @@ export function persistReleaseSet(ctx: Ctx, projectId: string, state: ReleaseSet
   const now = ctx.clock.now();
   const byPath = new Map(listKeptSnapshots(ctx, projectId).map((s) => [s.path, s.id]));
   for (const [path, id] of options.snapshotIds ?? []) byPath.set(path, id);
-  // Demote first so the one-active unique index never sees two active rows.
+  // Only rows the transition changed are written; demotions first, so the one-active unique index
+  // never sees two active rows.
+  const stored = new Map(
+    (ctx.db.prepare('SELECT id, status, predecessor_id, restore_snapshot_id, artifact_retained FROM releases WHERE project_id = ?').all(projectId) as StoredSetRow[]).map((row) => [row.id, row]),
+  );
   const ordered = [...state.releases].sort((a, b) => Number(a.status === 'active') - Number(b.status === 'active'));
   const update = ctx.db.prepare('UPDATE releases SET status = ?, predecessor_id = ?, restore_snapshot_id = ?, artifact_retained = ? WHERE id = ? AND project_id = ?');
   for (const r of ordered) {
-    const snapshotId = r.restoreSnapshot ? (byPath.get(r.restoreSnapshot.path) ?? null) : null;
-    update.run(r.status, r.predecessorId, snapshotId, r.artifact === 'retained' ? 1 : 0, r.id, projectId);
+    const next: StoredSetRow = { id: r.id, status: r.status, predecessor_id: r.predecessorId, restore_snapshot_id: r.restoreSnapshot ? (byPath.get(r.restoreSnapshot.path) ?? null) : null, artifact_retained: r.artifact === 'retained' ? 1 : 0 };
+    if (sameSetRow(stored.get(r.id), next)) continue;
+    update.run(next.status, next.predecessor_id, next.restore_snapshot_id, next.artifact_retained, r.id, projectId);
   }
   if (options.activated) {
     ctx.db.prepare('UPDATE releases SET step = NULL, activated_at = ?, finished_at = COALESCE(finished_at, ?), failure_step = NULL WHERE id = ?').run(now, now, options.activated);
@@ -270,6 +275,18 @@ export function persistReleaseSet(ctx: Ctx, projectId: string, state: ReleaseSet
       .prepare('UPDATE releases SET step = NULL, finished_at = ?, failure_step = ?, failure_code = ?, failure_message = ?, run_record = NULL WHERE id = ?')
       .run(now, failure.step, failure.code, failure.message.slice(0, 2000), releaseId);
   }
+}
+
+interface StoredSetRow {
+  id: string;
+  status: string;
+  predecessor_id: string | null;
+  restore_snapshot_id: string | null;
+  artifact_retained: number;
+}
+
+function sameSetRow(a: StoredSetRow | undefined, b: StoredSetRow): boolean {
+  return a !== undefined && a.status === b.status && a.predecessor_id === b.predecessor_id && a.restore_snapshot_id === b.restore_snapshot_id && a.artifact_retained === b.artifact_retained;
 }
 
 /** Wire shape of a release. */
