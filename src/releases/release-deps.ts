@@ -187,6 +187,35 @@ export async function restartRelease(deps: ReleaseDeps, projectId: string, relea
   }
 }
 
+/** What a cutover needs to know about the side that is serving now (see chooseCutover). */
+export function servingFacts(deps: ReleaseDeps, projectId: string, priorReleaseId: string | undefined): { priorRunning: boolean; journaled: boolean } {
+  return {
+    priorRunning: priorReleaseId !== undefined && deps.supervisor.current(projectId)?.releaseId === priorReleaseId,
+    journaled: deps.recovery?.enabled(projectId) ?? false,
+  };
+}
+
+/** How far a failed deploy or rollback got with the release that was serving before it. */
+export interface PriorState {
+  releaseId: string | undefined;
+  /** Stop-first: it was taken out of the ingress and stopped. */
+  stopped: boolean;
+  /** Traffic had already moved to the failed release. */
+  routed: boolean;
+}
+
+/**
+ * The undo of a failed cutover (deploy or rollback): a stopped prior release is restarted and routed
+ * once healthy; one that kept serving (blue-green) gets the route back if traffic had moved. Never throws.
+ */
+export async function givePriorBack(deps: ReleaseDeps, projectId: string, prior: PriorState): Promise<void> {
+  if (prior.releaseId !== undefined && prior.stopped) return restartRelease(deps, projectId, prior.releaseId);
+  if (!prior.routed) return;
+  const serving = deps.supervisor.current(projectId);
+  if (!serving) return;
+  await routeWhenHealthy(deps, serving).catch((error: unknown) => deps.ctx.logger.error({ err: error, projectId }, 'could not route back to the prior release'));
+}
+
 /**
  * Route to a supervised app once its health route answers (restarts, supervisor crash restarts,
  * re-adoption at boot). An app that does not answer in time is not routed and the failure is

@@ -15,7 +15,7 @@ import { prepareReleaseDir, removeReleaseDir } from '../../runner/prepare-releas
 import { createSnapshot, restoreSnapshot, type Snapshot } from '../../runner/jobs/snapshot.js';
 import { databasePathOf, projectLayout, releaseDirOf, snapshotPathOf, type ProjectLayout } from './project-layout.js';
 import { chooseCutover } from './choose-cutover.js';
-import { note, quiesce, restartRelease, routeTo, routeWhenHealthy, startHealthy, type ReleaseCanaryRun, type ReleaseDeps } from './release-deps.js';
+import { givePriorBack, note, quiesce, routeTo, servingFacts, startHealthy, type ReleaseCanaryRun, type ReleaseDeps } from './release-deps.js';
 import { transition, type ReleaseEvent } from './release-state.js';
 import {
   activeReleaseRow,
@@ -83,11 +83,7 @@ export async function runReleaseTransaction(deps: ReleaseDeps, subject: Transact
     const pending = await verifyMigrations(deps, layout, candidate);
     p.canary = beginCanary(deps, subject, candidate, p.prior);
     if (p.canary && pending > 0) throw new SvcError('SVC_CANARY_PENDING_MIGRATIONS', `${pending} pending migration(s): a canary needs a code-only deploy while a baseline release is running.`);
-    const cutover = chooseCutover({
-      pendingMigrations: pending,
-      priorRunning: p.prior !== undefined && deps.supervisor.current(project.id)?.releaseId === p.prior.id,
-      journaled: deps.recovery?.enabled(project.id) ?? false,
-    });
+    const cutover = chooseCutover({ pendingMigrations: pending, ...servingFacts(deps, project.id, p.prior?.id) });
     if (!p.canary && cutover === 'blue-green') {
       note(deps, project.id, candidate.id, 'deploy: no migrations, so the active release keeps serving until the candidate is healthy');
       enter('snapshot');
@@ -262,15 +258,7 @@ async function failCandidate(deps: ReleaseDeps, subject: TransactionSubject, can
   deps.failpoint('after-fail-restore');
   markFailed(deps, subject, candidate.id, failure, p.snapshot);
   await removeCandidateFiles(deps, projectId, candidate.id, p.snapshot);
-  if (p.prior && p.priorStopped) await restartRelease(deps, projectId, p.prior.id);
-  else if (p.routed) await routeBackToPrior(deps, projectId);
-}
-
-/** Blue-green: the prior release never stopped; if traffic had already moved, it moves back. */
-async function routeBackToPrior(deps: ReleaseDeps, projectId: string): Promise<void> {
-  const prior = deps.supervisor.current(projectId);
-  if (!prior) return;
-  await routeWhenHealthy(deps, prior).catch((error: unknown) => deps.ctx.logger.error({ err: error, projectId }, 'could not route back to the prior release'));
+  await givePriorBack(deps, projectId, { releaseId: p.prior?.id, stopped: p.priorStopped, routed: p.routed === true });
 }
 
 /** Commit the failed state with its audit event (also used by boot recovery). */
