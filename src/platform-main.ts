@@ -1,15 +1,57 @@
-// Entry of `svc-platform` (bin/svc-platform.js): parse configuration, build, listen, shut down cleanly.
+// Entry of `svc-platform` (bin/svc-platform.js): parse configuration, make sure the ingress process
+// owns the public port, build, listen on the control socket behind it, shut down cleanly.
 import { pathToFileURL } from 'node:url';
-import { parsePlatformConfig, envNames, flagNames } from './core/config.js';
+import { parsePlatformConfig, envNames, flagNames, type PlatformConfig } from './core/config.js';
 import { isSvcError } from './core/errors.js';
-import { createLogger } from './core/logger.js';
+import { createLogger, type Logger } from './core/logger.js';
+import { edgePaths } from './ingress/edge/edge-paths.js';
+import { ensureIngress, stopIngress, type RunningIngress } from './ingress/edge/ensure-ingress.js';
+import { listenOnControlSocket, type ControlListener } from './ingress/edge/control-listener.js';
 import { buildControlPlane, type ControlPlane } from './platform.js';
+import { readReleaseSettings } from './releases/release-limits.js';
 
 const usage = `Usage: svc-platform [--listen host:port] [--data dir] [--registration bootstrap|public|disabled] [--public-url url] [--log-level level]
 
 Every flag has an environment variable: ${Object.entries(flagNames)
   .map(([key, flag]) => `--${flag} = ${envNames[key as keyof typeof envNames]}`)
-  .join(', ')}. See docs/operations.md.`;
+  .join(', ')}. SVC_INGRESS_PROCESS=off serves the public port from this process (no separate ingress).
+SIGTERM stops the control plane only (the ingress and the apps keep serving; the next start takes
+them over); SIGINT (Ctrl-C) stops everything. See docs/operations.md.`;
+
+/** Time between taking the control socket away and closing the server. */
+const WITHDRAW_SETTLE_MS = 250;
+
+/** Whether the public port belongs to a separate ingress process (default) or to this process. */
+function ingressProcessEnabled(env: PlatformConfig['env']): boolean {
+  const value = env.SVC_INGRESS_PROCESS ?? 'on';
+  if (value === 'on' || value === '') return true;
+  if (value === 'off') return false;
+  throw new Error(`SVC_INGRESS_PROCESS: expected on or off, got ${value}`);
+}
+
+/**
+ * How a signal ends the platform: SIGTERM (service managers, restarts) keeps the data plane —
+ * ingress and apps — unless SVC_KEEP_APPS_ON_SHUTDOWN=false; SIGINT (Ctrl-C) stops everything.
+ */
+export function shutdownScope(signal: NodeJS.Signals, env: PlatformConfig['env']): 'control-plane' | 'everything' {
+  if (signal === 'SIGINT') return 'everything';
+  const keep = env.SVC_KEEP_APPS_ON_SHUTDOWN;
+  return keep === 'false' || keep === '0' ? 'everything' : 'control-plane';
+}
+
+async function startListening(plane: ControlPlane, config: PlatformConfig, logger: Logger, ingress: RunningIngress | null): Promise<ControlListener | null> {
+  if (!ingress) {
+    await plane.app.listen({ host: config.listen.host, port: config.listen.port });
+    const address = plane.app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.listen.port;
+    logger.info({ url: config.publicUrl ?? `http://${config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host}:${port}`, dataDir: config.dataDir, registration: config.registration, ingressProcess: false }, 'svc-platform listening');
+    return null;
+  }
+  const listener = await listenOnControlSocket(plane.app, edgePaths(config.dataDir).controlSocket);
+  const { host, port } = ingress.status.address;
+  logger.info({ url: config.publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`, dataDir: config.dataDir, registration: config.registration, ingressPid: ingress.status.pid, ingressStarted: ingress.started }, 'svc-platform listening');
+  return listener;
+}
 
 /** Run the control plane until SIGINT/SIGTERM; returns the running plane (tests stop it with close()). */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<ControlPlane | undefined> {
@@ -17,42 +59,73 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     process.stdout.write(`${usage}\n`);
     return undefined;
   }
-  let config;
+  let config: PlatformConfig;
+  let separateIngress: boolean;
+  let holdMs: number;
   try {
-    config = parsePlatformConfig(argv, env, process.cwd());
+    const parsed = parsePlatformConfig(argv, env, process.cwd());
+    separateIngress = ingressProcessEnabled(parsed.env);
+    holdMs = readReleaseSettings(parsed.env).holdMs;
+    // Apps outlive a SIGTERM by default; SIGINT stops them explicitly below.
+    config = { ...parsed, env: { ...parsed.env, SVC_KEEP_APPS_ON_SHUTDOWN: parsed.env.SVC_KEEP_APPS_ON_SHUTDOWN ?? 'true' } };
   } catch (error) {
-    process.stderr.write(`svc-platform: ${isSvcError(error) ? `${error.message} (${error.code})` : String(error)}\n${usage}\n`);
+    process.stderr.write(`svc-platform: ${isSvcError(error) ? `${error.message} (${error.code})` : String((error as Error).message ?? error)}\n${usage}\n`);
     process.exitCode = 2;
     return undefined;
   }
   const logger = createLogger({ level: config.logLevel });
-  let plane: ControlPlane;
+  let plane: ControlPlane | undefined;
+  let ingress: RunningIngress | null = null;
+  let listener: ControlListener | null;
   try {
+    // The port first: a taken address fails before anything else starts, and requests that arrive
+    // while the control plane builds and re-adopts apps are held by the ingress, not refused.
+    if (separateIngress) ingress = await ensureIngress({ dataDir: config.dataDir, listen: config.listen, holdMs, logger });
     plane = await buildControlPlane({ config, logger });
-    await plane.app.listen({ host: config.listen.host, port: config.listen.port });
+    listener = await startListening(plane, config, logger, ingress);
   } catch (error) {
-    logger.fatal({ err: error }, 'svc-platform failed to start');
+    logger.fatal({ err: error, code: isSvcError(error) ? error.code : undefined }, 'svc-platform failed to start');
+    await plane?.close().catch(() => undefined);
+    // An ingress this start created serves nothing yet; one found running keeps serving apps.
+    if (ingress?.started) await stopIngress(config.dataDir).catch(() => false);
     process.exitCode = 1;
     return undefined;
   }
-  const address = plane.app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.listen.port;
-  logger.info({ url: config.publicUrl ?? `http://${config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host}:${port}`, dataDir: config.dataDir, registration: config.registration }, 'svc-platform listening');
+  const running = plane;
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    const scope = shutdownScope(signal, config.env);
+    logger.info({ signal, scope }, scope === 'everything' ? 'shutting down the ingress, the apps and the control plane' : 'shutting down the control plane; the ingress and apps keep running');
     const force = setTimeout(() => {
-      logger.error('shutdown took longer than 10 s; exiting');
+      logger.error('shutdown took longer than 20 s; exiting');
       process.exit(1);
-    }, 10_000);
+    }, 20_000);
     force.unref();
-    plane.close().then(
+    const shutdown = async () => {
+      // New connections now fail at once and the ingress holds them for the next control plane.
+      // Connections it already accepted carry a request each; let their heads arrive before the
+      // close, which drops connections with no request under way.
+      if (listener) {
+        listener.withdraw();
+        await new Promise((resolve) => setTimeout(resolve, WITHDRAW_SETTLE_MS));
+      }
+      if (scope === 'everything') {
+        // The ingress stops taking requests and finishes its running ones (served by us) first.
+        if (separateIngress) await stopIngress(config.dataDir);
+        await running.releases.supervisor.stopAll();
+      }
+      await running.close();
+    };
+    shutdown().then(
       () => {
-        logger.info('stopped');
+        logger.info({ scope }, 'stopped');
         process.exitCode = 0;
+        // Handles of detached apps (their output pipes, IPC) may keep the event loop alive; the
+        // next control plane must not wait for them, so leave now that everything is closed.
+        setTimeout(() => process.exit(0), 50).unref();
       },
       (error: unknown) => {
         logger.error({ err: error }, 'error during shutdown');

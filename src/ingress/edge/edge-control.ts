@@ -1,0 +1,79 @@
+// The ingress process's command socket: one JSON object per line each way. The control plane asks
+// `status` at start (is an ingress running for this data dir, on which address) and `stop` when
+// everything stops. Server and client live here so the protocol has one definition.
+import { connect, createServer, type Server } from 'node:net';
+
+export type EdgeCommand = { op: 'status' } | { op: 'stop' };
+
+export interface EdgeStatus {
+  pid: number;
+  /** The address it was asked to listen on (`host:port`, port may be 0). */
+  listen: string;
+  /** The bound address. */
+  address: { host: string; port: number };
+  startedAt: number;
+  /** Requests that waited for the control plane, how many got 503 at the bound, and the longest wait. */
+  holds: { count: number; unavailable: number; longestMs: number };
+}
+
+export type EdgeReply = { ok: true; status: EdgeStatus } | { ok: false; error: string };
+
+/** Serve commands on `path` (mode 0600 is set by the caller). */
+export function serveEdgeCommands(path: string, handle: (command: EdgeCommand) => EdgeReply): Promise<Server> {
+  const server = createServer((socket) => {
+    let buffer = '';
+    socket.setEncoding('utf8');
+    socket.on('error', () => socket.destroy());
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      if (buffer.length > 64 * 1024) return socket.destroy();
+      let newline: number;
+      while ((newline = buffer.indexOf('\n')) !== -1) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        let reply: EdgeReply;
+        try {
+          const command = JSON.parse(line) as EdgeCommand;
+          reply = command.op === 'status' || command.op === 'stop' ? handle(command) : { ok: false, error: 'unknown op' };
+        } catch (error) {
+          reply = { ok: false, error: (error as Error).message };
+        }
+        socket.write(`${JSON.stringify(reply)}\n`);
+      }
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(path, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
+
+/** Send one command; null when no ingress answers on `path` (none running, or a stale socket). */
+export function askEdge(path: string, command: EdgeCommand, timeoutMs = 2_000): Promise<EdgeReply | null> {
+  return new Promise((resolve) => {
+    const socket = connect({ path });
+    let buffer = '';
+    const settle = (reply: EdgeReply | null) => {
+      socket.destroy();
+      resolve(reply);
+    };
+    socket.setTimeout(timeoutMs, () => settle(null));
+    socket.setEncoding('utf8');
+    socket.once('error', () => settle(null));
+    socket.once('connect', () => socket.write(`${JSON.stringify(command)}\n`));
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      const newline = buffer.indexOf('\n');
+      if (newline === -1) return;
+      try {
+        settle(JSON.parse(buffer.slice(0, newline)) as EdgeReply);
+      } catch {
+        settle(null);
+      }
+    });
+    socket.once('close', () => settle(null));
+  });
+}

@@ -1,0 +1,24 @@
+// Deploy a fixture app (fixtures/apps/<name>) to a running platform over its HTTP API: pack it,
+// create the project, upload and wait until the release is active.
+import { randomUUID } from 'node:crypto';
+import { packFixture } from '../releases/release-support.js';
+import type { TestAccount } from './account.js';
+
+export interface DeployedFixture {
+  projectId: string;
+  slug: string;
+  releaseId: string;
+}
+
+export async function deployFixture(url: string, account: TestAccount, options: { app?: string; slug: string; workDir: string }): Promise<DeployedFixture> {
+  const artifact = await packFixture(options.app ?? 'healthy', options.workDir);
+  const { project } = await account.api<{ project: { id: string } }>('POST', '/api/projects', { name: options.slug, slug: options.slug });
+  const res = await fetch(`${url}/api/projects/${project.id}/releases?wait=true`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': `key-${randomUUID()}` },
+    body: new Uint8Array(artifact.bytes),
+  });
+  const body = (await res.json()) as { release?: { id: string; status: string } };
+  if (body.release?.status !== 'active') throw new Error(`deploy of ${options.slug} → ${res.status} ${JSON.stringify(body)}`);
+  return { projectId: project.id, slug: options.slug, releaseId: body.release.id };
+}
