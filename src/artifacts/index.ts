@@ -24,4 +24,5 @@ export { artifactRoots, normalizeMode } from './walk-included.js';
 export { forbiddenNameReason, pathShapeViolation } from './path-rules.js';
 export { decodeAndExtractArtifact } from './decode-and-extract.js';
 export { stageArtifact, discardStagedArtifact, type StagedArtifact } from './stage-artifact.js';
+export { stageArtifactOffThread, warmArtifactDecoder } from './stage-off-thread.js';
 export { placeStagedArtifact } from './place-staged-artifact.js';

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { SvcError } from '../core/errors.js';
 import { appendAudit } from '../audit/append-audit.js';
-import { discardStagedArtifact, resolveLimits, stageArtifact, type StagedArtifact } from '../artifacts/index.js';
+import { discardStagedArtifact, resolveLimits, stageArtifactOffThread, warmArtifactDecoder, type StagedArtifact } from '../artifacts/index.js';
 import { IDEMPOTENCY_KEY_PATTERN } from './contract.js';
 import { databaseFootprint } from '../../runner/jobs/snapshot.js';
 import { databasePathOf, projectLayout } from './project-layout.js';
@@ -34,6 +34,12 @@ export interface UploadResult {
 
 /** In-flight uploads of this process by project + key, so a concurrent retry joins instead of racing. */
 export class UploadTracker {
+  constructor() {
+    // Uploads are decoded in the process's decoder thread; a control plane that takes uploads starts
+    // it now, so the first upload neither waits for it nor is charged its start-up memory.
+    warmArtifactDecoder();
+  }
+
   private readonly byKey = new Map<string, { digest: string; release: Promise<ReleaseRow>; done: Promise<ReleaseRow> }>();
   private readonly byRelease = new Map<string, Promise<ReleaseRow>>();
 
@@ -147,10 +153,11 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
     // svc:nodes — a placed project's node needs the original bytes; the decoder bounds how many are read.
     placement = deps.placement?.isPlaced(projectId) ? deps.placement : undefined;
     const kept: Buffer[] = [];
-    // Decoded straight to disk (the project's scratch space): a huge or bomb-like artifact costs the
-    // control plane a few chunks of memory, never its whole contents.
+    // Decoded straight to disk (the project's scratch space) in a worker thread: a huge or bomb-like
+    // artifact costs the control plane a few chunks of memory, never its whole contents, and its
+    // inflating, hashing and writing never hold up the event loop (health, API, ingress).
     const staging = uploadStagingDir(projectLayout(deps.ctx.config.dataDir, projectId));
-    decoded = await stageArtifact(placement ? keepChunks(input.body, kept) : input.body, staging, { expectedDigest: digest, limits });
+    decoded = await stageArtifactOffThread(placement ? keepChunks(input.body, kept) : input.body, staging, { expectedDigest: digest, limits });
     if (placement) {
       // svc:canary — canaries of provider-managed generations fail closed, before any release exists.
       if (input.canaryRequested || decoded.config.canary) throw new SvcError('SVC_CANARY_PROVIDER_UNSUPPORTED', 'Canary rollouts are not available for projects placed on a runner node.');
