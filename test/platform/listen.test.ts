@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { stopIngress } from '../../src/ingress/edge/ensure-ingress.js';
 import { startHarness, type Harness } from './harness.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -73,6 +74,8 @@ describe('real HTTP', () => {
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
     expect(output).toContain('"msg":"stopped"');
+    // SIGTERM ends the control plane only; the ingress process keeps the port until it is stopped.
+    expect(await stopIngress(data)).toBe(true);
   });
 
   it('svc-platform main() refuses invalid configuration with a clear message and exit code 2', async () => {

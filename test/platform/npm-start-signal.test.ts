@@ -1,6 +1,8 @@
 // `npm start` is how the README runs svc: a SIGTERM to npm (a service manager stopping it, Ctrl-C)
-// must reach svc-platform and shut it down cleanly, never leave it orphaned on its port.
+// must reach svc-platform and shut it down cleanly, never leave it orphaned. (The port itself stays with
+// the separate ingress process, which keeps holding requests for the next control plane.)
 import { spawn } from 'node:child_process';
+import { stopIngress } from '../../src/ingress/edge/ensure-ingress.js';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +38,8 @@ function alive(pid: number): boolean {
 it('SIGTERM to `npm start` shuts svc-platform down (no orphan keeps the port)', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-npm-start-'));
   dataDirMarker = `SVC_DATA_DIR=${dataDir}`;
+  // SIGTERM leaves the ingress process (the data plane) running by design; stop it before removing its directory.
+  cleanup.push(async () => void (await stopIngress(dataDir)));
   cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
   const npm = spawn('npm', ['start'], { cwd: ROOT, env: { ...process.env, SVC_LISTEN: '127.0.0.1:0', SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

@@ -90,7 +90,7 @@ describe.skipIf(skipReason !== null)('svc-runner agent on another network namesp
     pki = await makeTestPki(work, pair.addressA);
     artifact = await packFixture('healthy', work);
     const dataDir = join(work, 'platform');
-    platform = spawnInNetns(pair.a, tsxArgv('src/platform-main.ts', '--listen', PLATFORM_LISTEN, '--data', dataDir), { ...process.env, SVC_LISTEN: PLATFORM_LISTEN, SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn' } as Record<string, string>);
+    platform = spawnInNetns(pair.a, tsxArgv('src/platform-main.ts', '--listen', PLATFORM_LISTEN, '--data', dataDir), { ...process.env, SVC_LISTEN: PLATFORM_LISTEN, SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn', SVC_INGRESS_PROCESS: 'off' } as Record<string, string>);
     const socket = join(work, 'control.sock');
     forwarder = spawnInNetns(
       pair.a,
