@@ -109,7 +109,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   canary.setObserver(github.canaryObserver); // svc:github — the svc/canary check run
   const releases = createReleases(ctx, { routing: ingress.routes, loadSecrets: secrets.loadSecrets, uploadPrincipal, recovery: recovery.hooks, observer: github.observer, canary: canary.hooks, appEnv: (projectId, layout) => projectBucketEnvironment(projectId, layout.dataDir, secrets.keyring.secretsKey, bucketLimits), placement: nodes.placement }); // svc:releases
   logIsolation(logger, releases.isolation()); // svc:releases — once per start: apps unisolated or unable to start must not go unnoticed
-  nodes.setReleaseListener({ observed: (o) => releases.nodeOutcome({ ...o, ok: true }), failed: (o) => releases.nodeOutcome({ ...o, ok: false }) }); // svc:nodes
+  nodes.setReleaseListener({ observed: (o) => releases.nodeOutcome({ ...o, ok: true }), failed: (o) => releases.nodeOutcome({ ...o, ok: false }), route: (o) => releases.nodeRoute(o) }); // svc:nodes
   github.attachReleases(releases); // svc:github
   const apps = releases.apps; // svc:lifecycle — restore, recovery and site deletion stop/restart apps through the release pipeline
   const backups = createBackups(ctx, { locks: releases.locks, keyring: secrets.keyring, apps });
@@ -158,6 +158,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   await github.start(); // svc:github — resume queued deliveries and syncs
   backups.start(); // svc:lifecycle — scheduled backups
   ops.start(); // svc:ops — audit export loop and monitor (when configured)
+  nodes.start(); // svc:nodes — unroute placed projects whose node went offline
 
   let closed = false;
   return {
@@ -180,6 +181,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
       // svc:ingress — closes alongside the server (long proxied streams cannot hold it open); flushes metrics
       await Promise.all([app.close(), ingress.close()]);
       await ops.close(); // svc:ops — stop export and monitor loops
+      nodes.close(); // svc:nodes — stop the offline sweep
       await backups.close(); // svc:lifecycle — stop the backup scheduler first
       await github.close(); // svc:github — stop the queue (unfinished jobs run again after a restart)
       await releases.close(); // svc:releases — stop (or leave) supervised apps

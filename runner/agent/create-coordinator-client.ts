@@ -136,8 +136,9 @@ export function createCoordinatorClient(options: CoordinatorClientOptions): Coor
       return readBounded(response, options.maxArtifactBytes, () => new SvcError('SVC_RUNNER_ARTIFACT_TOO_LARGE', `The artifact is larger than ${options.maxArtifactBytes} bytes`));
     },
 
-    async observe(operation, result: ReconcileResult) {
-      const response = await http.send({ method: 'POST', path: opPath(operation.id, 'observe'), bearer, retry: true, json: { fence: operation.fence, result } });
+    async observe(operation, result: ReconcileResult, upstream) {
+      const json = { fence: operation.fence, result, ...(upstream === undefined ? {} : { upstream }) };
+      const response = await http.send({ method: 'POST', path: opPath(operation.id, 'observe'), bearer, retry: true, json });
       if (response.status === 200) {
         await readContractJson(response, observeResponseSchema, 'observe');
         return true;

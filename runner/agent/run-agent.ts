@@ -4,8 +4,8 @@
 import { SvcError } from '../../src/core/errors.js';
 import { openLocalNodeProvider } from '../open-local-node-provider.js';
 import { createHttpDeploymentProvider } from '../provider/create-http-deployment-provider.js';
-import { openProviderDeploymentAgent, type AgentCoordinator, type ProviderDeploymentAgent } from '../provider/open-provider-deployment-agent.js';
-import type { DeploymentProvider } from '../provider/provider-contract.js';
+import { openProviderDeploymentAgent, type AgentCoordinator, type AgentOperation, type ProviderDeploymentAgent } from '../provider/open-provider-deployment-agent.js';
+import type { DeploymentProvider, ProjectRunState } from '../provider/provider-contract.js';
 import type { RunnerNodeSettings } from '../runner-node-settings.js';
 import { checkControlUrl, type ControlHttpOptions } from './control-http.js';
 import { createCoordinatorClient } from './create-coordinator-client.js';
@@ -77,8 +77,8 @@ export async function runAgent(options: RunAgentOptions): Promise<number> {
   // Operator telemetry: one line per outcome (ids, fence and codes only; never provider details).
   const coordinator: AgentCoordinator = {
     ...client,
-    async observe(operation, result) {
-      const accepted = await client.observe(operation, result);
+    async observe(operation, result, upstream) {
+      const accepted = await client.observe(operation, result, upstream);
       log(`svc-runner agent: operation ${operation.id} fence ${operation.fence} generation ${result.generation} ${accepted ? `observed ${result.state}` : 'observation rejected as stale'}`);
       return accepted;
     },
@@ -87,16 +87,16 @@ export async function runAgent(options: RunAgentOptions): Promise<number> {
       await client.fail(operationId, code, operation);
     },
   };
-  const heartbeat = await startHeartbeatLoop({ client, capacity: settings.SVC_RUNNER_CAPACITY, labels: settings.SVC_RUNNER_LABELS, onError });
-  const selected = (() => {
-    try {
-      // The local provider's warnings (apps unsandboxed, sandbox unusable) and errors reach the operator's log.
-      return selectNodeProvider(settings, options.env, (error, context) => log(`svc-runner agent: provider ${context}: ${(error as Error)?.message ?? String(error)}`));
-    } catch (error) {
-      heartbeat.stop();
-      throw error;
-    }
-  })();
+  // The local provider's warnings (apps unsandboxed, sandbox unusable) and errors reach the operator's log.
+  const selected = selectNodeProvider(settings, options.env, (error, context) => log(`svc-runner agent: provider ${context}: ${(error as Error)?.message ?? String(error)}`));
+  const reporter = nodeReporter(selected.provider, settings.SVC_RUNNER_ADVERTISE_HOST);
+  let heartbeat: Awaited<ReturnType<typeof startHeartbeatLoop>>;
+  try {
+    heartbeat = await startHeartbeatLoop({ client, capacity: settings.SVC_RUNNER_CAPACITY, labels: settings.SVC_RUNNER_LABELS, report: reporter.report, onError });
+  } catch (error) {
+    await selected.close();
+    throw error;
+  }
   // Spec 002 rule 9: before taking work, wait out an earlier controller's lease, verify its runtimes
   // are gone and restart active releases; unresolved projects refuse writers until cleanup is verified.
   try {
@@ -115,6 +115,7 @@ export async function runAgent(options: RunAgentOptions): Promise<number> {
         provider: selected.provider,
         artifactLimits: { maxGzipBytes: settings.SVC_RUNNER_MAX_ARTIFACT_BYTES },
         operationTimeoutMs: settings.SVC_RUNNER_TIMEOUT_MS,
+        locate: reporter.locate,
         idleMs: options.idleMs ?? 1000,
         onError,
       }),
@@ -129,6 +130,26 @@ export async function runAgent(options: RunAgentOptions): Promise<number> {
   await selected.close();
   log(`svc-runner agent: node ${credentials.nodeId} drained`);
   return 0;
+}
+
+/**
+ * What the node tells the control plane about its apps: per project the generation its provider runs
+ * and where the app listens, with the host replaced by SVC_RUNNER_ADVERTISE_HOST when set (the port is
+ * the app's own). Providers that cannot tell (no `running`) report nothing.
+ */
+export function nodeReporter(provider: DeploymentProvider, advertiseHost: string | undefined) {
+  const advertise = (upstream: ProjectRunState['upstream']): ProjectRunState['upstream'] => (upstream && advertiseHost ? { host: advertiseHost, port: upstream.port } : upstream);
+  const running = provider.running?.bind(provider);
+  return {
+    report: running ? async () => ({ provider: provider.kind, projects: (await running()).map((p) => ({ ...p, upstream: advertise(p.upstream) })) }) : undefined,
+    locate: running
+      ? async (op: AgentOperation) => {
+          const state = (await running()).find((p) => p.projectId === op.projectId);
+          // Only the generation just converged counts; anything else is not this observation's address.
+          return state && state.generation === op.desired.generation && state.releaseId === op.desired.releaseId ? advertise(state.upstream) : undefined;
+        }
+      : undefined,
+  };
 }
 
 /** An AbortSignal that fires on the first SIGINT or SIGTERM (the listeners are removed then). */

@@ -5,6 +5,10 @@ import { SvcError } from '../../src/core/errors.js';
 import { idSchema, type DesiredState } from './provider-contract.js';
 
 export const BRIDGE_PATH = '/v1/svc/reconcile';
+/** `GET`: what the provider runs per project (`{ projects: ProjectRunState[] }`). */
+export const BRIDGE_RUNNING_PATH = '/v1/svc/running';
+/** Largest `running` answer a client reads. */
+export const MAX_RUNNING_BYTES = 4 * 1024 * 1024;
 export const BRIDGE_MEDIA_TYPE = 'application/vnd.svc.deploy+gzip';
 export const MIN_TOKEN_LENGTH = 32;
 export const MAX_TOKEN_LENGTH = 512;
@@ -115,3 +119,18 @@ export function checkBaseUrl(baseUrl: string): URL {
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 425 || status === 429 || status >= 500;
 }
+
+/** The `running` answer of the bridge (validated by the client; addresses are the provider host's). */
+export const runningAnswerSchema = z.strictObject({
+  projects: z
+    .array(
+      z.strictObject({
+        projectId: idSchema,
+        generation: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+        state: z.enum(['running', 'stopped']),
+        releaseId: idSchema.nullable(),
+        upstream: z.strictObject({ host: z.string().min(1).max(253), port: z.number().int().min(1).max(65535) }).nullable(),
+      }),
+    )
+    .max(100_000),
+});

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeArtifact } from '../../src/artifacts/index.js';
 import { errorCodes, type ErrorCode } from '../../src/core/error-codes/index.js';
 import { SvcError } from '../../src/core/errors.js';
-import { BRIDGE_MEDIA_TYPE, BRIDGE_PATH, checkBridgeToken, parseEnvelope } from './bridge-protocol.js';
+import { BRIDGE_MEDIA_TYPE, BRIDGE_PATH, BRIDGE_RUNNING_PATH, checkBridgeToken, parseEnvelope } from './bridge-protocol.js';
 import { runReconcile, type DeploymentProvider, type ReconcileRequest } from './provider-contract.js';
 
 export interface DeploymentProviderHandlerOptions {
@@ -19,7 +19,7 @@ export interface DeploymentProviderHandlerOptions {
   onError?: (error: unknown) => void;
 }
 
-/** A Node `request` listener serving `POST /v1/svc/reconcile`. */
+/** A Node `request` listener serving `POST /v1/svc/reconcile` and `GET /v1/svc/running`. */
 export type DeploymentProviderHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
@@ -37,13 +37,15 @@ export function createDeploymentProviderHandler(options: DeploymentProviderHandl
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.url !== BRIDGE_PATH) return reject(req, res, 404, 'SVC_NOT_FOUND');
-    if (req.method !== 'POST') return reject(req, res, 405, 'SVC_METHOD_NOT_ALLOWED');
+    const running = req.url === BRIDGE_RUNNING_PATH;
+    if (req.url !== BRIDGE_PATH && !running) return reject(req, res, 404, 'SVC_NOT_FOUND');
+    if (req.method !== (running ? 'GET' : 'POST')) return reject(req, res, 405, 'SVC_METHOD_NOT_ALLOWED');
     const auth = req.headers.authorization ?? '';
     const presented = auth.startsWith('Bearer ') ? auth.slice(7) : '';
     if (!timingSafeEqual(digest(presented), expected)) return reject(req, res, 401, 'SVC_PROVIDER_REJECTED');
     // Not for browsers: anything a browser would attach is refused.
     if (req.headers.origin !== undefined || req.headers.cookie !== undefined) return reject(req, res, 403, 'SVC_PROVIDER_REJECTED');
+    if (running) return sendRunning(req, res);
     let envelope;
     try {
       envelope = parseEnvelope(req.headers);
@@ -88,11 +90,27 @@ export function createDeploymentProviderHandler(options: DeploymentProviderHandl
       const code = error instanceof SvcError ? error.code : 'SVC_PROVIDER_FAILED';
       if (code === 'SVC_PROVIDER_STALE_FENCE') return send(res, 409, code);
       if (code === 'SVC_VALIDATION' || code === 'SVC_ARTIFACT_DIGEST_MISMATCH') return send(res, 400, 'SVC_PROVIDER_REJECTED');
-      if (code === 'SVC_PROVIDER_ABORTED') return send(res, 503, code);
+      if (code === 'SVC_PROVIDER_ABORTED' || code === 'SVC_PROVIDER_FENCE_UNRESOLVED') return send(res, 503, code);
       return send(res, 500, 'SVC_PROVIDER_FAILED');
     }
     res.writeHead(204, { 'cache-control': 'no-store' });
     res.end();
+  }
+
+  /** `GET /v1/svc/running`: what the provider runs (generation, release, state, app address) per project. */
+  async function sendRunning(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    req.resume();
+    if (!options.provider.running) return send(res, 404, 'SVC_NOT_FOUND');
+    let projects;
+    try {
+      projects = await options.provider.running();
+    } catch (error) {
+      onError(error);
+      return send(res, 500, 'SVC_PROVIDER_FAILED');
+    }
+    const body = JSON.stringify({ projects: projects.map((p) => ({ projectId: p.projectId, generation: p.generation, state: p.state, releaseId: p.releaseId, upstream: p.upstream })) });
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+    res.end(body);
   }
 }
 

@@ -9,6 +9,7 @@ export function fencedProvider(inner: DeploymentProvider, fences: FenceStore): D
   const queues = new Map<string, Promise<unknown>>();
   return {
     kind: inner.kind,
+    ...(inner.running ? { running: (signal?: AbortSignal) => inner.running!(signal) } : {}),
     async reconcile(request: ReconcileRequest): Promise<void> {
       const projectId = request.operation.projectId;
       const previous = queues.get(projectId) ?? Promise.resolve();

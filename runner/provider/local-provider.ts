@@ -15,7 +15,7 @@ import { prepareReleaseDir, removeReleaseDir } from '../prepare-release-dir.js';
 import { platformPackageDir } from '../platform-package-dir.js';
 import { checkHealth } from '../health-check.js';
 import { decidePendingDeploy, precheckMigrations, readPendingDeploy, settlePendingDeploy, snapshotAndMigrate, clearPendingDeploy, type MigrationTarget } from './deploy-safety.js';
-import { idSchema, type DeploymentProvider, type ReconcileRequest } from './provider-contract.js';
+import { idSchema, type DeploymentProvider, type ProjectRunState, type ReconcileRequest } from './provider-contract.js';
 
 /** Named points of a deploy where tests inject failures (throw) or crashes (kill -9). */
 export type LocalProviderFailpoint = 'after-stop' | 'after-migrate' | 'after-health' | 'after-switch';
@@ -61,6 +61,8 @@ export interface ResumeOutcome {
 export interface LocalProvider extends DeploymentProvider {
   /** Where the project's active release is reachable, from the durable pointer. */
   active(projectId: string): ActivePointer | null;
+  /** Per project: the pointer's generation and release, and the app's address while it is up. */
+  running(): Promise<ProjectRunState[]>;
   /** Restart from durable state: settle interrupted deploys and start every project's active release. */
   resume(): Promise<ResumeOutcome[]>;
   /** Stop every app this provider started (shutdown). */
@@ -257,9 +259,24 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
     return { projectId, outcome: 'started' };
   }
 
+  /** What runs per project: the pointer's generation and release, and the app's address while it is up. */
+  async function running(): Promise<ProjectRunState[]> {
+    const names = existsSync(options.rootDir) ? readdirSync(options.rootDir) : [];
+    const states: ProjectRunState[] = [];
+    for (const projectId of names.filter((name) => idSchema.safeParse(name).success)) {
+      const pointer = active(projectId);
+      if (!pointer) continue;
+      const app = apps.get(projectId);
+      const up = pointer.releaseId !== null && app !== undefined && !app.exited && app.releaseId === pointer.releaseId;
+      states.push({ projectId, generation: pointer.generation, state: pointer.releaseId ? 'running' : 'stopped', releaseId: pointer.releaseId, upstream: up ? { host: app.host, port: app.port } : null });
+    }
+    return states;
+  }
+
   return {
     kind: `local-${options.runner.kind}`,
     active,
+    running,
     async reconcile(request: ReconcileRequest): Promise<void> {
       if (request.desired.state === 'running') await run(request);
       else await stop(request);

@@ -26,8 +26,8 @@ export interface AgentCoordinator {
   next(signal: AbortSignal): Promise<unknown>;
   /** The artifact bytes of a release (verified by the agent against the operation's digest). */
   fetchArtifact(operation: AgentOperation, signal: AbortSignal): Promise<Buffer>;
-  /** Report the observed generation; returns false when the control plane rejects it as stale. */
-  observe(operation: AgentOperation, result: ReconcileResult): Promise<boolean>;
+  /** Report the observed generation (and where its app listens, when known); false when the control plane rejects it as stale. */
+  observe(operation: AgentOperation, result: ReconcileResult, upstream?: { host: string; port: number } | null): Promise<boolean>;
   /** Fail an operation with a stable code (never provider details); `operation` when it was valid (its fence). */
   fail(operationId: string, code: string, operation?: AgentOperation): Promise<void>;
   /** Optional: hold the operation's lease while it runs; its signal aborts the reconcile on lease loss. */
@@ -48,6 +48,11 @@ export interface ProviderDeploymentAgentOptions {
   idleMs?: number;
   /** Abort one reconcile after this long and fail it with SVC_RUNNER_TIMEOUT (default: no bound). */
   operationTimeoutMs?: number;
+  /**
+   * Where the app of an observed running generation listens, as the node advertises it (undefined:
+   * unknown, the observation carries none). Asked after the provider converged, before observing.
+   */
+  locate?: (operation: AgentOperation) => Promise<{ host: string; port: number } | null | undefined>;
   onError?: (error: unknown) => void;
 }
 
@@ -93,7 +98,8 @@ export function openProviderDeploymentAgent(options: ProviderDeploymentAgentOpti
         artifact = { bytes, sha256: decoded.digest, decoded };
       }
       const result = await runReconcile(provider, { operation: { projectId: op.projectId, id: op.id, fence: op.fence }, desired: op.desired, artifact, signal }, options.onError);
-      if (!(await coordinator.observe(op, result))) {
+      const upstream = running && options.locate ? await options.locate(op).catch((error: unknown) => void options.onError?.(error)) : undefined;
+      if (!(await (upstream === undefined ? coordinator.observe(op, result) : coordinator.observe(op, result, upstream)))) {
         await coordinator.fail(op.id, 'SVC_PROVIDER_STALE_FENCE', op);
         return 'failed';
       }

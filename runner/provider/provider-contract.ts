@@ -37,11 +37,23 @@ export interface ReconcileRequest {
   signal: AbortSignal;
 }
 
+/** What a provider runs for one project right now: the generation it converged to and where the app listens. */
+export interface ProjectRunState {
+  projectId: string;
+  generation: number;
+  state: DesiredState;
+  releaseId: string | null;
+  /** The app's listening address on the provider's host; null when nothing listens. */
+  upstream: { host: string; port: number } | null;
+}
+
 /** A deployment provider converges one project to a running release or to a stopped state. */
 export interface DeploymentProvider {
   readonly kind: string;
   /** Resolves only once the requested state is externally usable; its return value is ignored. */
   reconcile(request: ReconcileRequest): Promise<unknown>;
+  /** Optional: what runs now, per project (a node reports it so the control plane routes and converges from it). */
+  running?(signal?: AbortSignal): Promise<ProjectRunState[]>;
 }
 
 /** The only thing ever recorded about a reconcile: provider kind, generation, release and state. */
@@ -94,13 +106,30 @@ export function reconcileResult(kind: string, request: Pick<ReconcileRequest, 'd
   return { kind, generation: request.desired.generation, releaseId: request.desired.releaseId, state: request.desired.state };
 }
 
-/** Run a provider and report only the fixed result; provider errors are replaced by SVC_PROVIDER_FAILED. */
+/**
+ * svc's own stable codes that pass through unchanged: they say what happened to the exchange (stale,
+ * aborted, no answer, refused, redirected, fence unresolved), never provider details, and the
+ * control plane decides by them whether an operation is retried.
+ */
+const PASS_THROUGH_CODES: ReadonlySet<string> = new Set([
+  'SVC_PROVIDER_STALE_FENCE',
+  'SVC_PROVIDER_ABORTED',
+  'SVC_PROVIDER_UNREACHABLE',
+  'SVC_PROVIDER_REJECTED',
+  'SVC_PROVIDER_REDIRECT_REFUSED',
+  'SVC_PROVIDER_FENCE_UNRESOLVED',
+]);
+
+/** Run a provider and report only the fixed result; other provider errors are replaced by SVC_PROVIDER_FAILED. */
 export async function runReconcile(provider: DeploymentProvider, request: ReconcileRequest, onError?: (error: unknown) => void): Promise<ReconcileResult> {
   checkReconcileRequest(request);
   try {
     await provider.reconcile(request);
   } catch (error) {
-    if (error instanceof SvcError && (error.code === 'SVC_PROVIDER_STALE_FENCE' || error.code === 'SVC_PROVIDER_ABORTED')) throw error;
+    if (error instanceof SvcError && PASS_THROUGH_CODES.has(error.code)) {
+      if (error.code !== 'SVC_PROVIDER_STALE_FENCE' && error.code !== 'SVC_PROVIDER_ABORTED') onError?.(error);
+      throw error;
+    }
     onError?.(error);
     if (request.signal.aborted) throw new SvcError('SVC_PROVIDER_ABORTED', 'The reconcile was aborted');
     throw new SvcError('SVC_PROVIDER_FAILED', 'The provider could not converge the project');

@@ -108,11 +108,37 @@ export const enrollRequestSchema = z.strictObject({
 /** `POST /api/nodes/enroll` response: the node credential, shown once and stored only as a hash. */
 export const enrollResponseSchema = z.object({ nodeId: nodeIdSchema, credential: nodeSecretSchema });
 
+/**
+ * Where the active app of a project listens, as the node advertises it (`SVC_RUNNER_ADVERTISE_HOST`, else
+ * the app's own loopback address): the control plane's ingress proxies the project's hosts there.
+ */
+export const nodeUpstreamSchema = z.strictObject({
+  host: z.union([z.ipv4(), z.ipv6(), z.string().regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/)]),
+  port: z.number().int().min(1).max(65535),
+});
+
+/** What a node runs for one project: the generation its provider converged to, and where the app listens. */
+export const nodeProjectReportSchema = z.strictObject({
+  projectId: wireId,
+  generation: counter,
+  state: z.enum(['running', 'stopped']),
+  releaseId: wireId.nullable(),
+  /** Null when nothing listens (stopped, or the app is down right now). */
+  upstream: nodeUpstreamSchema.nullable(),
+});
+
 /** `POST /api/nodes/heartbeat` request: liveness plus what may change without re-enrolling. */
 export const heartbeatRequestSchema = z.strictObject({
   draining: z.boolean(),
   capacity: z.number().int().min(1).max(100_000),
   labels: labelsSchema,
+  /** Provider kind of the reports below. */
+  provider: z.string().min(1).max(64).optional(),
+  /**
+   * Every project the node's provider holds, as it runs now (omitted by a node that cannot tell).
+   * Routes follow it; an open operation whose exact generation already runs is observed from it.
+   */
+  projects: z.array(nodeProjectReportSchema).max(100_000).optional(),
 });
 /** `POST /api/nodes/heartbeat` response. */
 export const heartbeatResponseSchema = z.object({
@@ -164,6 +190,8 @@ export const observeRequestSchema = z.strictObject({
     releaseId: wireId.nullable(),
     state: z.enum(['running', 'stopped']),
   }),
+  /** Where the observed release listens (running only); the project's ingress route moves there. */
+  upstream: nodeUpstreamSchema.nullable().optional(),
 });
 /** `POST .../observe` response; a stale observation gets `409 SVC_PROVIDER_STALE_FENCE` instead. */
 export const observeResponseSchema = z.object({ accepted: z.literal(true) });
@@ -187,3 +215,4 @@ export type GenerationStatus = z.infer<typeof generationStatusSchema>;
 export type NodeOperation = z.infer<typeof nodeOperationSchema>;
 export type LeaseResponse = z.infer<typeof leaseResponseSchema>;
 export type NodeCredentialsFile = z.infer<typeof nodeCredentialsFileSchema>;
+export type NodeProjectReportWire = z.infer<typeof nodeProjectReportSchema>;

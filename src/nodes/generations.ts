@@ -20,9 +20,15 @@ export type GenerationRequest = { state: 'running'; releaseId: string } | { stat
  * savepoint inside the caller's (the release upload creates its candidate and generation together).
  */
 export function createGeneration(n: NodesContext, subject: ProjectSubject, request: GenerationRequest): GenerationStatus {
+  requestGeneration(n, subject, request);
+  return generationStatus(n, subject.project.id);
+}
+
+/** Create the next desired generation (see createGeneration) and return its number. */
+export function requestGeneration(n: NodesContext, subject: ProjectSubject, request: GenerationRequest): number {
   const { ctx } = n;
   const projectId = subject.project.id;
-  ctx.db.transaction(() => {
+  return ctx.db.transaction(() => {
     const placement = getPlacement(ctx.db, projectId);
     if (!placement) throw new SvcError('SVC_NODE_NOT_PLACED');
     let digest: string | null = null;
@@ -56,14 +62,15 @@ export function createGeneration(n: NodesContext, subject: ProjectSubject, reque
       actor: subject.actor,
       metadata: { generation: next.generation, state: request.state, releaseId, nodeId: placement.node_id },
     });
+    return next.generation;
   })();
-  return generationStatus(n, projectId);
 }
 
 /** Close an open operation as superseded; a release it carried will never run (the listener fails it). */
 function supersede(n: NodesContext, op: OperationRow, now: number): void {
   finishOperation(n.ctx.db, op.id, 'superseded', null, now);
   if (op.state === 'running' && op.release_id) n.listener()?.failed({ projectId: op.project_id, releaseId: op.release_id, code: 'SVC_NODE_GENERATION_SUPERSEDED' });
+  n.waiters.wake(op.project_id);
 }
 
 /** Desired and observed generation of a project plus its newest operations. */

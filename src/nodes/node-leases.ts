@@ -6,8 +6,9 @@ import { isoTime } from '../core/feature-context.js';
 import type { LeaseResponse } from './contract.js';
 import { touchNode, type NodeRow } from './node-store.js';
 import type { NodesContext } from './nodes-context.js';
-import { chooseLease, holdsLease, judgeFailure, judgeObservation, type ObservedResult } from './operation-decisions.js';
-import { bumpFence, finishOperation, getOperation, leaseOperation, openOperationsOfNode, recordObserved, renewLease, toRecord, type OperationRow } from './operation-store.js';
+import type { NodeProjectReport } from './route-decisions.js';
+import { chooseLease, decideFailure, holdsLease, judgeFailure, judgeObservation, type ObservedResult } from './operation-decisions.js';
+import { bumpFence, finishOperation, getOperation, leaseOperation, openOperationsOfNode, openOperationsOfProject, recordObserved, renewLease, requeueOperation, toRecord, type OperationRow } from './operation-store.js';
 
 /** Lease the next operation for a node, or null (nothing to do, draining, or at its concurrency). */
 export function leaseNext(n: NodesContext, node: NodeRow): LeaseResponse | null {
@@ -79,13 +80,14 @@ export function observeOperation(n: NodesContext, node: NodeRow, operationId: st
         // Only the fixed result shape is recorded (kind, generation, release, state).
         recordObserved(ctx.db, op.project_id, { kind: report.result.kind, generation: report.result.generation, releaseId: report.result.releaseId, state: report.result.state }, now);
         if (op.state === 'running' && op.release_id) n.listener()?.observed({ projectId: op.project_id, releaseId: op.release_id, generation: op.generation });
+        n.waiters.wake(op.project_id);
       }
       return { accepted: true as const };
     })
     .immediate();
 }
 
-/** Record a failure (a stable code only) from the current holder. */
+/** Record a failure (a stable code only) from the current holder: final, or handed back for a retry. */
 export function failOperation(n: NodesContext, node: NodeRow, operationId: string, report: { fence?: number | undefined; code: string }): { accepted: true } {
   const { ctx } = n;
   return ctx.db
@@ -96,10 +98,42 @@ export function failOperation(n: NodesContext, node: NodeRow, operationId: strin
       const decision = judgeFailure(toRecord(op), node.id, now, report);
       if (decision.kind === 'refuse') throw new SvcError(decision.code);
       if (decision.kind === 'accept') {
-        finishOperation(ctx.db, op.id, 'failed', report.code, now);
-        if (op.state === 'running' && op.release_id) n.listener()?.failed({ projectId: op.project_id, releaseId: op.release_id, code: report.code });
+        // A lost exchange or a passing cause is not an outcome: the operation is leased again (same
+        // fence) until it is observed or its attempts run out; only a final failure settles the release.
+        const next = decideFailure(report.code, op.attempts, now, n.settings);
+        if (next.kind === 'retry') {
+          requeueOperation(ctx.db, op.id, report.code, next.retryAt);
+        } else {
+          finishOperation(ctx.db, op.id, 'failed', report.code, now);
+          if (op.state === 'running' && op.release_id) n.listener()?.failed({ projectId: op.project_id, releaseId: op.release_id, code: report.code });
+          n.waiters.wake(op.project_id);
+        }
       }
       return { accepted: true as const };
+    })
+    .immediate();
+}
+
+/**
+ * Converge from what the node reports it runs (its heartbeat): an open operation whose exact
+ * generation, release and state the node already runs is observed, as if its agent had reported it —
+ * the answer to that report may have been lost. Only the placed node's reports count, and only for
+ * the operation's own generation.
+ */
+export function observeFromReports(n: NodesContext, node: NodeRow, kind: string, reports: readonly NodeProjectReport[]): void {
+  const { ctx } = n;
+  ctx.db
+    .transaction(() => {
+      const now = ctx.clock.now();
+      for (const report of reports) {
+        for (const op of openOperationsOfProject(ctx.db, report.projectId)) {
+          if (op.node_id !== node.id || op.generation !== report.generation || op.state !== report.state || op.release_id !== report.releaseId) continue;
+          finishOperation(ctx.db, op.id, 'observed', null, now);
+          recordObserved(ctx.db, op.project_id, { kind, generation: op.generation, releaseId: op.release_id, state: op.state }, now);
+          if (op.state === 'running' && op.release_id) n.listener()?.observed({ projectId: op.project_id, releaseId: op.release_id, generation: op.generation });
+          n.waiters.wake(op.project_id);
+        }
+      }
     })
     .immediate();
 }

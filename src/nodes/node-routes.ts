@@ -29,7 +29,9 @@ import {
 import { createRegistrationToken, enrollNode } from './enroll-node.js';
 import { createGeneration, generationStatus } from './generations.js';
 import { authenticateNode, requireNodeAdmin } from './node-auth.js';
-import { artifactOfOperation, failOperation, leaseNext, observeOperation, renewOperation } from './node-leases.js';
+import { artifactOfOperation, failOperation, leaseNext, observeFromReports, observeOperation, renewOperation } from './node-leases.js';
+import type { NodeRouting } from './node-routing.js';
+import { getOperation } from './operation-store.js';
 import { getPlacement, recordHeartbeat } from './node-store.js';
 import type { NodesContext } from './nodes-context.js';
 import { listNodeViews, placementView, placeProjectOnNode } from './placement-service.js';
@@ -41,7 +43,7 @@ const nodeSecurity = bearerOnly;
 const subjectOf = (access: ProjectAccess) => ({ project: { id: access.project.id, organizationId: access.project.organization_id }, actor: actorOf(access.principal) });
 
 /** Register every node route. */
-export function nodeRoutes(n: NodesContext) {
+export function nodeRoutes(n: NodesContext, routing: NodeRouting) {
   const { ctx } = n;
   return async function register(app: HttpApp): Promise<void> {
     // ---- operators (platform admin: session + CSRF, or an account-wide admin token) ----
@@ -71,6 +73,12 @@ export function nodeRoutes(n: NodesContext) {
         const node = authenticateNode(ctx.db, request);
         const now = ctx.clock.now();
         recordHeartbeat(ctx.db, node.id, request.body, now);
+        const projects = request.body.projects;
+        if (projects) {
+          // What the node runs is the truth: settle operations it already converged, then route to it.
+          observeFromReports(n, node, request.body.provider ?? 'unknown', projects);
+          await routing.report(node, projects, { complete: true });
+        }
         return { nodeLeaseMs: n.settings.nodeLeaseMs, serverTime: new Date(now).toISOString() };
       },
     );
@@ -107,7 +115,14 @@ export function nodeRoutes(n: NodesContext) {
     app.post(
       '/api/nodes/operations/:operationId/observe',
       { schema: { tags: ['nodes'], security: nodeSecurity, summary: 'Report the generation as observed (current lease holder and fence only)', params: operationParams, body: observeRequestSchema, response: { 200: observeResponseSchema } } },
-      async (request) => observeOperation(n, authenticateNode(ctx.db, request), request.params.operationId, request.body),
+      async (request) => {
+        const node = authenticateNode(ctx.db, request);
+        const { result, upstream } = request.body;
+        const projectId = getOperation(ctx.db, request.params.operationId)?.project_id;
+        // Route before the release settles, so a deploy answered `active` is reachable at once.
+        if (upstream !== undefined && projectId) await routing.report(node, [{ projectId, generation: result.generation, state: result.state, releaseId: result.releaseId, upstream }]);
+        return observeOperation(n, node, request.params.operationId, request.body);
+      },
     );
     app.post(
       '/api/nodes/operations/:operationId/fail',
@@ -121,7 +136,10 @@ export function nodeRoutes(n: NodesContext) {
       { schema: { tags: ['nodes'], security: bearerOrSession, summary: 'Place the project on a runner node (admin permission)', params: projectParams, body: placementRequestSchema, response: { 200: placementSchema } } },
       async (request) => {
         const access = requireProjectPermission(ctx, request, request.params.id, 'admin');
-        return placeProjectOnNode(n, subjectOf(access), request.body);
+        const before = getPlacement(ctx.db, access.project.id)?.node_id;
+        const placed = placeProjectOnNode(n, subjectOf(access), request.body);
+        if (before !== undefined && before !== placed.nodeId) await routing.forget(access.project.id);
+        return placed;
       },
     );
     app.get(

@@ -1,11 +1,14 @@
-// The runner-nodes feature as the composition root sees it: routes, the release placement hooks and
-// the seam through which releases learn what nodes observed.
+// The runner-nodes feature as the composition root sees it: routes, the release placement hooks, the
+// seam through which releases learn what nodes observed, and the sweep that unroutes projects of
+// offline nodes.
 import type { FeatureContext } from '../core/feature-context.js';
 import type { HttpApp } from '../core/http/create-http-app.js';
 import type { ReleasePlacementHooks } from '../releases/index.js';
-import { createGeneration } from './generations.js';
+import { GenerationWaiters } from './generation-waiters.js';
+import { requestGeneration } from './generations.js';
 import { nodeArtifactStore } from './node-artifacts.js';
 import { nodeRoutes } from './node-routes.js';
+import { createNodeRouting, type NodeRouting } from './node-routing.js';
 import { readNodeSettings, type NodeSettings } from './node-settings.js';
 import { getPlacement } from './node-store.js';
 import type { NodeReleaseListener, NodesContext } from './nodes-context.js';
@@ -18,8 +21,13 @@ export interface NodesFeature {
   isPlaced(projectId: string): boolean;
   /** Hooks for src/releases (uploads and rollbacks of placed projects become generations). */
   placement: ReleasePlacementHooks;
-  /** Where observed and failed releases are reported (src/releases' `nodeOutcome`). */
+  /** Where observed and failed releases are reported and placed projects are routed (src/releases). */
   setReleaseListener(listener: NodeReleaseListener): void;
+  /** Ingress routes of placed projects, as their nodes report them. */
+  routing: NodeRouting;
+  /** Start the sweep that unroutes projects whose node went offline. */
+  start(): void;
+  close(): void;
   settings: NodeSettings;
 }
 
@@ -27,19 +35,33 @@ export interface NodesFeature {
 export function createNodes(ctx: FeatureContext, options: { settings?: Partial<NodeSettings> } = {}): NodesFeature {
   const settings = { ...readNodeSettings(ctx.config.env), ...options.settings };
   let listener: NodeReleaseListener | undefined;
-  const n: NodesContext = { ctx, settings, artifacts: nodeArtifactStore(ctx.config.dataDir), listener: () => listener };
+  const n: NodesContext = { ctx, settings, artifacts: nodeArtifactStore(ctx.config.dataDir), listener: () => listener, waiters: new GenerationWaiters() };
+  const routing = createNodeRouting(n);
   const isPlaced = (projectId: string): boolean => getPlacement(ctx.db, projectId) !== undefined;
+  let sweeper: NodeJS.Timeout | undefined;
   return {
     settings,
-    routes: nodeRoutes(n),
+    routes: nodeRoutes(n, routing),
     isPlaced,
+    routing,
     setReleaseListener(next) {
       listener = next;
+    },
+    start() {
+      if (sweeper) return;
+      // A node is offline once unseen for the node lease; its routes go within a third of that.
+      sweeper = setInterval(() => void routing.sweep(), Math.max(100, Math.floor(settings.nodeLeaseMs / 3)));
+      sweeper.unref();
+    },
+    close() {
+      clearInterval(sweeper);
+      sweeper = undefined;
     },
     placement: {
       isPlaced,
       keepArtifact: (projectId, digest, bytes) => n.artifacts.put(projectId, digest, bytes),
-      deploy: (subject, releaseId) => void createGeneration(n, subject, { state: 'running', releaseId }),
+      deploy: (subject, releaseId) => requestGeneration(n, subject, { state: 'running', releaseId }),
+      awaitGeneration: (projectId, generation, waitMs) => n.waiters.await(ctx.db, projectId, generation, waitMs),
       awaitingNode: (releaseId) => releaseAwaitsNode(ctx.db, releaseId),
       waitMs: settings.deployWaitMs,
     },

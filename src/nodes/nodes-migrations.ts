@@ -38,4 +38,12 @@ export const nodesMigrations: readonly Migration[] = [
         CREATE INDEX node_operations_node ON node_operations (node_id, status);`);
     },
   },
+  {
+    scope: 'nodes',
+    version: 2,
+    name: 'operations handed back after a transient failure wait until retry_at',
+    up(db) {
+      db.exec('ALTER TABLE node_operations ADD COLUMN retry_at INTEGER');
+    },
+  },
 ];

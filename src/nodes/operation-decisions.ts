@@ -17,6 +17,8 @@ export interface OperationRecord {
   status: OperationStatus;
   leaseExpiresAt: number | null;
   createdAt: number;
+  /** A pending operation handed back after a transient failure is not leased again before this time. */
+  retryAt?: number | null;
 }
 
 /** The fixed result shape a node reports (never provider details). */
@@ -47,7 +49,7 @@ export function chooseLease(ops: readonly OperationRecord[], node: { id: string;
   const mine = ops.filter((o) => o.nodeId === node.id);
   const live = mine.filter((o) => holdsLease(o, node.id, now)).length;
   if (live >= node.concurrency) return null;
-  const leasable = mine.filter((o) => o.status === 'pending' || (o.status === 'leased' && (o.leaseExpiresAt === null || now >= o.leaseExpiresAt)));
+  const leasable = mine.filter((o) => (o.status === 'pending' && (o.retryAt ?? 0) <= now) || (o.status === 'leased' && (o.leaseExpiresAt === null || now >= o.leaseExpiresAt)));
   leasable.sort((a, b) => a.createdAt - b.createdAt); // stable: ties keep the given (insertion) order
   const op = leasable[0];
   return op ? { op, reissue: op.status === 'leased' } : null;
@@ -77,10 +79,35 @@ export function judgeObservation(op: OperationRecord, nodeId: string, now: numbe
   return { kind: 'accept' };
 }
 
-/** Judge `fail`: the same holder rules as observe; a retried identical failure is a replay. */
+/** Judge `fail`: the same holder rules as observe; a retried identical failure (final or handed back) is a replay. */
 export function judgeFailure(op: OperationRecord & { errorCode?: string | null }, nodeId: string, now: number, report: { fence?: number | undefined; code: string }): ReportDecision {
   const fenceOk = report.fence === undefined || report.fence === op.fence;
-  if (op.status === 'failed' && op.nodeId === nodeId && fenceOk && op.errorCode === report.code) return { kind: 'replay' };
+  if ((op.status === 'failed' || op.status === 'pending') && op.nodeId === nodeId && fenceOk && op.errorCode === report.code) return { kind: 'replay' };
   if (!holdsLease(op, nodeId, now) || !fenceOk) return { kind: 'refuse', code: 'SVC_PROVIDER_STALE_FENCE' };
   return { kind: 'accept' };
+}
+
+/**
+ * Failures after which the node's state is unknown or the cause is passing: the bridge exchange got no
+ * answer (the provider may have applied it), the reconcile was aborted or timed out, or an earlier
+ * runtime was not cleaned up yet. Such an operation is handed back and leased again with the same fence,
+ * so a provider that already committed it acknowledges the replay. Every other code is final.
+ */
+export const RETRIED_FAILURE_CODES: ReadonlySet<string> = new Set(['SVC_PROVIDER_UNREACHABLE', 'SVC_PROVIDER_ABORTED', 'SVC_PROVIDER_FENCE_UNRESOLVED', 'SVC_RUNNER_TIMEOUT']);
+
+/** Retry policy of failed operations (node settings). */
+export interface RetryPolicy {
+  /** Leases of one operation before a retried failure becomes final. */
+  maxAttempts: number;
+  /** Delay before the first re-lease; doubles per attempt, capped at 60 s. */
+  retryDelayMs: number;
+}
+
+/**
+ * What an accepted failure does: `retry` hands the operation back (pending, leasable from `retryAt`),
+ * `fail` closes it. `attempts` counts the leases so far.
+ */
+export function decideFailure(code: string, attempts: number, now: number, policy: RetryPolicy): { kind: 'retry'; retryAt: number } | { kind: 'fail' } {
+  if (!RETRIED_FAILURE_CODES.has(code) || attempts >= policy.maxAttempts) return { kind: 'fail' };
+  return { kind: 'retry', retryAt: now + Math.min(60_000, policy.retryDelayMs * 2 ** Math.max(0, attempts - 1)) };
 }

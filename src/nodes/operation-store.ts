@@ -33,6 +33,7 @@ export interface OperationRow {
   error_code: string | null;
   created_at: number;
   finished_at: number | null;
+  retry_at: number | null;
 }
 
 /** The decision view of an operation row. */
@@ -48,6 +49,7 @@ export function toRecord(row: OperationRow): OperationRecord & { errorCode: stri
     status: row.status,
     leaseExpiresAt: row.lease_expires_at,
     createdAt: row.created_at,
+    retryAt: row.retry_at,
     errorCode: row.error_code,
   };
 }
@@ -84,7 +86,7 @@ export function recordObserved(db: ControlDb, projectId: string, result: Observe
 }
 
 /** Insert a new pending operation. */
-export function insertOperation(db: ControlDb, row: Omit<OperationRow, 'status' | 'lease_expires_at' | 'attempts' | 'error_code' | 'finished_at'>): void {
+export function insertOperation(db: ControlDb, row: Omit<OperationRow, 'status' | 'lease_expires_at' | 'attempts' | 'error_code' | 'finished_at' | 'retry_at'>): void {
   cachedStatement(
     db,
     `INSERT INTO node_operations (id, project_id, node_id, generation, state, release_id, artifact_sha256, fence, status, attempts, created_at)
@@ -95,6 +97,11 @@ export function insertOperation(db: ControlDb, row: Omit<OperationRow, 'status' 
 /** One operation by id. */
 export function getOperation(db: ControlDb, id: string): OperationRow | undefined {
   return cachedStatement(db, 'SELECT * FROM node_operations WHERE id = ?').get(id) as OperationRow | undefined;
+}
+
+/** The operation of one generation of a project (each generation has exactly one). */
+export function operationOfGeneration(db: ControlDb, projectId: string, generation: number): OperationRow | undefined {
+  return cachedStatement(db, 'SELECT * FROM node_operations WHERE project_id = ? AND generation = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(projectId, generation) as OperationRow | undefined;
 }
 
 /** Open (pending or leased) operations of a project. */
@@ -114,7 +121,7 @@ export function recentOperations(db: ControlDb, projectId: string, limit = 20): 
 
 /** Hand out a lease (with the fence it runs under). */
 export function leaseOperation(db: ControlDb, id: string, fence: number, expiresAt: number): void {
-  cachedStatement(db, "UPDATE node_operations SET status = 'leased', fence = ?, lease_expires_at = ?, attempts = attempts + 1 WHERE id = ?").run(fence, expiresAt, id);
+  cachedStatement(db, "UPDATE node_operations SET status = 'leased', fence = ?, lease_expires_at = ?, retry_at = NULL, attempts = attempts + 1 WHERE id = ?").run(fence, expiresAt, id);
 }
 
 /** Extend a live lease. */
@@ -125,6 +132,11 @@ export function renewLease(db: ControlDb, id: string, expiresAt: number): void {
 /** Close an operation as observed, failed (with a stable code) or superseded. */
 export function finishOperation(db: ControlDb, id: string, status: 'observed' | 'failed' | 'superseded', errorCode: string | null, now: number): void {
   cachedStatement(db, 'UPDATE node_operations SET status = ?, error_code = ?, finished_at = ?, lease_expires_at = NULL WHERE id = ?').run(status, errorCode, now, id);
+}
+
+/** Hand a leased operation back after a transient failure: pending again (same fence), leasable from `retryAt`. */
+export function requeueOperation(db: ControlDb, id: string, errorCode: string, retryAt: number): void {
+  cachedStatement(db, "UPDATE node_operations SET status = 'pending', error_code = ?, retry_at = ?, lease_expires_at = NULL WHERE id = ?").run(errorCode, retryAt, id);
 }
 
 /** Whether a release has an open running operation (its candidate is waiting for the node). */

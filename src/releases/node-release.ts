@@ -3,9 +3,11 @@
 // node reports: observed → active (prior → inactive), failed or superseded → failed. A rollback
 // becomes a generation of the older release and is committed when that generation is observed.
 import { appendAudit } from '../audit/append-audit.js';
+import { errorCodes, type ErrorCode } from '../core/error-codes/index.js';
 import { SvcError } from '../core/errors.js';
 import { findProject, setProjectRelease } from '../projects/index.js';
 import type { ReleaseDeps } from './release-deps.js';
+import type { ReleaseUpstream } from './release-routing.js';
 import { observe } from './release-observer.js';
 import { transition } from './release-state.js';
 import { activeReleaseRow, findRelease, getRelease, loadReleaseSet, persistReleaseSet, type ReleaseRow } from './release-store.js';
@@ -52,17 +54,37 @@ export function settleNodeRelease(deps: ReleaseDeps, outcome: NodeReleaseOutcome
 
 /**
  * `svc rollback` of a placed project: the state machine checks the target (inactive, artifact kept),
- * then a running generation of it is requested; the rows change when the node observes it.
+ * then a running generation of it is requested, and the answer waits (up to the node deploy wait) for
+ * the node: observed → the target is active; a refusal or failure → that stable code as the error;
+ * no answer in time → the target as it stands (still inactive; `svc generations` follows it).
  */
-export function rollbackOnNode(deps: ReleaseDeps, input: RollbackInput): RollbackResult {
+export async function rollbackOnNode(deps: ReleaseDeps, input: RollbackInput): Promise<RollbackResult> {
   const { ctx } = deps;
+  const placement = deps.placement!;
   if (input.restoreData) throw new SvcError('SVC_NODE_RESTORE_UNSUPPORTED');
   const target = getRelease(ctx, input.project.id, input.releaseId);
   transition(loadReleaseSet(ctx, input.project.id, input.project.slug), { type: 'rollback', releaseId: target.id, restoreData: false, canRollback: true });
   const active = activeReleaseRow(ctx, input.project.id);
-  ctx.db.transaction(() => {
+  const generation = ctx.db.transaction(() => {
     appendAudit(ctx, { kind: 'rollback.start', organizationId: input.project.organizationId, projectId: input.project.id, actor: input.actor, metadata: { releaseId: target.id, fromReleaseId: active?.id ?? null, runnerNode: true } });
-    deps.placement!.deploy(input, target.id);
+    return placement.deploy(input, target.id);
   })();
-  return { release: target, previousReleaseId: active?.id ?? null, restoredData: false };
+  const outcome = await placement.awaitGeneration(input.project.id, generation, placement.waitMs);
+  if (outcome && !outcome.ok) throw nodeFailure(outcome.code);
+  return { release: getRelease(ctx, input.project.id, target.id), previousReleaseId: active?.id ?? null, restoredData: false };
+}
+
+/** The node's stable code as an error: its own registry entry, or SVC_PROVIDER_FAILED naming an unknown one. */
+function nodeFailure(code: string): SvcError {
+  const known = Object.hasOwn(errorCodes, code);
+  return new SvcError(known ? (code as ErrorCode) : 'SVC_PROVIDER_FAILED', `The runner node did not run the rollback: ${code}.`, { details: { nodeCode: code } });
+}
+
+/**
+ * Route a placed project's hosts to where its node says the release listens (null: unroute). The
+ * ingress checks the address accepts connections first and leaves the route unchanged when it does
+ * not. Nothing local is stopped afterwards: the node drains its own apps.
+ */
+export async function routeNodeRelease(deps: ReleaseDeps, input: { projectId: string; releaseId: string | null; upstream: ReleaseUpstream | null }): Promise<void> {
+  await deps.routing.switchUpstream(input.projectId, input.upstream, input.releaseId);
 }

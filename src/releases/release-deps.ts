@@ -52,8 +52,10 @@ export interface ReleasePlacementHooks {
   isPlaced(projectId: string): boolean;
   /** Durably keep the verified artifact bytes for the node, before any generation refers to them. */
   keepArtifact(projectId: string, digest: string, bytes: Buffer): Promise<void>;
-  /** Inside the caller's SQLite transaction: a new running generation of this release (throws to refuse). */
-  deploy(subject: { project: { id: string; organizationId: string }; actor: { type: 'user' | 'token' | 'github' | 'system'; id: string; name?: string | null } }, releaseId: string): void;
+  /** Inside the caller's SQLite transaction: a new running generation of this release (throws to refuse); returns its number. */
+  deploy(subject: { project: { id: string; organizationId: string }; actor: { type: 'user' | 'token' | 'github' | 'system'; id: string; name?: string | null } }, releaseId: string): number;
+  /** The node's outcome of a generation (observed, or its stable code), or null when none came within `waitMs`. */
+  awaitGeneration(projectId: string, generation: number, waitMs: number): Promise<{ ok: true } | { ok: false; code: string } | null>;
   /** Whether a candidate release is waiting for its node (boot recovery must not fail it). */
   awaitingNode(releaseId: string): boolean;
   /** How long an upload with `wait` waits for the node's observation before answering with the candidate. */

@@ -24,12 +24,12 @@ import { projectAppControl, type ProjectAppControl } from './project-app-control
 import { note, resolveSpec, routeWhenHealthy, type ReleaseCanaryHooks, type ReleaseDeps, type ReleasePlacementHooks, type ReleaseRecoveryHooks } from './release-deps.js';
 import { readReleaseSettings, type ReleaseSettings } from './release-limits.js';
 import { releaseRoutes, type UploadPrincipalResolver } from './release-routes.js';
-import { noRouting, type ReleaseRouting } from './release-routing.js';
+import { noRouting, type ReleaseRouting, type ReleaseUpstream } from './release-routing.js';
 import { recoverReleases } from './recover-releases.js';
 import { UploadTracker } from './upload-release.js';
 import type { ReleaseObserver } from './release-observer.js';
 import { rollbackRelease, type RollbackInput, type RollbackResult } from './rollback.js';
-import { settleNodeRelease, type NodeReleaseOutcome } from './node-release.js';
+import { routeNodeRelease, settleNodeRelease, type NodeReleaseOutcome } from './node-release.js';
 
 export interface ReleasesOptions {
   /** Shared project locks (deploy, rollback, cleanup, backups, deletion); default: `<data>/locks`. */
@@ -74,6 +74,8 @@ export interface ReleasesFeature {
   rollback(input: RollbackInput): Promise<RollbackResult>;
   /** svc:nodes — a runner node observed or failed a release (call inside the node's SQLite transaction). */
   nodeOutcome(outcome: NodeReleaseOutcome): void;
+  /** svc:nodes — route a placed project to where its node says the release listens (null: unroute). */
+  nodeRoute(input: { projectId: string; releaseId: string | null; upstream: ReleaseUpstream | null }): Promise<void>;
   /** How this feature's runner isolates apps, and whether it can start them at all. */
   isolation(): Isolation;
   /** Stop and restart a project's app around work on its data (restore, recovery, site deletion); keeps the ingress route in step. */
@@ -170,6 +172,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
       const row = settleNodeRelease(deps, outcome);
       if (row) tracker.settleNode(row.id, row);
     },
+    nodeRoute: (input) => routeNodeRelease(deps, input),
     async close() {
       if (closed) return;
       closed = true;

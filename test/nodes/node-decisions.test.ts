@@ -1,7 +1,8 @@
 // Pure decisions of src/nodes: placement, node status, lease choice, fences and report judgement.
 import { describe, expect, it } from 'vitest';
 import { nodeStatus } from '../../src/nodes/node-status.js';
-import { chooseLease, judgeFailure, judgeObservation, nextGeneration, type OperationRecord } from '../../src/nodes/operation-decisions.js';
+import { chooseLease, decideFailure, judgeFailure, judgeObservation, nextGeneration, type OperationRecord } from '../../src/nodes/operation-decisions.js';
+import { decideNodeRoute, routeStillValid } from '../../src/nodes/route-decisions.js';
 import { placeProject, type PlacementNode } from '../../src/nodes/place-project.js';
 
 const node = (id: string, over: Partial<PlacementNode> = {}): PlacementNode => ({ id, region: 'eu-west', labels: {}, capacity: 4, placed: 0, status: 'ready', ...over });
@@ -122,5 +123,40 @@ describe('judgeFailure', () => {
     expect(judgeFailure({ ...leased, status: 'failed', errorCode: 'SVC_PROVIDER_FAILED' }, 'n1', 10, { code: 'SVC_PROVIDER_FAILED' })).toEqual({ kind: 'replay' });
     expect(judgeFailure(leased, 'n1', 1000, { code: 'SVC_PROVIDER_FAILED' })).toEqual({ kind: 'refuse', code: 'SVC_PROVIDER_STALE_FENCE' });
     expect(judgeFailure(leased, 'n1', 10, { fence: 1, code: 'SVC_PROVIDER_FAILED' })).toEqual({ kind: 'refuse', code: 'SVC_PROVIDER_STALE_FENCE' });
+  });
+});
+
+describe('decideFailure', () => {
+  const policy = { maxAttempts: 3, retryDelayMs: 1000 };
+  it('hands back a lost exchange or a passing cause, with a doubling delay, until the attempts run out', () => {
+    expect(decideFailure('SVC_PROVIDER_UNREACHABLE', 1, 10_000, policy)).toEqual({ kind: 'retry', retryAt: 11_000 });
+    expect(decideFailure('SVC_PROVIDER_ABORTED', 2, 10_000, policy)).toEqual({ kind: 'retry', retryAt: 12_000 });
+    expect(decideFailure('SVC_PROVIDER_UNREACHABLE', 3, 10_000, policy)).toEqual({ kind: 'fail' });
+  });
+  it('keeps an answered failure or a configuration error final', () => {
+    for (const code of ['SVC_PROVIDER_FAILED', 'SVC_PROVIDER_REDIRECT_REFUSED', 'SVC_PROVIDER_REJECTED', 'SVC_HEALTH_CHECK_FAILED']) expect(decideFailure(code, 1, 0, policy)).toEqual({ kind: 'fail' });
+  });
+});
+
+describe('decideNodeRoute', () => {
+  const up = { host: '127.0.0.1', port: 4100 };
+  const report = { projectId: 'p', generation: 2, state: 'running' as const, releaseId: 'r2', upstream: up };
+  it('routes the placed node’s running release, ignores other nodes and older generations', () => {
+    expect(decideNodeRoute(undefined, report, 'n1', 'n1')).toEqual({ kind: 'set', route: { nodeId: 'n1', generation: 2, releaseId: 'r2', upstream: up } });
+    expect(decideNodeRoute(undefined, report, 'n2', 'n1')).toEqual({ kind: 'keep' });
+    const current = { nodeId: 'n1', generation: 3, releaseId: 'r3', upstream: { host: '127.0.0.1', port: 4200 } };
+    expect(decideNodeRoute(current, report, 'n1', 'n1')).toEqual({ kind: 'keep' });
+  });
+  it('unroutes a stopped project or an app that is down, and only records a newer generation with the same target', () => {
+    const current = { nodeId: 'n1', generation: 2, releaseId: 'r2', upstream: up };
+    expect(decideNodeRoute(current, { ...report, generation: 3, state: 'stopped', releaseId: null, upstream: null }, 'n1', 'n1')).toMatchObject({ kind: 'set', route: { upstream: null } });
+    expect(decideNodeRoute(current, { ...report, upstream: null }, 'n1', 'n1')).toMatchObject({ kind: 'set', route: { upstream: null } });
+    expect(decideNodeRoute(current, { ...report, generation: 4 }, 'n1', 'n1')).toEqual({ kind: 'record', route: { ...current, generation: 4 } });
+  });
+  it('keeps a route only while its node is not offline and the project is still placed there', () => {
+    const route = { nodeId: 'n1', generation: 2, releaseId: 'r2', upstream: up };
+    expect(routeStillValid(route, 'n1', 'ready')).toBe(true);
+    expect(routeStillValid(route, 'n1', 'offline')).toBe(false);
+    expect(routeStillValid(route, 'n2', 'ready')).toBe(false);
   });
 });

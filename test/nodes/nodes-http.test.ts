@@ -64,6 +64,15 @@ interface Lease {
   leaseExpiresAt: string;
 }
 const lease = (credential: string) => http<Lease>('POST', '/api/nodes/operations/lease', { bearer: credential });
+/** The next operation of a node, polling while a request that creates it is still on its way. */
+async function leaseSoon(credential: string): Promise<Lease['operation']> {
+  for (let i = 0; i < 100; i++) {
+    const reply = await lease(credential);
+    if (reply.status === 200) return reply.body.operation;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('no operation was leased');
+}
 const observe = (credential: string, op: Lease['operation'], fence?: number) =>
   http('POST', `/api/nodes/operations/${op.id}/observe`, {
     bearer: credential,
@@ -322,15 +331,26 @@ describe('push-to-deploy on a placed project', () => {
     await observe(web, op, op.fence);
     expect((await inject('GET', `/api/projects/${project.id}/releases`, owner)).json().activeReleaseId).toBe(b);
 
-    const back = await inject('POST', `/api/projects/${project.id}/rollback`, owner, { releaseId: first, restoreData: false });
-    expect(back.statusCode, back.body).toBe(200);
     expect((await inject('POST', `/api/projects/${project.id}/rollback`, owner, { releaseId: first, restoreData: true, confirm: `restore ${project.slug}` })).json().error.code).toBe('SVC_NODE_RESTORE_UNSUPPORTED');
-    const rollbackOp = (await lease(web)).body.operation;
+    // The rollback answers once the node observed it, with the target active.
+    const back = inject('POST', `/api/projects/${project.id}/rollback`, owner, { releaseId: first, restoreData: false });
+    const rollbackOp = await leaseSoon(web);
     expect(rollbackOp.desired).toMatchObject({ state: 'running', releaseId: first });
     await observe(web, rollbackOp, rollbackOp.fence);
+    const answered = await back;
+    expect(answered.statusCode, answered.body).toBe(200);
+    expect(answered.json()).toMatchObject({ release: { id: first, status: 'active' }, previousReleaseId: b, restoredData: false });
     const releases = (await inject('GET', `/api/projects/${project.id}/releases`, owner)).json();
     expect(releases.activeReleaseId).toBe(first);
     expect(releases.releases.find((r: { id: string }) => r.id === b).status).toBe('inactive');
+
+    // A node that refuses the rollback: the answer is its stable code, and the active release stays.
+    const refused = inject('POST', `/api/projects/${project.id}/rollback`, owner, { releaseId: b, restoreData: false });
+    const refusedOp = await leaseSoon(web);
+    expect((await http('POST', `/api/nodes/operations/${refusedOp.id}/fail`, { bearer: web, body: { code: 'SVC_HEALTH_CHECK_FAILED', fence: refusedOp.fence } })).status).toBe(200);
+    const refusal = await refused;
+    expect([refusal.statusCode, refusal.json().error.code], refusal.body).toEqual([502, 'SVC_HEALTH_CHECK_FAILED']);
+    expect((await inject('GET', `/api/projects/${project.id}/releases`, owner)).json().activeReleaseId).toBe(first);
 
     const moved = await place(project.id, { region: 'us-east' });
     expect(moved.json().error.code).toBe('SVC_NODE_PLACEMENT_LOCKED');

@@ -120,7 +120,8 @@ describe('provider HTTP bridge', () => {
     });
     closers.push(redirector.close);
     const client = createHttpDeploymentProvider({ baseUrl: redirector.url, token: TOKEN, retryDelayMs: 1 });
-    await expect(client.reconcile(running(1))).rejects.toMatchObject({ code: 'SVC_PROVIDER_REJECTED' });
+    // A redirect is a configuration error with its own final code, never followed nor retried.
+    await expect(client.reconcile(running(1))).rejects.toMatchObject({ code: 'SVC_PROVIDER_REDIRECT_REFUSED' });
     expect(hits).toBe(1);
     expect(provider.calls).toHaveLength(0);
   });
