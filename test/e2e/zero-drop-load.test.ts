@@ -5,7 +5,10 @@
 // the app eventually answers 200 is a success). Prints p50/p99/max latency, the longest hold and the rate.
 //
 // Control-plane restarts (5 × SIGTERM, 5 × SIGKILL) under the same load need the data plane to outlive
-// the control plane: that phase runs once the separate ingress process exists (bin/svc-ingress.js).
+// the control plane: that phase runs whenever bin/svc-ingress.js exists (the ingress process that owns
+// the public port); each restart kills the svc-platform child and starts it again on the same data
+// directory and port (startPlatform finds the running ingress), then deploys. Without it: it.todo.
+// The load runs in its own process; SVC_LOAD_IN_PROCESS=1 runs it on the test's loop for comparison.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
