@@ -5,12 +5,12 @@
 // warmArtifactDecoder, and never keeps the process alive.
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { MessageChannel, Worker } from 'node:worker_threads';
+import { MessageChannel, type Worker } from 'node:worker_threads';
 import { SvcError } from '../core/errors.js';
+import { fromWireError, siblingModule, startModuleWorker, toWireError } from '../core/module-worker.js';
 import type { DecodeOptions } from './decode-artifact.js';
 import type { StagedArtifact } from './stage-artifact.js';
-import { fromWireError, toWireError, type StageJob, type StageToMain, type StageToWorker } from './stage-protocol.js';
+import type { StageJob, StageToMain, StageToWorker } from './stage-protocol.js';
 
 /** Forwarded chunks the decoder has not taken yet; with PIECE_BYTES this bounds what waits in between. */
 const WINDOW = 4;
@@ -28,12 +28,9 @@ interface Decoder {
 
 let decoder: Decoder | undefined;
 
-/** The compiled JavaScript beside this file, or the TypeScript source through tsx (tests, bench). */
+/** The decoder thread (module stage-worker beside this one). */
 function startDecoder(): Decoder {
-  const here = fileURLToPath(import.meta.url);
-  const worker = here.endsWith('.ts')
-    ? new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(pathToFileURL(here.replace(/stage-off-thread\.ts$/, 'stage-worker.ts')).href)}); })`, { eval: true, resourceLimits: LIMITS })
-    : new Worker(new URL('./stage-worker.js', import.meta.url), { resourceLimits: LIMITS });
+  const worker = startModuleWorker(siblingModule(import.meta.url, 'stage-worker'), { resourceLimits: LIMITS });
   worker.unref();
   const started: Decoder = { worker, lost: new Set() };
   const die = (reason: string): void => {
@@ -89,7 +86,7 @@ export function stageArtifactOffThread(source: AsyncIterable<Uint8Array>, dir: s
         inFlight--;
         wakeSender();
       } else if (message.type === 'done') settle(() => resolvePromise(message.staged));
-      else settle(() => reject(message.error.fromSource && sourceFailure ? sourceFailure.error : fromWireError(message.error)));
+      else settle(() => reject(message.fromSource && sourceFailure ? sourceFailure.error : fromWireError(message.error)));
     });
     const job: StageJob = { port: port2, dir: target, options };
     current.worker.postMessage(job, [port2]);
@@ -112,7 +109,7 @@ export function stageArtifactOffThread(source: AsyncIterable<Uint8Array>, dir: s
         if (!settled) send({ type: 'end' });
       } catch (error) {
         sourceFailure = { error };
-        if (!settled) send({ type: 'error', error: toWireError(error, true) });
+        if (!settled) send({ type: 'error', error: toWireError(error) });
       }
     })();
   });

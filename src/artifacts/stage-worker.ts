@@ -5,7 +5,8 @@
 // bounded by the decoder's pace, as it was on the main thread.
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { stageArtifact } from './stage-artifact.js';
-import { fromWireError, toWireError, type StageJob, type StageToMain, type StageToWorker } from './stage-protocol.js';
+import { fromWireError, toWireError } from '../core/module-worker.js';
+import type { StageJob, StageToMain, StageToWorker } from './stage-protocol.js';
 
 parentPort!.on('message', (job: StageJob) => runJob(job));
 
@@ -41,7 +42,7 @@ function runJob({ port, dir, options }: StageJob): void {
 
   stageArtifact(forwarded(), dir, options)
     .then((staged) => post({ type: 'done', staged }))
-    .catch((error: unknown) => post({ type: 'failed', error: toWireError(error, failure !== undefined && error === failure.error) }))
+    .catch((error: unknown) => post({ type: 'failed', error: toWireError(error), fromSource: failure !== undefined && error === failure.error }))
     .finally(() => closePort(port, queue));
 }
 

@@ -10,7 +10,7 @@ import { projectRoot } from '../../projects/index.js';
 import { getReleaseById } from '../../releases/index.js';
 import type { Keyring } from '../../secrets/index.js';
 import type { RecoveryStatusResponse, RestoreRecoveryBody } from '../contract.js';
-import { restorePointInTime } from '../restore-point-in-time.js';
+import { restorePointInTimeOffThread } from '../restore-off-thread.js';
 import { readDatabaseEpoch, type DatabaseEpoch } from './database-epoch.js';
 import { epochsRoot, readEpochs, type EpochInfo } from './epoch-directories.js';
 import { loadRecoveryKey, newSealedRecoveryKey } from './recovery-key-store.js';
@@ -136,7 +136,7 @@ export async function restoreIntoNewDatabase(deps: ProjectRecoveryDeps, subject:
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const targetPath = join(dir, `${id}.db`);
   const target = asOf !== undefined ? { asOf } : { throughSequence: body.throughSequence! };
-  const result = await restorePointInTime({ directory: epoch.directory, encryptionKey: key, targetPath, ...target, confirmation: 'restore point in time' });
+  const result = await restorePointInTimeOffThread({ directory: epoch.directory, encryptionKey: key, targetPath, ...target, confirmation: 'restore point in time' });
   const row: RestoreRow = {
     id,
     project_id: projectId,

@@ -13,7 +13,7 @@ import { restoreSnapshot } from '../../../runner/jobs/snapshot.js';
 import { inspectManagedTables, schemaHash } from '../managed-tables.js';
 import { openPointInTimeRecovery, type RecoveryStatus } from '../open-point-in-time-recovery.js';
 import type { RecoveryDatabase } from '../recovery-options.js';
-import { restorePointInTime } from '../restore-point-in-time.js';
+import { restorePointInTimeOffThread } from '../restore-off-thread.js';
 import { scanState } from '../state-index.js';
 import { readEpochInfo, type EpochInfo } from './epoch-directories.js';
 import { readDatabaseEpoch } from './database-epoch.js';
@@ -59,7 +59,7 @@ export async function rotateStoppedEpoch(input: RotationInput): Promise<Rotation
   if (flushed.exportedThrough !== flushed.committedThrough) throw new SvcError('SVC_RECOVERY_SEQUENCE_UNAVAILABLE', `Epoch ${input.epoch.id} exported ${flushed.exportedThrough} of ${flushed.committedThrough} commits.`);
   const restored = join(input.scratchDir, `rotate-${randomBytes(6).toString('hex')}.db`);
   try {
-    const final = await restorePointInTime({ directory: input.epoch.directory, encryptionKey: input.key, targetPath: restored, throughSequence: flushed.exportedThrough, confirmation: 'restore point in time' });
+    const final = await restorePointInTimeOffThread({ directory: input.epoch.directory, encryptionKey: input.key, targetPath: restored, throughSequence: flushed.exportedThrough, confirmation: 'restore point in time' });
     if (fingerprint(restored) !== fingerprint(input.databasePath)) {
       throw new SvcError('SVC_RECOVERY_ROTATION_MISMATCH', `The final sequence ${final.sequence} of epoch ${input.epoch.id} does not restore to the stopped database.`);
     }
@@ -100,7 +100,7 @@ export async function verifyStartedEpoch(input: { root: string; epochDir: string
   }
   const drill = join(input.scratchDir, `drill-${randomBytes(6).toString('hex')}.db`);
   try {
-    await restorePointInTime({ directory: info.directory, encryptionKey: input.key, targetPath: drill, throughSequence: info.exportedThrough!, confirmation: 'restore point in time' });
+    await restorePointInTimeOffThread({ directory: info.directory, encryptionKey: input.key, targetPath: drill, throughSequence: info.exportedThrough!, confirmation: 'restore point in time' });
   } finally {
     await rm(drill, { force: true });
   }

@@ -1,0 +1,39 @@
+// A worker thread running one module of this package: its compiled JavaScript (dist/), or its
+// TypeScript source through tsx when svc itself runs from sources (tests, benchmarks), where a worker
+// does not inherit the loader of the thread that starts it.
+import { fileURLToPath } from 'node:url';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { SvcError, type ErrorCode } from './errors.js';
+
+/**
+ * Start `entry` (a file URL beside the caller, written with its `.ts` or `.js` ending as the caller's
+ * own URL has) in a worker thread.
+ */
+export function startModuleWorker(entry: URL, options: WorkerOptions = {}): Worker {
+  if (!fileURLToPath(entry).endsWith('.ts')) return new Worker(entry, options);
+  const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`;
+  return new Worker(boot, { ...options, eval: true });
+}
+
+/** The URL of `name` (without ending) beside `callerUrl`, with the caller's ending (.ts from sources, .js built). */
+export function siblingModule(callerUrl: string, name: string): URL {
+  return new URL(`./${name}${callerUrl.endsWith('.ts') ? '.ts' : '.js'}`, callerUrl);
+}
+
+/** An error crossing a thread boundary: an SvcError's code, message and details, or a plain message. */
+export interface WireError {
+  code: ErrorCode | null;
+  message: string;
+  details: Record<string, unknown> | null;
+}
+
+/** An error as it crosses the thread boundary. */
+export function toWireError(error: unknown): WireError {
+  if (error instanceof SvcError) return { code: error.code, message: error.message, details: error.details ?? null };
+  return { code: null, message: error instanceof Error ? error.message : String(error), details: null };
+}
+
+/** The error again on the other side: an SvcError of the same code, message and details, or a plain Error. */
+export function fromWireError(wire: WireError): Error {
+  return wire.code ? new SvcError(wire.code, wire.message, wire.details ? { details: wire.details } : undefined) : new Error(wire.message);
+}
