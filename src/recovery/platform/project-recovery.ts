@@ -10,7 +10,7 @@ import { projectRoot } from '../../projects/index.js';
 import { getReleaseById } from '../../releases/index.js';
 import type { Keyring } from '../../secrets/index.js';
 import type { RecoveryStatusResponse, RestoreRecoveryBody } from '../contract.js';
-import { restorePointInTimeOffThread } from '../restore-off-thread.js';
+import { restorePointInTimeOffThread } from '../recovery-off-thread.js';
 import { readDatabaseEpoch, type DatabaseEpoch } from './database-epoch.js';
 import { epochsRoot, readEpochs, type EpochInfo } from './epoch-directories.js';
 import { loadRecoveryKey, newSealedRecoveryKey } from './recovery-key-store.js';

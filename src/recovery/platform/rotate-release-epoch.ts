@@ -10,11 +10,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SvcError } from '../../core/errors.js';
 import { restoreSnapshot } from '../../../runner/jobs/snapshot.js';
-import { inspectManagedTables, schemaHash } from '../managed-tables.js';
 import { openPointInTimeRecovery, type RecoveryStatus } from '../open-point-in-time-recovery.js';
 import type { RecoveryDatabase } from '../recovery-options.js';
-import { restorePointInTimeOffThread } from '../restore-off-thread.js';
-import { scanState } from '../state-index.js';
+import { databaseFingerprintOffThread, restorePointInTimeOffThread } from '../recovery-off-thread.js';
 import { readEpochInfo, type EpochInfo } from './epoch-directories.js';
 import { readDatabaseEpoch } from './database-epoch.js';
 
@@ -60,23 +58,13 @@ export async function rotateStoppedEpoch(input: RotationInput): Promise<Rotation
   const restored = join(input.scratchDir, `rotate-${randomBytes(6).toString('hex')}.db`);
   try {
     const final = await restorePointInTimeOffThread({ directory: input.epoch.directory, encryptionKey: input.key, targetPath: restored, throughSequence: flushed.exportedThrough, confirmation: 'restore point in time' });
-    if (fingerprint(restored) !== fingerprint(input.databasePath)) {
+    if ((await databaseFingerprintOffThread(restored)) !== (await databaseFingerprintOffThread(input.databasePath))) {
       throw new SvcError('SVC_RECOVERY_ROTATION_MISMATCH', `The final sequence ${final.sequence} of epoch ${input.epoch.id} does not restore to the stopped database.`);
     }
     await restoreSnapshot(restored, input.databasePath);
     return { fromEpoch: input.epoch.id, fromEpochId: final.epochId, finalSequence: final.sequence };
   } finally {
     await rm(restored, { force: true });
-  }
-}
-
-/** Schema hash and state accumulator of the app tables (recovery's own objects excluded). */
-export function fingerprint(path: string): string {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
-  try {
-    return `${schemaHash(db)}:${scanState(db, inspectManagedTables(db), Number.MAX_SAFE_INTEGER).accumulator.toString(16)}`;
-  } finally {
-    db.close();
   }
 }
 

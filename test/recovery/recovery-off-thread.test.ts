@@ -1,11 +1,12 @@
-// The control plane's restores run in a worker thread: the same database and result as on the event
+// The control plane's restores and rotation fingerprints run in a worker thread: the same database and result as on the event
 // loop, the same error codes and details, and the loop keeps ticking while a large database is replayed,
 // proved and checked (on the loop the same restore stops it for most of its duration).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPointInTimeRecovery } from '../../src/recovery/open-point-in-time-recovery.js';
-import { restorePointInTimeOffThread } from '../../src/recovery/restore-off-thread.js';
+import { databaseFingerprint } from '../../src/recovery/database-fingerprint.js';
+import { databaseFingerprintOffThread, restorePointInTimeOffThread } from '../../src/recovery/recovery-off-thread.js';
 import { restorePointInTime } from '../../src/recovery/restore-point-in-time.js';
 import { dumpTables } from './support/dump-tables.js';
 import { openRawHost } from './support/raw-host.js';
@@ -63,7 +64,7 @@ const dump = (path: string): unknown => {
   }
 };
 
-describe('restorePointInTimeOffThread', () => {
+describe('recovery work off the event loop', () => {
   it('restores what restorePointInTime restores, with the same result, and keeps the event loop ticking', async () => {
     const onLoop = await longestStall(() => restorePointInTime({ directory: repo, encryptionKey: testKey, targetPath: join(dir, 'a.db'), throughSequence: through, confirmation }));
     const offLoop = await longestStall(() => restorePointInTimeOffThread({ directory: repo, encryptionKey: testKey, targetPath: join(dir, 'b.db'), throughSequence: through, confirmation }));
@@ -73,6 +74,16 @@ describe('restorePointInTimeOffThread', () => {
     // On the loop the restore stands it still for most of its run; off it, never for long.
     expect(onLoop.stallMs).toBeGreaterThan(onLoop.tookMs / 2);
     expect(offLoop.stallMs).toBeLessThan(offLoop.tookMs / 4);
+  }, 120_000);
+
+  it('fingerprints a database as databaseFingerprint does, without stalling the loop', async () => {
+    const path = join(dir, 'app.db');
+    const onLoop = await longestStall(async () => databaseFingerprint(path));
+    const offLoop = await longestStall(() => databaseFingerprintOffThread(path));
+    expect(offLoop.value).toBe(onLoop.value);
+    expect(onLoop.stallMs).toBeGreaterThan(onLoop.tookMs / 2);
+    expect(offLoop.stallMs).toBeLessThan(offLoop.tookMs / 4);
+    await expect(databaseFingerprintOffThread(join(dir, 'missing.db'))).rejects.toThrow();
   }, 120_000);
 
   it('keeps the error codes and details of restorePointInTime', async () => {
