@@ -4,9 +4,12 @@ import { pathToFileURL } from 'node:url';
 import { parsePlatformConfig, envNames, flagNames, type PlatformConfig } from './core/config.js';
 import { isSvcError } from './core/errors.js';
 import { createLogger, type Logger } from './core/logger.js';
+import { askEdge } from './ingress/edge/edge-control.js';
 import { edgePaths } from './ingress/edge/edge-paths.js';
 import { ensureIngress, stopIngress, type RunningIngress } from './ingress/edge/ensure-ingress.js';
 import { listenOnControlSocket, type ControlListener } from './ingress/edge/control-listener.js';
+import { followEdgeRoutes, type EdgeRoutes } from './ingress/edge/follow-edge-routes.js';
+import { platformHostNames } from './ingress/platform-hosts.js';
 import { buildControlPlane, type ControlPlane } from './platform.js';
 import { readReleaseSettings } from './releases/release-limits.js';
 
@@ -14,7 +17,9 @@ const usage = `Usage: svc-platform [--listen host:port] [--data dir] [--registra
 
 Every flag has an environment variable: ${Object.entries(flagNames)
   .map(([key, flag]) => `--${flag} = ${envNames[key as keyof typeof envNames]}`)
-  .join(', ')}. SVC_INGRESS_PROCESS=off serves the public port from this process (no separate ingress).
+  .join(', ')}. SVC_INGRESS_PROCESS=off serves the public port from this process (no separate ingress);
+SVC_INGRESS_ROUTES=control-plane makes the ingress forward app traffic here too (default edge: it
+proxies apps itself).
 SIGTERM stops the control plane only (the ingress and the apps keep serving; the next start takes
 them over); SIGINT (Ctrl-C) stops everything. See docs/operations.md.`;
 
@@ -27,6 +32,26 @@ function ingressProcessEnabled(env: PlatformConfig['env']): boolean {
   if (value === 'on' || value === '') return true;
   if (value === 'off') return false;
   throw new Error(`SVC_INGRESS_PROCESS: expected on or off, got ${value}`);
+}
+
+/** Who proxies app hosts when an ingress process runs: the ingress itself (default) or this process. */
+function ingressRoutesMode(env: PlatformConfig['env']): 'edge' | 'control-plane' {
+  const value = env.SVC_INGRESS_ROUTES ?? 'edge';
+  if (value === 'edge' || value === '') return 'edge';
+  if (value === 'control-plane') return 'control-plane';
+  throw new Error(`SVC_INGRESS_ROUTES: expected edge or control-plane, got ${value}`);
+}
+
+/** Hand the route table to the ingress process (or take app routing back from it). */
+async function routeThroughIngress(plane: ControlPlane, config: PlatformConfig, logger: Logger, mode: 'edge' | 'control-plane'): Promise<EdgeRoutes | null> {
+  const socketPath = edgePaths(config.dataDir).ingressSocket;
+  if (mode === 'control-plane') {
+    await askEdge(socketPath, { op: 'clear-routes' });
+    return null;
+  }
+  const routes = followEdgeRoutes({ socketPath, ingress: plane.ingress, settings: { baseDomain: config.appDomain, platformHosts: [...platformHostNames(config)], trustProxy: config.trustProxy }, logger });
+  if (!(await routes.attached(5_000))) logger.warn({ socketPath }, 'the ingress process did not take the routes yet; app requests go through the control plane until it does');
+  return routes;
 }
 
 /**
@@ -62,9 +87,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   let config: PlatformConfig;
   let separateIngress: boolean;
   let holdMs: number;
+  let routesMode: 'edge' | 'control-plane';
   try {
     const parsed = parsePlatformConfig(argv, env, process.cwd());
     separateIngress = ingressProcessEnabled(parsed.env);
+    routesMode = ingressRoutesMode(parsed.env);
     holdMs = readReleaseSettings(parsed.env).holdMs;
     // Apps outlive a SIGTERM by default; SIGINT stops them explicitly below.
     config = { ...parsed, env: { ...parsed.env, SVC_KEEP_APPS_ON_SHUTDOWN: parsed.env.SVC_KEEP_APPS_ON_SHUTDOWN ?? 'true' } };
@@ -77,14 +104,18 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   let plane: ControlPlane | undefined;
   let ingress: RunningIngress | null = null;
   let listener: ControlListener | null;
+  let edgeRoutes: EdgeRoutes | null = null;
   try {
     // The port first: a taken address fails before anything else starts, and requests that arrive
     // while the control plane builds and re-adopts apps are held by the ingress, not refused.
     if (separateIngress) ingress = await ensureIngress({ dataDir: config.dataDir, listen: config.listen, holdMs, logger });
     plane = await buildControlPlane({ config, logger });
+    // After the build, which re-adopted the running apps: the snapshot is the whole table.
+    if (ingress) edgeRoutes = await routeThroughIngress(plane, config, logger, routesMode);
     listener = await startListening(plane, config, logger, ingress);
   } catch (error) {
     logger.fatal({ err: error, code: isSvcError(error) ? error.code : undefined }, 'svc-platform failed to start');
+    edgeRoutes?.close();
     await plane?.close().catch(() => undefined);
     // An ingress this start created serves nothing yet; one found running keeps serving apps.
     if (ingress?.started) await stopIngress(config.dataDir).catch(() => false);
@@ -105,6 +136,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }, 20_000);
     force.unref();
     const shutdown = async () => {
+      // The ingress keeps its table and serves apps from it; nothing this process does while
+      // closing (held requests expiring) is a route change for it.
+      edgeRoutes?.close();
       // New connections now fail at once and the ingress holds them for the next control plane.
       // Connections it already accepted carry a request each; let their heads arrive before the
       // close, which drops connections with no request under way.

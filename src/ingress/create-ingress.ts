@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import type { FeatureContext } from '../core/feature-context.js';
 import { findProject } from '../projects/index.js';
 import { MetricsRecorder } from './metrics-recorder.js';
@@ -8,8 +7,8 @@ import type { MetricsWindow, MetricsReport } from './metrics-series.js';
 import { createMetricsStore, type MetricsStore } from './metrics-store.js';
 import { platformHostNames } from './platform-hosts.js';
 import { IngressProxy } from './proxy-request.js';
-import type { RequestObserver } from './request-record.js';
-import { isReservedPath } from './reserved-paths.js';
+import type { RequestObserver, RequestRecord } from './request-record.js';
+import { routeRequest } from './route-request.js';
 import { RouteTable, type Upstream } from './route-table.js';
 
 export interface IngressOptions {
@@ -39,6 +38,8 @@ export interface Ingress {
   };
   /** Add an observer of finished requests (usage metering, canary samples); returns a remover. */
   onRequestComplete(observer: RequestObserver): () => void;
+  /** Hand observers a request another process served (the ingress process's records). */
+  report(record: RequestRecord): void;
   /**
    * Stop taking requests, let running ones finish for the grace period, then cut what is left
    * (long server-sent event streams would otherwise hold the server open), flush metrics and close
@@ -59,15 +60,6 @@ export function tcpProbe(timeoutMs: number): (upstream: Upstream) => Promise<voi
       });
       socket.once('error', reject);
     });
-}
-
-/** Host header value from raw headers (avoids building req.headers on the hot path). */
-function hostOf(raw: string[]): string | undefined {
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    if (name.length === 4 && (name === 'host' || name === 'Host' || name.toLowerCase() === 'host')) return raw[i + 1];
-  }
-  return undefined;
 }
 
 /**
@@ -105,16 +97,7 @@ export function createIngress(ctx: FeatureContext, options: IngressOptions = {})
 
   return {
     handle(req, res) {
-      if (closing) return false;
-      const host = hostOf(req.rawHeaders);
-      if (host === undefined) return false;
-      const entry = routes.match(host);
-      if (entry === null) return false;
-      const url = req.url;
-      // Reserved paths are the control plane's on every host; absolute-form URLs go to Fastify's 400/404.
-      if (url === undefined || url.charCodeAt(0) !== 47 /* '/' */ || isReservedPath(url)) return false;
-      forward.forward(req, res, entry, performance.now());
-      return true;
+      return !closing && routeRequest(routes, forward, req, res);
     },
     routes,
     metrics: {
@@ -131,6 +114,15 @@ export function createIngress(ctx: FeatureContext, options: IngressOptions = {})
         const at = observers.indexOf(observer);
         if (at !== -1) observers.splice(at, 1);
       };
+    },
+    report(record) {
+      for (const observe of observers) {
+        try {
+          observe(record);
+        } catch (error) {
+          ctx.logger.error({ err: error }, 'ingress request observer failed');
+        }
+      }
     },
     async close() {
       if (closing) return;

@@ -37,7 +37,7 @@ export class MetricsRecorder {
 
   /** Count one finished request (an observer; O(1), no allocation except at a minute boundary). */
   readonly record = (r: RequestRecord): void => {
-    const minute = Math.floor(this.#clock.now() / MINUTE) * MINUTE;
+    const minute = Math.floor((r.endedAt ?? this.#clock.now()) / MINUTE) * MINUTE;
     let byRelease = this.#current.get(r.projectId);
     if (byRelease === undefined) {
       byRelease = new Map();

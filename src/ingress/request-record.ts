@@ -20,6 +20,11 @@ export interface RequestRecord {
   readonly aborted: boolean;
   /** The upstream failed: 502 before headers, or a broken body stream after them. */
   readonly streamError: boolean;
+  /**
+   * When it ended (epoch ms). Set by the ingress process, whose records may reach the control plane
+   * long after (it was down); in-process records leave it out and mean "now".
+   */
+  readonly endedAt?: number;
 }
 
 /** A consumer of request records. */

@@ -3,6 +3,8 @@ import type { Dispatcher } from 'undici';
 import { SvcError } from '../core/errors.js';
 import { HostMatcher, normalizeHost } from './host-matcher.js';
 import { isPlatformHost, LOOPBACK_NAMES } from './platform-hosts.js';
+import { newHold, Route, wakeAll } from './route-entry.js';
+import type { RouteState, TargetState } from './route-state.js';
 
 /** Where a release listens. */
 export interface Upstream {
@@ -93,13 +95,18 @@ export interface RouteTableOptions {
   onRetired?: (target: UpstreamTarget) => void;
 }
 
-const CACHE_LIMIT = 10_000;
-
-function wakeAll(hold: RouteHold): void {
-  const waiters = [...hold.waiters];
-  hold.waiters.clear();
-  for (const wake of waiters) wake();
+/**
+ * Told about every change of the table (the control plane's link to the ingress process's copy).
+ * `changed` may be called several times per change; read the route later (`exportRoute`).
+ */
+export interface RouteFollower {
+  changed(projectId: string): void;
+  removed(projectId: string): void;
+  /** Wait until the follower's copy has no request in flight on `target`. */
+  drain(target: UpstreamTarget, timeoutMs: number): Promise<boolean>;
 }
+
+const CACHE_LIMIT = 10_000;
 
 /** Validate an upstream address (called by other features, so checked even though it is in-process). */
 function checkUpstream(upstream: Upstream): Upstream {
@@ -112,7 +119,7 @@ function checkUpstream(upstream: Upstream): Upstream {
 }
 
 /** A fresh target for an upstream. */
-function newTarget(upstream: Upstream, releaseId: string | null): UpstreamTarget {
+export function newTarget(upstream: Upstream, releaseId: string | null): UpstreamTarget {
   const host = isIP(upstream.host) === 6 ? `[${upstream.host}]` : upstream.host;
   return { host: upstream.host, port: upstream.port, origin: `http://${host}:${upstream.port}`, releaseId, inFlight: 0, routed: true, dispatcher: null, waiters: null };
 }
@@ -129,6 +136,8 @@ export class RouteTable {
   readonly #cache = new Map<string, RouteEntry | null>();
   readonly #options: RouteTableOptions;
   readonly #platform: ReadonlySet<string>;
+  #follower: RouteFollower | null = null;
+  readonly #notify = (projectId: string): void => this.#follower?.changed(projectId);
 
   constructor(options: RouteTableOptions = {}) {
     this.hosts = new HostMatcher(options.baseDomain ?? 'localhost');
@@ -173,13 +182,15 @@ export class RouteTable {
   #ensure(project: RoutedProject): RouteEntry {
     let entry = this.#entries.get(project.id);
     if (!entry) {
-      entry = { projectId: project.id, slug: null, target: null, generation: 0, canary: null, hold: null };
+      entry = new Route(project.id, this.#notify);
       this.#entries.set(project.id, entry);
+      this.#notify(project.id);
     }
     if (entry.slug !== project.slug) {
       this.hosts.setDefault(project.id, project.slug);
       entry.slug = project.slug;
       this.#cache.clear();
+      this.#notify(project.id);
     }
     return entry;
   }
@@ -229,17 +240,15 @@ export class RouteTable {
     const entry = this.#entries.get(projectId) ?? this.#ensureKnown(projectId);
     const previous = this.#swap(entry, null);
     if (maxMs <= 0) return previous;
-    const hold: RouteHold = { until: Date.now() + maxMs, expired: false, waiters: new Set(), timer: setTimeout(() => expire(), maxMs) };
-    const expire = (): void => {
-      hold.expired = true;
-      wakeAll(hold);
-    };
-    hold.timer.unref();
-    entry.hold = hold;
+    entry.hold = newHold(Date.now() + maxMs);
+    this.#notify(projectId);
     return previous;
   }
 
-  /** End every hold now (shutdown): held requests are answered 503 with Retry-After. */
+  /**
+   * End every hold now (shutdown): held requests are answered 503 with Retry-After. Not a route
+   * change: a follower (the ingress process) keeps holding for the next control plane.
+   */
   expireHolds(): void {
     for (const entry of this.#entries.values()) {
       const hold = entry.hold;
@@ -264,6 +273,7 @@ export class RouteTable {
     this.#entries.delete(projectId);
     this.hosts.removeProject(projectId);
     this.#cache.clear();
+    this.#follower?.removed(projectId);
     return previous;
   }
 
@@ -278,13 +288,17 @@ export class RouteTable {
     }
     const host = this.hosts.addDomain(projectId, domain);
     this.#cache.clear();
+    this.#notify(projectId);
     return host;
   }
 
   /** Stop routing a custom domain. */
   removeDomain(domain: string): boolean {
+    const host = normalizeHost(domain);
+    const owner = host === null ? undefined : this.hosts.resolve(host);
     const removed = this.hosts.removeDomain(domain);
     if (removed) this.#cache.clear();
+    if (removed && owner !== undefined) this.#notify(owner);
     return removed;
   }
 
@@ -334,9 +348,20 @@ export class RouteTable {
     this.#options.onRetired?.(target);
   }
 
-  /** Resolve true once the target has no request in flight, false after timeoutMs. */
-  drain(target: UpstreamTarget | null, timeoutMs: number): Promise<boolean> {
-    if (target === null || target.inFlight === 0) return Promise.resolve(true);
+  /**
+   * Resolve true once the target has no request in flight here and in the follower's copy (the
+   * ingress process owns the app connections there), false after timeoutMs.
+   */
+  async drain(target: UpstreamTarget | null, timeoutMs: number): Promise<boolean> {
+    if (target === null) return true;
+    const follower = this.#follower;
+    if (follower === null) return this.#drainHere(target, timeoutMs);
+    const [here, there] = await Promise.all([this.#drainHere(target, timeoutMs), follower.drain(target, timeoutMs)]);
+    return here && there;
+  }
+
+  #drainHere(target: UpstreamTarget, timeoutMs: number): Promise<boolean> {
+    if (target.inFlight === 0) return Promise.resolve(true);
     return new Promise((resolve) => {
       const wake = () => {
         clearTimeout(timer);
@@ -349,6 +374,84 @@ export class RouteTable {
       }, timeoutMs);
       (target.waiters ??= []).push(wake);
     });
+  }
+
+  /** Let `follower` see every change from now on (null = stop). One follower at a time. */
+  follow(follower: RouteFollower | null): void {
+    this.#follower = follower;
+  }
+
+  /** Every routed project id. */
+  projectIds(): string[] {
+    return [...this.#entries.keys()];
+  }
+
+  /** A route as plain data for a follower (`idOf` names each target), or null when not routed. */
+  exportRoute(projectId: string, idOf: (target: UpstreamTarget) => string): RouteState | null {
+    const entry = this.#entries.get(projectId);
+    if (!entry) return null;
+    const state = (t: UpstreamTarget): TargetState => ({ id: idOf(t), host: t.host, port: t.port, releaseId: t.releaseId });
+    const primary = entry.slug === null ? null : this.hosts.defaultHost(entry.slug);
+    const hold = entry.hold;
+    return {
+      projectId,
+      slug: entry.slug,
+      domains: this.hosts.hostsOf(projectId).filter((host) => host !== primary),
+      target: entry.target && state(entry.target),
+      canary: entry.canary && { target: state(entry.canary.target), percent: entry.canary.percent, position: entry.canary.position },
+      generation: entry.generation,
+      holdUntil: hold !== null && !hold.expired ? hold.until : null,
+    };
+  }
+
+  /**
+   * Make a project's route what `state` says (the ingress process following the control plane).
+   * `resolve` turns a target state into this table's target, reusing the one already routed for the
+   * same id, so its in-flight count and connections carry on. Held requests wake when a target
+   * arrives or the hold ends; a replaced target retires after its last request.
+   */
+  applyRoute(state: RouteState, resolve: (target: TargetState) => UpstreamTarget): void {
+    let entry = this.#entries.get(state.projectId);
+    if (state.slug !== null) entry = this.#ensure({ id: state.projectId, slug: state.slug });
+    else if (!entry) {
+      entry = new Route(state.projectId, this.#notify);
+      this.#entries.set(state.projectId, entry);
+    }
+    const primary = entry.slug === null ? null : this.hosts.defaultHost(entry.slug);
+    const wanted = new Set(state.domains);
+    for (const host of this.hosts.hostsOf(state.projectId)) if (host !== primary && !wanted.has(host)) this.hosts.removeDomain(host);
+    for (const domain of wanted) {
+      const host = normalizeHost(domain);
+      if (host === null || isPlatformHost(host, this.#platform)) continue;
+      try {
+        this.hosts.addDomain(state.projectId, domain);
+      } catch {
+        // Taken by another project in this copy until that project's own update arrives.
+      }
+    }
+    this.#cache.clear();
+    const target = state.target === null ? null : resolve(state.target);
+    if (entry.target !== target) this.#swap(entry, target);
+    const canaryTarget = state.canary === null ? null : resolve(state.canary.target);
+    const before = entry.canary;
+    if (before !== null && before.target !== canaryTarget && before.target !== target) {
+      before.target.routed = false;
+      if (before.target.inFlight === 0) this.#retire(before.target);
+    }
+    entry.canary = state.canary === null || canaryTarget === null ? null : { target: canaryTarget, percent: state.canary.percent, position: before?.target === canaryTarget ? before.position : state.canary.position };
+    const holding = state.holdUntil !== null && state.holdUntil > Date.now() && target === null;
+    if (entry.hold !== null && (!holding || entry.hold.until !== state.holdUntil)) {
+      const hold = entry.hold;
+      entry.hold = null;
+      clearTimeout(hold.timer);
+      if (holding) {
+        // Same hold, new bound: keep the waiting requests.
+        const next = newHold(state.holdUntil!);
+        for (const wake of hold.waiters) next.waiters.add(wake);
+        entry.hold = next;
+      } else wakeAll(hold);
+    } else if (entry.hold === null && holding) entry.hold = newHold(state.holdUntil!);
+    entry.generation = state.generation;
   }
 
   /** Every routed project (for diagnostics and the console). */

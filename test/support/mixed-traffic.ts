@@ -12,11 +12,21 @@ export interface TrafficFailure {
   sentAtMs: number;
 }
 
+/** One answered or failed request. */
+export interface TrafficSample {
+  kind: number;
+  sentAtMs: number;
+  ms: number;
+  ok: boolean;
+}
+
 export interface MixedTrafficReport {
   ok: number;
   failures: TrafficFailure[];
   longestMs: number;
   perSecond: number;
+  /** Every request, for per-kind and per-phase figures. */
+  samples: TrafficSample[];
 }
 
 export interface MixedTrafficTarget {
@@ -43,6 +53,7 @@ function freshConnectionGet(origin: string, host: string): Promise<number> {
 export function mixedTraffic(target: MixedTrafficTarget, loopsPerKind = 2): { elapsedMs(): number; okSoFar(): number; stop(): Promise<MixedTrafficReport> } {
   const agent = new Agent({ connections: 4 * loopsPerKind });
   const failures: TrafficFailure[] = [];
+  const samples: TrafficSample[] = [];
   let ok = 0;
   let longestMs = 0;
   let running = true;
@@ -68,14 +79,18 @@ export function mixedTraffic(target: MixedTrafficTarget, loopsPerKind = 2): { el
   const loops = [0, 1, 2, 3].flatMap((kind) => Array.from({ length: loopsPerKind }, () => kind)).map(async (kind) => {
     while (running) {
       const start = performance.now();
+      let passed = false;
       try {
         const status = await kinds[kind]!();
-        if (status >= 200 && status < 300) ok++;
+        passed = status >= 200 && status < 300;
+        if (passed) ok++;
         else failures.push({ kind, what: String(status), sentAtMs: Math.round(start - began) });
       } catch (error) {
         failures.push({ kind, what: (error as Error).message, sentAtMs: Math.round(start - began) });
       }
-      longestMs = Math.max(longestMs, performance.now() - start);
+      const ms = performance.now() - start;
+      longestMs = Math.max(longestMs, ms);
+      samples.push({ kind, sentAtMs: start - began, ms, ok: passed });
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   });
@@ -86,7 +101,7 @@ export function mixedTraffic(target: MixedTrafficTarget, loopsPerKind = 2): { el
       running = false;
       await Promise.all(loops);
       await agent.close();
-      return { ok, failures, longestMs, perSecond: ok / ((performance.now() - began) / 1000) };
+      return { ok, failures, longestMs, perSecond: ok / ((performance.now() - began) / 1000), samples };
     },
   };
 }

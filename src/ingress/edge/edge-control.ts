@@ -1,9 +1,22 @@
 // The ingress process's command socket: one JSON object per line each way. The control plane asks
-// `status` at start (is an ingress running for this data dir, on which address) and `stop` when
-// everything stops. Server and client live here so the protocol has one definition.
-import { connect, createServer, type Server } from 'node:net';
+// `status` at start (is an ingress running for this data dir, on which address), `stop` when
+// everything stops, `routes` for the live table with in-flight counts, `clear-routes` when it routes
+// apps itself. A first line `{"op":"attach"}` turns the connection into the control plane's route
+// session (edge-session.ts). Server and client live here so the protocol has one definition.
+import { connect, createServer, type Server, type Socket } from 'node:net';
 
-export type EdgeCommand = { op: 'status' } | { op: 'stop' };
+export type EdgeCommand = { op: 'status' } | { op: 'stop' } | { op: 'routes' } | { op: 'clear-routes' };
+const COMMANDS = new Set(['status', 'stop', 'routes', 'clear-routes']);
+
+/** A live route of the ingress process's table. */
+export interface EdgeRoute {
+  projectId: string;
+  hosts: string[];
+  upstream: { host: string; port: number } | null;
+  releaseId: string | null;
+  generation: number;
+  inFlight: number;
+}
 
 export interface EdgeStatus {
   pid: number;
@@ -14,17 +27,19 @@ export interface EdgeStatus {
   startedAt: number;
   /** Requests that waited for the control plane, how many got 503 at the bound, and the longest wait. */
   holds: { count: number; unavailable: number; longestMs: number };
+  /** Direct routing to apps: whether a table is loaded, how many projects, whether a control plane is attached, request records waiting and dropped. */
+  routing: { table: boolean; projects: number; attached: boolean; recordsBuffered: number; recordsDropped: number };
 }
 
-export type EdgeReply = { ok: true; status: EdgeStatus } | { ok: false; error: string };
+export type EdgeReply = { ok: true; status: EdgeStatus; routes?: EdgeRoute[] } | { ok: false; error: string };
 
-/** Serve commands on `path` (mode 0600 is set by the caller). */
-export function serveEdgeCommands(path: string, handle: (command: EdgeCommand) => EdgeReply): Promise<Server> {
+/** Serve commands on `path` (mode 0600 is set by the caller); `attach` hands the socket (and what followed the line) to `onAttach`. */
+export function serveEdgeCommands(path: string, handle: (command: EdgeCommand) => EdgeReply, onAttach?: (socket: Socket, rest: string) => void): Promise<Server> {
   const server = createServer((socket) => {
     let buffer = '';
     socket.setEncoding('utf8');
     socket.on('error', () => socket.destroy());
-    socket.on('data', (chunk: string) => {
+    const onData = (chunk: string) => {
       buffer += chunk;
       if (buffer.length > 64 * 1024) return socket.destroy();
       let newline: number;
@@ -33,14 +48,20 @@ export function serveEdgeCommands(path: string, handle: (command: EdgeCommand) =
         buffer = buffer.slice(newline + 1);
         let reply: EdgeReply;
         try {
-          const command = JSON.parse(line) as EdgeCommand;
-          reply = command.op === 'status' || command.op === 'stop' ? handle(command) : { ok: false, error: 'unknown op' };
+          const command = JSON.parse(line) as { op?: unknown };
+          if (command.op === 'attach' && onAttach) {
+            socket.off('data', onData);
+            onAttach(socket, buffer);
+            return;
+          }
+          reply = typeof command.op === 'string' && COMMANDS.has(command.op) ? handle(command as EdgeCommand) : { ok: false, error: 'unknown op' };
         } catch (error) {
           reply = { ok: false, error: (error as Error).message };
         }
         socket.write(`${JSON.stringify(reply)}\n`);
       }
-    });
+    };
+    socket.on('data', onData);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -15,6 +15,8 @@ export interface EdgePaths {
   pidFile: string;
   /** stdout/stderr of the detached ingress process. */
   logFile: string;
+  /** The ingress process's route table (routes-file.ts), written atomically on every change. */
+  routesFile: string;
 }
 
 /** The run files of a data directory. */
@@ -26,6 +28,7 @@ export function edgePaths(dataDir: string): EdgePaths {
     ingressSocket: join(runDir, 'ingress.sock'),
     pidFile: join(runDir, 'ingress.json'),
     logFile: join(runDir, 'ingress.log'),
+    routesFile: join(runDir, 'routes.json'),
   };
 }
 

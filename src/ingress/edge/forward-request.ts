@@ -55,20 +55,33 @@ export function forwardRequest(options: ForwardOptions, inFlight: InFlight) {
     res.once('close', finish);
     const clientGone = () => req.socket.destroyed || res.destroyed;
     // The body stays unread (paused in the kernel) until the control plane accepted a connection.
-    void connectHeld(options.controlSocket, { holdMs: options.holdMs, gone: clientGone }).then((held) => {
-      if (held.heldMs > 0 || held.socket === null) options.onHeld?.(held.heldMs, held.socket !== null ? 'served' : held.reason === 'gone' ? 'gone' : 'unavailable');
-      if (held.socket === null) {
-        if (held.reason === 'gone') res.destroy();
-        // The unread body must not be taken for the next request on this connection.
-        else answer(res, CONTROL_PLANE_UNAVAILABLE, options.holdMs, !req.complete);
-        return;
-      }
-      deliver(req, res, held.socket);
-    });
+    const attempt = (retry: boolean): void =>
+      void connectHeld(options.controlSocket, { holdMs: options.holdMs, gone: clientGone }).then((held) => {
+        if (held.heldMs > 0 || held.socket === null) options.onHeld?.(held.heldMs, held.socket !== null ? 'served' : held.reason === 'gone' ? 'gone' : 'unavailable');
+        if (held.socket === null) {
+          if (held.reason === 'gone') res.destroy();
+          // The unread body must not be taken for the next request on this connection.
+          else answer(res, CONTROL_PLANE_UNAVAILABLE, options.holdMs, !req.complete);
+          return;
+        }
+        deliver(req, res, held.socket, retry && retryable(req) ? () => attempt(false) : null);
+      });
+    attempt(true);
   };
 }
 
-function deliver(req: IncomingMessage, res: ServerResponse, socket: Socket): void {
+/**
+ * A GET or HEAD without a body may be sent again when the control plane died before answering a
+ * byte: it changes nothing, and the ingress still has all of it. Every other request is not retried.
+ */
+function retryable(req: IncomingMessage): boolean {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
+}
+
+function deliver(req: IncomingMessage, res: ServerResponse, socket: Socket, retry: (() => void) | null): void {
+  let answered = false;
   const upstream = httpRequest({
     createConnection: () => socket,
     method: req.method,
@@ -77,6 +90,7 @@ function deliver(req: IncomingMessage, res: ServerResponse, socket: Socket): voi
     setHost: false,
   });
   upstream.on('response', (upstreamRes) => {
+    answered = true;
     if (res.destroyed) {
       upstreamRes.destroy();
       return;
@@ -93,10 +107,15 @@ function deliver(req: IncomingMessage, res: ServerResponse, socket: Socket): voi
   });
   upstream.once('error', () => {
     req.unpipe(upstream);
-    answer(res, CONTROL_PLANE_CONNECTION_LOST, 0, true);
+    if (!answered && retry !== null && !res.destroyed) retry();
+    else answer(res, CONTROL_PLANE_CONNECTION_LOST, 0, true);
   });
-  res.once('close', () => {
+  const cancel = (): void => {
     if (!res.writableFinished) upstream.destroy();
-  });
-  req.pipe(upstream);
+  };
+  res.once('close', cancel);
+  upstream.once('close', () => res.off('close', cancel));
+  // A retried GET was read to its end by the first attempt.
+  if (req.readableEnded) upstream.end();
+  else req.pipe(upstream);
 }

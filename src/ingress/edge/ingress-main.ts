@@ -1,6 +1,7 @@
 // Entry of `svc-ingress` (bin/svc-ingress.js): the small process that owns the public port and
-// outlives the control plane. It forwards every request and upgrade to `<data>/run/control.sock`
-// and holds them while that socket is down. `svc-platform` starts it (detached, own session) or
+// outlives the control plane. It proxies app hosts straight to their releases with its own copy of
+// the route table (edge-routing.ts), forwards everything else (and every upgrade) to
+// `<data>/run/control.sock`, and holds those while that socket is down. `svc-platform` starts it (detached, own session) or
 // finds it running; it stops on SIGTERM/SIGINT or the `stop` command, letting running requests finish.
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -10,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { atomicWriteFileSync } from '../../core/atomic-write.js';
 import { askEdge, serveEdgeCommands, type EdgeCommand, type EdgeReply, type EdgeStatus } from './edge-control.js';
 import { edgePaths, socketPathFits } from './edge-paths.js';
+import { EdgeRouting } from './edge-routing.js';
 import { forwardRequest, InFlight } from './forward-request.js';
 import { forwardUpgrade } from './forward-upgrade.js';
 
@@ -85,9 +87,20 @@ export async function main(argv: string[]): Promise<void> {
   };
   const inFlight = new InFlight();
   const tunnels = new Set<Duplex>();
+  const routing = new EdgeRouting(paths.routesFile, log);
+  routing.load();
+  const toControlPlane = forwardRequest(options, inFlight);
+  const leave = (): void => inFlight.leave();
   // A held request may wait up to the hold bound before its body is read: no whole-request timeout
   // (the control plane times out idle uploads itself); the header timeout still guards slow heads.
-  const server = createServer({ requestTimeout: 0 }, forwardRequest(options, inFlight));
+  const server = createServer({ requestTimeout: 0 }, (req, res) => {
+    inFlight.enter();
+    if (routing.route(req, res)) res.once('close', leave);
+    else {
+      inFlight.leave();
+      toControlPlane(req, res);
+    }
+  });
   server.on('upgrade', forwardUpgrade(options, tunnels));
   server.on('clientError', (_error, socket) => socket.destroy());
 
@@ -98,7 +111,7 @@ export async function main(argv: string[]): Promise<void> {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     fail('SVC_INGRESS_START_FAILED', `svc-ingress cannot listen on ${args.listen.spec}: ${code} ${(error as Error).message}`);
   }
-  const status = (): EdgeStatus => ({ pid: process.pid, listen: args.listen.spec, address, startedAt, holds: { ...holds } });
+  const status = (): EdgeStatus => ({ pid: process.pid, listen: args.listen.spec, address, startedAt, holds: { ...holds }, routing: routing.status() });
   const startedAt = Date.now();
   let stopping: Promise<void> | null = null;
   const stop = (reason: string): Promise<void> =>
@@ -107,7 +120,7 @@ export async function main(argv: string[]): Promise<void> {
       server.close();
       server.closeIdleConnections();
       const cut = setTimeout(() => server.closeAllConnections(), args.drainMs);
-      await inFlight.idle();
+      await Promise.all([inFlight.idle(), routing.close(args.drainMs)]);
       clearTimeout(cut);
       for (const tunnel of tunnels) tunnel.destroy();
       commands.close();
@@ -118,11 +131,13 @@ export async function main(argv: string[]): Promise<void> {
     })());
   const handle = (command: EdgeCommand): EdgeReply => {
     if (command.op === 'stop') setImmediate(() => void stop('stop command'));
+    if (command.op === 'clear-routes') routing.clear();
+    if (command.op === 'routes') return { ok: true, status: status(), routes: routing.list() };
     return { ok: true, status: status() };
   };
   let commands: Awaited<ReturnType<typeof serveEdgeCommands>>;
   try {
-    commands = await serveEdgeCommands(paths.ingressSocket, handle);
+    commands = await serveEdgeCommands(paths.ingressSocket, handle, (socket, rest) => routing.attach(socket, rest));
     chmodSync(paths.ingressSocket, 0o600);
     atomicWriteFileSync(paths.pidFile, `${JSON.stringify({ pid: process.pid, listen: args.listen.spec, address, startedAt })}\n`, { mode: 0o600 });
   } catch (error) {

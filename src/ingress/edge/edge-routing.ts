@@ -1,0 +1,219 @@
+// The ingress process's own routing: a RouteTable and IngressProxy (the same classes the control
+// plane uses in-process) that follow the control plane's table over the route session, so project
+// hosts go straight to the apps and keep flowing while the control plane is down. The table is
+// saved under `<data>/run/` on every change and loaded at start.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { rmSync } from 'node:fs';
+import { z } from 'zod';
+import { IngressProxy } from '../proxy-request.js';
+import { routeRequest } from '../route-request.js';
+import { routeSettingsSchema, routeStateSchema, sameUpstream, type RouteSettings, type RouteState, type TargetState } from '../route-state.js';
+import { newTarget, RouteTable, type UpstreamTarget } from '../route-table.js';
+import type { EdgeRoute, EdgeStatus } from './edge-control.js';
+import { readLines, writeLine } from './edge-session.js';
+import { RecordOutbox } from './record-outbox.js';
+import { loadRoutes, saveRoutes } from './routes-file.js';
+
+const commandSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('snapshot'), settings: routeSettingsSchema, routes: z.array(routeStateSchema) }),
+  z.object({ op: z.literal('route'), route: routeStateSchema }),
+  z.object({ op: z.literal('remove'), projectId: z.string() }),
+  z.object({ op: z.literal('drain'), id: z.number().int(), target: z.string(), timeoutMs: z.number().int().min(0).max(3_600_000) }),
+]);
+
+type Log = (fields: Record<string, unknown>) => void;
+
+export class EdgeRouting {
+  readonly #file: string;
+  readonly #log: Log;
+  #settings: RouteSettings | null = null;
+  #table: RouteTable | null = null;
+  #proxy: IngressProxy | null = null;
+  // Targets by the control plane's id, and back (a target is dropped once retired).
+  readonly #targets = new Map<string, UpstreamTarget>();
+  readonly #ids = new Map<UpstreamTarget, string>();
+  readonly outbox = new RecordOutbox();
+  #session: Socket | null = null;
+  #saveTimer: NodeJS.Timeout | null = null;
+
+  constructor(routesFile: string, log: Log) {
+    this.#file = routesFile;
+    this.#log = log;
+  }
+
+  /** Load the saved table (routes apps before any control plane attaches). */
+  load(): void {
+    const saved = loadRoutes(this.#file);
+    if (saved === null) return;
+    this.#applySnapshot(saved.settings, saved.routes);
+    this.#log({ level: 'info', msg: 'routes loaded', projects: saved.routes.length });
+  }
+
+  /** Proxy an app's request straight to its release (true = taken). Hot path. */
+  route(req: IncomingMessage, res: ServerResponse): boolean {
+    const table = this.#table;
+    return table !== null && routeRequest(table, this.#proxy!, req, res);
+  }
+
+  /** The control plane attached on the command socket: follow its table from now on. */
+  attach(socket: Socket, rest: string): void {
+    this.#session?.destroy();
+    this.#session = socket;
+    socket.once('close', () => {
+      if (this.#session !== socket) return;
+      this.#session = null;
+      this.outbox.connect(null);
+      this.#log({ level: 'info', msg: 'control plane detached' });
+    });
+    readLines(socket, rest, (value) => this.#command(socket, value));
+  }
+
+  #command(socket: Socket, value: unknown): void {
+    const parsed = commandSchema.safeParse(value);
+    if (!parsed.success) {
+      this.#log({ level: 'warn', msg: 'bad route command', issues: parsed.error.issues.slice(0, 3) });
+      return;
+    }
+    const command = parsed.data;
+    if (command.op === 'snapshot') {
+      this.#applySnapshot(command.settings, command.routes);
+      this.#log({ level: 'info', msg: 'control plane attached', projects: command.routes.length, recordsBuffered: this.outbox.buffered });
+      this.outbox.connect((records, dropped) => writeLine(socket, { type: 'records', records, dropped }));
+    } else if (command.op === 'route') {
+      this.#apply(command.route, false);
+      this.#scheduleSave();
+    } else if (command.op === 'remove') {
+      this.#table?.removeProject(command.projectId);
+      this.#scheduleSave();
+    } else {
+      const target = this.#targets.get(command.target) ?? null;
+      void (this.#table?.drain(target, command.timeoutMs) ?? Promise.resolve(true)).then((ok) => writeLine(socket, { type: 'drained', id: command.id, ok }));
+    }
+  }
+
+  #configure(settings: RouteSettings): RouteTable {
+    if (this.#table !== null && JSON.stringify(settings) === JSON.stringify(this.#settings)) return this.#table;
+    // New domains or platform hosts: a fresh table; requests held by the old one get their 503 now.
+    this.#retireTable();
+    const table = new RouteTable({ baseDomain: settings.baseDomain, platformHosts: settings.platformHosts, onRetired: (target) => this.#retired(target) });
+    this.#proxy = new IngressProxy({ routes: table, trustProxy: settings.trustProxy, observers: [(record) => this.outbox.push({ ...record, endedAt: Date.now() })] });
+    this.#settings = settings;
+    this.#table = table;
+    return table;
+  }
+
+  #retireTable(): void {
+    const table = this.#table;
+    const proxy = this.#proxy;
+    this.#table = null;
+    this.#proxy = null;
+    this.#settings = null;
+    this.#targets.clear();
+    this.#ids.clear();
+    if (table === null || proxy === null) return;
+    table.expireHolds();
+    void proxy.idle(30_000).then(() => proxy.close());
+  }
+
+  #applySnapshot(settings: RouteSettings, routes: RouteState[]): void {
+    const table = this.#configure(settings);
+    const keep = new Set(routes.map((route) => route.projectId));
+    for (const projectId of table.projectIds()) if (!keep.has(projectId)) table.removeProject(projectId);
+    // Twice: a custom domain that moved between projects is free only once its old owner was updated.
+    for (let pass = 0; pass < 2; pass++) for (const route of routes) this.#apply(route, true);
+    this.#scheduleSave();
+  }
+
+  #apply(route: RouteState, snapshot: boolean): void {
+    const table = this.#table;
+    if (table === null) return;
+    try {
+      table.applyRoute(route, (target) => this.#resolve(target, snapshot));
+    } catch (error) {
+      this.#log({ level: 'warn', msg: 'route not applied', projectId: route.projectId, err: (error as Error).message });
+    }
+  }
+
+  /**
+   * This table's target for a control-plane target: the one already known by id; in a snapshot (a
+   * new control plane names the same processes with new ids) the routed one with the same address
+   * and release, so its in-flight count and connections carry on; else a new one.
+   */
+  #resolve(state: TargetState, snapshot: boolean): UpstreamTarget {
+    let target = this.#targets.get(state.id);
+    if (target === undefined && snapshot) {
+      for (const [id, candidate] of this.#targets) {
+        if (candidate.routed && sameUpstream(candidate, state)) {
+          this.#targets.delete(id);
+          target = candidate;
+          break;
+        }
+      }
+    }
+    target ??= newTarget({ host: state.host, port: state.port }, state.releaseId);
+    this.#targets.set(state.id, target);
+    this.#ids.set(target, state.id);
+    return target;
+  }
+
+  #retired(target: UpstreamTarget): void {
+    this.#proxy?.retire(target);
+    const id = this.#ids.get(target);
+    this.#ids.delete(target);
+    if (id !== undefined && this.#targets.get(id) === target) this.#targets.delete(id);
+  }
+
+  #scheduleSave(): void {
+    if (this.#saveTimer !== null) return;
+    this.#saveTimer = setTimeout(() => {
+      this.#saveTimer = null;
+      this.#save();
+    }, 20);
+  }
+
+  #save(): void {
+    const table = this.#table;
+    const settings = this.#settings;
+    if (table === null || settings === null) return;
+    const idOf = (target: UpstreamTarget): string => this.#ids.get(target) ?? `${target.host}:${target.port}`;
+    const routes = table.projectIds().flatMap((projectId) => table.exportRoute(projectId, idOf) ?? []);
+    try {
+      saveRoutes(this.#file, { settings, routes });
+    } catch (error) {
+      this.#log({ level: 'error', msg: 'saving routes failed', err: (error as Error).message });
+    }
+  }
+
+  /** The control plane routes apps itself (SVC_INGRESS_ROUTES=control-plane): forget the table and its file. */
+  clear(): void {
+    this.#retireTable();
+    rmSync(this.#file, { force: true });
+    this.#log({ level: 'info', msg: 'routes cleared; every request goes to the control plane' });
+  }
+
+  /** The live table with in-flight counts. */
+  list(): EdgeRoute[] {
+    return (this.#table?.list() ?? []).map(({ projectId, hosts, upstream, releaseId, generation, inFlight }) => ({ projectId, hosts, upstream, releaseId, generation, inFlight }));
+  }
+
+  status(): EdgeStatus['routing'] {
+    return { table: this.#table !== null, projects: this.#table?.projectIds().length ?? 0, attached: this.#session !== null, recordsBuffered: this.outbox.buffered, recordsDropped: this.outbox.droppedTotal };
+  }
+
+  /** Stopping: held requests get their 503, running ones may finish for `graceMs`, then connections close. */
+  async close(graceMs: number): Promise<void> {
+    if (this.#saveTimer !== null) {
+      clearTimeout(this.#saveTimer);
+      this.#saveTimer = null;
+      this.#save();
+    }
+    const proxy = this.#proxy;
+    this.#table?.expireHolds();
+    if (proxy !== null) {
+      await proxy.idle(graceMs);
+      await proxy.close();
+    }
+    this.outbox.flush();
+  }
+}
