@@ -1,7 +1,7 @@
 // One project's route. A class (not a plain object) so that every change of its canary split or
 // generation — including the canary feature's direct assignments — is reported to the table's
 // follower (the ingress process's copy of the table follows the control plane's).
-import type { CanaryRoute, RouteEntry, RouteHold, UpstreamTarget } from './route-table.js';
+import type { CanaryRoute, RouteEntry, RouteHold, UpstreamTarget } from './route-types.js';
 
 export class Route implements RouteEntry {
   readonly projectId: string;
