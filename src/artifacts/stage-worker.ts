@@ -5,9 +5,10 @@
 // bounded by the decoder's pace, as it was on the main thread.
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { stageArtifact } from './stage-artifact.js';
-import { fromWireError, toWireError } from '../core/module-worker.js';
+import { fromWireError, toWireError, yieldToEventLoop } from '../core/module-worker.js';
 import type { StageJob, StageToMain, StageToWorker } from './stage-protocol.js';
 
+yieldToEventLoop();
 parentPort!.on('message', (job: StageJob) => runJob(job));
 
 function runJob({ port, dir, options }: StageJob): void {

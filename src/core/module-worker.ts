@@ -1,6 +1,7 @@
 // A worker thread running one module of this package: its compiled JavaScript (dist/), or its
 // TypeScript source through tsx when svc itself runs from sources (tests, benchmarks), where a worker
 // does not inherit the loader of the thread that starts it.
+import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { SvcError, type ErrorCode } from './errors.js';
@@ -37,3 +38,17 @@ export function toWireError(error: unknown): WireError {
 export function fromWireError(wire: WireError): Error {
   return wire.code ? new SvcError(wire.code, wire.message, wire.details ? { details: wire.details } : undefined) : new Error(wire.message);
 }
+
+/**
+ * Called first thing in a worker: lower this thread's scheduling priority (Linux nice values are per
+ * thread), so on a busy machine the event loop thread is scheduled ahead of the bulk work it handed off.
+ */
+export function yieldToEventLoop(): void {
+  try {
+    setPriority(0, WORKER_NICE);
+  } catch {
+    // Not permitted here: the thread keeps the process's priority.
+  }
+}
+
+const WORKER_NICE = 10;

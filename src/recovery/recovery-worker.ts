@@ -2,7 +2,7 @@
 // integrity check) or a database fingerprint (a full scan) — synchronous SQLite work of seconds on a large
 // database, and one answer.
 import { parentPort, workerData } from 'node:worker_threads';
-import { toWireError } from '../core/module-worker.js';
+import { toWireError, yieldToEventLoop } from '../core/module-worker.js';
 import { databaseFingerprint } from './database-fingerprint.js';
 import type { RecoveryJob } from './recovery-off-thread.js';
 import { restorePointInTime } from './restore-point-in-time.js';
@@ -13,6 +13,7 @@ async function run(job: RecoveryJob): Promise<unknown> {
   return databaseFingerprint(job.path);
 }
 
+yieldToEventLoop();
 run(workerData as RecoveryJob)
   .then((result) => parentPort!.postMessage({ ok: true, result }))
   .catch((error: unknown) => parentPort!.postMessage({ ok: false, error: toWireError(error) }));

@@ -1,7 +1,8 @@
 // Staging in the decoder thread: the same result and the same codes as stageArtifact, the sender's own
 // failure comes back as itself, and the work really happens off the event loop (it goes on while the
 // loop is blocked).
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,6 +64,16 @@ describe('stageArtifactOffThread', () => {
       await expect(stageArtifactOffThread(failing(), join(parent, 's'))).rejects.toBe(failure);
       expect(readdirSync(parent)).toEqual([]);
     }
+  });
+
+  it('the decoder thread runs at a lower priority than the event loop (nice 10 vs 0)', async () => {
+    await stageArtifactOffThread(pieces(good.bytes), join(await tempDir(), 'n'), { expectedDigest: good.digest });
+    const nice = (task: string): number => {
+      const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    expect(getPriority(0)).toBe(0);
+    expect(readdirSync('/proc/self/task').map(nice)).toContain(10);
   });
 
   it('decodes while the event loop is blocked: a bomb is inflated and written meanwhile, then refused with its code', async () => {
