@@ -101,12 +101,8 @@ export class RouteTable {
    */
   async switchUpstream(projectId: string, upstream: Upstream | null, releaseId: string | null): Promise<UpstreamTarget | null> {
     if (upstream) checkUpstream(upstream);
-    let entry = this.#entries.get(projectId);
-    if (!entry) {
-      const project = this.#options.lookupProject?.(projectId);
-      if (!project) throw new SvcError('SVC_PROJECT_NOT_FOUND', `Project ${projectId} is not known to the ingress.`);
-      entry = this.#ensure(project);
-    }
+    const project = this.#entries.has(projectId) ? null : this.#options.lookupProject?.(projectId);
+    if (project === undefined) throw new SvcError('SVC_PROJECT_NOT_FOUND', `Project ${projectId} is not known to the ingress.`);
     if (upstream && this.#options.probe) {
       try {
         await this.#options.probe(upstream);
@@ -114,6 +110,9 @@ export class RouteTable {
         throw new SvcError('SVC_INGRESS_UPSTREAM_UNAVAILABLE', `Upstream ${upstream.host}:${upstream.port} refused the connection check; the route was not changed.`, { cause: error });
       }
     }
+    // The entry appears only now, with its target: a follower (the ingress process) must never see
+    // a project without a target while its upstream is being checked.
+    const entry = this.#entries.get(projectId) ?? this.#ensure(project!);
     return this.#swap(entry, upstream ? newTarget(upstream, releaseId) : null);
   }
 

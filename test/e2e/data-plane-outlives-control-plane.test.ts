@@ -5,7 +5,7 @@
 // control plane is down; the app is never restarted; request metrics of that time arrive once it is
 // back; a migration deploy afterwards holds and then routes to the new release; SIGINT stops everything.
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -142,4 +142,6 @@ it('fails no app request across a SIGTERM restart, a SIGKILL restart and a migra
   const deployed = await appRecord(dataDir, app.projectId);
   await third.stop();
   expect({ ingress: alive(third.ingressPid!), app: alive(deployed.pid), first: alive(before.pid) }).toEqual({ ingress: false, app: false, first: false });
+  // The saved routes pointed at the stopped app: gone with it (a crash of the ingress keeps them).
+  expect(existsSync(edgePaths(dataDir).routesFile)).toBe(false);
 }, 240_000);

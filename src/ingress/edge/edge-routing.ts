@@ -24,6 +24,9 @@ const commandSchema = z.discriminatedUnion('op', [
 
 type Log = (fields: Record<string, unknown>) => void;
 
+/** How long a new control plane may take to route the apps it re-adopts (health checks included). */
+const PROVISIONAL_MS = 60_000;
+
 export class EdgeRouting {
   readonly #file: string;
   readonly #log: Log;
@@ -36,6 +39,10 @@ export class EdgeRouting {
   readonly outbox = new RecordOutbox();
   #session: Socket | null = null;
   #saveTimer: NodeJS.Timeout | null = null;
+  // Projects a new control plane's snapshot left unrouted while this table serves them: kept until
+  // it routes them or the grace ends (projectId → the snapshot's state, null = absent).
+  #provisional = new Map<string, RouteState | null>();
+  #provisionalTimer: NodeJS.Timeout | null = null;
 
   constructor(routesFile: string, log: Log) {
     this.#file = routesFile;
@@ -46,7 +53,7 @@ export class EdgeRouting {
   load(): void {
     const saved = loadRoutes(this.#file);
     if (saved === null) return;
-    this.#applySnapshot(saved.settings, saved.routes);
+    this.#applySnapshot(saved.settings, saved.routes, true);
     this.#log({ level: 'info', msg: 'routes loaded', projects: saved.routes.length });
   }
 
@@ -81,9 +88,11 @@ export class EdgeRouting {
       this.#log({ level: 'info', msg: 'control plane attached', projects: command.routes.length, recordsBuffered: this.outbox.buffered });
       this.outbox.connect((records, dropped) => writeLine(socket, { type: 'records', records, dropped }));
     } else if (command.op === 'route') {
+      this.#provisional.delete(command.route.projectId);
       this.#apply(command.route, false);
       this.#scheduleSave();
     } else if (command.op === 'remove') {
+      this.#provisional.delete(command.projectId);
       this.#table?.removeProject(command.projectId);
       this.#scheduleSave();
     } else {
@@ -116,12 +125,41 @@ export class EdgeRouting {
     void proxy.idle(30_000).then(() => proxy.close());
   }
 
-  #applySnapshot(settings: RouteSettings, routes: RouteState[]): void {
+  /**
+   * Replace the table with a control plane's. A control plane that just started routes the apps it
+   * re-adopted only once they answer their health route, after its snapshot: a project this table
+   * serves but the snapshot leaves without a target (absent, or no target and no hold) keeps its
+   * route until that control plane routes it or PROVISIONAL_MS pass. The saved table at start
+   * (`fromFile`) is applied as it is.
+   */
+  #applySnapshot(settings: RouteSettings, routes: RouteState[], fromFile = false): void {
     const table = this.#configure(settings);
-    const keep = new Set(routes.map((route) => route.projectId));
-    for (const projectId of table.projectIds()) if (!keep.has(projectId)) table.removeProject(projectId);
+    const routed = new Set(table.projectIds().filter((projectId) => table.get(projectId)?.target));
+    const byProject = new Map(routes.map((route) => [route.projectId, route]));
+    this.#provisional.clear();
+    if (!fromFile) {
+      for (const projectId of routed) {
+        const route = byProject.get(projectId);
+        if (route === undefined || (route.target === null && route.holdUntil === null)) this.#provisional.set(projectId, route ?? null);
+      }
+    }
+    for (const projectId of table.projectIds()) if (!byProject.has(projectId) && !this.#provisional.has(projectId)) table.removeProject(projectId);
+    const applied = routes.filter((route) => !this.#provisional.has(route.projectId));
     // Twice: a custom domain that moved between projects is free only once its old owner was updated.
-    for (let pass = 0; pass < 2; pass++) for (const route of routes) this.#apply(route, true);
+    for (let pass = 0; pass < 2; pass++) for (const route of applied) this.#apply(route, true);
+    if (this.#provisionalTimer !== null) clearTimeout(this.#provisionalTimer);
+    this.#provisionalTimer = this.#provisional.size === 0 ? null : setTimeout(() => this.#endProvisional(), PROVISIONAL_MS);
+    this.#provisionalTimer?.unref();
+    this.#scheduleSave();
+  }
+
+  #endProvisional(): void {
+    this.#provisionalTimer = null;
+    for (const [projectId, route] of this.#provisional) {
+      if (route === null) this.#table?.removeProject(projectId);
+      else this.#apply(route, true);
+    }
+    this.#provisional.clear();
     this.#scheduleSave();
   }
 

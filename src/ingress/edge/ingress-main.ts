@@ -126,6 +126,9 @@ export async function main(argv: string[]): Promise<void> {
       commands.close();
       rmSync(paths.ingressSocket, { force: true });
       rmSync(paths.pidFile, { force: true });
+      // `stop` comes from a platform stopping everything, apps included: the saved routes would
+      // point at stopped apps. A signal alone (or a crash) keeps them for the next ingress.
+      if (reason === 'stop command') rmSync(paths.routesFile, { force: true });
       log({ level: 'info', msg: 'stopped', holds });
       process.exit(0);
     })());
