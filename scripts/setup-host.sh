@@ -8,7 +8,7 @@
 # docs/security.md.
 set -euo pipefail
 
-packages=(bubblewrap slirp4netns util-linux)
+packages=(bubblewrap slirp4netns socat util-linux)
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Installs the system packages the test suite drives for real: Chromium (console and
-# device-login browser tests), bubblewrap + slirp4netns (the default sandboxed app runner, also what
+# device-login browser tests), bubblewrap + slirp4netns + socat (the default sandboxed app runner, also what
 # scripts/setup-host.sh installs), podman + runc (container runner), Caddy (edge proxy),
 # nginx (ingress benchmark baseline), iproute2 + openssl (multi-host runner test with network
 # namespaces and a throwaway TLS CA). Idempotent; needs root (or sudo) and apt.
 set -euo pipefail
 
-packages=(chromium bubblewrap slirp4netns uidmap podman runc catatonit fuse-overlayfs caddy nginx-light iproute2 ca-certificates openssl)
+packages=(chromium bubblewrap slirp4netns socat uidmap podman runc catatonit fuse-overlayfs caddy nginx-light iproute2 ca-certificates openssl)
 
 missing=()
 for p in "${packages[@]}"; do

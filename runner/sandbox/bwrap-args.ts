@@ -57,9 +57,43 @@ export const defaultSandboxLimits: SandboxLimits = {
   tmpBytes: 64 * 1024 * 1024,
 };
 
+/**
+ * How an isolated app is reached: a forwarder inside the sandbox listens on a unix socket in
+ * `socketDir` (shown inside as SANDBOX_SOCKET_DIR) and connects to the app's port there; a forwarder
+ * on the host listens on 127.0.0.1:port with a deep accept queue and connects to that socket. Both are
+ * socat, and both end with the sandbox (inside: a child of the app; outside: a child of the launcher
+ * that dies with it). slirp4netns keeps only the app's outbound network: its own port forward accepts
+ * with a backlog of 1, so a burst of new connections stalls for seconds there.
+ */
+export interface SandboxForward {
+  socat: string;
+  setpriv: string;
+  sh: string;
+  /** Host directory of the app's socket, writable by the app's uid. */
+  socketDir: string;
+}
+
+/** Where the forward's socket directory appears inside the sandbox. */
+export const SANDBOX_SOCKET_DIR = '/run/svc';
+const SOCKET_NAME = 'app.sock';
+
+// Inside: start the socket forwarder in the background (with an empty environment: it needs none of the
+// app's secrets), then become the app. "$0" = socat, "$1" = node, "$2" = entry; PORT is the app's own.
+const INNER_SCRIPT = `env -i "$0" UNIX-LISTEN:${SANDBOX_SOCKET_DIR}/${SOCKET_NAME},fork,backlog=4096,mode=600,unlink-early TCP:127.0.0.1:"$PORT" & exec "$1" "$2"`;
+// Outside: the host forwarder, killed when the launcher (this very process, after exec) ends; it gets
+// none of the sandbox's descriptors. "$0" = setpriv, "$1" = socat, "$2" = port, "$3" = socket path.
+const LAUNCH_SCRIPT = `"$0" --pdeathsig KILL -- "$1" TCP-LISTEN:"$2",bind=127.0.0.1,reuseaddr,fork,backlog=4096 UNIX-CONNECT:"$3" 3<&- 4>&- 5<&- 6>&- </dev/null & shift 3; exec "$@"`;
+
+/** The host path of an isolated app's socket. */
+export function forwardSocketPath(forward: Pick<SandboxForward, 'socketDir'>): string {
+  return `${forward.socketDir}/${SOCKET_NAME}`;
+}
+
 export interface SandboxContext {
   /** Executables (absolute paths, resolved by the caller). */
   tools: { bwrap: string; prlimit: string; setsid: string };
+  /** How the app is reached from the host when its network is isolated (required then). */
+  forward?: SandboxForward;
   host: SandboxHost;
   /** Port the app listens on inside (and is published on loopback outside). */
   port: number;
@@ -105,6 +139,8 @@ function systemArgs(host: SandboxHost): string[] {
 export function buildSandboxCommand(spec: AppStartSpec, ctx: SandboxContext): SandboxCommand {
   const entry = checkEntry(spec.entry);
   if (!Number.isInteger(ctx.port) || ctx.port < 1 || ctx.port > 65535) throw new SvcError('SVC_SANDBOX_CONFIG', `Invalid app port ${ctx.port}`);
+  const forward = ctx.network === 'isolated' ? ctx.forward : undefined;
+  if (ctx.network === 'isolated' && !forward) throw new SvcError('SVC_SANDBOX_CONFIG', 'An isolated sandbox needs its port forward (socat)');
   const layout = sandboxLayout(spec, ctx.platformPackageDir === undefined ? {} : { platformPackageDir: ctx.platformPackageDir });
   const env = appEnvironment(
     spec,
@@ -132,6 +168,7 @@ export function buildSandboxCommand(spec: AppStartSpec, ctx: SandboxContext): Sa
     '--dev', '/dev',
     '--size', String(ctx.limits.tmpBytes), '--perms', '1777', '--tmpfs', '/tmp',
     ...layout.mounts.flatMap((m) => [mountFlag(m.writable), m.src, m.dst]),
+    ...(forward ? ['--bind', forward.socketDir, SANDBOX_SOCKET_DIR] : []),
     '--chdir', layout.releaseDir,
     '--clearenv',
     ...Object.entries(env).flatMap(([name, value]) => ['--setenv', name, value]),
@@ -145,10 +182,10 @@ export function buildSandboxCommand(spec: AppStartSpec, ctx: SandboxContext): Sa
     ...(ctx.ownUid ? [`--nproc=${ctx.limits.processes}:${ctx.limits.processes}`] : []),
     '--core=0:0',
   ];
-  const launcher = command(ctx.tools.prlimit, [...rlimits, '--', ctx.tools.setsid, '--fork', '--wait', ctx.tools.bwrap, '--args', String(SANDBOX_FDS.args), '--', SANDBOX_NODE, entry], {
-    env: { PATH: '/usr/bin:/bin' },
-    replaceEnv: true,
-  });
+  const app = forward ? [forward.sh, '-c', INNER_SCRIPT, forward.socat, SANDBOX_NODE, entry] : [SANDBOX_NODE, entry];
+  const sandboxed = [ctx.tools.prlimit, ...rlimits, '--', ctx.tools.setsid, '--fork', '--wait', ctx.tools.bwrap, '--args', String(SANDBOX_FDS.args), '--', ...app];
+  const [file, ...args] = forward ? [forward.sh, '-c', LAUNCH_SCRIPT, forward.setpriv, forward.socat, String(ctx.port), forwardSocketPath(forward), ...sandboxed] : sandboxed;
+  const launcher = command(file!, args, { env: { PATH: '/usr/bin:/bin' }, replaceEnv: true });
   return { launcher, bwrapArgs };
 }
 

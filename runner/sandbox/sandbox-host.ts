@@ -16,6 +16,8 @@ export interface SandboxTools {
   slirp4netns: string | null;
   /** util-linux unshare, which slirp4netns runs under as root (see buildSlirpCommand); null otherwise. */
   unshare?: string | null;
+  /** The isolated network's port forward (socat, with setpriv and sh around it); null when shared. */
+  forward?: { socat: string; setpriv: string; sh: string } | null;
 }
 
 const SEARCH_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
@@ -51,15 +53,22 @@ export function findSandboxTools(network: 'isolated' | 'shared', bwrapPath?: str
   const slirp4netns = findExecutable('slirp4netns');
   // Only root needs it: an unprivileged slirp4netns's mounts cannot reach the host's anyway.
   const unshare = network === 'isolated' && process.getuid?.() === 0 ? findExecutable('unshare') : null;
+  const isolated = network === 'isolated';
+  const socat = isolated ? findExecutable('socat') : null;
+  const setpriv = isolated ? findExecutable('setpriv') : null;
+  const sh = isolated ? findExecutable('sh') : null;
   const missing = [
     !bwrap && 'bwrap (package bubblewrap)',
+    isolated && !socat && 'socat',
+    isolated && !setpriv && 'setpriv (util-linux)',
+    isolated && !sh && 'sh',
     !prlimit && 'prlimit (util-linux)',
     !setsid && 'setsid (util-linux)',
     network === 'isolated' && !slirp4netns && 'slirp4netns',
     network === 'isolated' && process.getuid?.() === 0 && !unshare && 'unshare (util-linux)',
   ].filter(Boolean);
   if (missing.length > 0) throw new SvcError('SVC_SANDBOX_UNAVAILABLE', `The app sandbox needs ${missing.join(', ')}, which this host lacks.`);
-  return { bwrap: bwrap!, prlimit: prlimit!, setsid: setsid!, slirp4netns, unshare };
+  return { bwrap: bwrap!, prlimit: prlimit!, setsid: setsid!, slirp4netns, unshare, forward: socat && setpriv && sh ? { socat, setpriv, sh } : null };
 }
 
 /** System paths shown read-only in every sandbox (symlinked where the host has merged /usr). */

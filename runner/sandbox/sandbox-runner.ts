@@ -1,9 +1,9 @@
 // The sandboxed process runner (the default): every app runs in a bubblewrap sandbox of its own, under
 // a uid of its own project when svc runs as root, with its own network namespace reached through one
-// forwarded loopback port. The sandbox outlives the control plane and is re-adopted like a process.
+// loopback port (a socket forward, see SandboxForward). The sandbox outlives the control plane and is
+// re-adopted like a process.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { chmodSync, chownSync, closeSync, mkdirSync, openSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { systemClock, type Clock } from '../../src/core/clock.js';
@@ -18,12 +18,13 @@ import type { LogStore } from '../log-store.js';
 import { noteSafely, processAppDeps } from '../process-app-deps.js';
 import { readRunOffsets, type RunOffsets } from '../run-output.js';
 import { sandboxLayout } from '../sandbox-layout.js';
-import { buildSandboxCommand, encodeArgs, SANDBOX_FDS, type SandboxHost, type SandboxLimits } from './bwrap-args.js';
+import { buildSandboxCommand, encodeArgs, SANDBOX_FDS, type SandboxForward, type SandboxHost, type SandboxLimits } from './bwrap-args.js';
+import { hostForwardState } from './host-forward-state.js';
 import { ensureTraversable } from './ensure-traversable.js';
 import { grantTree } from './grant-tree.js';
 import { SandboxApp } from './sandbox-app.js';
 import type { SandboxTools } from './sandbox-host.js';
-import { buildSlirpCommand, hostForwardRequest } from './slirp-args.js';
+import { buildSlirpCommand } from './slirp-args.js';
 import { waitForLoopback } from './wait-for-loopback.js';
 
 export interface SandboxRunnerOptions {
@@ -91,55 +92,11 @@ function parseInfo(text: string): number | null {
   }
 }
 
-/** Ask the network helper's API to forward a host port to the app's port; resolves on its `return` answer. */
-function forwardPort(apiSocket: string, hostPort: number, guestPort: number, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(apiSocket);
-    const timer = setTimeout(() => socket.destroy(new Error('the port forward was not confirmed in time')), timeoutMs);
-    let answer = '';
-    socket.once('connect', () => socket.write(hostForwardRequest(hostPort, guestPort)));
-    socket.on('data', (chunk: Buffer) => {
-      answer += chunk.toString('utf8');
-      try {
-        const parsed = JSON.parse(answer) as { return?: unknown; error?: { desc?: string } };
-        clearTimeout(timer);
-        socket.end();
-        if (parsed.return !== undefined) resolve();
-        else reject(new ForwardRefused(parsed.error?.desc ?? answer));
-      } catch {
-        // Incomplete JSON: wait for more.
-      }
-    });
-    socket.once('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-  });
-}
+class PortTaken extends Error {}
 
-class ForwardRefused extends Error {
-  constructor(readonly desc: string) {
-    super(`port forward refused: ${desc}`);
-  }
-}
-
-// The host port was free when picked but another process may bind it before the forward does; the app
-// listens on its own port inside, so only the host side is picked again.
-const FORWARD_ATTEMPTS = 5;
-
-/** Forward a free host port to `guestPort`, picking another host port while the chosen one is taken. */
-async function forwardFreePort(apiSocket: string, firstHostPort: number, guestPort: number, timeoutMs: number, attempts: number, pickPort: () => Promise<number>): Promise<number> {
-  let hostPort = firstHostPort;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await forwardPort(apiSocket, hostPort, guestPort, timeoutMs);
-      return hostPort;
-    } catch (error) {
-      if (!(error instanceof ForwardRefused) || attempt >= attempts) throw error;
-      hostPort = await pickPort();
-    }
-  }
-}
+// A picked port may be bound by another process before the host forward binds it; the start is then
+// repeated on another port (only when the caller did not ask for a port).
+const PORT_ATTEMPTS = 5;
 
 function netNamespace(pid: number | 'self'): string | null {
   try {
@@ -168,9 +125,23 @@ export class SandboxRunner implements AppRunner {
   /** Start a release in a new sandbox; resolves once the app process was started inside it. */
   async start(spec: AppStartSpec): Promise<RunningApp> {
     if (this.options.unavailable) throw this.options.unavailable;
-    const port = spec.port ?? (await this.pickPort());
+    for (let attempt = 1; ; attempt++) {
+      const port = spec.port ?? (await this.pickPort());
+      try {
+        return await this.startOnce(spec, port);
+      } catch (error) {
+        if (!(error instanceof PortTaken)) throw error;
+        if (spec.port !== undefined || attempt >= PORT_ATTEMPTS) throw new SvcError('SVC_SANDBOX_START_FAILED', `Could not start ${spec.releaseId} in its sandbox: ${error.message}`);
+      }
+    }
+  }
+
+  private async startOnce(spec: AppStartSpec, port: number): Promise<RunningApp> {
     const uid = this.options.uidFor?.(spec.projectId);
     const platformPackageDir = linkedPlatformPackage(spec.releaseDir);
+    const id = this.ids('run');
+    const runDir = join(this.options.runsDir, id);
+    const forward = this.options.network === 'isolated' && this.options.tools.forward ? { ...this.options.tools.forward, socketDir: join(runDir, 'app') } : undefined;
     const cmd = buildSandboxCommand(spec, {
       tools: this.options.tools,
       host: this.options.host,
@@ -180,17 +151,17 @@ export class SandboxRunner implements AppRunner {
       ownUid: uid !== undefined,
       baseEnv: this.options.baseEnv ?? process.env,
       ...(platformPackageDir ? { platformPackageDir } : {}),
+      ...(forward ? { forward } : {}),
     });
     mkdirSync(spec.dataDir, { recursive: true });
+    mkdirSync(runDir, { recursive: true, mode: 0o700 });
+    if (forward) this.prepareSocketDir(runDir, forward, uid);
     if (uid !== undefined) {
       const mounts = sandboxLayout(spec).mounts;
       for (const mount of mounts.filter((m) => m.writable)) grantTree(mount.src, uid);
       const roots = this.options.traversableRoots ?? [this.options.runsDir];
-      for (const path of [...mounts.map((m) => m.src), this.options.host.resolvConf, this.options.host.hostsFile]) ensureTraversable(path, roots);
+      for (const path of [...mounts.map((m) => m.src), this.options.host.resolvConf, this.options.host.hostsFile, ...(forward ? [forward.socketDir] : [])]) ensureTraversable(path, roots);
     }
-    const id = this.ids('run');
-    const runDir = join(this.options.runsDir, id);
-    mkdirSync(runDir, { recursive: true, mode: 0o700 });
     const timeoutMs = this.options.setupTimeoutMs ?? 10_000;
     let launcher: ChildProcess | null = null;
     let slirp: ChildProcess | null = null;
@@ -205,12 +176,10 @@ export class SandboxRunner implements AppRunner {
       initPid = await readUntil(infoFd, parseInfo, timeoutMs, 'the sandbox');
       infoFd.destroy();
       let net: { pid: number; startTime: string | null } | null = null;
-      let hostPort = port;
       if (this.options.network === 'isolated') {
-        const network = await this.startNetwork(initPid, runDir, syncFd, port, timeoutMs, spec.port === undefined ? FORWARD_ATTEMPTS : 1);
-        slirp = network.child;
-        hostPort = network.hostPort;
+        slirp = await this.startNetwork(initPid, runDir, syncFd, timeoutMs);
         net = { pid: slirp.pid!, startTime: processStartTime(slirp.pid!) };
+        await this.awaitHostForward(launcher.pid!, port, timeoutMs);
       }
       syncFd.destroy();
       blockFd.end(Buffer.from([1]));
@@ -219,7 +188,7 @@ export class SandboxRunner implements AppRunner {
         id,
         projectId: spec.projectId,
         releaseId: spec.releaseId,
-        port: hostPort,
+        port,
         host: '127.0.0.1',
         startedAt: this.clock.now(),
         pid: launcher.pid!,
@@ -227,15 +196,35 @@ export class SandboxRunner implements AppRunner {
         runDir,
         sandbox: { initPid, initStartTime: processStartTime(initPid), ...(net ? { netPid: net.pid, netStartTime: net.startTime } : {}), ...(uid === undefined ? {} : { uid }) },
       };
-      this.note(spec.projectId, spec.releaseId, `started ${spec.entry} in a sandbox (pid ${launcher.pid}${uid === undefined ? '' : `, uid ${uid}`}, ${this.options.network} network) on 127.0.0.1:${hostPort}`);
+      this.note(spec.projectId, spec.releaseId, `started ${spec.entry} in a sandbox (pid ${launcher.pid}${uid === undefined ? '' : `, uid ${uid}`}, ${this.options.network} network) on 127.0.0.1:${port}`);
       return new SandboxApp(record, this.appDeps(record, { stdout: 0, stderr: 0 }), { child: launcher });
     } catch (error) {
       for (const pid of [initPid, slirp?.pid]) if (pid) tryKill(pid);
       if (launcher?.pid) tryKill(-launcher.pid);
       const said = [tailOf(join(runDir, 'stderr')), tailOf(join(runDir, 'net.log'))].filter(Boolean).join(' | ');
       rmSync(runDir, { recursive: true, force: true });
-      if (error instanceof SvcError) throw error;
+      if (error instanceof PortTaken || error instanceof SvcError) throw error;
       throw new SvcError('SVC_SANDBOX_START_FAILED', `Could not start ${spec.releaseId} in its sandbox: ${(error as Error).message}${said ? ` (${said})` : ''}`, { cause: error });
+    }
+  }
+
+  /** The forward's socket folder: the app's own (both forwarders run as its uid); the run folder passable. */
+  private prepareSocketDir(runDir: string, forward: SandboxForward, uid: number | undefined): void {
+    mkdirSync(forward.socketDir, { mode: 0o700 });
+    if (uid === undefined) return;
+    chownSync(forward.socketDir, uid, uid);
+    chmodSync(runDir, 0o711);
+  }
+
+  /** Wait until the host forward listens on `port`; PortTaken when it could not bind it. */
+  private async awaitHostForward(launcherPid: number, port: number, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const state = hostForwardState(launcherPid, port);
+      if (state === 'listening') return;
+      if (state === 'gone') throw new PortTaken(`127.0.0.1:${port} is taken`);
+      if (Date.now() > deadline) throw new Error(`the host port forward did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 2));
     }
   }
 
@@ -282,7 +271,7 @@ export class SandboxRunner implements AppRunner {
   }
 
   /** slirp4netns on the sandbox's network namespace, tied to the sandbox's lifetime by `syncPeer`. */
-  private async startNetwork(initPid: number, runDir: string, syncPeer: Readable, port: number, timeoutMs: number, forwardAttempts: number): Promise<{ child: ChildProcess; hostPort: number }> {
+  private async startNetwork(initPid: number, runDir: string, syncPeer: Readable, timeoutMs: number): Promise<ChildProcess> {
     // Attaching to our own namespace would reconfigure the host's network: refuse anything but a new one.
     const target = netNamespace(initPid);
     if (!target || target === netNamespace('self')) throw new SvcError('SVC_SANDBOX_START_FAILED', 'The sandbox did not get a network namespace of its own');
@@ -305,7 +294,7 @@ export class SandboxRunner implements AppRunner {
     const ready = child.stdio[4] as Readable;
     await readUntil(ready, (text) => (text.length > 0 ? true : null), timeoutMs, 'the app network');
     ready.destroy();
-    return { child, hostPort: await forwardFreePort(apiSocket, port, port, timeoutMs, forwardAttempts, () => this.pickPort()) };
+    return child;
   }
 
   private pickPort(): Promise<number> {

@@ -55,11 +55,6 @@ export function buildSlirpCommand(ctx: SlirpContext): Command {
   return command(ctx.unshare, ['--mount', '--propagation', 'slave', '--', slirp.file, ...slirp.args], { env: { ...slirp.env }, replaceEnv: true });
 }
 
-/** The API request that forwards host 127.0.0.1:`hostPort` to the app's `guestPort` inside (the same by default). */
-export function hostForwardRequest(hostPort: number, guestPort = hostPort): string {
-  return JSON.stringify({ execute: 'add_hostfwd', arguments: { proto: 'tcp', host_addr: '127.0.0.1', host_port: hostPort, guest_addr: SLIRP_GUEST_ADDRESS, guest_port: guestPort } });
-}
-
 /** resolv.conf for an isolated app: slirp4netns's resolver, which forwards to the host's. */
 export function isolatedResolvConf(): string {
   return `nameserver ${SLIRP_RESOLVER}\n`;

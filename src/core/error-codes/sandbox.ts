@@ -5,8 +5,8 @@ export const sandboxCodes = defineCodes({
   SVC_SANDBOX_UNAVAILABLE: {
     status: 503,
     retryable: false,
-    summary: 'Apps cannot be started: the sandbox (bubblewrap, user and PID namespaces, slirp4netns for the app network) is not usable on this host.',
-    hint: 'Run `bash scripts/setup-host.sh` (or `apt-get install -y bubblewrap slirp4netns`) and allow unprivileged user namespaces, or run apps in containers with SVC_RUNNER=container. Only for trusted apps: SVC_SANDBOX=off.',
+    summary: 'Apps cannot be started: the sandbox (bubblewrap, user and PID namespaces, slirp4netns and socat for the app network) is not usable on this host.',
+    hint: 'Run `bash scripts/setup-host.sh` (or `apt-get install -y bubblewrap slirp4netns socat`) and allow unprivileged user namespaces, or run apps in containers with SVC_RUNNER=container. Only for trusted apps: SVC_SANDBOX=off.',
   },
   SVC_SANDBOX_CONFIG: {
     status: 400,

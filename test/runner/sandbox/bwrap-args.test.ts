@@ -34,6 +34,7 @@ const ctx: SandboxContext = {
   ownUid: true,
   // Only PATH (replaced), LANG, LC_ALL and TZ may come from here; the rest must never reach the app.
   baseEnv: { PATH: '/usr/local/bin:/usr/bin', LANG: 'C.UTF-8', HOME: '/root', SVC_PLATFORM_MASTER_KEY: 'master-key-value', API_KEY: 'not-this' },
+  forward: { socat: '/usr/bin/socat', setpriv: '/usr/bin/setpriv', sh: '/bin/sh', socketDir: '/srv/runs/run_1/app' },
 };
 
 /** Everything before the mounts of the app's own folders, for the isolated network. */
@@ -69,18 +70,25 @@ describe('buildSandboxCommand', () => {
     expect(cmd.bwrapArgs).toEqual([
       ...isolatedHead,
       ...appMounts,
+      '--bind', '/srv/runs/run_1/app', '/run/svc',
       '--chdir', '/app',
       '--clearenv',
       ...setenv([...appVars, ...platformVars('0.0.0.0')]),
       ...fdArgs,
     ]);
+    // The host forward (socat, killed with the launcher, none of the sandbox's descriptors) starts in the
+    // background; then the launcher becomes prlimit → setsid → bwrap, whose app first starts the forward inside.
     expect(cmd.launcher).toEqual({
-      file: '/usr/bin/prlimit',
+      file: '/bin/sh',
       args: [
+        '-c',
+        '"$0" --pdeathsig KILL -- "$1" TCP-LISTEN:"$2",bind=127.0.0.1,reuseaddr,fork,backlog=4096 UNIX-CONNECT:"$3" 3<&- 4>&- 5<&- 6>&- </dev/null & shift 3; exec "$@"',
+        '/usr/bin/setpriv', '/usr/bin/socat', '41000', '/srv/runs/run_1/app/app.sock',
+        '/usr/bin/prlimit',
         '--data=536870912:536870912', '--nofile=4096:4096', '--nproc=256:256', '--core=0:0',
         '--', '/usr/bin/setsid', '--fork', '--wait',
         '/usr/bin/bwrap', '--args', '3',
-        '--', '/svc/bin/node', 'dist/server.mjs',
+        '--', '/bin/sh', '-c', 'env -i "$0" UNIX-LISTEN:/run/svc/app.sock,fork,backlog=4096,mode=600,unlink-early TCP:127.0.0.1:"$PORT" & exec "$1" "$2"', '/usr/bin/socat', '/svc/bin/node', 'dist/server.mjs',
       ],
       env: { PATH: '/usr/bin:/bin' },
       replaceEnv: true,
@@ -123,6 +131,7 @@ describe('buildSandboxCommand', () => {
       ...isolatedHead,
       ...appMounts,
       '--bind', '/srv/p/recovery/epoch-1', '/recovery',
+      '--bind', '/srv/runs/run_1/app', '/run/svc',
       '--chdir', '/app',
       '--clearenv',
       ...setenv([
@@ -145,6 +154,7 @@ describe('buildSandboxCommand', () => {
       '--ro-bind', '/opt/svc/package.json', '/opt/svc/package.json',
       '--ro-bind', '/opt/svc/dist', '/opt/svc/dist',
       '--ro-bind', '/opt/svc/node_modules', '/opt/svc/node_modules',
+      '--bind', '/srv/runs/run_1/app', '/run/svc',
       '--chdir', '/app',
       '--clearenv',
       ...setenv([...appVars, ...platformVars('0.0.0.0')]),
@@ -173,7 +183,7 @@ describe('buildSandboxCommand', () => {
     const cmd = buildSandboxCommand({ ...spec, secrets: { API_KEY: value } }, ctx);
     const at = cmd.bwrapArgs.indexOf('API_KEY');
     expect(cmd.bwrapArgs.slice(at - 1, at + 2)).toEqual(['--setenv', 'API_KEY', value]);
-    expect(cmd.bwrapArgs.filter((a) => a === '--bind')).toHaveLength(1);
+    expect(cmd.bwrapArgs.filter((a) => a === '--bind')).toHaveLength(2); // the data directory and the forward's socket folder
   });
 
   it('refuses reserved and malformed variable names with SVC_VALIDATION', () => {
@@ -197,6 +207,11 @@ describe('buildSandboxCommand', () => {
       expect(() => buildSandboxCommand(spec, { ...ctx, port }), String(port)).toThrow(expect.objectContaining({ code: 'SVC_SANDBOX_CONFIG' }));
     }
     expect(buildSandboxCommand(spec, { ...ctx, port: 65535 }).bwrapArgs).toContain('65535');
+  });
+
+  it('refuses an isolated network without its port forward with SVC_SANDBOX_CONFIG', () => {
+    const { forward: _forward, ...withoutForward } = ctx;
+    expect(() => buildSandboxCommand(spec, withoutForward)).toThrow(expect.objectContaining({ code: 'SVC_SANDBOX_CONFIG' }));
   });
 });
 

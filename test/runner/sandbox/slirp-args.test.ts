@@ -1,7 +1,7 @@
 // An isolated app's network, as data: the exact slirp4netns command and the one port-forward request.
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_FDS } from '../../../runner/sandbox/bwrap-args.js';
-import { buildSlirpCommand, hostForwardRequest, isolatedResolvConf, sandboxHostsFile, SLIRP_FDS } from '../../../runner/sandbox/slirp-args.js';
+import { buildSlirpCommand, isolatedResolvConf, sandboxHostsFile, SLIRP_FDS } from '../../../runner/sandbox/slirp-args.js';
 
 describe('buildSlirpCommand', () => {
   it('attaches to the sandbox’s network namespace by path, host loopback refused, sandboxed itself', () => {
@@ -30,17 +30,6 @@ describe('buildSlirpCommand', () => {
     // The runner passes the sandbox's sync pipe as slirp4netns's fd 3 and reads readiness on fd 4.
     expect(SLIRP_FDS).toEqual({ exit: 3, ready: 4 });
     expect(SANDBOX_FDS).toEqual({ args: 3, info: 4, block: 5, sync: 6 });
-  });
-});
-
-describe('hostForwardRequest', () => {
-  it('forwards host 127.0.0.1:<port> (never another address) to the app’s interface, same port', () => {
-    expect(JSON.parse(hostForwardRequest(41000))).toEqual({
-      execute: 'add_hostfwd',
-      arguments: { proto: 'tcp', host_addr: '127.0.0.1', host_port: 41000, guest_addr: '10.0.2.100', guest_port: 41000 },
-    });
-    expect(hostForwardRequest(8080)).toBe('{"execute":"add_hostfwd","arguments":{"proto":"tcp","host_addr":"127.0.0.1","host_port":8080,"guest_addr":"10.0.2.100","guest_port":8080}}');
-    expect(JSON.parse(hostForwardRequest(41001, 8080)).arguments).toMatchObject({ host_port: 41001, guest_port: 8080 });
   });
 });
 
