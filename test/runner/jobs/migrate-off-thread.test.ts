@@ -44,7 +44,7 @@ it('keeps the codes: a failing statement is SVC_MIGRATION_FAILED naming the file
 });
 
 it('a long migration does not block the event loop', async () => {
-  const heavy = 'CREATE TABLE total AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 4000000) SELECT sum(x) AS s FROM c;';
+  const heavy = 'CREATE TABLE total AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 8000000) SELECT sum(x) AS s FROM c;';
   const r = await release({ '0001_heavy.sql': heavy });
   let last = performance.now();
   let worstGap = 0;
@@ -57,9 +57,10 @@ it('a long migration does not block the event loop', async () => {
   await migrateOffThread({ ...r, ...policy });
   const took = performance.now() - began;
   clearInterval(ticker);
-  // The migration itself takes far longer than any pause the loop saw.
-  expect(took).toBeGreaterThan(300);
-  expect(worstGap).toBeLessThan(Math.min(150, took / 2));
+  // The migration itself takes far longer than any pause the loop saw (run on the loop, the pause would be
+  // the whole migration; on a loaded machine other processes still cause pauses of their own).
+  expect(took).toBeGreaterThan(600);
+  expect(worstGap).toBeLessThan(took / 3);
 });
 
 it('dies with the control plane: a parent killed mid-migration leaves no writer behind and nothing applied', async () => {
