@@ -630,8 +630,8 @@ var sandboxCodes = defineCodes({
   SVC_SANDBOX_UNAVAILABLE: {
     status: 503,
     retryable: false,
-    summary: "Apps cannot be started: the sandbox (bubblewrap, user and PID namespaces, slirp4netns for the app network) is not usable on this host.",
-    hint: "Run `bash scripts/setup-host.sh` (or `apt-get install -y bubblewrap slirp4netns`) and allow unprivileged user namespaces, or run apps in containers with SVC_RUNNER=container. Only for trusted apps: SVC_SANDBOX=off."
+    summary: "Apps cannot be started: the sandbox (bubblewrap, user and PID namespaces, slirp4netns and socat for the app network) is not usable on this host.",
+    hint: "Run `bash scripts/setup-host.sh` (or `apt-get install -y bubblewrap slirp4netns socat`) and allow unprivileged user namespaces, or run apps in containers with SVC_RUNNER=container. Only for trusted apps: SVC_SANDBOX=off."
   },
   SVC_SANDBOX_CONFIG: {
     status: 400,
@@ -657,7 +657,6 @@ var faultCodes = defineCodes({
   }
 });
 
-// src/core/error-codes/index.ts
 // src/core/error-codes/edge.ts
 var edgeCodes = defineCodes({
   SVC_CONTROL_PLANE_UNAVAILABLE: {
@@ -686,6 +685,7 @@ var edgeCodes = defineCodes({
   }
 });
 
+// src/core/error-codes/index.ts
 var tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes, githubCodes, oidcCodes, canaryCodes, runnerCodes, runnerAgentCodes, opsCodes, nodesCodes, sandboxCodes, faultCodes, edgeCodes];
 var errorCodes = mergeTables(tables);
 function mergeTables(list) {
@@ -20927,6 +20927,9 @@ var LOCAL_ARTIFACT_DIR = join4(".svc", "artifacts");
 var MAX_HEADER_BYTES = 1024 * 1024;
 var filesMarker = Buffer.from(FILES_MARKER);
 var contentMarker = Buffer.from(CONTENT_MARKER);
+
+// src/artifacts/stage-off-thread.ts
+var PIECE_BYTES = 256 * 1024;
 
 // action/src/action-inputs.ts
 import { isAbsolute, resolve } from "node:path";
