@@ -52,7 +52,7 @@ export interface SandboxLimits {
 
 export const defaultSandboxLimits: SandboxLimits = {
   memoryBytes: 512 * 1024 * 1024,
-  processes: 256,
+  processes: 2048,
   openFiles: 4096,
   tmpBytes: 64 * 1024 * 1024,
 };

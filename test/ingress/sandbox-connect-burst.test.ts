@@ -26,7 +26,9 @@ beforeAll(async () => {
   plane = await startListeningPlane();
   let releaseDir: string;
   ({ root, releaseDir } = await makeRoot());
-  const runner = createSandboxRunner(readSandboxSettings({}), { runsDir: join(root, 'runs'), logs: new LogStore({ dir: join(root, 'logs') }), stopGraceMs: 2_000 });
+  // As root, a uid of its own (as svc runs apps): RLIMIT_NPROC then applies, and every forwarded
+  // connection costs a forwarder process of that uid.
+  const runner = createSandboxRunner(readSandboxSettings({}), { runsDir: join(root, 'runs'), logs: new LogStore({ dir: join(root, 'logs') }), stopGraceMs: 2_000, uidFor: () => 240_000 + (process.pid % 1000) });
   app = await runner.start(appSpec(root, releaseDir));
   await eventually(async () => (await checkHealth({ host: app.host, port: app.port, path: '/healthz', timeoutMs: 500 }).catch(() => null))?.ok, 15_000);
 }, 60_000);

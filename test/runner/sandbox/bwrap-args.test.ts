@@ -85,7 +85,7 @@ describe('buildSandboxCommand', () => {
         '"$0" --pdeathsig KILL -- "$1" TCP-LISTEN:"$2",bind=127.0.0.1,reuseaddr,fork,backlog=4096 UNIX-CONNECT:"$3" 3<&- 4>&- 5<&- 6>&- </dev/null & shift 3; exec "$@"',
         '/usr/bin/setpriv', '/usr/bin/socat', '41000', '/srv/runs/run_1/app/app.sock',
         '/usr/bin/prlimit',
-        '--data=536870912:536870912', '--nofile=4096:4096', '--nproc=256:256', '--core=0:0',
+        '--data=536870912:536870912', '--nofile=4096:4096', '--nproc=2048:2048', '--core=0:0',
         '--', '/usr/bin/setsid', '--fork', '--wait',
         '/usr/bin/bwrap', '--args', '3',
         '--', '/bin/sh', '-c', 'env -i "$0" UNIX-LISTEN:/run/svc/app.sock,fork,backlog=4096,mode=600,unlink-early TCP:127.0.0.1:"$PORT" & exec "$1" "$2"', '/usr/bin/socat', '/svc/bin/node', 'dist/server.mjs',

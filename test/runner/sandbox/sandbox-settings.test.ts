@@ -10,11 +10,11 @@ describe('readSandboxSettings', () => {
     expect(readSandboxSettings({})).toEqual({
       enabled: true,
       network: 'isolated',
-      limits: { memoryBytes: 512 * MiB, processes: 256, openFiles: 4096, tmpBytes: 64 * MiB },
+      limits: { memoryBytes: 512 * MiB, processes: 2048, openFiles: 4096, tmpBytes: 64 * MiB },
       uidBase: undefined,
       bwrapPath: undefined,
     });
-    expect(defaultSandboxLimits).toEqual({ memoryBytes: 512 * MiB, processes: 256, openFiles: 4096, tmpBytes: 64 * MiB });
+    expect(defaultSandboxLimits).toEqual({ memoryBytes: 512 * MiB, processes: 2048, openFiles: 4096, tmpBytes: 64 * MiB });
     // Variables that are not the sandbox's are ignored, not refused.
     expect(readSandboxSettings({ PATH: '/usr/bin', SVC_RUNNER: 'process' }).enabled).toBe(true);
   });
