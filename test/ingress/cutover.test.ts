@@ -59,8 +59,16 @@ it('switches under load from 20 concurrent clients with 0 failed requests and dr
   }
 
   const switches: { from: string; inFlightAtSwitch: number; drained: boolean }[] = [];
+  // Switch only while the current upstream has requests in flight, so each drain has real work even
+  // when a loaded machine is slow to get the clients going.
+  async function whileBusy(): Promise<void> {
+    const until = Date.now() + 10_000;
+    while ((routes.get(project.id)?.target?.inFlight ?? 0) === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+  }
+
   async function cutover(): Promise<void> {
     await new Promise((r) => setTimeout(r, 1_500));
+    await whileBusy();
     // Deploy: A → B. Drain A, then stop it.
     const previousA = await routes.switchUpstream(project.id, { host: '127.0.0.1', port: b.port }, 'rel_2');
     const inFlightA = previousA!.inFlight;
@@ -70,6 +78,7 @@ it('switches under load from 20 concurrent clients with 0 failed requests and dr
     await a.stop();
 
     await new Promise((r) => setTimeout(r, 1_000));
+    await whileBusy();
     // Rollback: release 1 restarted as a new process C; B drains, then stops.
     const previousB = await routes.switchUpstream(project.id, { host: '127.0.0.1', port: c.port }, 'rel_1');
     const inFlightB = previousB!.inFlight;

@@ -63,7 +63,11 @@ export async function startProvider(dataDir: string, env: Record<string, string>
   return { child, url, listeningAt: Date.now(), output: () => out };
 }
 
-/** Pids of live processes whose environment names this project (app processes of the process runner). */
+/**
+ * Pids of live app processes (`node`) whose environment names this project. Only node counts: a sandbox
+ * forks a shell for its port forwarder, which holds the app's environment for the instant before it
+ * becomes socat with an empty one, and is no second app.
+ */
 export function appPids(projectId: string): number[] {
   const needle = `\0SVC_PROJECT_ID=${projectId}\0`;
   const pids: number[] = [];
@@ -72,6 +76,7 @@ export function appPids(projectId: string): number[] {
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       if (/^\S+ \(.*\) [ZX]/.test(stat)) continue;
+      if (!/^\S+ \(node\) /.test(stat)) continue;
       if (`\0${readFileSync(`/proc/${name}/environ`, 'utf8')}`.includes(needle)) pids.push(Number(name));
     } catch {
       // Gone or not ours to read.
