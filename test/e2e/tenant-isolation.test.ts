@@ -18,6 +18,7 @@ import { bootstrapAccount, type TestAccount } from '../support/account.js';
 import { repoRoot } from '../support/repo-root.js';
 import { commandComponent, requireComponents, type Component } from '../support/require-components.js';
 import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
+import { alive } from '../support/process-alive.js';
 
 interface Attack {
   name: string;
@@ -126,15 +127,6 @@ const hostAddresses = (): string[] =>
     .flat()
     .filter((a) => a && !a.internal)
     .map((a) => a!.address);
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 for (const runner of RUNNERS) {
   const gate = requireComponents(`tenant isolation under ${runner.name}`, runner.components);

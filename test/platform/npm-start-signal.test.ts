@@ -7,6 +7,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { alive } from '../support/process-alive.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const cleanup: (() => Promise<void>)[] = [];
@@ -25,15 +26,6 @@ async function platformPids(): Promise<number[]> {
   return found;
 }
 let dataDirMarker = '';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 it('SIGTERM to `npm start` shuts svc-platform down (no orphan keeps the port)', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-npm-start-'));

@@ -1,5 +1,4 @@
 // Shared helpers for runner tests: temp roots, a copied test app as a release, polling.
-import { readFileSync } from 'node:fs';
 import { cp, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,17 +38,4 @@ export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_
   }
 }
 
-/** Whether a pid is alive (and not a zombie). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/\) Z /.test(stat);
-  } catch {
-    return false;
-  }
-}
+export { alive } from '../support/process-alive.js';

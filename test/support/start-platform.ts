@@ -8,6 +8,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
 import { repoRoot } from './repo-root.js';
+import { alive } from './process-alive.js';
 
 export interface StartPlatformOptions {
   /** Data directory; a fresh temp dir (removed on stop) when omitted. */
@@ -39,15 +40,6 @@ export interface StartedPlatform {
    * apps a killed control plane left behind are killed too; removes the data dir if this helper created it.
    */
   stop(): Promise<void>;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function kill(pid: number, signal: NodeJS.Signals): void {
