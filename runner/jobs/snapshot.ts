@@ -4,10 +4,11 @@
 import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
 import { atomicWriteFile, fsyncDirectory } from '../../src/core/atomic-write.js';
 import { SvcError, isSvcError } from '../../src/core/errors.js';
 import { isDiskFull } from '../../src/core/disk-full.js';
+import { runWorkerJob, siblingModule } from '../../src/core/module-worker.js';
+import type { BackupJob } from './backup-worker.js';
 
 /** A snapshot on disk with its exact size (recorded on the release). */
 export interface Snapshot {
@@ -23,6 +24,8 @@ export const sidecarSuffixes = ['-wal', '-shm', '-journal'] as const;
 /**
  * Back up `databasePath` into `snapshotPath` with SQLite's online backup API (consistent even while
  * other connections read or write, WAL content included): temp file, fsync, rename, fsync directory.
+ * The backup runs in a worker thread: on the event loop it held it for up to a third of a second on a
+ * few hundred MiB.
  */
 export async function createSnapshot(databasePath: string, snapshotPath: string): Promise<Snapshot> {
   await mkdir(dirname(snapshotPath), { recursive: true });
@@ -32,12 +35,7 @@ export async function createSnapshot(databasePath: string, snapshotPath: string)
   }
   const temp = join(dirname(snapshotPath), `.${basename(snapshotPath)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    const source = new Database(databasePath, { fileMustExist: true });
-    try {
-      await source.backup(temp);
-    } finally {
-      source.close();
-    }
+    await runWorkerJob<null>(siblingModule(import.meta.url, 'backup-worker'), { source: databasePath, destination: temp } satisfies BackupJob, 'snapshot');
     await fsyncFile(temp);
     await rename(temp, snapshotPath);
     await fsyncDirectory(dirname(snapshotPath));

@@ -3,7 +3,7 @@
 // does not inherit the loader of the thread that starts it.
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { parentPort, Worker, workerData, type WorkerOptions } from 'node:worker_threads';
 import { SvcError, type ErrorCode } from './errors.js';
 
 /**
@@ -37,6 +37,38 @@ export function toWireError(error: unknown): WireError {
 /** The error again on the other side: an SvcError of the same code, message and details, or a plain Error. */
 export function fromWireError(wire: WireError): Error {
   return wire.code ? new SvcError(wire.code, wire.message, wire.details ? { details: wire.details } : undefined) : new Error(wire.message);
+}
+
+type WorkerAnswer = { ok: true; result: unknown } | { ok: false; error: WireError };
+
+/**
+ * Run one job in a new worker thread of `entry` (which answers once with `answerFromWorker`): its result,
+ * or its error with the same code; a worker that ends without answering is SVC_INTERNAL naming `what`.
+ */
+export function runWorkerJob<T>(entry: URL, job: unknown, what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const worker = startModuleWorker(entry, { workerData: job });
+    let answered = false;
+    worker.once('message', (answer: WorkerAnswer) => {
+      answered = true;
+      if (answer.ok) resolve(answer.result as T);
+      else reject(fromWireError(answer.error));
+    });
+    const lost = (reason: string): void => {
+      if (!answered) reject(new SvcError('SVC_INTERNAL', `The ${what} worker stopped without an answer (${reason}); the work did not complete.`));
+      answered = true;
+    };
+    worker.once('error', (error) => lost(error.message));
+    worker.once('exit', (code) => lost(`exit ${code}`));
+  });
+}
+
+/** In a worker started by runWorkerJob: lower its priority, run `work` on the job, post the one answer. */
+export function answerFromWorker(work: (job: never) => Promise<unknown>): void {
+  yieldToEventLoop();
+  work(workerData as never)
+    .then((result) => parentPort!.postMessage({ ok: true, result }))
+    .catch((error: unknown) => parentPort!.postMessage({ ok: false, error: toWireError(error) }));
 }
 
 /**

@@ -1,8 +1,7 @@
 // The worker thread of recovery-off-thread.ts: one job — a restore (authenticate, replay, prove,
 // integrity check) or a database fingerprint (a full scan) — synchronous SQLite work of seconds on a large
 // database, and one answer.
-import { parentPort, workerData } from 'node:worker_threads';
-import { toWireError, yieldToEventLoop } from '../core/module-worker.js';
+import { answerFromWorker } from '../core/module-worker.js';
 import { databaseFingerprint } from './database-fingerprint.js';
 import type { RecoveryJob } from './recovery-off-thread.js';
 import { restorePointInTime } from './restore-point-in-time.js';
@@ -13,7 +12,4 @@ async function run(job: RecoveryJob): Promise<unknown> {
   return databaseFingerprint(job.path);
 }
 
-yieldToEventLoop();
-run(workerData as RecoveryJob)
-  .then((result) => parentPort!.postMessage({ ok: true, result }))
-  .catch((error: unknown) => parentPort!.postMessage({ ok: false, error: toWireError(error) }));
+answerFromWorker(run);
