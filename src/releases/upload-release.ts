@@ -208,11 +208,12 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
   }
   created(candidate);
   if (placement) {
-    await discardStagedArtifact(decoded); // the node runs it from the kept bytes
     // svc:nodes — no local transaction: answer once the node observed or failed it (bounded wait).
-    // The waiter is registered before any await, so a report arriving meanwhile is not missed.
+    // The waiter is registered before any await since the commit above: the operation is leasable from
+    // then on, and a report arriving before the waiter existed would be missed.
     const nodeDone = tracker.awaitNode(candidate.id, placement.waitMs).then((row) => row ?? getReleaseById(deps.ctx, candidate.id)!);
     nodeDone.then(finish, abort);
+    await discardStagedArtifact(decoded); // the node runs it from the kept bytes
     await lock.release().catch((e: unknown) => deps.ctx.logger.error({ err: e }, 'could not release the project lock'));
     return { release: getReleaseById(deps.ctx, candidate.id)!, created: true, done };
   }
