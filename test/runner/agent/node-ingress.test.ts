@@ -152,7 +152,9 @@ describe('placed projects through the ingress', () => {
         const list = await releasesOf(projectId);
         return list.activeReleaseId === second.release.id ? list : null;
       }, 60_000).catch((e: unknown) => Promise.reject(new Error(`${String(e)}${diagnostics()}`)));
-      expect(lossy.dropped()).toBe(2);
+      // The first answer at least was lost. On a slow box a heartbeat that shows release 2 running can
+      // settle the operation before the agent's second delivery, so that one may never be sent.
+      expect(lossy.dropped()).toBeGreaterThanOrEqual(1);
       expect(settled.releases.find((r) => r.id === first.release.id)?.status).toBe('inactive');
       const pointer = JSON.parse(await readFile(join(providerData, 'projects', projectId, 'active.json'), 'utf8')) as ActivePointer;
       expect(pointer.releaseId).toBe(second.release.id);
