@@ -1,6 +1,6 @@
 // Materialize a verified artifact: write into a temp sibling, fsync everything, then rename into place.
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { fsyncDirectory } from '../core/atomic-write.js';
 import { SvcError } from '../core/errors.js';
@@ -9,6 +9,7 @@ import { MODE_EXECUTABLE, MODE_FILE } from './document.js';
 import { pathShapeViolation } from './path-rules.js';
 import { ioFailure } from '../core/disk-full.js';
 import { parentDirectories } from './parent-directories.js';
+import { pathExists } from './path-exists.js';
 
 // Files written concurrently; enough to keep the thread pool busy without exhausting descriptors.
 const WRITE_CONCURRENCY = 16;
@@ -19,7 +20,7 @@ const WRITE_CONCURRENCY = 16;
  */
 export async function extractArtifact(decoded: DecodedArtifact, targetDir: string): Promise<void> {
   const target = resolve(targetDir);
-  if (await exists(target)) throw new SvcError('SVC_ARTIFACT_TARGET_EXISTS', `${target} already exists`);
+  if (await pathExists(target)) throw new SvcError('SVC_ARTIFACT_TARGET_EXISTS', `${target} already exists`);
   // Re-check what decodeArtifact checked: a DecodedArtifact may have been built by hand.
   for (const file of decoded.files) {
     const shape = pathShapeViolation(file.path);
@@ -38,7 +39,7 @@ export async function extractArtifact(decoded: DecodedArtifact, targetDir: strin
     }
     for (const dir of ordered.reverse()) await fsyncDirectory(inside(temp, dir));
     await fsyncDirectory(temp);
-    if (await exists(target)) throw new SvcError('SVC_ARTIFACT_TARGET_EXISTS', `${target} appeared during extraction`);
+    if (await pathExists(target)) throw new SvcError('SVC_ARTIFACT_TARGET_EXISTS', `${target} appeared during extraction`);
     await rename(temp, target);
     await fsyncDirectory(parent);
   } catch (error) {
@@ -62,15 +63,5 @@ async function writeFile(path: string, content: Buffer, mode: number): Promise<v
     await handle.sync();
   } finally {
     await handle.close();
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
   }
 }

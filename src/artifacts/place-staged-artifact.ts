@@ -3,20 +3,21 @@
 // whole tree appears at the target (fsynced) or nothing does.
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { chmod, copyFile, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fsyncDirectory } from '../core/atomic-write.js';
 import { SvcError } from '../core/errors.js';
 import type { StagedArtifact } from './stage-artifact.js';
 import { ioFailure } from '../core/disk-full.js';
 import { parentDirectories } from './parent-directories.js';
+import { pathExists } from './path-exists.js';
 
 /** Put the files of `staged` at `targetDir` (which must not exist); the staging directory is gone afterwards. */
 export async function placeStagedArtifact(staged: Pick<StagedArtifact, 'dir' | 'files'>, targetDir: string): Promise<void> {
   const target = resolve(targetDir);
   const parent = dirname(target);
   try {
-    if (await exists(target)) throw new SvcError('SVC_ARTIFACT_TARGET_EXISTS', `${target} already exists`);
+    if (await pathExists(target)) throw new SvcError('SVC_ARTIFACT_TARGET_EXISTS', `${target} already exists`);
     await mkdir(parent, { recursive: true });
     try {
       await rename(staged.dir, target);
@@ -54,16 +55,6 @@ async function copyTree(staged: Pick<StagedArtifact, 'dir' | 'files'>, target: s
     await rename(temp, target);
   } catch (error) {
     await rm(temp, { recursive: true, force: true });
-    throw error;
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
   }
 }

@@ -12,6 +12,7 @@ import { dumpTables } from './support/dump-tables.js';
 import { openRawHost } from './support/raw-host.js';
 import { cleanupTempDirs, tempDir, testKey } from './support/temp-dir.js';
 import Database from 'better-sqlite3';
+import { longestStall } from '../support/longest-stall.js';
 
 const confirmation = 'restore point in time';
 let dir: string;
@@ -36,24 +37,6 @@ beforeAll(async () => {
   host.close();
 }, 120_000);
 afterAll(cleanupTempDirs);
-
-/** Run `work` while a 5 ms interval ticks; the longest gap between ticks is how long the loop stood still. */
-async function longestStall<T>(work: () => Promise<T>): Promise<{ value: T; stallMs: number; tookMs: number }> {
-  let last = performance.now();
-  let stallMs = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    stallMs = Math.max(stallMs, now - last);
-    last = now;
-  }, 5);
-  const began = performance.now();
-  try {
-    const value = await work();
-    return { value, stallMs: Math.max(stallMs, performance.now() - last), tookMs: performance.now() - began };
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 const dump = (path: string): unknown => {
   const db = new Database(path, { readonly: true });
