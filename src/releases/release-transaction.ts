@@ -14,7 +14,7 @@ import { precheckMigrations } from '../../runner/jobs/precheck-migrations.js';
 import { prepareReleaseDir, removeReleaseDir } from '../../runner/prepare-release-dir.js';
 import { createSnapshot, restoreSnapshot, type Snapshot } from '../../runner/jobs/snapshot.js';
 import { databasePathOf, projectLayout, releaseDirOf, snapshotPathOf, type ProjectLayout } from './project-layout.js';
-import { chooseCutover } from './choose-cutover.js';
+import { chooseCutover } from '../../runner/jobs/choose-cutover.js';
 import { givePriorBack, note, quiesce, routeTo, servingFacts, startHealthy, type ReleaseCanaryRun, type ReleaseDeps } from './release-deps.js';
 import { transition, type ReleaseEvent } from './release-state.js';
 import {

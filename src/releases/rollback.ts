@@ -21,7 +21,7 @@ import { readMigrationFiles } from '../../runner/jobs/migration-files.js';
 import type { AppliedMigration } from '../../runner/jobs/migration-history.js';
 import { pruneSnapshots } from './prune-snapshots.js';
 import { givePriorBack, note, quiesce, routeTo, servingFacts, startHealthy, type PriorState, type ReleaseDeps } from './release-deps.js';
-import { chooseCutover, unappliedMigrations } from './choose-cutover.js';
+import { chooseCutover, unappliedMigrations } from '../../runner/jobs/choose-cutover.js';
 import { transition } from './release-state.js';
 import { activeReleaseRow, findSnapshot, getRelease, loadReleaseSet, markSnapshotRemoved, persistReleaseSet, releaseConfig, type ReleaseRow } from './release-store.js';
 import type { TransactionSubject } from './release-transaction.js';

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chooseCutover, unappliedMigrations } from '../../src/releases/choose-cutover.js';
+import { chooseCutover, unappliedMigrations } from '../../runner/jobs/choose-cutover.js';
 import { projectLayout } from '../../src/releases/project-layout.js';
 import { packFixture, removeDataDir, startPlane, type Artifact, type Plane } from './release-support.js';
 import { steadyTraffic, type TrafficReport } from './steady-traffic.js';

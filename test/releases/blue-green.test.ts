@@ -6,7 +6,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chooseCutover } from '../../src/releases/choose-cutover.js';
+import { chooseCutover } from '../../runner/jobs/choose-cutover.js';
 import { packFixture, removeDataDir, startPlane, type Artifact, type Plane } from './release-support.js';
 import { steadyTraffic } from './steady-traffic.js';
 

@@ -1,4 +1,5 @@
-// How a deploy or a rollback hands traffic from the active release to the next one. Pure.
+// How a deploy or a rollback hands traffic from the active release to the next one. Pure; shared by
+// the control plane's release pipeline and runner nodes, so both choose the same way.
 
 export type Cutover = 'blue-green' | 'stop-first';
 
