@@ -19,7 +19,7 @@ import { projectRoutes, projectsMigrations, resolveProject } from './projects/in
 import { createDomains, deleteProjectRoutes, domainsMigrations, domainsRoutes, tlsAskRoutes, type DomainsFeature } from './projects/index.js'; // svc:lifecycle
 import { createSecrets, secretRoutes, secretsMigrations, type SecretsFeature } from './secrets/index.js'; // svc:lifecycle
 import { backupsMigrations, createBackups, type BackupsFeature } from './backups/index.js'; // svc:lifecycle
-import { createIngress, ingressMigrations, ingressRoutes, type Ingress } from './ingress/index.js';
+import { createIngress, ingressMigrations, ingressRoutes, serveUpgrades, type Ingress } from './ingress/index.js';
 import { createReleases, deleteReleaseRoutes, isolationSchema, logIsolation, releasesMigrations, type ReleasesFeature } from './releases/index.js';
 import { createOidcUploadAuth, githubLinkLookup, oidcMigrations } from './github/oidc/index.js'; // svc:oidc
 import { consoleRoutes } from './console/index.js'; // svc:console
@@ -125,6 +125,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     forget: (projectId: string) => void ingress.routes.removeProject(projectId),
   };
   const app = await createHttpApp({ logger, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy, version: platformVersion(), intercept: ingress.handle });
+  serveUpgrades(app.server, ingress); // svc:ingress — apps' WebSockets when this process takes app traffic (SVC_INGRESS_PROCESS=off, SVC_INGRESS_ROUTES=control-plane)
   const readiness = [
     { name: 'database', check: () => (db.prepare('SELECT COUNT(*) AS n FROM schema_version').get() as { n: number }).n > 0 },
     { name: 'dataDir', check: () => (accessSync(config.dataDir, constants.W_OK), true) },

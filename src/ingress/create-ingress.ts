@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { FeatureContext } from '../core/feature-context.js';
 import { findProject } from '../projects/index.js';
 import { MetricsRecorder } from './metrics-recorder.js';
@@ -8,7 +9,7 @@ import { createMetricsStore, type MetricsStore } from './metrics-store.js';
 import { platformHostNames } from './platform-hosts.js';
 import { IngressProxy } from './proxy-request.js';
 import type { RequestObserver, RequestRecord } from './request-record.js';
-import { routeRequest } from './route-request.js';
+import { routeRequest, routeUpgrade } from './route-request.js';
 import { RouteTable, type Upstream } from './route-table.js';
 
 export interface IngressOptions {
@@ -26,6 +27,8 @@ export interface IngressOptions {
 export interface Ingress {
   /** Take the request if its Host is a project's and the path is not reserved (true = handled). */
   handle(req: IncomingMessage, res: ServerResponse): boolean;
+  /** The same for an upgrade request (WebSocket): an app's is joined to its release (true = taken). */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
   /** Host → project → active upstream; the release pipeline switches and drains through it. */
   routes: RouteTable;
   metrics: {
@@ -79,6 +82,7 @@ export function createIngress(ctx: FeatureContext, options: IngressOptions = {})
     },
     probe: tcpProbe(options.probeTimeoutMs ?? 2_000),
     onRetired: (target) => proxy?.retire(target),
+    onDrainTimeout: (target) => proxy?.closeUpgrades(target),
   });
   proxy = new IngressProxy({
     routes,
@@ -98,6 +102,9 @@ export function createIngress(ctx: FeatureContext, options: IngressOptions = {})
   return {
     handle(req, res) {
       return !closing && routeRequest(routes, forward, req, res);
+    },
+    upgrade(req, socket, head) {
+      return !closing && routeUpgrade(routes, forward, req, socket, head);
     },
     routes,
     metrics: {

@@ -1,11 +1,13 @@
 // The proxy hot path: one Exchange object per request drives undici's low-level dispatch API,
 // so bodies stream both ways chunk by chunk with backpressure and nothing is buffered.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { Pool, type Dispatcher } from 'undici';
 import type { Logger } from '../core/logger.js';
 import { clientAddress, downstreamResponseHeaders, upstreamRequestHeaders } from './forward-headers.js';
+import { proxyUpgrade, type UpgradeOwner } from './proxy-upgrade.js';
 import type { RequestObserver, RequestRecord } from './request-record.js';
 import type { RouteEntry, RouteTable, UpstreamTarget } from './route-table.js';
 
@@ -52,9 +54,12 @@ export class IngressProxy {
   readonly #poolOptions: Pool.Options;
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
-  /** Requests taken and not yet terminated towards the client. */
+  /** Requests taken and not yet terminated towards the client, upgraded connections included. */
   active = 0;
   #idleWaiters: (() => void)[] = [];
+  /** Upgraded (WebSocket) client connections with the target they are joined to. */
+  readonly #tunnels = new Map<Duplex, UpstreamTarget>();
+  readonly #upgradeOwner: UpgradeOwner;
 
   constructor(options: ProxyOptions) {
     this.#options = options;
@@ -62,6 +67,35 @@ export class IngressProxy {
     this.bodyTimeoutMs = options.bodyTimeoutMs ?? 0;
     // pipelining 1 = one request at a time per keep-alive connection (no HTTP pipelining).
     this.#poolOptions = { connections: options.connectionsPerUpstream ?? 256, pipelining: 1, keepAliveTimeout: 4_000, headersTimeout: this.headersTimeoutMs, bodyTimeout: this.bodyTimeoutMs };
+    this.#upgradeOwner = {
+      routes: options.routes,
+      trustProxy: options.trustProxy,
+      headersTimeoutMs: this.headersTimeoutMs,
+      begin: () => void this.active++,
+      end: () => this.#leave(),
+      observe: (record) => this.#observe(record),
+    };
+  }
+
+  /** Proxy an upgrade request (WebSocket) to the entry's active target; the joined connection counts as in flight. */
+  upgrade(req: IncomingMessage, client: Duplex, head: Buffer, entry: RouteEntry, startedAt: number = performance.now()): void {
+    proxyUpgrade(this.#upgradeOwner, this.#tunnels, req, client, head, entry, startedAt);
+  }
+
+  /** Close the upgraded connections still joined to `target` (its drain ran out of time). */
+  closeUpgrades(target: UpstreamTarget): number {
+    let closed = 0;
+    for (const [client, joined] of this.#tunnels) {
+      if (joined !== target) continue;
+      client.destroy();
+      closed++;
+    }
+    return closed;
+  }
+
+  /** Upgraded connections currently joined. */
+  get upgrades(): number {
+    return this.#tunnels.size;
   }
 
   get routes(): RouteTable {
@@ -121,7 +155,15 @@ export class IngressProxy {
 
   /** Report a finished request to every observer (an observer failure never breaks the proxy). */
   emit(record: RequestRecord): void {
+    this.#leave();
+    this.#observe(record);
+  }
+
+  #leave(): void {
     if (--this.active === 0 && this.#idleWaiters.length > 0) for (const wake of this.#idleWaiters.splice(0)) wake();
+  }
+
+  #observe(record: RequestRecord): void {
     for (const observe of this.#options.observers) {
       try {
         observe(record);
@@ -152,8 +194,9 @@ export class IngressProxy {
     });
   }
 
-  /** Close every upstream connection; requests still streaming (e.g. server-sent events) are cut. */
+  /** Close every upstream connection; requests still streaming (e.g. server-sent events) and upgraded connections are cut. */
   async close(): Promise<void> {
+    for (const client of this.#tunnels.keys()) client.destroy();
     const pools = [...this.#pools];
     this.#pools.clear();
     await Promise.all(pools.map((pool) => pool.destroy().catch(() => undefined)));

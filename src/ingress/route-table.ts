@@ -254,6 +254,7 @@ export class RouteTable {
       const timer = setTimeout(() => {
         const list = target.waiters;
         if (list) list.splice(list.indexOf(wake), 1);
+        this.#options.onDrainTimeout?.(target);
         resolve(false);
       }, timeoutMs);
       (target.waiters ??= []).push(wake);

@@ -92,6 +92,8 @@ export interface RouteTableOptions {
   probe?: (upstream: Upstream) => Promise<void>;
   /** A target that is no longer routed has finished its last request (close its connections). */
   onRetired?: (target: UpstreamTarget) => void;
+  /** A drain ran out of time: close what only ends when closed (upgraded connections). */
+  onDrainTimeout?: (target: UpstreamTarget) => void;
 }
 
 /**

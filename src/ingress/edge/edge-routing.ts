@@ -4,10 +4,11 @@
 // saved under `<data>/run/` on every change and loaded at start.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { rmSync } from 'node:fs';
 import { z } from 'zod';
 import { IngressProxy } from '../proxy-request.js';
-import { routeRequest } from '../route-request.js';
+import { routeRequest, routeUpgrade } from '../route-request.js';
 import { routeSettingsSchema, routeStateSchema, sameUpstream, type RouteSettings, type RouteState, type TargetState } from '../route-state.js';
 import { newTarget, RouteTable, type UpstreamTarget } from '../route-table.js';
 import type { EdgeRoute, EdgeStatus } from './edge-control.js';
@@ -63,6 +64,12 @@ export class EdgeRouting {
     return table !== null && routeRequest(table, this.#proxy!, req, res);
   }
 
+  /** Join an app's upgrade request (WebSocket) to its release (true = taken). */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
+    const table = this.#table;
+    return table !== null && routeUpgrade(table, this.#proxy!, req, socket, head);
+  }
+
   /** The control plane attached on the command socket: follow its table from now on. */
   attach(socket: Socket, rest: string): void {
     this.#session?.destroy();
@@ -105,8 +112,9 @@ export class EdgeRouting {
     if (this.#table !== null && JSON.stringify(settings) === JSON.stringify(this.#settings)) return this.#table;
     // New domains or platform hosts: a fresh table; requests held by the old one get their 503 now.
     this.#retireTable();
-    const table = new RouteTable({ baseDomain: settings.baseDomain, platformHosts: settings.platformHosts, onRetired: (target) => this.#retired(target) });
-    this.#proxy = new IngressProxy({ routes: table, trustProxy: settings.trustProxy, observers: [(record) => this.outbox.push({ ...record, endedAt: Date.now() })] });
+    let proxy: IngressProxy | null = null;
+    const table = new RouteTable({ baseDomain: settings.baseDomain, platformHosts: settings.platformHosts, onRetired: (target) => this.#retired(target), onDrainTimeout: (target) => proxy?.closeUpgrades(target) });
+    this.#proxy = proxy = new IngressProxy({ routes: table, trustProxy: settings.trustProxy, observers: [(record) => this.outbox.push({ ...record, endedAt: Date.now() })] });
     this.#settings = settings;
     this.#table = table;
     return table;

@@ -4,7 +4,7 @@
 // `<data>/run/control.sock`, and holds those while that socket is down. `svc-platform` starts it (detached, own session) or
 // finds it running; it stops on SIGTERM/SIGINT or the `stop` command, letting running requests finish.
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -101,7 +101,11 @@ export async function main(argv: string[]): Promise<void> {
       toControlPlane(req, res);
     }
   });
-  server.on('upgrade', forwardUpgrade(options, tunnels));
+  const upgradeToControlPlane = forwardUpgrade(options, tunnels);
+  // An app's WebSocket goes straight to its release (counted by the routing's proxy); the rest to the control plane.
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!routing.upgrade(req, socket, head)) upgradeToControlPlane(req, socket, head);
+  });
   server.on('clientError', (_error, socket) => socket.destroy());
 
   let address: { host: string; port: number };
