@@ -1,11 +1,13 @@
 // AgentCoordinator over the control plane's node routes (src/nodes/contract.ts): lease (204 → null),
 // lease renewal at a third of leaseMs while an operation runs (loss aborts the reconcile), artifact
-// download bounded by SVC_RUNNER_MAX_ARTIFACT_BYTES, observe (409 stale → false), fail, heartbeat.
+// download bounded by SVC_RUNNER_MAX_ARTIFACT_BYTES, the request hold of a stop-first cutover, observe
+// (409 stale → false), fail, heartbeat.
 import { z } from 'zod';
 import { SvcError } from '../../src/core/errors.js';
 import {
   artifactMediaType,
   heartbeatResponseSchema,
+  holdResponseSchema,
   observeResponseSchema,
   renewResponseSchema,
   type heartbeatRequestSchema,
@@ -29,6 +31,7 @@ export interface CoordinatorClientOptions extends ControlHttpOptions {
 /** The coordinator plus the node's heartbeat. */
 export interface CoordinatorClient extends AgentCoordinator {
   hold(operation: AgentOperation): OperationHold;
+  holdTraffic(operation: AgentOperation): Promise<void>;
   heartbeat(body: z.input<typeof heartbeatRequestSchema>, signal?: AbortSignal): Promise<z.output<typeof heartbeatResponseSchema>>;
 }
 
@@ -134,6 +137,16 @@ export function createCoordinatorClient(options: CoordinatorClientOptions): Coor
         throw new SvcError('SVC_RUNNER_CONTROL_REJECTED', `The artifact response has media type ${JSON.stringify(type)}, not ${artifactMediaType}`);
       }
       return readBounded(response, options.maxArtifactBytes, () => new SvcError('SVC_RUNNER_ARTIFACT_TOO_LARGE', `The artifact is larger than ${options.maxArtifactBytes} bytes`));
+    },
+
+    async holdTraffic(operation) {
+      const response = await http.send({ method: 'POST', path: opPath(operation.id, 'hold'), bearer, retry: true, json: { fence: operation.fence } });
+      if (response.status !== 200) {
+        const code = await readErrorCode(response);
+        if (response.status === 409 && code !== null && LEASE_LOST_CODES.has(code)) throw new SvcError('SVC_RUNNER_LEASE_LOST', `The lease of operation ${operation.id} was lost`);
+        throw rejected('the request hold', response.status, code);
+      }
+      await readContractJson(response, holdResponseSchema, 'hold');
     },
 
     async observe(operation, result: ReconcileResult, upstream) {

@@ -116,6 +116,8 @@ export async function runAgent(options: RunAgentOptions): Promise<number> {
         artifactLimits: { maxGzipBytes: settings.SVC_RUNNER_MAX_ARTIFACT_BYTES },
         operationTimeoutMs: settings.SVC_RUNNER_TIMEOUT_MS,
         locate: reporter.locate,
+        // A failed stop-first cutover restored the previous app: report it now so its held route follows.
+        afterFail: () => heartbeat.beat(),
         idleMs: options.idleMs ?? 1000,
         onError,
       }),

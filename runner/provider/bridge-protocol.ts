@@ -2,9 +2,14 @@
 // a reconcile request and headers. Header names are svc's choice (spec 002 does not show them).
 import { z } from 'zod';
 import { SvcError } from '../../src/core/errors.js';
-import { idSchema, type DesiredState } from './provider-contract.js';
+import { idSchema, type DesiredState, type RollbackIntent } from './provider-contract.js';
 
 export const BRIDGE_PATH = '/v1/svc/reconcile';
+/**
+ * `POST`: a reconcile that rolls back (envelope plus the rollback headers). A path of its own, so a
+ * provider that predates rollbacks answers 404 instead of running a data restore as a plain deploy.
+ */
+export const BRIDGE_ROLLBACK_PATH = '/v1/svc/rollback';
 /** `GET`: what the provider runs per project (`{ projects: ProjectRunState[] }`). */
 export const BRIDGE_RUNNING_PATH = '/v1/svc/running';
 /** Largest `running` answer a client reads. */
@@ -23,6 +28,10 @@ export const bridgeHeaders = {
   state: 'svc-desired-state',
   release: 'svc-release-id',
   sha256: 'svc-artifact-sha256',
+  /** Rollback requests only: `code` or `restore` (restore-data). */
+  rollback: 'svc-rollback',
+  /** Rollback requests only: the release the control plane saw active, or `-` for none. */
+  rollbackFrom: 'svc-rollback-from',
 } as const;
 
 /** The identifying part of a reconcile request as carried in headers. */
@@ -93,6 +102,24 @@ export function parseEnvelope(headers: Readonly<Record<string, string | string[]
   });
   if (!parsed.success) throw new SvcError('SVC_PROVIDER_REJECTED', 'The bridge request headers are missing or invalid');
   return parsed.data;
+}
+
+/** The rollback headers of a request on BRIDGE_ROLLBACK_PATH. */
+export function rollbackHeaders(intent: RollbackIntent): Record<string, string> {
+  return { [bridgeHeaders.rollback]: intent.restoreData ? 'restore' : 'code', [bridgeHeaders.rollbackFrom]: intent.fromReleaseId ?? '-' };
+}
+
+/**
+ * Parse the rollback headers: null when neither is present; throws SVC_PROVIDER_REJECTED when they are
+ * partial or off-shape.
+ */
+export function parseRollbackHeaders(headers: Readonly<Record<string, string | string[] | undefined>>): RollbackIntent | null {
+  const kind = headers[bridgeHeaders.rollback];
+  const from = headers[bridgeHeaders.rollbackFrom];
+  if (kind === undefined && from === undefined) return null;
+  if (typeof kind !== 'string' || typeof from !== 'string' || (kind !== 'code' && kind !== 'restore')) throw new SvcError('SVC_PROVIDER_REJECTED', 'The rollback headers are missing or invalid');
+  if (from !== '-' && !idSchema.safeParse(from).success) throw new SvcError('SVC_PROVIDER_REJECTED', 'The rollback headers are missing or invalid');
+  return { restoreData: kind === 'restore', fromReleaseId: from === '-' ? null : from };
 }
 
 /** Whether a base URL's host is loopback (plain HTTP is allowed only there). */

@@ -5,8 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeArtifact } from '../../src/artifacts/index.js';
 import { errorCodes, type ErrorCode } from '../../src/core/error-codes/index.js';
 import { SvcError } from '../../src/core/errors.js';
-import { BRIDGE_MEDIA_TYPE, BRIDGE_PATH, BRIDGE_RUNNING_PATH, checkBridgeToken, parseEnvelope } from './bridge-protocol.js';
-import { runReconcile, type DeploymentProvider, type ReconcileRequest } from './provider-contract.js';
+import { BRIDGE_MEDIA_TYPE, BRIDGE_PATH, BRIDGE_ROLLBACK_PATH, BRIDGE_RUNNING_PATH, checkBridgeToken, parseEnvelope, parseRollbackHeaders } from './bridge-protocol.js';
+import { DEPLOY_OUTCOME_CODES, runReconcile, type DeploymentProvider, type ReconcileRequest, type RollbackIntent } from './provider-contract.js';
 
 export interface DeploymentProviderHandlerOptions {
   /** The provider requests are handed to (wrap it with `fencedProvider` for rules 1–2). */
@@ -19,7 +19,7 @@ export interface DeploymentProviderHandlerOptions {
   onError?: (error: unknown) => void;
 }
 
-/** A Node `request` listener serving `POST /v1/svc/reconcile` and `GET /v1/svc/running`. */
+/** A Node `request` listener serving `POST /v1/svc/reconcile`, `POST /v1/svc/rollback` and `GET /v1/svc/running`. */
 export type DeploymentProviderHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
@@ -38,7 +38,8 @@ export function createDeploymentProviderHandler(options: DeploymentProviderHandl
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const running = req.url === BRIDGE_RUNNING_PATH;
-    if (req.url !== BRIDGE_PATH && !running) return reject(req, res, 404, 'SVC_NOT_FOUND');
+    const rollbackPath = req.url === BRIDGE_ROLLBACK_PATH;
+    if (req.url !== BRIDGE_PATH && !running && !rollbackPath) return reject(req, res, 404, 'SVC_NOT_FOUND');
     if (req.method !== (running ? 'GET' : 'POST')) return reject(req, res, 405, 'SVC_METHOD_NOT_ALLOWED');
     const auth = req.headers.authorization ?? '';
     const presented = auth.startsWith('Bearer ') ? auth.slice(7) : '';
@@ -47,11 +48,15 @@ export function createDeploymentProviderHandler(options: DeploymentProviderHandl
     if (req.headers.origin !== undefined || req.headers.cookie !== undefined) return reject(req, res, 403, 'SVC_PROVIDER_REJECTED');
     if (running) return sendRunning(req, res);
     let envelope;
+    let rollback: RollbackIntent | null;
     try {
       envelope = parseEnvelope(req.headers);
+      rollback = parseRollbackHeaders(req.headers);
     } catch {
       return reject(req, res, 400, 'SVC_PROVIDER_REJECTED');
     }
+    // A rollback travels on its own path only, and always with its headers (a running generation).
+    if (rollbackPath !== (rollback !== null) || (rollback !== null && envelope.state !== 'running')) return reject(req, res, 400, 'SVC_PROVIDER_REJECTED');
     const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
     let body: Buffer | null = null;
     if (envelope.state === 'running') {
@@ -83,6 +88,7 @@ export function createDeploymentProviderHandler(options: DeploymentProviderHandl
       desired: { generation: envelope.generation, state: envelope.state, releaseId: envelope.releaseId },
       artifact,
       signal: abort.signal,
+      ...(rollback ? { rollback } : {}),
     };
     try {
       await runReconcile(options.provider, request, onError);
@@ -91,6 +97,8 @@ export function createDeploymentProviderHandler(options: DeploymentProviderHandl
       if (code === 'SVC_PROVIDER_STALE_FENCE') return send(res, 409, code);
       if (code === 'SVC_VALIDATION' || code === 'SVC_ARTIFACT_DIGEST_MISMATCH') return send(res, 400, 'SVC_PROVIDER_REJECTED');
       if (code === 'SVC_PROVIDER_ABORTED' || code === 'SVC_PROVIDER_FENCE_UNRESOLVED') return send(res, 503, code);
+      // What went wrong with the deploy itself (health, migrations, restore): final, with its stable code.
+      if (DEPLOY_OUTCOME_CODES.has(code)) return send(res, 422, code as ErrorCode);
       return send(res, 500, 'SVC_PROVIDER_FAILED');
     }
     res.writeHead(204, { 'cache-control': 'no-store' });

@@ -3,8 +3,8 @@
 // 408, 425, 429 and 5xx, refusing redirects, and requiring HTTPS off loopback. `running()` asks the
 // provider what it runs (GET /v1/svc/running), so the node can report it.
 import { SvcError } from '../../src/core/errors.js';
-import { BRIDGE_MEDIA_TYPE, BRIDGE_PATH, BRIDGE_RUNNING_PATH, MAX_RUNNING_BYTES, checkBaseUrl, checkBridgeToken, envelopeHeaders, isRetryableStatus, runningAnswerSchema } from './bridge-protocol.js';
-import type { DeploymentProvider, ProjectRunState, ReconcileRequest } from './provider-contract.js';
+import { BRIDGE_MEDIA_TYPE, BRIDGE_PATH, BRIDGE_ROLLBACK_PATH, BRIDGE_RUNNING_PATH, MAX_RUNNING_BYTES, checkBaseUrl, checkBridgeToken, envelopeHeaders, isRetryableStatus, rollbackHeaders, runningAnswerSchema } from './bridge-protocol.js';
+import { DEPLOY_OUTCOME_CODES, type DeploymentProvider, type ProjectRunState, type ReconcileRequest } from './provider-contract.js';
 
 export interface HttpDeploymentProviderOptions {
   /** Bridge base address, e.g. `https://provider.example` (plain http only on loopback). */
@@ -60,6 +60,7 @@ export function createHttpDeploymentProvider(options: HttpDeploymentProviderOpti
   const base = checkBaseUrl(options.baseUrl);
   const token = checkBridgeToken(options.token);
   const url = new URL(BRIDGE_PATH, base);
+  const rollbackUrl = new URL(BRIDGE_ROLLBACK_PATH, base);
   const runningUrl = new URL(BRIDGE_RUNNING_PATH, base);
   const doFetch = options.fetch ?? globalThis.fetch;
   const sleep = options.sleep ?? defaultSleep;
@@ -71,6 +72,7 @@ export function createHttpDeploymentProvider(options: HttpDeploymentProviderOpti
       const body = running ? request.artifact?.bytes : undefined;
       // No answer at all leaves the outcome unknown (the provider may have applied it): UNREACHABLE, retried by the control plane.
       let lastError: SvcError = new SvcError('SVC_PROVIDER_UNREACHABLE', 'The provider bridge could not be reached');
+      let rollback = running ? (request.rollback ?? null) : null;
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
         if (request.signal.aborted) throw new SvcError('SVC_PROVIDER_ABORTED', 'The reconcile was aborted');
         if (attempt > 1) {
@@ -91,10 +93,11 @@ export function createHttpDeploymentProvider(options: HttpDeploymentProviderOpti
           }),
         };
         if (body) headers['content-type'] = BRIDGE_MEDIA_TYPE;
+        if (rollback) Object.assign(headers, rollbackHeaders(rollback));
         const signal = AbortSignal.any([request.signal, AbortSignal.timeout(options.attemptTimeoutMs ?? 15 * 60_000)]);
         let response: Response;
         try {
-          response = await doFetch(url, { method: 'POST', headers, body: body ? new Uint8Array(body) : null, redirect: 'manual', signal });
+          response = await doFetch(rollback ? rollbackUrl : url, { method: 'POST', headers, body: body ? new Uint8Array(body) : null, redirect: 'manual', signal });
         } catch (error) {
           if (request.signal.aborted) throw new SvcError('SVC_PROVIDER_ABORTED', 'The reconcile was aborted');
           lastError = new SvcError('SVC_PROVIDER_UNREACHABLE', 'The provider bridge could not be reached', { cause: error });
@@ -111,6 +114,15 @@ export function createHttpDeploymentProvider(options: HttpDeploymentProviderOpti
         }
         const code = await errorCodeOf(response);
         if (response.status === 409) throw new SvcError('SVC_PROVIDER_STALE_FENCE', 'The provider rejected a stale fence or generation');
+        // A provider that predates rollbacks has no rollback path: a restore must never run as a plain
+        // deploy there; a code-only rollback is sent as one (as before), and the provider judges it.
+        if (rollback && response.status === 404) {
+          if (rollback.restoreData) throw new SvcError('SVC_NODE_RESTORE_UNSUPPORTED', 'The provider behind the bridge cannot restore data');
+          rollback = null;
+          attempt--;
+          continue;
+        }
+        if (response.status === 422 && code !== null && DEPLOY_OUTCOME_CODES.has(code)) throw new SvcError(code as 'SVC_HEALTH_CHECK_FAILED', `The provider reported ${code}`);
         if (!isRetryableStatus(response.status)) throw new SvcError('SVC_PROVIDER_REJECTED', `The provider bridge rejected the request (${response.status})`);
         lastError =
           response.status >= 500 && code !== null && ANSWERED_CODES.has(code)

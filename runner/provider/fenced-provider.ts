@@ -10,6 +10,7 @@ export function fencedProvider(inner: DeploymentProvider, fences: FenceStore): D
   return {
     kind: inner.kind,
     ...(inner.running ? { running: (signal?: AbortSignal) => inner.running!(signal) } : {}),
+    ...(inner.routed ? { routed: (projectId: string, generation: number) => inner.routed!(projectId, generation) } : {}),
     async reconcile(request: ReconcileRequest): Promise<void> {
       const projectId = request.operation.projectId;
       const previous = queues.get(projectId) ?? Promise.resolve();

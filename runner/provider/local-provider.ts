@@ -1,8 +1,11 @@
 // A provider that converges projects on this host through an AppRunner (normally the SupervisedRunner
-// of ../supervision: every app beneath its own supervisor). A deploy is as database-safe as the control
-// plane's release transaction: stage the release, pre-check migrations, stop the writer, snapshot,
-// migrate, start and health-check the candidate, switch the durable "active" pointer atomically; on any
-// failure before the switch stop the candidate, restore the snapshot and restart the previous release.
+// of ../supervision: every app beneath its own supervisor). It cuts over as the control plane's release
+// pipeline does (chooseCutover, via node-cutover.ts): code-only changes are blue-green (the candidate
+// starts beside the active app; a failed one never touches it); schema changes and data restores are
+// stop-first and as database-safe as the release transaction: hold the project's requests, stop the
+// writer, snapshot (or restore, keeping a safety copy), migrate, start and health-check the candidate,
+// switch the durable "active" pointer atomically; on any failure before the switch stop the candidate,
+// put the data back and restart the previous release.
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,7 +17,24 @@ import type { AppRunner, RunningApp } from '../app-runner.js';
 import { prepareReleaseDir, removeReleaseDir } from '../prepare-release-dir.js';
 import { platformPackageDir } from '../platform-package-dir.js';
 import { checkHealth } from '../health-check.js';
-import { decidePendingDeploy, precheckMigrations, readPendingDeploy, settlePendingDeploy, snapshotAndMigrate, clearPendingDeploy, type MigrationTarget } from './deploy-safety.js';
+import { migrateDatabase } from '../jobs/apply-migrations.js';
+import { createSnapshot } from '../jobs/snapshot.js';
+import {
+  clearPendingDeploy,
+  commitPendingDeploy,
+  decidePendingDeploy,
+  hasSnapshotOf,
+  precheckMigrations,
+  readPendingDeploy,
+  restoreForRollback,
+  settlePendingDeploy,
+  snapshotAndMigrate,
+  snapshotPathOf,
+  unappliedForRollback,
+  type MigrationTarget,
+} from './deploy-safety.js';
+import { planNodeCutover } from './node-cutover.js';
+import { RetiringApps } from './retiring-apps.js';
 import { idSchema, type DeploymentProvider, type ProjectRunState, type ReconcileRequest } from './provider-contract.js';
 
 /** Named points of a deploy where tests inject failures (throw) or crashes (kill -9). */
@@ -30,6 +50,8 @@ export interface LocalProviderOptions {
   platformPackageDir?: string;
   /** Stop grace for the previous app (default 10 s). */
   drainMs?: number;
+  /** Longest a blue-green switch keeps the replaced app serving while the new route is not acknowledged (default 30 s). */
+  retireGraceMs?: number;
   /** Refuses a project's writers while a runtime fence of an earlier provider process is unresolved. */
   gate?: (projectId: string) => Promise<void>;
   /** Operator switch that, together with a release's own flag, allows unsafe migrations. */
@@ -72,6 +94,7 @@ export interface LocalProvider extends DeploymentProvider {
 /** Create the local provider. */
 export function createLocalProvider(options: LocalProviderOptions): LocalProvider {
   const apps = new Map<string, RunningApp>();
+  const retiring = new RetiringApps({ graceMs: options.retireGraceMs ?? 30_000, stopGraceMs: options.drainMs ?? 10_000, ...(options.onError ? { onError: options.onError } : {}) });
   const clock = options.clock ?? systemClock;
   const drainMs = options.drainMs ?? 10_000;
   const failpoint = options.failpoint ?? (() => undefined);
@@ -138,7 +161,7 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
     if (!health.ok) {
       await app.stop({ graceMs: 2000 });
       if (health.reason === 'aborted' || signal?.aborted) throw new SvcError('SVC_PROVIDER_ABORTED', 'Aborted while the candidate started');
-      throw new SvcError('SVC_PROVIDER_FAILED', `Health check of ${releaseId} failed (${health.reason})`);
+      throw new SvcError('SVC_HEALTH_CHECK_FAILED', `Health check of ${releaseId} failed (${health.reason})`);
     }
     return app;
   }
@@ -163,7 +186,7 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
   }
 
   /** Undo a deploy that did not switch: the candidate is stopped, the database restored, the previous release restarted. */
-  async function rollback(projectId: string, candidate: RunningApp | null, previous: ActivePointer | null): Promise<void> {
+  async function rollbackDeploy(projectId: string, candidate: RunningApp | null, previous: ActivePointer | null): Promise<void> {
     try {
       if (candidate) await candidate.stop({ graceMs: 2000 });
       await settlePendingDeploy(projectDir(projectId), previous?.releaseId ?? null);
@@ -188,35 +211,87 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
       return;
     }
     await options.gate?.(projectId);
+    // Apps replaced earlier and still draining belong to superseded generations: they stop now.
+    await retiring.stopUpTo(projectId);
     const releaseDir = await stage(request);
     const config = request.artifact!.decoded.config;
     const target = migrationTarget(projectId, releaseDir, config);
-    await precheckMigrations(target);
+    const rollback = request.rollback ?? null;
+    // Read-only: a deploy checks history and safety; a rollback accepts newer migrations than its own.
+    const pendingMigrations = rollback ? await unappliedForRollback(target) : await precheckMigrations(target);
+    const plan = planNodeCutover({
+      pendingMigrations,
+      priorRunning: currentApp !== undefined && !currentApp.exited,
+      sameRelease: current?.releaseId === releaseId,
+      rollback,
+      activeReleaseId: current?.releaseId ?? null,
+      activeSnapshotExists: current?.releaseId ? hasSnapshotOf(dir, current.releaseId) : false,
+    });
+    if (plan.kind === 'refuse') throw new SvcError(plan.code, plan.message);
+    if (plan.kind === 'blue-green') return blueGreen(request, config, target, current, currentApp!);
+    if (currentApp && !currentApp.exited && request.traffic) {
+      // The control plane holds the project's requests (and lets the ones in flight finish) before the writer stops.
+      await request.traffic.hold().catch((error: unknown) => report(error, `holding the requests of ${projectId}`));
+    }
     // One writer (spec 002 rule 2): the previous app stops before the database is touched or the candidate starts.
     if (currentApp) await currentApp.stop({ graceMs: drainMs });
     apps.delete(projectId);
     let candidate: RunningApp | null = null;
+    let safetyCopy: string | null = null;
     try {
       failpoint('after-stop', releaseId);
       await settlePendingDeploy(dir, current?.releaseId ?? null);
-      await snapshotAndMigrate(dir, releaseId, target, clock.now());
+      if (plan.restore) {
+        safetyCopy = await restoreForRollback(dir, releaseId, plan.snapshotOf, target.databasePath, clock.now());
+        if ((await unappliedForRollback(target)) > 0) await migrateDatabase(target);
+      } else {
+        await snapshotAndMigrate(dir, releaseId, target, clock.now());
+      }
       failpoint('after-migrate', releaseId);
       if (request.signal.aborted) throw new SvcError('SVC_PROVIDER_ABORTED', 'Aborted before the candidate started');
       candidate = await startRelease(projectId, releaseId, config, {}, request.signal);
       failpoint('after-health', releaseId);
     } catch (error) {
       // startRelease stops a candidate that failed its health check itself.
-      await rollback(projectId, candidate, current);
+      await rollbackDeploy(projectId, candidate, current);
       throw isSvcError(error) ? error : new SvcError('SVC_PROVIDER_FAILED', `Deploy of ${releaseId} failed: ${(error as Error).message}`, { cause: error });
     }
-    // Switch: the pointer is the ingress; one atomic rename moves it.
+    await switchTo(request, candidate, current, safetyCopy);
+  }
+
+  /**
+   * Blue-green (code only, the active app up): snapshot the database live (the rollback point of the
+   * new release), start the candidate beside the active app on its own port, health-check it, switch.
+   * A failed candidate never touches the active app. The replaced app keeps serving until the control
+   * plane acknowledges the new route (routed), or retireGraceMs at the latest.
+   */
+  async function blueGreen(request: ReconcileRequest, config: DeployConfig, target: MigrationTarget, current: ActivePointer | null, previousApp: RunningApp): Promise<void> {
+    const projectId = request.operation.projectId;
+    const releaseId = request.desired.releaseId!;
+    await createSnapshot(target.databasePath, snapshotPathOf(projectDir(projectId), releaseId));
+    if (request.signal.aborted) throw new SvcError('SVC_PROVIDER_ABORTED', 'Aborted before the candidate started');
+    const candidate = await startRelease(projectId, releaseId, config, {}, request.signal);
+    try {
+      failpoint('after-health', releaseId);
+    } catch (error) {
+      await candidate.stop({ graceMs: 2000 });
+      throw error;
+    }
+    retiring.retire(projectId, previousApp, request.desired.generation);
+    await switchTo(request, candidate, current, null);
+  }
+
+  /** Switch: the pointer is the node's ingress; one atomic rename moves it. */
+  async function switchTo(request: ReconcileRequest, candidate: RunningApp, current: ActivePointer | null, safetyCopy: string | null): Promise<void> {
+    const projectId = request.operation.projectId;
+    const releaseId = request.desired.releaseId!;
     // Restarting the same release (its app had ended) keeps the rollback target it already had.
     const previousReleaseId = current?.releaseId === releaseId ? current.previousReleaseId : (current?.releaseId ?? null);
     writePointer(projectId, { generation: request.desired.generation, releaseId, host: candidate.host, port: candidate.port, previousReleaseId });
     apps.set(projectId, candidate);
     try {
       failpoint('after-switch', releaseId);
-      await clearPendingDeploy(dir);
+      await commitPendingDeploy(projectDir(projectId), safetyCopy);
       await collectReleases(projectId);
     } catch (error) {
       // Past the switch nothing is undone: the new pointer stands and a retry only settles the leftovers.
@@ -227,6 +302,7 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
   async function stop(request: ReconcileRequest): Promise<void> {
     const projectId = request.operation.projectId;
     const current = active(projectId);
+    await retiring.stopUpTo(projectId);
     await apps.get(projectId)?.stop({ graceMs: drainMs });
     apps.delete(projectId);
     await options.gate?.(projectId);
@@ -238,7 +314,9 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
   /** Rule 9: remove only releases (and snapshots) referenced by neither the active nor the rollback pointer. */
   async function collectReleases(projectId: string): Promise<void> {
     const pointer = active(projectId);
-    const keep = new Set([pointer?.releaseId, pointer?.previousReleaseId].filter((id): id is string => typeof id === 'string'));
+    // Releases of replaced apps still draining stay until those apps stopped.
+    const draining = retiring.releaseIds(projectId);
+    const keep = new Set([pointer?.releaseId, pointer?.previousReleaseId, ...draining].filter((id): id is string => typeof id === 'string'));
     const releasesDir = join(projectDir(projectId), 'releases');
     for (const name of readdirSync(releasesDir)) if (!name.startsWith('.') && !keep.has(name)) await removeReleaseDir(join(releasesDir, name));
     for (const [sub, suffix] of [['snapshots', '.db'], ['release-configs', '.json']] as const) {
@@ -294,7 +372,11 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
       }
       return outcomes;
     },
+    async routed(projectId: string, generation: number): Promise<void> {
+      await retiring.stopUpTo(projectId, generation);
+    },
     async close(): Promise<void> {
+      await retiring.closeAll();
       for (const app of apps.values()) await app.stop({ graceMs: 2000 });
       apps.clear();
     },

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { decodeArtifact, type ArtifactLimits } from '../../src/artifacts/index.js';
 import { SvcError } from '../../src/core/errors.js';
-import { desiredSchema, idSchema, runReconcile, type DeploymentProvider, type ReconcileResult } from './provider-contract.js';
+import { desiredSchema, idSchema, rollbackIntentSchema, runReconcile, type DeploymentProvider, type ReconcileResult } from './provider-contract.js';
 
 /** An operation as the coordinator hands it out (validated here; anything else is refused). */
 export const agentOperationSchema = z.strictObject({
@@ -17,6 +17,8 @@ export const agentOperationSchema = z.strictObject({
   desired: desiredSchema,
   /** Lowercase hex SHA-256 of the release artifact; present exactly for running. */
   artifactSha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+  /** A rollback to an older release (running only); with restoreData the node puts its pre-deploy snapshot back. */
+  rollback: rollbackIntentSchema.optional(),
 });
 export type AgentOperation = z.output<typeof agentOperationSchema>;
 
@@ -32,6 +34,8 @@ export interface AgentCoordinator {
   fail(operationId: string, code: string, operation?: AgentOperation): Promise<void>;
   /** Optional: hold the operation's lease while it runs; its signal aborts the reconcile on lease loss. */
   hold?(operation: AgentOperation): OperationHold;
+  /** Optional: have the control plane hold the project's requests (stop-first cutover); resolves once held and drained. */
+  holdTraffic?(operation: AgentOperation): Promise<void>;
 }
 
 /** A held lease: `signal` aborts (reason: an SvcError such as SVC_RUNNER_LEASE_LOST) when it is lost. */
@@ -53,6 +57,8 @@ export interface ProviderDeploymentAgentOptions {
    * unknown, the observation carries none). Asked after the provider converged, before observing.
    */
   locate?: (operation: AgentOperation) => Promise<{ host: string; port: number } | null | undefined>;
+  /** After a failure was reported: e.g. a heartbeat at once, so a route held for a stop-first cutover follows the app the node restored. */
+  afterFail?: () => Promise<unknown>;
   onError?: (error: unknown) => void;
 }
 
@@ -83,7 +89,7 @@ export function openProviderDeploymentAgent(options: ProviderDeploymentAgentOpti
     }
     const op = parsed.data;
     const running = op.desired.state === 'running';
-    if (running !== (op.artifactSha256 !== null) || running !== (op.desired.releaseId !== null)) {
+    if (running !== (op.artifactSha256 !== null) || running !== (op.desired.releaseId !== null) || (!running && op.rollback !== undefined)) {
       await coordinator.fail(op.id, 'SVC_VALIDATION', op);
       return 'refused';
     }
@@ -97,12 +103,16 @@ export function openProviderDeploymentAgent(options: ProviderDeploymentAgentOpti
         const decoded = await decodeArtifact(bytes, { expectedDigest: op.artifactSha256!, ...(options.artifactLimits ? { limits: options.artifactLimits } : {}) });
         artifact = { bytes, sha256: decoded.digest, decoded };
       }
-      const result = await runReconcile(provider, { operation: { projectId: op.projectId, id: op.id, fence: op.fence }, desired: op.desired, artifact, signal }, options.onError);
+      const traffic = coordinator.holdTraffic ? { hold: () => coordinator.holdTraffic!(op) } : undefined;
+      const request = { operation: { projectId: op.projectId, id: op.id, fence: op.fence }, desired: op.desired, artifact, signal, ...(op.rollback ? { rollback: op.rollback } : {}), ...(traffic ? { traffic } : {}) };
+      const result = await runReconcile(provider, request, options.onError);
       const upstream = running && options.locate ? await options.locate(op).catch((error: unknown) => void options.onError?.(error)) : undefined;
       if (!(await (upstream === undefined ? coordinator.observe(op, result) : coordinator.observe(op, result, upstream)))) {
         await coordinator.fail(op.id, 'SVC_PROVIDER_STALE_FENCE', op);
         return 'failed';
       }
+      // The control plane answered only once the route moved: apps this switch replaced may stop now.
+      if (running) await provider.routed?.(op.projectId, op.desired.generation).catch((error: unknown) => options.onError?.(error));
       return 'observed';
     } catch (error) {
       options.onError?.(error);
@@ -110,6 +120,7 @@ export function openProviderDeploymentAgent(options: ProviderDeploymentAgentOpti
       const lost = hold?.signal.aborted && hold.signal.reason instanceof SvcError ? hold.signal.reason.code : null;
       const code = lost ?? (timeout?.aborted ? 'SVC_RUNNER_TIMEOUT' : error instanceof SvcError ? error.code : 'SVC_PROVIDER_FAILED');
       await coordinator.fail(op.id, code, op);
+      await options.afterFail?.().catch((e: unknown) => options.onError?.(e));
       return 'failed';
     } finally {
       hold?.release();

@@ -35,6 +35,27 @@ export interface ReconcileRequest {
   artifact: ProviderArtifact | null;
   /** Abort: stop local subprocess or container work when possible. */
   signal: AbortSignal;
+  /**
+   * Present when the running generation rolls the project back to an older release: the node accepts
+   * a database that already holds migrations newer than the target's, and with `restoreData` it puts
+   * back the snapshot it took before deploying `fromReleaseId` (its active release) first.
+   */
+  rollback?: RollbackIntent | null;
+  /** Optional effect (a runner node's agent): hold the project's requests at the ingress before its writer stops. */
+  traffic?: TrafficHold;
+}
+
+/** What a rollback asks of the provider (validated with rollbackIntentSchema). */
+export interface RollbackIntent {
+  restoreData: boolean;
+  /** The release the control plane saw active (the node refuses a restore when its own differs). */
+  fromReleaseId: string | null;
+}
+
+/** The control plane's ingress as a provider may use it during a stop-first cutover. */
+export interface TrafficHold {
+  /** Resolves once new requests of the project are held and the ones in flight have finished. */
+  hold(): Promise<void>;
 }
 
 /** What a provider runs for one project right now: the generation it converged to and where the app listens. */
@@ -54,6 +75,11 @@ export interface DeploymentProvider {
   reconcile(request: ReconcileRequest): Promise<unknown>;
   /** Optional: what runs now, per project (a node reports it so the control plane routes and converges from it). */
   running?(signal?: AbortSignal): Promise<ProjectRunState[]>;
+  /**
+   * Optional: the control plane now routes the project to `generation` (its observation was accepted),
+   * so apps of earlier generations that kept serving during a blue-green switch may stop.
+   */
+  routed?(projectId: string, generation: number): Promise<void>;
 }
 
 /** The only thing ever recorded about a reconcile: provider kind, generation, release and state. */
@@ -67,6 +93,9 @@ export interface ReconcileResult {
 /** Identifier syntax for project, operation and release ids on the wire (bounded, header-safe). */
 export const idSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/);
 const counter = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** The optional rollback field of a running request (agent operation, bridge headers). */
+export const rollbackIntentSchema = z.strictObject({ restoreData: z.boolean(), fromReleaseId: idSchema.nullable() });
 
 /** The exact three-field desired payload (generation, state, release identifier). */
 export const desiredSchema = z.strictObject({
@@ -96,8 +125,9 @@ export function checkReconcileRequest(request: ReconcileRequest): void {
     if (!/^[0-9a-f]{64}$/.test(request.artifact.sha256) || request.artifact.sha256 !== request.artifact.decoded.digest) {
       throw new SvcError('SVC_ARTIFACT_DIGEST_MISMATCH', 'The artifact digest does not match the decoded bundle');
     }
-  } else if (request.desired.releaseId !== null || request.artifact !== null) {
-    throw new SvcError('SVC_VALIDATION', 'A stopped generation has no release and no artifact');
+    if (request.rollback != null && !rollbackIntentSchema.safeParse(request.rollback).success) throw new SvcError('SVC_VALIDATION', 'The rollback field of the reconcile request is invalid');
+  } else if (request.desired.releaseId !== null || request.artifact !== null || request.rollback != null) {
+    throw new SvcError('SVC_VALIDATION', 'A stopped generation has no release, artifact or rollback');
   }
 }
 
@@ -120,6 +150,25 @@ const PASS_THROUGH_CODES: ReadonlySet<string> = new Set([
   'SVC_PROVIDER_FENCE_UNRESOLVED',
 ]);
 
+/**
+ * Outcomes of a deploy the control plane records on the release (step and code, as for a project it
+ * runs itself): stable codes that name what went wrong, never provider details.
+ */
+export const DEPLOY_OUTCOME_CODES: ReadonlySet<string> = new Set([
+  'SVC_HEALTH_CHECK_FAILED',
+  'SVC_MIGRATION_MISSING',
+  'SVC_MIGRATION_HISTORY_EDITED',
+  'SVC_MIGRATION_OUT_OF_ORDER',
+  'SVC_MIGRATION_INVALID_NAME',
+  'SVC_MIGRATION_UNSAFE',
+  'SVC_MIGRATION_FAILED',
+  'SVC_SNAPSHOT_MISSING',
+  'SVC_SNAPSHOT_FAILED',
+  'SVC_RESTORE_NOT_ALLOWED',
+  'SVC_DISK_FULL',
+  'SVC_NODE_RESTORE_UNSUPPORTED',
+]);
+
 /** Run a provider and report only the fixed result; other provider errors are replaced by SVC_PROVIDER_FAILED. */
 export async function runReconcile(provider: DeploymentProvider, request: ReconcileRequest, onError?: (error: unknown) => void): Promise<ReconcileResult> {
   checkReconcileRequest(request);
@@ -131,6 +180,7 @@ export async function runReconcile(provider: DeploymentProvider, request: Reconc
       throw error;
     }
     onError?.(error);
+    if (error instanceof SvcError && DEPLOY_OUTCOME_CODES.has(error.code) && !request.signal.aborted) throw new SvcError(error.code, `The deploy failed: ${error.code}`);
     if (request.signal.aborted) throw new SvcError('SVC_PROVIDER_ABORTED', 'The reconcile was aborted');
     throw new SvcError('SVC_PROVIDER_FAILED', 'The provider could not converge the project');
   }

@@ -147,6 +147,13 @@ export const heartbeatResponseSchema = z.object({
   serverTime: z.string(),
 });
 
+/**
+ * A rollback to an older release (running operations only): the node accepts a database holding newer
+ * migrations than the target's, and with `restoreData` (a confirmed `svc rollback --restore-data`) puts
+ * back the snapshot it took before deploying `fromReleaseId`, the release active when it was asked.
+ */
+export const nodeRollbackSchema = z.strictObject({ restoreData: z.boolean(), fromReleaseId: wireId.nullable() });
+
 /** An operation handed to a node: canonical `reconcile` only (the agent validates it again). */
 export const nodeOperationSchema = z.strictObject({
   kind: z.literal('reconcile'),
@@ -156,6 +163,8 @@ export const nodeOperationSchema = z.strictObject({
   desired: desiredPayloadSchema,
   /** Lowercase hex SHA-256 of the release artifact; present exactly for running. */
   artifactSha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+  /** Only on rollbacks (agents that predate it refuse such operations with SVC_VALIDATION). */
+  rollback: nodeRollbackSchema.optional(),
 });
 
 /** `POST /api/nodes/operations/lease` response (`204` when there is nothing to do). */
@@ -179,6 +188,16 @@ export const renewResponseSchema = z.object({ leaseExpiresAt: z.string() });
  * (`application/vnd.svc.deploy+gzip`), only for a running operation leased by this node.
  */
 export const artifactMediaType = 'application/vnd.svc.deploy+gzip';
+
+/**
+ * `POST /api/nodes/operations/:operationId/hold` request (current lease holder): the node is about to
+ * stop the project's writer for a stop-first cutover. The answer comes once the ingress holds the
+ * project's new requests (up to SVC_HOLD_REQUESTS_MS) and the ones in flight finished; the hold ends
+ * when the node's next report routes the project (its observation, or a heartbeat after a failure).
+ */
+export const holdRequestSchema = z.strictObject({ fence: counter.optional() });
+/** `POST .../hold` response. */
+export const holdResponseSchema = z.object({ held: z.literal(true) });
 
 /** `POST /api/nodes/operations/:operationId/observe` request: the fixed result shape only. */
 export const observeRequestSchema = z.strictObject({
@@ -215,4 +234,5 @@ export type GenerationStatus = z.infer<typeof generationStatusSchema>;
 export type NodeOperation = z.infer<typeof nodeOperationSchema>;
 export type LeaseResponse = z.infer<typeof leaseResponseSchema>;
 export type NodeCredentialsFile = z.infer<typeof nodeCredentialsFileSchema>;
+export type NodeRollback = z.infer<typeof nodeRollbackSchema>;
 export type NodeProjectReportWire = z.infer<typeof nodeProjectReportSchema>;

@@ -5,15 +5,15 @@ import { appendAudit } from '../audit/append-audit.js';
 import { SvcError } from '../core/errors.js';
 import { isoTime } from '../core/feature-context.js';
 import { findRelease } from '../releases/index.js';
-import type { GenerationStatus } from './contract.js';
+import { nodeRollbackSchema, type GenerationStatus, type NodeRollback } from './contract.js';
 import { getPlacement } from './node-store.js';
 import type { NodesContext } from './nodes-context.js';
 import { nextGeneration } from './operation-decisions.js';
 import { finishOperation, getDesired, insertOperation, openOperationsOfProject, putDesired, recentOperations, type OperationRow } from './operation-store.js';
 import type { ProjectSubject } from './placement-service.js';
 
-/** What a generation asks for. */
-export type GenerationRequest = { state: 'running'; releaseId: string } | { state: 'stopped' };
+/** What a generation asks for (a rollback's running generation carries its intent for the node). */
+export type GenerationRequest = { state: 'running'; releaseId: string; rollback?: NodeRollback } | { state: 'stopped' };
 
 /**
  * Create the next desired generation of a placed project. Runs in its own transaction, or as a
@@ -54,13 +54,14 @@ export function requestGeneration(n: NodesContext, subject: ProjectSubject, requ
       artifact_sha256: digest,
       fence: next.fence,
       created_at: now,
+      rollback: request.state === 'running' && request.rollback ? JSON.stringify(nodeRollbackSchema.parse(request.rollback)) : null,
     });
     appendAudit(ctx, {
       kind: 'node.generation',
       organizationId: subject.project.organizationId,
       projectId,
       actor: subject.actor,
-      metadata: { generation: next.generation, state: request.state, releaseId, nodeId: placement.node_id },
+      metadata: { generation: next.generation, state: request.state, releaseId, nodeId: placement.node_id, ...(request.state === 'running' && request.rollback ? { rollback: request.rollback } : {}) },
     });
     return next.generation;
   })();

@@ -3,7 +3,7 @@
 // SQLite transaction, so a lease, a fence bump and an observation never half-happen.
 import { SvcError } from '../core/errors.js';
 import { isoTime } from '../core/feature-context.js';
-import type { LeaseResponse } from './contract.js';
+import { nodeRollbackSchema, type LeaseResponse } from './contract.js';
 import { touchNode, type NodeRow } from './node-store.js';
 import type { NodesContext } from './nodes-context.js';
 import type { NodeProjectReport } from './route-decisions.js';
@@ -33,6 +33,7 @@ export function leaseNext(n: NodesContext, node: NodeRow): LeaseResponse | null 
           fence: row.fence,
           desired: { generation: row.generation, state: row.state, releaseId: row.release_id },
           artifactSha256: row.state === 'running' ? row.artifact_sha256 : null,
+          ...(row.state === 'running' && row.rollback !== null ? { rollback: nodeRollbackSchema.parse(JSON.parse(row.rollback)) } : {}),
         },
         leaseExpiresAt: isoTime(expiresAt),
         leaseMs: settings.operationLeaseMs,
@@ -63,6 +64,16 @@ export function renewOperation(n: NodesContext, node: NodeRow, operationId: stri
       return { leaseExpiresAt: isoTime(expiresAt) };
     })
     .immediate();
+}
+
+/** The project of a running operation whose current lease holder asks to hold its requests (stop-first cutover). */
+export function holdingOperation(n: NodesContext, node: NodeRow, operationId: string, fence?: number): { projectId: string } {
+  const { ctx } = n;
+  const now = ctx.clock.now();
+  const op = ownOperation(n, node, operationId);
+  if (!holdsLease(toRecord(op), node.id, now) || (fence !== undefined && fence !== op.fence)) throw new SvcError('SVC_NODE_LEASE_LOST');
+  if (op.state !== 'running') throw new SvcError('SVC_VALIDATION', 'Only a running operation holds requests.');
+  return { projectId: op.project_id };
 }
 
 /** Accept an observation from the current holder with the current fence (a replay is accepted again). */

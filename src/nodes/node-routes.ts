@@ -16,6 +16,8 @@ import {
   generationStatusSchema,
   heartbeatRequestSchema,
   heartbeatResponseSchema,
+  holdRequestSchema,
+  holdResponseSchema,
   leaseResponseSchema,
   nodeListSchema,
   observeRequestSchema,
@@ -29,7 +31,7 @@ import {
 import { createRegistrationToken, enrollNode } from './enroll-node.js';
 import { createGeneration, generationStatus } from './generations.js';
 import { authenticateNode, requireNodeAdmin } from './node-auth.js';
-import { artifactOfOperation, failOperation, leaseNext, observeFromReports, observeOperation, renewOperation } from './node-leases.js';
+import { artifactOfOperation, failOperation, holdingOperation, leaseNext, observeFromReports, observeOperation, renewOperation } from './node-leases.js';
 import type { NodeRouting } from './node-routing.js';
 import { getOperation } from './operation-store.js';
 import { getPlacement, recordHeartbeat } from './node-store.js';
@@ -125,9 +127,34 @@ export function nodeRoutes(n: NodesContext, routing: NodeRouting) {
       },
     );
     app.post(
+      '/api/nodes/operations/:operationId/hold',
+      {
+        schema: {
+          tags: ['nodes'],
+          security: nodeSecurity,
+          summary: "Hold the project's requests at the ingress before the node stops its writer (stop-first cutover; current lease holder only)",
+          params: operationParams,
+          body: holdRequestSchema.nullish(),
+          response: { 200: holdResponseSchema },
+        },
+      },
+      async (request) => {
+        const node = authenticateNode(ctx.db, request);
+        const { projectId } = holdingOperation(n, node, request.params.operationId, request.body?.fence);
+        await routing.hold(node, projectId);
+        return { held: true as const };
+      },
+    );
+    app.post(
       '/api/nodes/operations/:operationId/fail',
       { schema: { tags: ['nodes'], security: nodeSecurity, summary: 'Report the operation failed with a stable SVC_* code (current lease holder only)', params: operationParams, body: failRequestSchema, response: { 200: observeResponseSchema } } },
-      async (request) => failOperation(n, authenticateNode(ctx.db, request), request.params.operationId, request.body),
+      async (request) => {
+        const answer = failOperation(n, authenticateNode(ctx.db, request), request.params.operationId, request.body);
+        // A held route follows the node's next report (it restored the previous app).
+        const projectId = getOperation(ctx.db, request.params.operationId)?.project_id;
+        if (projectId) await routing.releaseHold(projectId);
+        return answer;
+      },
     );
 
     // ---- projects ----

@@ -6,12 +6,16 @@
 import { getNode, getPlacement, type NodeRow } from './node-store.js';
 import { nodeStatus } from './node-status.js';
 import type { NodesContext } from './nodes-context.js';
-import { decideNodeRoute, routeStillValid, type NodeProjectReport, type NodeRoute } from './route-decisions.js';
+import { decideNodeRoute, heldRoute, routeStillValid, type NodeProjectReport, type NodeRoute } from './route-decisions.js';
 
 /** The routes of placed projects. */
 export interface NodeRouting {
   /** Apply reports of `node`; with `complete`, projects it routed but no longer reports are unrouted. */
   report(node: Pick<NodeRow, 'id'>, reports: readonly NodeProjectReport[], options?: { complete?: boolean }): Promise<void>;
+  /** Hold the project's requests for its node's stop-first cutover (resolves once held and drained). */
+  hold(node: Pick<NodeRow, 'id'>, projectId: string): Promise<void>;
+  /** The node's cutover failed: its next report routes the project again, whatever its generation. */
+  releaseHold(projectId: string): Promise<void>;
   /** Unroute projects whose node went offline or that were placed elsewhere. */
   sweep(): Promise<void>;
   /** Unroute one project now (moved or deleted). */
@@ -56,7 +60,7 @@ export function createNodeRouting(n: NodesContext): NodeRouting {
       const work = reports.map((report) => {
         seen.add(report.projectId);
         return serial(report.projectId, async () => {
-          const decision = decideNodeRoute(routes.get(report.projectId), report, node.id, getPlacement(ctx.db, report.projectId)?.node_id);
+          const decision = decideNodeRoute(routes.get(report.projectId), report, node.id, getPlacement(ctx.db, report.projectId)?.node_id, ctx.clock.now());
           if (decision.kind === 'record') routes.set(report.projectId, decision.route);
           if (decision.kind === 'set') await apply(report.projectId, decision.route);
         });
@@ -64,6 +68,26 @@ export function createNodeRouting(n: NodesContext): NodeRouting {
       if (options.complete) for (const [projectId, route] of routes) if (route.nodeId === node.id && !seen.has(projectId)) work.push(unroute(projectId));
       await Promise.all(work);
     },
+    async hold(node, projectId) {
+      let failure: unknown;
+      await serial(projectId, async () => {
+        const listener = n.listener();
+        if (!listener) return;
+        try {
+          await listener.route({ projectId, releaseId: null, upstream: null, hold: true });
+          routes.set(projectId, heldRoute(routes.get(projectId), node.id, ctx.clock.now(), n.settings.holdMs));
+        } catch (error) {
+          failure = error;
+        }
+      });
+      // The node must know: without the hold its cutover would fail requests.
+      if (failure) throw failure;
+    },
+    releaseHold: (projectId) =>
+      serial(projectId, async () => {
+        const current = routes.get(projectId);
+        if (current?.heldUntil !== undefined) routes.set(projectId, { nodeId: current.nodeId, generation: current.generation, releaseId: null, upstream: null });
+      }),
     async sweep() {
       const now = ctx.clock.now();
       const work: Promise<void>[] = [];

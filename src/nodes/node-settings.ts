@@ -14,6 +14,8 @@ export interface NodeSettings {
   maxAttempts: number;
   /** First wait before an operation handed back is leased again; doubles, capped at 60 s (SVC_NODE_RETRY_DELAY_MS, default 1 s). */
   retryDelayMs: number;
+  /** How long a placed project's requests are held during its node's stop-first cutover (SVC_HOLD_REQUESTS_MS, as for local projects; default 30 s). */
+  holdMs: number;
 }
 
 const ms = z.coerce.number().int().min(100).max(24 * 60 * 60 * 1000);
@@ -27,6 +29,7 @@ export function readNodeSettings(env: Readonly<Record<string, string | undefined
       SVC_NODE_DEPLOY_WAIT_MS: ms.default(600_000),
       SVC_NODE_OPERATION_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
       SVC_NODE_RETRY_DELAY_MS: ms.default(1000),
+      SVC_HOLD_REQUESTS_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
     })
     .safeParse({
       SVC_NODE_LEASE_MS: env.SVC_NODE_LEASE_MS,
@@ -34,8 +37,9 @@ export function readNodeSettings(env: Readonly<Record<string, string | undefined
       SVC_NODE_DEPLOY_WAIT_MS: env.SVC_NODE_DEPLOY_WAIT_MS,
       SVC_NODE_OPERATION_MAX_ATTEMPTS: env.SVC_NODE_OPERATION_MAX_ATTEMPTS,
       SVC_NODE_RETRY_DELAY_MS: env.SVC_NODE_RETRY_DELAY_MS,
+      SVC_HOLD_REQUESTS_MS: env.SVC_HOLD_REQUESTS_MS,
     });
   if (!parsed.success) throw new SvcError('SVC_PLATFORM_CONFIG_INVALID', `Invalid node settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   const d = parsed.data;
-  return { nodeLeaseMs: d.SVC_NODE_LEASE_MS, operationLeaseMs: d.SVC_NODE_OPERATION_LEASE_MS, deployWaitMs: d.SVC_NODE_DEPLOY_WAIT_MS, maxAttempts: d.SVC_NODE_OPERATION_MAX_ATTEMPTS, retryDelayMs: d.SVC_NODE_RETRY_DELAY_MS };
+  return { nodeLeaseMs: d.SVC_NODE_LEASE_MS, operationLeaseMs: d.SVC_NODE_OPERATION_LEASE_MS, deployWaitMs: d.SVC_NODE_DEPLOY_WAIT_MS, maxAttempts: d.SVC_NODE_OPERATION_MAX_ATTEMPTS, retryDelayMs: d.SVC_NODE_RETRY_DELAY_MS, holdMs: d.SVC_HOLD_REQUESTS_MS };
 }

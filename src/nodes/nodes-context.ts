@@ -22,10 +22,12 @@ export interface NodeReleaseListener {
   /** The operation of this release failed (stable code) or was superseded before it was observed. */
   failed(input: { projectId: string; releaseId: string; code: string }): void;
   /**
-   * Route the project's ingress to the app its node runs (null: nothing to route). Resolves once
-   * switched; throws when the upstream refuses connections (the route is then unchanged).
+   * Route the project's ingress to the app its node runs (null: nothing to route) and let the previous
+   * target drain. With `hold` (upstream null) the ingress holds the project's new requests instead
+   * (stop-first cutover on the node) until the next route. Resolves once switched (or held) and
+   * drained; throws when the upstream refuses connections (the route is then unchanged).
    */
-  route(input: { projectId: string; releaseId: string | null; upstream: NodeUpstream | null }): Promise<void>;
+  route(input: { projectId: string; releaseId: string | null; upstream: NodeUpstream | null; hold?: boolean }): Promise<void>;
 }
 
 /** The bundle every node service receives. */

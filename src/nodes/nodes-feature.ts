@@ -4,6 +4,7 @@
 import type { FeatureContext } from '../core/feature-context.js';
 import type { HttpApp } from '../core/http/create-http-app.js';
 import type { ReleasePlacementHooks } from '../releases/index.js';
+import { nodeRollbackSchema, type NodeRollback } from './contract.js';
 import { GenerationWaiters } from './generation-waiters.js';
 import { requestGeneration } from './generations.js';
 import { nodeArtifactStore } from './node-artifacts.js';
@@ -29,6 +30,12 @@ export interface NodesFeature {
   start(): void;
   close(): void;
   settings: NodeSettings;
+}
+
+/** The rollback intent a rollback passes beside its subject, validated (absent for deploys). */
+export function rollbackOf(subject: object): { rollback?: NodeRollback } {
+  const intent = (subject as { nodeRollback?: unknown }).nodeRollback;
+  return intent === undefined ? {} : { rollback: nodeRollbackSchema.parse(intent) };
 }
 
 /** Build the nodes feature (settings from SVC_NODE_* unless given). */
@@ -60,7 +67,8 @@ export function createNodes(ctx: FeatureContext, options: { settings?: Partial<N
     placement: {
       isPlaced,
       keepArtifact: (projectId, digest, bytes) => n.artifacts.put(projectId, digest, bytes),
-      deploy: (subject, releaseId) => requestGeneration(n, subject, { state: 'running', releaseId }),
+      // A rollback hands its intent beside the subject (src/releases/node-release.ts); a deploy has none.
+      deploy: (subject, releaseId) => requestGeneration(n, subject, { state: 'running', releaseId, ...rollbackOf(subject) }),
       awaitGeneration: (projectId, generation, waitMs) => n.waiters.await(ctx.db, projectId, generation, waitMs),
       awaitingNode: (releaseId) => releaseAwaitsNode(ctx.db, releaseId),
       waitMs: settings.deployWaitMs,

@@ -46,4 +46,12 @@ export const nodesMigrations: readonly Migration[] = [
       db.exec('ALTER TABLE node_operations ADD COLUMN retry_at INTEGER');
     },
   },
+  {
+    scope: 'nodes',
+    version: 3,
+    name: 'running operations of a rollback carry its intent (JSON: restoreData, fromReleaseId)',
+    up(db) {
+      db.exec('ALTER TABLE node_operations ADD COLUMN rollback TEXT');
+    },
+  },
 ];

@@ -34,6 +34,8 @@ export interface OperationRow {
   created_at: number;
   finished_at: number | null;
   retry_at: number | null;
+  /** JSON of a rollback's intent (nodeRollbackSchema), null for a deploy or a stop. */
+  rollback: string | null;
 }
 
 /** The decision view of an operation row. */
@@ -89,9 +91,9 @@ export function recordObserved(db: ControlDb, projectId: string, result: Observe
 export function insertOperation(db: ControlDb, row: Omit<OperationRow, 'status' | 'lease_expires_at' | 'attempts' | 'error_code' | 'finished_at' | 'retry_at'>): void {
   cachedStatement(
     db,
-    `INSERT INTO node_operations (id, project_id, node_id, generation, state, release_id, artifact_sha256, fence, status, attempts, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?)`,
-  ).run(row.id, row.project_id, row.node_id, row.generation, row.state, row.release_id, row.artifact_sha256, row.fence, row.created_at);
+    `INSERT INTO node_operations (id, project_id, node_id, generation, state, release_id, artifact_sha256, fence, status, attempts, created_at, rollback)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
+  ).run(row.id, row.project_id, row.node_id, row.generation, row.state, row.release_id, row.artifact_sha256, row.fence, row.created_at, row.rollback);
 }
 
 /** One operation by id. */

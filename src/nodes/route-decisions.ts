@@ -19,21 +19,33 @@ export interface NodeRoute {
   generation: number;
   releaseId: string | null;
   upstream: NodeUpstream | null;
+  /**
+   * Set while the ingress holds the project's requests for the node's stop-first cutover (clock ms):
+   * until then only a newer generation (the cutover's own observation) or an explicit release moves it.
+   */
+  heldUntil?: number;
 }
 
 /** `keep` the route as it is, `record` a newer generation with the same target, or `set` it (upstream null: unroute). */
 export type RouteDecision = { kind: 'keep' } | { kind: 'record'; route: NodeRoute } | { kind: 'set'; route: NodeRoute };
 
 /** Decide the route after a report of `nodeId` for a project placed on `placedNodeId`. */
-export function decideNodeRoute(current: NodeRoute | undefined, report: NodeProjectReport, nodeId: string, placedNodeId: string | undefined): RouteDecision {
+export function decideNodeRoute(current: NodeRoute | undefined, report: NodeProjectReport, nodeId: string, placedNodeId: string | undefined, now = 0): RouteDecision {
   if (placedNodeId !== nodeId) return { kind: 'keep' };
   if (current && current.nodeId === nodeId && report.generation < current.generation) return { kind: 'keep' };
+  // A report of the generation being replaced (e.g. a heartbeat sent before the writer stopped) must not end the hold.
+  if (current?.heldUntil !== undefined && now < current.heldUntil && report.generation <= current.generation) return { kind: 'keep' };
   const serving = report.state === 'running' && report.releaseId !== null && report.upstream !== null;
   const route: NodeRoute = { nodeId, generation: report.generation, releaseId: serving ? report.releaseId : null, upstream: serving ? report.upstream : null };
   // Nothing routed and nothing to route: remember the generation only (a late older report stays ignored).
   if (!current && route.upstream === null) return { kind: 'record', route };
   if (current && sameTarget(current, route)) return current.generation === route.generation ? { kind: 'keep' } : { kind: 'record', route };
   return { kind: 'set', route };
+}
+
+/** The route while the ingress holds the project's requests (bounded by `holdMs`). */
+export function heldRoute(current: NodeRoute | undefined, nodeId: string, now: number, holdMs: number): NodeRoute {
+  return { nodeId, generation: current?.nodeId === nodeId ? current.generation : 0, releaseId: null, upstream: null, heldUntil: now + holdMs };
 }
 
 /** Unroute when the project's node went offline or the project now lives elsewhere (or nowhere). */

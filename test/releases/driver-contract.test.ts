@@ -17,6 +17,7 @@ import { commandComponent, requireComponents, type ComponentGate } from '../supp
 import { podmanGate } from '../runner/container/podman-gate.js';
 import { packFixture, removeDataDir, startPlane, type Artifact, type Plane } from './release-support.js';
 import { steadyTraffic, type TrafficReport } from './steady-traffic.js';
+import { startRunner, type RunnerProcess } from '../runner/agent/runner-processes.js';
 
 const CONTAINER_IMAGE = 'localhost/svc-node-test:driver-contract';
 
@@ -29,6 +30,8 @@ interface ReleaseDriver {
   gate: () => ComponentGate | null;
   /** Before the plane starts (e.g. build the container image). */
   prepare?: () => Promise<void>;
+  /** After the plane listens (e.g. start a runner node and place the project); returns what stops it before the plane closes. */
+  attach?: (plane: Plane, origin: string, work: string) => Promise<() => Promise<void>>;
   /** After the plane stopped (e.g. remove containers and the project network). */
   cleanup?: (plane: Plane) => Promise<void>;
   /** Set while a driver cannot run here yet: the suite lists it as a todo (never a silent skip). */
@@ -61,15 +64,45 @@ const drivers: ReleaseDriver[] = [
     env: { SVC_SANDBOX: 'off' },
     gate: () => null,
   },
-  // Hook for runner nodes (provider bridge): being reworked; give it env/prepare/cleanup that place the
-  // project on a local runner node and drop `pending` to run the same contract against it.
+  // The project placed on a runner node: a real `svc-runner agent` process with its local provider
+  // (plain processes), leasing from this plane; the plane's ingress routes the project to the node.
   {
     name: 'runner node (provider bridge)',
-    env: {},
+    env: { SVC_NODE_LEASE_MS: '3000', SVC_NODE_OPERATION_LEASE_MS: '10000', SVC_NODE_RETRY_DELAY_MS: '200' },
     gate: () => null,
-    pending: 'runner nodes are being reworked; wire RUNNER_NODE_DRIVER here',
+    attach: async (plane, origin, work) => {
+      const agent = await startRunnerNode(plane, origin, join(work, 'node'));
+      return async () => {
+        expect(await agent.stop(30_000)).toBe(0);
+      };
+    },
   },
 ];
+
+/** Enroll a runner node (`svc-runner agent`) with this plane and place the plane's project on it. */
+async function startRunnerNode(plane: Plane, origin: string, data: string): Promise<RunnerProcess> {
+  const minted = await plane.app.inject({ method: 'POST', url: '/api/admin/nodes/registration-tokens', headers: plane.owner.headers(), payload: {} });
+  expect(minted.statusCode, minted.body).toBe(201);
+  const agent = await startRunner(
+    ['agent'],
+    {
+      SVC_CONTROL_URL: origin,
+      SVC_RUNNER_NODE_ID: 'contract-node',
+      SVC_RUNNER_LABELS: 'role=contract',
+      SVC_RUNNER_CREDENTIALS: join(data, 'credentials.json'),
+      SVC_RUNNER_DATA_DIR: data,
+      SVC_RUNNER_REGISTRATION_TOKEN: (minted.json() as { token: string }).token,
+      SVC_RUNNER: 'process',
+      SVC_SANDBOX: 'off',
+      SVC_RUNNER_RETRY_DELAY_MS: '50',
+      SVC_RUNNER_TIMEOUT_MS: '60000',
+    },
+    /svc-runner agent: node \S+ ready/,
+  );
+  const placed = await plane.app.inject({ method: 'PUT', url: `/api/projects/${plane.project.id}/placement`, headers: plane.owner.headers(), payload: { labels: { role: 'contract' } } });
+  expect(placed.statusCode, placed.body).toBe(200);
+  return agent;
+}
 
 interface Released {
   id: string;
@@ -87,6 +120,7 @@ describe.each(drivers)('release contract: $name', (driver) => {
     let plane: Plane;
     let work: string;
     let origin: string;
+    let detach: (() => Promise<void>) | undefined;
     const art: Record<string, Artifact> = {};
     const ids: Record<string, string> = {};
 
@@ -97,6 +131,7 @@ describe.each(drivers)('release contract: $name', (driver) => {
       plane = await startPlane({ env: driver.env });
       await plane.app.listen({ host: '127.0.0.1', port: 0 });
       origin = `http://127.0.0.1:${(plane.app.server.address() as AddressInfo).port}`;
+      detach = await driver.attach?.(plane, origin, work);
       art.v1 = await packFixture('healthy', work);
       art.v1b = await packFixture('healthy', work, async (_dir, config) => ({ ...config, env: { ...config.env, FLAVOUR: 'b' } }));
       art.v2 = await packFixture('healthy-v2', work);
@@ -104,6 +139,7 @@ describe.each(drivers)('release contract: $name', (driver) => {
       art.failing = await packFixture('failing-health', work, async (_dir, config) => ({ ...config, health: { ...config.health, timeoutMs: 2_000 } }));
     }, 240_000);
     afterAll(async () => {
+      await detach?.();
       await plane?.close();
       if (plane) await driver.cleanup?.(plane);
       if (plane) await removeDataDir(plane.dataDir);
