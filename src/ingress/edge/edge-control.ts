@@ -1,12 +1,13 @@
 // The ingress process's command socket: one JSON object per line each way. The control plane asks
 // `status` at start (is an ingress running for this data dir, on which address), `stop` when
 // everything stops, `routes` for the live table with in-flight counts, `clear-routes` when it routes
-// apps itself. A first line `{"op":"attach"}` turns the connection into the control plane's route
+// apps itself, `handoff` to pass the listening socket to a new ingress process (handoff.ts; the
+// reply carries the successor's status). A first line `{"op":"attach"}` turns the connection into the control plane's route
 // session (edge-session.ts). Server and client live here so the protocol has one definition.
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
-export type EdgeCommand = { op: 'status' } | { op: 'stop' } | { op: 'routes' } | { op: 'clear-routes' };
-const COMMANDS = new Set(['status', 'stop', 'routes', 'clear-routes']);
+export type EdgeCommand = { op: 'status' } | { op: 'stop' } | { op: 'routes' } | { op: 'clear-routes' } | { op: 'handoff'; entry?: string };
+const COMMANDS = new Set(['status', 'stop', 'routes', 'clear-routes', 'handoff']);
 
 /** A live route of the ingress process's table. */
 export interface EdgeRoute {
@@ -25,6 +26,8 @@ export interface EdgeStatus {
   /** The bound address. */
   address: { host: string; port: number };
   startedAt: number;
+  /** Identity of the ingress code it runs (ingress-build.ts); absent from ingresses older than handoffs. */
+  build?: string;
   /** Requests that waited for the control plane, how many got 503 at the bound, and the longest wait. */
   holds: { count: number; unavailable: number; longestMs: number };
   /** Direct routing to apps: whether a table is loaded, how many projects, whether a control plane is attached, request records waiting and dropped. */
@@ -34,7 +37,7 @@ export interface EdgeStatus {
 export type EdgeReply = { ok: true; status: EdgeStatus; routes?: EdgeRoute[] } | { ok: false; error: string };
 
 /** Serve commands on `path` (mode 0600 is set by the caller); `attach` hands the socket (and what followed the line) to `onAttach`. */
-export function serveEdgeCommands(path: string, handle: (command: EdgeCommand) => EdgeReply, onAttach?: (socket: Socket, rest: string) => void): Promise<Server> {
+export function serveEdgeCommands(path: string, handle: (command: EdgeCommand) => EdgeReply | Promise<EdgeReply>, onAttach?: (socket: Socket, rest: string) => void): Promise<Server> {
   const server = createServer((socket) => {
     let buffer = '';
     socket.setEncoding('utf8');
@@ -46,7 +49,7 @@ export function serveEdgeCommands(path: string, handle: (command: EdgeCommand) =
       while ((newline = buffer.indexOf('\n')) !== -1) {
         const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + 1);
-        let reply: EdgeReply;
+        let reply: EdgeReply | Promise<EdgeReply>;
         try {
           const command = JSON.parse(line) as { op?: unknown };
           if (command.op === 'attach' && onAttach) {
@@ -58,7 +61,11 @@ export function serveEdgeCommands(path: string, handle: (command: EdgeCommand) =
         } catch (error) {
           reply = { ok: false, error: (error as Error).message };
         }
-        socket.write(`${JSON.stringify(reply)}\n`);
+        void Promise.resolve(reply)
+          .catch((error: unknown): EdgeReply => ({ ok: false, error: (error as Error).message }))
+          .then((answer) => {
+            if (socket.writable) socket.write(`${JSON.stringify(answer)}\n`);
+          });
       }
     };
     socket.on('data', onData);

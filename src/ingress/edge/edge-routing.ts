@@ -44,6 +44,7 @@ export class EdgeRouting {
   // it routes them or the grace ends (projectId → the snapshot's state, null = absent).
   #provisional = new Map<string, RouteState | null>();
   #provisionalTimer: NodeJS.Timeout | null = null;
+  #handedOver = false;
 
   constructor(routesFile: string, log: Log) {
     this.#file = routesFile;
@@ -219,6 +220,7 @@ export class EdgeRouting {
   }
 
   #save(): void {
+    if (this.#handedOver) return;
     const table = this.#table;
     const settings = this.#settings;
     if (table === null || settings === null) return;
@@ -229,6 +231,24 @@ export class EdgeRouting {
     } catch (error) {
       this.#log({ level: 'error', msg: 'saving routes failed', err: (error as Error).message });
     }
+  }
+
+  /** Write the table now (a successor is about to load it). */
+  saveNow(): void {
+    if (this.#saveTimer !== null) clearTimeout(this.#saveTimer);
+    this.#saveTimer = null;
+    this.#save();
+  }
+
+  /**
+   * Let the control plane go: it re-attaches on the command socket, which a successor now owns. The
+   * saved table is the successor's from now on: this one no longer writes it.
+   */
+  detach(): void {
+    if (this.#saveTimer !== null) clearTimeout(this.#saveTimer);
+    this.#saveTimer = null;
+    this.#handedOver = true;
+    this.#session?.destroy();
   }
 
   /** The control plane routes apps itself (SVC_INGRESS_ROUTES=control-plane): forget the table and its file. */
@@ -247,15 +267,18 @@ export class EdgeRouting {
     return { table: this.#table !== null, projects: this.#table?.projectIds().length ?? 0, attached: this.#session !== null, recordsBuffered: this.outbox.buffered, recordsDropped: this.outbox.droppedTotal };
   }
 
-  /** Stopping: held requests get their 503, running ones may finish for `graceMs`, then connections close. */
-  async close(graceMs: number): Promise<void> {
+  /**
+   * Stopping: held requests get their 503 (after a handoff, `expireHolds: false`, they wait out their
+   * hold), running ones may finish for `graceMs`, then connections close.
+   */
+  async close(graceMs: number, options: { expireHolds?: boolean } = {}): Promise<void> {
     if (this.#saveTimer !== null) {
       clearTimeout(this.#saveTimer);
       this.#saveTimer = null;
       this.#save();
     }
     const proxy = this.#proxy;
-    this.#table?.expireHolds();
+    if (options.expireHolds !== false) this.#table?.expireHolds();
     if (proxy !== null) {
       await proxy.idle(graceMs);
       await proxy.close();

@@ -71,6 +71,23 @@ export class RecordOutbox {
     }
   }
 
+  /** Everything buffered, removed (an ingress handing over passes it to its successor). */
+  take(): { records: RequestRecord[]; dropped: number } {
+    const taken = { records: this.#records.slice(this.#head), dropped: this.#dropped };
+    this.#records = [];
+    this.#head = 0;
+    this.#dropped = 0;
+    return taken;
+  }
+
+  /** Records a predecessor handed over (and how many it dropped), sent like this process's own. */
+  adopt(records: readonly RequestRecord[], dropped: number): void {
+    this.#dropped += dropped;
+    this.droppedTotal += dropped;
+    for (const record of records) this.push(record);
+    if (records.length === 0 && dropped > 0) this.flush();
+  }
+
   /** A control plane attached (send what is buffered) or left (null: keep buffering). */
   connect(send: ((records: RequestRecord[], dropped: number) => boolean) | null): void {
     this.#send = send;
