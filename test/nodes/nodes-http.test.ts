@@ -60,7 +60,7 @@ async function enroll(nodeId: string, over: Record<string, unknown> = {}): Promi
 const heartbeat = (credential: string, over: Record<string, unknown> = {}) => http('POST', '/api/nodes/heartbeat', { bearer: credential, body: { draining: false, capacity: 10, labels: {}, ...over } });
 
 interface Lease {
-  operation: { id: string; projectId: string; fence: number; desired: { generation: number; state: string; releaseId: string | null }; artifactSha256: string | null };
+  operation: { id: string; projectId: string; fence: number; desired: { generation: number; state: string; releaseId: string | null }; artifactSha256: string | null; rollback?: { restoreData: boolean; fromReleaseId: string | null } };
   leaseExpiresAt: string;
 }
 const lease = (credential: string) => http<Lease>('POST', '/api/nodes/operations/lease', { bearer: credential });
@@ -331,11 +331,13 @@ describe('push-to-deploy on a placed project', () => {
     await observe(web, op, op.fence);
     expect((await inject('GET', `/api/projects/${project.id}/releases`, owner)).json().activeReleaseId).toBe(b);
 
-    expect((await inject('POST', `/api/projects/${project.id}/rollback`, owner, { releaseId: first, restoreData: true, confirm: `restore ${project.slug}` })).json().error.code).toBe('SVC_NODE_RESTORE_UNSUPPORTED');
-    // The rollback answers once the node observed it, with the target active.
+    // A restore-data rollback is confirmed on the control plane before anything reaches the node.
+    expect((await inject('POST', `/api/projects/${project.id}/rollback`, owner, { releaseId: first, restoreData: true, confirm: 'restore nope' })).json().error.code).toBe('SVC_RELEASE_CONFIRMATION_MISMATCH');
+    // The rollback answers once the node observed it, with the target active; the operation says it is a code-only rollback.
     const back = inject('POST', `/api/projects/${project.id}/rollback`, owner, { releaseId: first, restoreData: false });
     const rollbackOp = await leaseSoon(web);
     expect(rollbackOp.desired).toMatchObject({ state: 'running', releaseId: first });
+    expect(rollbackOp.rollback).toEqual({ restoreData: false, fromReleaseId: b });
     await observe(web, rollbackOp, rollbackOp.fence);
     const answered = await back;
     expect(answered.statusCode, answered.body).toBe(200);
@@ -351,6 +353,16 @@ describe('push-to-deploy on a placed project', () => {
     const refusal = await refused;
     expect([refusal.statusCode, refusal.json().error.code], refusal.body).toEqual([502, 'SVC_HEALTH_CHECK_FAILED']);
     expect((await inject('GET', `/api/projects/${project.id}/releases`, owner)).json().activeReleaseId).toBe(first);
+
+    // A confirmed restore-data rollback to the active release's predecessor travels to the node with its
+    // intent (the node restores the snapshot it took before deploying `first`); the answer says so.
+    const restoring = inject('POST', `/api/projects/${project.id}/rollback`, owner, { releaseId: b, restoreData: true, confirm: `restore ${project.slug}` });
+    const restoreOp = await leaseSoon(web);
+    expect(restoreOp).toMatchObject({ desired: { state: 'running', releaseId: b }, rollback: { restoreData: true, fromReleaseId: first } });
+    await observe(web, restoreOp, restoreOp.fence);
+    const restored = await restoring;
+    expect(restored.statusCode, restored.body).toBe(200);
+    expect(restored.json()).toMatchObject({ release: { id: b, status: 'active' }, previousReleaseId: first, restoredData: true });
 
     const moved = await place(project.id, { region: 'us-east' });
     expect(moved.json().error.code).toBe('SVC_NODE_PLACEMENT_LOCKED');

@@ -77,7 +77,7 @@ describe('local provider (process runner) behind the bridge', () => {
     expect(await get(second, '/healthz')).toMatchObject({ ok: true, version: 2 });
     await expect(fetch(`http://${first.host}:${first.port}/healthz`)).rejects.toThrow(); // old generation drained
 
-    await expect(client.reconcile(req(3, 'crash-on-boot'))).rejects.toMatchObject({ code: 'SVC_PROVIDER_FAILED' });
+    await expect(client.reconcile(req(3, 'crash-on-boot'))).rejects.toMatchObject({ code: 'SVC_HEALTH_CHECK_FAILED' });
     expect(local.active('prj_1')).toEqual(second);
     expect(await get(second, '/healthz')).toMatchObject({ version: 2 });
 

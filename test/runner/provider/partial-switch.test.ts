@@ -1,6 +1,7 @@
 // Fault test (spec 002 rule 10, partial ingress switch): a failure between "candidate healthy" and the
-// pointer switch, and one right after the switch, each leave exactly one consistent active pointer and a
-// serving app; a retry of the same operation converges. The database follows the pointer (snapshot restore).
+// pointer switch of a stop-first (migration) deploy, and one right after the switch of a blue-green
+// (code-only) deploy, each leave exactly one consistent active pointer and a serving app; a retry of the
+// same operation converges. The database follows the pointer (snapshot restore).
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -62,23 +63,32 @@ describe('partial ingress switch', () => {
       expect(await version(pointer())).toBe(2);
       expect(columns()).toContain('done');
 
-      // A failure right after the switch (before the old generation's clean-up): the new pointer stands.
-      node.arm('after-switch', 'rel_3');
-      await expect(node.provider.reconcile(reconcileRequest('prj_c', 3, artifacts['healthy-v2']!))).rejects.toMatchObject({ code: 'SVC_PROVIDER_FAILED' });
-      const switched = pointer();
-      expect(switched).toMatchObject({ generation: 3, releaseId: 'rel_3', previousReleaseId: 'rel_2' });
-      expect(await version(switched)).toBe(2);
-      const pids = appPids('prj_c');
-      expect(pids).toHaveLength(1);
-
-      // Retry: acknowledged without restarting the serving app; the in-flight record is settled.
-      await node.provider.reconcile(reconcileRequest('prj_c', 3, artifacts['healthy-v2']!));
-      expect(pointer()).toEqual(switched);
-      expect(appPids('prj_c')).toEqual(pids);
-      expect(existsSync(join(project(), 'deploy-in-flight.json'))).toBe(false);
     } finally {
       writers.stop();
     }
+    // Schema changes are stop-first: never two apps of the project at once.
     expect(writers.max()).toBe(1);
+
+    // Code only (same migrations): blue-green. A failure right after the switch (before clean-up): the
+    // new pointer stands; the replaced app keeps serving until the route to the new one is acknowledged.
+    node.arm('after-switch', 'rel_3');
+    const before = pointer();
+    await expect(node.provider.reconcile(reconcileRequest('prj_c', 3, artifacts['healthy-v2']!))).rejects.toMatchObject({ code: 'SVC_PROVIDER_FAILED' });
+    const switched = pointer();
+    expect(switched).toMatchObject({ generation: 3, releaseId: 'rel_3', previousReleaseId: 'rel_2' });
+    expect(switched.port).not.toBe(before.port);
+    expect(await version(switched)).toBe(2);
+    expect(await version(before)).toBe(2);
+    expect(appPids('prj_c')).toHaveLength(2);
+    await node.provider.routed!('prj_c', 3);
+    const pids = appPids('prj_c');
+    expect(pids).toHaveLength(1);
+    await expect(fetch(`http://${before.host}:${before.port}/healthz`)).rejects.toThrow();
+
+    // Retry: acknowledged without restarting the serving app; nothing is left in flight.
+    await node.provider.reconcile(reconcileRequest('prj_c', 3, artifacts['healthy-v2']!));
+    expect(pointer()).toEqual(switched);
+    expect(appPids('prj_c')).toEqual(pids);
+    expect(existsSync(join(project(), 'deploy-in-flight.json'))).toBe(false);
   }, 90_000);
 });

@@ -54,7 +54,7 @@ describe('provider deploys and the project database', () => {
       db.close();
 
       // Health failure after migration 0002 ran: the snapshot comes back, generation 1 serves again.
-      await expect(node.provider.reconcile(reconcileRequest('prj_db', 2, artifacts['crash-on-boot']!))).rejects.toMatchObject({ code: 'SVC_PROVIDER_FAILED' });
+      await expect(node.provider.reconcile(reconcileRequest('prj_db', 2, artifacts['crash-on-boot']!))).rejects.toMatchObject({ code: 'SVC_HEALTH_CHECK_FAILED' });
       expect(pointer()).toEqual(first);
       expect(await version(first)).toBe(1);
       expect(query<{ name: string }>('PRAGMA table_info(notes)').map((c) => c.name)).not.toContain('done');
