@@ -1,14 +1,13 @@
 // Control-plane side of the ingress process's lifecycle: find the ingress running for this data
-// directory or start one detached (its own session, so it outlives this process), and stop it when
-// everything stops.
+// directory or start one detached (its own session, so it outlives this process), have it hand over
+// to this control plane's ingress code when it runs other code, and stop it when everything stops.
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { SvcError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { askEdge, type EdgeStatus } from './edge-control.js';
 import { edgePaths } from './edge-paths.js';
+import { ingressBuild, ingressEntry } from './ingress-build.js';
 import type { IngressStartMessage } from './ingress-main.js';
 
 export interface IngressSettings {
@@ -33,9 +32,12 @@ export function listenSpec(listen: { host: string; port: number }): string {
 
 /** node argv that runs the ingress entry next to this module: the .ts source under tsx, else dist. */
 function ingressCommand(): string[] {
-  const here = fileURLToPath(import.meta.url);
-  return here.endsWith('.ts') ? ['--import', 'tsx', join(dirname(here), 'ingress-main.ts')] : [join(dirname(here), 'ingress-main.js')];
+  const entry = ingressEntry();
+  return entry.endsWith('.ts') ? ['--import', 'tsx', entry] : [entry];
 }
+
+/** How long a running ingress may take to hand over to a successor that serves. */
+const HANDOFF_TIMEOUT_MS = 30_000;
 
 function alive(pid: number): boolean {
   try {
@@ -63,7 +65,20 @@ export async function ensureIngress(settings: IngressSettings): Promise<RunningI
   const paths = edgePaths(settings.dataDir);
   const spec = listenSpec(settings.listen);
   const reply = await askEdge(paths.ingressSocket, { op: 'status' });
-  if (reply?.ok && reply.status.listen === spec) return { status: reply.status, started: false };
+  if (reply?.ok && reply.status.listen === spec) {
+    const build = ingressBuild();
+    if (reply.status.build === build) return { status: reply.status, started: false };
+    // Other ingress code (an upgrade, or a control plane run from another tree): the running one
+    // hands its listening socket to a successor running ours, so no connection is refused.
+    settings.logger.info({ pid: reply.status.pid, running: reply.status.build ?? 'unknown', ours: build }, 'the running ingress runs other code; handing its port over to this version');
+    const handed = await askEdge(paths.ingressSocket, { op: 'handoff', entry: ingressEntry() }, HANDOFF_TIMEOUT_MS);
+    if (handed?.ok) {
+      settings.logger.info({ was: reply.status.pid, now: handed.status.pid }, 'the ingress handed over');
+      return { status: handed.status, started: false };
+    }
+    settings.logger.warn({ pid: reply.status.pid, error: handed?.ok === false ? handed.error : 'no answer' }, 'the running ingress did not hand over; it keeps serving with its own code');
+    return { status: reply.status, started: false };
+  }
   if (reply?.ok) {
     settings.logger.info({ was: reply.status.listen, now: spec }, 'the running ingress listens elsewhere; replacing it');
     await stopIngress(settings.dataDir);
