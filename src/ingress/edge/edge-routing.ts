@@ -248,7 +248,10 @@ export class EdgeRouting {
     if (this.#saveTimer !== null) clearTimeout(this.#saveTimer);
     this.#saveTimer = null;
     this.#handedOver = true;
-    this.#session?.destroy();
+    // Records so far go out before the end of the session; later ones stay for the successor.
+    this.outbox.flush();
+    this.outbox.connect(null);
+    this.#session?.end();
   }
 
   /** The control plane routes apps itself (SVC_INGRESS_ROUTES=control-plane): forget the table and its file. */

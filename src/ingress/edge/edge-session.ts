@@ -3,8 +3,23 @@
 // table on every (re)connect, then each change; the ingress answers drains (it owns the app
 // connections) and sends request records in batches. Both sides read with `readLines`.
 import type { Socket } from 'node:net';
+import { z } from 'zod';
 import type { RequestRecord } from '../request-record.js';
 import type { RouteSettings, RouteState } from '../route-state.js';
+
+/** A request record as it travels between processes (the route session, an ingress handoff). */
+export const requestRecordSchema = z.object({
+  projectId: z.string(),
+  releaseId: z.string().nullable(),
+  generation: z.number(),
+  method: z.string(),
+  status: z.number(),
+  latencyMs: z.number(),
+  bytes: z.number(),
+  aborted: z.boolean(),
+  streamError: z.boolean(),
+  endedAt: z.number().optional(),
+});
 
 /** Control plane → ingress. */
 export type SessionCommand =

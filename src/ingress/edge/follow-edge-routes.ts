@@ -9,23 +9,11 @@ import type { Logger } from '../../core/logger.js';
 import type { Ingress } from '../create-ingress.js';
 import type { RouteSettings, RouteState } from '../route-state.js';
 import type { RouteFollower, UpstreamTarget } from '../route-table.js';
-import { readLines, writeLine, type SessionCommand } from './edge-session.js';
+import { readLines, requestRecordSchema, writeLine, type SessionCommand } from './edge-session.js';
 
-const recordSchema = z.object({
-  projectId: z.string(),
-  releaseId: z.string().nullable(),
-  generation: z.number(),
-  method: z.string(),
-  status: z.number(),
-  latencyMs: z.number(),
-  bytes: z.number(),
-  aborted: z.boolean(),
-  streamError: z.boolean(),
-  endedAt: z.number().optional(),
-});
 const eventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('drained'), id: z.number(), ok: z.boolean() }),
-  z.object({ type: z.literal('records'), records: z.array(recordSchema), dropped: z.number() }),
+  z.object({ type: z.literal('records'), records: z.array(requestRecordSchema), dropped: z.number() }),
 ]);
 
 export interface EdgeRoutesOptions {

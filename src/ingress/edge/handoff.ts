@@ -7,14 +7,17 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import type { Server } from 'node:net';
 import { basename, isAbsolute } from 'node:path';
+import { z } from 'zod';
 import type { RequestRecord } from '../request-record.js';
 import type { EdgeStatus } from './edge-control.js';
+import { requestRecordSchema } from './edge-session.js';
 import type { IngressStartMessage } from './ingress-main.js';
 
 /** From the predecessor to its successor over their IPC channel. */
 export type HandoffMessage = { type: 'listener' } | { type: 'records'; records: RequestRecord[]; dropped: number };
 /** The successor asks for the socket once it listens for messages (one sent earlier could be lost). */
 type SuccessorMessage = { type: 'want-listener' } | IngressStartMessage;
+const recordsSchema = z.object({ type: z.literal('records'), records: z.array(requestRecordSchema), dropped: z.number().int().min(0) });
 
 const ENTRY_NAMES = new Set(['ingress-main.js', 'ingress-main.ts', 'svc-ingress.js']);
 
@@ -86,7 +89,8 @@ export function receiveListener(onRecords: (records: RequestRecord[], dropped: n
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no listening socket from the predecessor within ${timeoutMs} ms`)), timeoutMs);
     process.on('message', (message: HandoffMessage, handle?: unknown) => {
-      if (message?.type === 'records' && Array.isArray(message.records)) onRecords(message.records, Number(message.dropped) || 0);
+      const records = recordsSchema.safeParse(message);
+      if (records.success) onRecords(records.data.records, records.data.dropped);
       if (message?.type !== 'listener' || handle === undefined) return;
       clearTimeout(timer);
       resolve(handle as Server);

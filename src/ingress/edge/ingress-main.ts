@@ -205,6 +205,7 @@ export async function main(argv: string[]): Promise<void> {
       process.exit(0);
     })());
   let handingOff: Promise<EdgeReply> | null = null;
+  let reclaimCommands = async (): Promise<void> => undefined;
   const handoff = (entry: string | undefined, via: string): Promise<EdgeReply> => {
     if (stopping) return Promise.resolve({ ok: false, error: 'this ingress is stopping' });
     const successorEntry = entry ?? process.argv[1] ?? '';
@@ -219,6 +220,7 @@ export async function main(argv: string[]): Promise<void> {
         return { ok: true, status: successor.status };
       } catch (error) {
         handingOff = null;
+        await reclaimCommands().catch((reclaim: unknown) => log({ level: 'error', msg: 'cannot take the command socket back', err: (reclaim as Error).message }));
         log({ level: 'error', msg: 'handoff failed; this ingress keeps serving', err: (error as Error).message });
         return { ok: false, error: (error as Error).message };
       }
@@ -231,16 +233,28 @@ export async function main(argv: string[]): Promise<void> {
     if (command.op === 'routes') return { ok: true, status: status(), routes: routing.list() };
     return { ok: true, status: status() };
   };
-  let commands: Awaited<ReturnType<typeof serveEdgeCommands>>;
+  let commands: NetServer;
   // Listen under a private name and rename it into place: a predecessor's socket is replaced in one
   // step, and closing unlinks only the private name, never a successor's socket.
   const privateSocket = join(paths.runDir, `.i${process.pid}`);
-  try {
+  const openCommands = async (): Promise<void> => {
     rmSync(privateSocket, { force: true });
     commands = await serveEdgeCommands(privateSocket, handle, (socket, rest) => routing.attach(socket, rest));
     chmodSync(privateSocket, 0o600);
     renameSync(privateSocket, paths.ingressSocket);
     socketInode = statSync(paths.ingressSocket).ino;
+  };
+  // A successor that failed after taking the command socket: take it back (this process serves on).
+  reclaimCommands = async () => {
+    const ino = statSync(paths.ingressSocket, { throwIfNoEntry: false })?.ino;
+    if (ino === socketInode) return;
+    commands.close();
+    await openCommands();
+    atomicWriteFileSync(paths.pidFile, `${JSON.stringify({ pid: process.pid, listen: args.listen.spec, address, startedAt })}\n`, { mode: 0o600 });
+    log({ level: 'warn', msg: 'took the command socket back from a failed successor' });
+  };
+  try {
+    await openCommands();
     atomicWriteFileSync(paths.pidFile, `${JSON.stringify({ pid: process.pid, listen: args.listen.spec, address, startedAt })}\n`, { mode: 0o600 });
   } catch (error) {
     fail('SVC_INGRESS_START_FAILED', `svc-ingress cannot open ${paths.ingressSocket}: ${(error as Error).message}`);

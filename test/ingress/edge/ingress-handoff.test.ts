@@ -130,7 +130,8 @@ it('hands the listening socket to a new ingress under steady traffic: 0 failed r
   apps.push(blue, green);
   const routes = new RouteTable();
   routes.setProject({ id: 'prj_h', slug: 'steady' }, blue, 'rel_blue');
-  follower = followEdgeRoutes({ socketPath: edgePaths(dir).ingressSocket, ingress: { routes, report: () => undefined }, settings: { baseDomain: 'localhost', platformHosts: [], trustProxy: false }, logger });
+  let records = 0;
+  follower = followEdgeRoutes({ socketPath: edgePaths(dir).ingressSocket, ingress: { routes, report: () => void records++ }, settings: { baseDomain: 'localhost', platformHosts: [], trustProxy: false }, logger });
   expect(await follower.attached(5_000)).toBe(true);
   const host = `steady.localhost:${port}`;
   const load = traffic(host, 6, 2);
@@ -167,9 +168,12 @@ it('hands the listening socket to a new ingress under steady traffic: 0 failed r
   expect(await waitFor(async () => (await status()).routing.attached, 5_000)).toBe(true);
   await pause(300);
   await load.stop();
-  console.log(`ingress handoff: ${load.ok} requests ok (${before} before the first handoff, ${afterFirst - before} during it, ${handoffMs} ms until the old process exited), ${load.failures.length} failed; pids ${first.pid} → ${second} → ${third}; served ${JSON.stringify(Object.fromEntries(load.served))}; failures ${JSON.stringify(load.failures.slice(0, 10))}`);
+  // Every request's record reached the control plane: the old processes passed theirs on.
+  await waitFor(() => records >= load.ok, 5_000);
+  console.log(`ingress handoff: ${records} records for ${load.ok} requests ok (${before} before the first handoff, ${afterFirst - before} during it, ${handoffMs} ms until the old process exited), ${load.failures.length} failed; pids ${first.pid} → ${second} → ${third}; served ${JSON.stringify(Object.fromEntries(load.served))}; failures ${JSON.stringify(load.failures.slice(0, 10))}`);
   expect(load.failures).toEqual([]);
   expect(load.ok).toBeGreaterThan(300);
+  expect(records).toBe(load.ok);
   expect(afterFirst - before).toBeGreaterThan(20);
   expect(alive(third)).toBe(true);
 }, 90_000);
