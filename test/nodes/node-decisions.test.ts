@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { nodeStatus } from '../../src/nodes/node-status.js';
 import { chooseLease, decideFailure, judgeFailure, judgeObservation, nextGeneration, type OperationRecord } from '../../src/nodes/operation-decisions.js';
-import { decideNodeRoute, routeStillValid } from '../../src/nodes/route-decisions.js';
+import { decideNodeRoute, heldRoute, routeStillValid } from '../../src/nodes/route-decisions.js';
+import { checkNodeRestore, nodeFailureStep } from '../../src/releases/node-release.js';
 import { placeProject, type PlacementNode } from '../../src/nodes/place-project.js';
 
 const node = (id: string, over: Partial<PlacementNode> = {}): PlacementNode => ({ id, region: 'eu-west', labels: {}, capacity: 4, placed: 0, status: 'ready', ...over });
@@ -158,5 +159,62 @@ describe('decideNodeRoute', () => {
     expect(routeStillValid(route, 'n1', 'ready')).toBe(true);
     expect(routeStillValid(route, 'n1', 'offline')).toBe(false);
     expect(routeStillValid(route, 'n2', 'ready')).toBe(false);
+  });
+});
+
+describe('a held route (stop-first cutover on the node)', () => {
+  const up = { host: '10.0.0.5', port: 4100 };
+  const routed = { nodeId: 'n1', generation: 3, releaseId: 'r3', upstream: up };
+  const held = heldRoute(routed, 'n1', 1000, 30_000);
+  it('keeps the generation, routes nothing and ends after holdMs', () => {
+    expect(held).toEqual({ nodeId: 'n1', generation: 3, releaseId: null, upstream: null, heldUntil: 31_000 });
+    expect(heldRoute(undefined, 'n1', 0, 10).generation).toBe(0);
+  });
+  it('ignores reports of the generation being replaced while held, even one sent before the writer stopped', () => {
+    const stale = { projectId: 'p', generation: 3, state: 'running' as const, releaseId: 'r3', upstream: up };
+    expect(decideNodeRoute(held, stale, 'n1', 'n1', 2000)).toEqual({ kind: 'keep' });
+    expect(decideNodeRoute(held, { ...stale, upstream: null }, 'n1', 'n1', 2000)).toEqual({ kind: 'keep' });
+  });
+  it('the new generation ends the hold at its upstream', () => {
+    const next = { projectId: 'p', generation: 4, state: 'running' as const, releaseId: 'r4', upstream: { host: '10.0.0.5', port: 4200 } };
+    expect(decideNodeRoute(held, next, 'n1', 'n1', 2000)).toEqual({ kind: 'set', route: { nodeId: 'n1', generation: 4, releaseId: 'r4', upstream: next.upstream } });
+  });
+  it('after holdMs (or once released) the old generation routes again', () => {
+    const back = { projectId: 'p', generation: 3, state: 'running' as const, releaseId: 'r3', upstream: up };
+    expect(decideNodeRoute(held, back, 'n1', 'n1', 31_000)).toEqual({ kind: 'set', route: routed });
+    const { heldUntil: _ended, ...released } = held;
+    expect(decideNodeRoute(released, back, 'n1', 'n1', 2000)).toEqual({ kind: 'set', route: routed });
+  });
+});
+
+describe('nodeFailureStep', () => {
+  it.each([
+    ['SVC_HEALTH_CHECK_FAILED', 'health'],
+    ['SVC_MIGRATION_FAILED', 'migrate'],
+    ['SVC_MIGRATION_MISSING', 'migrate'],
+    ['SVC_SNAPSHOT_MISSING', 'snapshot'],
+    ['SVC_DISK_FULL', 'snapshot'],
+    ['SVC_PROVIDER_FAILED', 'start'],
+    ['SVC_NODE_GENERATION_SUPERSEDED', 'start'],
+  ])('%s → %s', (code, step) => {
+    expect(nodeFailureStep(code)).toBe(step);
+  });
+});
+
+describe('checkNodeRestore', () => {
+  const set = {
+    projectSlug: 'shop',
+    releases: [
+      { id: 'r1', status: 'inactive' as const, artifact: 'retained' as const, predecessorId: null, restoreSnapshot: null },
+      { id: 'r2', status: 'inactive' as const, artifact: 'retained' as const, predecessorId: 'r1', restoreSnapshot: null },
+      // The node holds the snapshot: the control plane records none for a placed project.
+      { id: 'r3', status: 'active' as const, artifact: 'retained' as const, predecessorId: 'r2', restoreSnapshot: null },
+    ],
+  };
+  it('needs the exact confirmation and the active release predecessor, not a snapshot row', () => {
+    expect(() => checkNodeRestore(set, 'r2', 'restore shop')).not.toThrow();
+    expect(() => checkNodeRestore(set, 'r2', 'restore shop ')).toThrow(expect.objectContaining({ code: 'SVC_RELEASE_CONFIRMATION_MISMATCH' }));
+    expect(() => checkNodeRestore(set, 'r2', undefined)).toThrow(expect.objectContaining({ code: 'SVC_RELEASE_CONFIRMATION_MISMATCH' }));
+    expect(() => checkNodeRestore(set, 'r1', 'restore shop')).toThrow(expect.objectContaining({ code: 'SVC_RESTORE_NOT_ALLOWED' }));
   });
 });

@@ -2,9 +2,11 @@
 // real SQLite: registration tokens, credential isolation, placement, generations, leases and fences,
 // and push-to-deploy of a placed project driven from the node side with plain HTTP calls.
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createToken, invite, personalOrg, register, startHarness, type Browser, type Harness } from '../platform/harness.js';
 import { packFixture, type Artifact } from '../releases/release-support.js';
@@ -266,7 +268,7 @@ describe('node status, placement and operations', () => {
     expect(failed.status).toBe(200);
     const status = (await inject('GET', `/api/projects/${p2.id}/generations`, owner)).json();
     expect(status.operations[0]).toMatchObject({ status: 'failed', errorCode: 'SVC_PROVIDER_FAILED' });
-    const other = await enroll('node-other');
+    const other = await enroll('node-bystander');
     expect(code(await http('POST', `/api/nodes/operations/${next.body.operation.id}/observe`, { bearer: other, body: { result: { kind: 'x', generation: 2, releaseId: null, state: 'stopped' } } }))).toBe('SVC_NODE_OPERATION_NOT_FOUND');
   });
 });
@@ -367,5 +369,62 @@ describe('push-to-deploy on a placed project', () => {
     const moved = await place(project.id, { region: 'us-east' });
     expect(moved.json().error.code).toBe('SVC_NODE_PLACEMENT_LOCKED');
     expect((await place(project.id, { region: 'eu-north' })).json()).toMatchObject({ nodeId: 'node-web' });
+  });
+  it("a stop-first cutover on the node: the holder has the project's requests held, not failed, until its next route", async () => {
+    const apps: Server[] = [];
+    const fakeApp = async (name: string): Promise<number> => {
+      const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ release: name })));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      apps.push(server);
+      return (server.address() as AddressInfo).port;
+    };
+    const viaHost = async (): Promise<{ status: number; release?: string }> => {
+      // undici's request: fetch() does not send a Host header of the caller's choosing.
+      const res = await request(`${base}/`, { headers: { host: `${project.slug}.localhost` }, signal: AbortSignal.timeout(20_000) });
+      return { status: res.statusCode, release: ((await res.body.json()) as { release?: string }).release };
+    };
+    const settledWithin = async <T>(promise: Promise<T>, ms: number): Promise<boolean> => Promise.race([promise.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))]);
+    try {
+      const portA = await fakeApp('A');
+      const portB = await fakeApp('B');
+      const desired = (await inject('GET', `/api/projects/${project.id}/generations`, owner)).json().desired as { generation: number; releaseId: string };
+      const report = { projectId: project.id, generation: desired.generation, state: 'running', releaseId: desired.releaseId, upstream: { host: '127.0.0.1', port: portA } };
+      expect((await heartbeat(web, { provider: 'test', projects: [report] })).status).toBe(200);
+      expect(await viaHost()).toEqual({ status: 200, release: 'A' });
+
+      // A migration deploy: before its writer stops, the lease holder asks for the hold.
+      await upload(project.id, artifacts[1]!, { wait: false });
+      const op = await leaseSoon(web);
+      expect(code(await http('POST', `/api/nodes/operations/${op.id}/hold`, { bearer: web, body: { fence: op.fence + 1 } }))).toBe('SVC_NODE_LEASE_LOST');
+      const other = await enroll('node-onlooker');
+      expect(code(await http('POST', `/api/nodes/operations/${op.id}/hold`, { bearer: other, body: {} }))).toBe('SVC_NODE_OPERATION_NOT_FOUND');
+      expect(await http('POST', `/api/nodes/operations/${op.id}/hold`, { bearer: web, body: { fence: op.fence } })).toMatchObject({ status: 200, body: { held: true } });
+      const held = viaHost();
+      expect(await settledWithin(held, 300)).toBe(false);
+      // A heartbeat of the generation being replaced (sent before the writer stopped) does not end the hold.
+      expect((await heartbeat(web, { provider: 'test', projects: [report] })).status).toBe(200);
+      expect(await settledWithin(held, 300)).toBe(false);
+      // The cutover fails and the node restarted the previous app: its next report routes it again.
+      expect((await http('POST', `/api/nodes/operations/${op.id}/fail`, { bearer: web, body: { code: 'SVC_HEALTH_CHECK_FAILED', fence: op.fence } })).status).toBe(200);
+      expect((await heartbeat(web, { provider: 'test', projects: [report] })).status).toBe(200);
+      expect(await held).toEqual({ status: 200, release: 'A' });
+
+      // The next one succeeds: its observation (with the new address) ends the hold there.
+      const up = await upload(project.id, artifacts[1]!, { wait: false });
+      const next = await leaseSoon(web);
+      expect((await http('POST', `/api/nodes/operations/${next.id}/hold`, { bearer: web, body: { fence: next.fence } })).status).toBe(200);
+      const heldAgain = viaHost();
+      expect(await settledWithin(heldAgain, 300)).toBe(false);
+      const observed = await http('POST', `/api/nodes/operations/${next.id}/observe`, {
+        bearer: web,
+        body: { fence: next.fence, result: { kind: 'test', generation: next.desired.generation, releaseId: next.desired.releaseId, state: 'running' }, upstream: { host: '127.0.0.1', port: portB } },
+      });
+      expect(observed.status).toBe(200);
+      expect(await heldAgain).toEqual({ status: 200, release: 'B' });
+      expect((await inject('GET', `/api/projects/${project.id}/releases`, owner)).json().activeReleaseId).toBe(up.json().release.id);
+    } finally {
+      for (const server of apps) server.closeAllConnections();
+      await Promise.all(apps.map((server) => new Promise((r) => server.close(r))));
+    }
   });
 });

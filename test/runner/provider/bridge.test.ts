@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDeploymentProviderHandler, createHttpDeploymentProvider } from '../../../src/operations.js';
-import { bridgeHeaders, BRIDGE_MEDIA_TYPE, envelopeHeaders } from '../../../runner/provider/bridge-protocol.js';
+import { bridgeHeaders, BRIDGE_MEDIA_TYPE, BRIDGE_ROLLBACK_PATH, envelopeHeaders, rollbackHeaders } from '../../../runner/provider/bridge-protocol.js';
 import { FenceStore } from '../../../runner/provider/fence-store.js';
 import { fencedProvider } from '../../../runner/provider/fenced-provider.js';
 import { runReconcile, type DeploymentProvider, type ProviderArtifact, type ReconcileRequest } from '../../../runner/provider/provider-contract.js';
+import { SvcError } from '../../../src/core/errors.js';
 import { listen, packedFixture, TOKEN } from './provider-helpers.js';
 
 let artifact: ProviderArtifact;
@@ -227,5 +228,60 @@ describe('provider HTTP bridge', () => {
     const deadline = Date.now() + 5000;
     while (!providerSignal!.aborted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     expect(providerSignal!.aborted).toBe(true);
+  });
+
+  it('a rollback travels on its own path with its headers; a provider without that path never restores as a plain deploy', async () => {
+    const provider = recorder();
+    const url = await bridge(provider);
+    const client = createHttpDeploymentProvider({ baseUrl: url, token: TOKEN, retryDelayMs: 1 });
+    await client.reconcile({ ...running(1), rollback: { restoreData: true, fromReleaseId: 'rel_0' } });
+    expect(provider.calls[0]!.rollback).toEqual({ restoreData: true, fromReleaseId: 'rel_0' });
+    await client.reconcile(running(2));
+    expect(provider.calls[1]!.rollback).toBeUndefined();
+    // Rollback headers on the plain path, or the rollback path without them, are refused.
+    const wrongPath = await fetch(`${url}/v1/svc/reconcile`, { method: 'POST', headers: rawHeaders(rollbackHeaders({ restoreData: true, fromReleaseId: null })), body: new Uint8Array(artifact.bytes) });
+    expect(wrongPath.status).toBe(400);
+    const bare = await fetch(`${url}${BRIDGE_ROLLBACK_PATH}`, { method: 'POST', headers: rawHeaders(), body: new Uint8Array(artifact.bytes) });
+    expect(bare.status).toBe(400);
+    expect(provider.calls).toHaveLength(2);
+
+    // A provider that predates rollbacks (404 on the rollback path, as any unknown path).
+    const old = recorder();
+    const oldHandler = createDeploymentProviderHandler({ provider: old, token: TOKEN, maxArtifactBytes: 8 * 1024 * 1024 });
+    const oldServer = await listen((req, res) => {
+      if (req.url === BRIDGE_ROLLBACK_PATH) {
+        req.resume();
+        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'SVC_NOT_FOUND' } }));
+        return;
+      }
+      oldHandler(req, res);
+    });
+    closers.push(oldServer.close);
+    const toOld = createHttpDeploymentProvider({ baseUrl: oldServer.url, token: TOKEN, retryDelayMs: 1 });
+    await expect(toOld.reconcile({ ...running(3), rollback: { restoreData: true, fromReleaseId: 'rel_2' } })).rejects.toMatchObject({ code: 'SVC_NODE_RESTORE_UNSUPPORTED' });
+    expect(old.calls).toHaveLength(0);
+    // A code-only rollback goes out as the plain reconcile it was before (the provider judges it).
+    await toOld.reconcile({ ...running(4), rollback: { restoreData: false, fromReleaseId: 'rel_2' } });
+    expect(old.calls).toHaveLength(1);
+    expect(old.calls[0]!.rollback).toBeUndefined();
+  });
+
+  it('a failed deploy keeps its stable outcome code across the bridge (422), never provider details', async () => {
+    const errors: unknown[] = [];
+    const url = await bridge(
+      recorder(async () => Promise.reject(new SvcError('SVC_HEALTH_CHECK_FAILED', 'internal detail'))),
+      (e) => errors.push(e),
+    );
+    let hits = 0;
+    const counting: typeof fetch = async (input, init) => {
+      hits++;
+      return fetch(input, init);
+    };
+    const client = createHttpDeploymentProvider({ baseUrl: url, token: TOKEN, retryDelayMs: 1, fetch: counting });
+    const failure = await runReconcile(client, running(1)).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ code: 'SVC_HEALTH_CHECK_FAILED' });
+    expect((failure as Error).message).not.toContain('internal detail');
+    expect(hits).toBe(1); // final: not retried
+    expect(errors).toHaveLength(1);
   });
 });
