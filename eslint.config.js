@@ -22,6 +22,15 @@ const zones = [
   // node agent's HTTP contract with the control plane.
   ...features.map((f) => ({ target: './runner', from: `./src/${f}`, except: ['./contract.ts'], message: `runner/ (the drivers) never imports src/${f}; the pipeline calls the drivers, not the other way.` })),
   { target: './runner', from: './src/platform.ts', message: 'runner/ never imports the composition root.' },
+  // The release pipeline knows apps only through the ReleaseDriver interface: nothing in src/releases
+  // starts a process, runs a job or touches a release directory itself. Besides the interface it may
+  // import only pure decisions (choose-cutover) and pure settings readers (describe-isolation).
+  {
+    target: './src/releases',
+    from: './runner',
+    except: ['./release-driver.ts', './jobs/choose-cutover.ts', './runner-settings.ts'],
+    message: 'src/releases reaches runner/ only through runner/release-driver.ts (and pure decisions); see runner/README.md.',
+  },
   // The CLI and the Action talk to the control plane over HTTP: only contract files of features.
   ...['./cli', './action/src'].flatMap((target) =>
     features.map((f) => ({ target, from: `./src/${f}`, except: ['./contract.ts'], message: `${target} reaches src/${f} only through its contract.ts (HTTP).` })),

@@ -149,7 +149,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       if (scope === 'everything') {
         // The ingress stops taking requests and finishes its running ones (served by us) first.
         if (separateIngress) await stopIngress(config.dataDir);
-        await running.releases.supervisor.stopAll();
+        await running.releases.driver.stopAll();
       }
       await running.close();
     };

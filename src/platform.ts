@@ -15,7 +15,7 @@ import { randomId, type IdGenerator } from './core/ids.js';
 import { createLogger, type Logger } from './core/logger.js';
 import { auditMigrations, auditRoutes } from './audit/index.js';
 import { createIdentity, identityMigrations, type IdentityFeature } from './identity/index.js';
-import { projectRoutes, projectsMigrations, resolveProject } from './projects/index.js';
+import { projectRoutes, projectsMigrations, projectUid, resolveProject } from './projects/index.js';
 import { createDomains, deleteProjectRoutes, domainsMigrations, domainsRoutes, tlsAskRoutes, type DomainsFeature } from './projects/index.js'; // svc:lifecycle
 import { createSecrets, secretRoutes, secretsMigrations, type SecretsFeature } from './secrets/index.js'; // svc:lifecycle
 import { backupsMigrations, createBackups, type BackupsFeature } from './backups/index.js'; // svc:lifecycle
@@ -29,6 +29,8 @@ import { bucketLimitsFromEnv, projectBucketEnvironment } from './projects/bucket
 import { canaryMigrations, createCanary, type CanaryFeature } from './canary/index.js'; // svc:canary
 import { createOps, opsMigrations, type OpsFeature } from './ops/index.js'; // svc:ops
 import { createNodes, nodesMigrations, type NodesFeature } from './nodes/index.js'; // svc:nodes
+import { openLocalReleaseDriver } from '../runner/local-release-driver.js'; // svc:releases — apps run on this machine
+import type { ReleaseDriverHooks } from '../runner/release-driver.js'; // svc:releases
 
 /** Every control-database migration, in dependency order (identity before projects before audit). */
 export const controlMigrations: readonly Migration[] = [...identityMigrations, ...projectsMigrations, ...auditMigrations, ...ingressMigrations, ...releasesMigrations, ...secretsMigrations, ...backupsMigrations, ...domainsMigrations, ...oidcMigrations, ...recoveryMigrations, ...githubMigrations, ...canaryMigrations, ...opsMigrations, ...nodesMigrations];
@@ -59,7 +61,7 @@ export interface ControlPlane {
   domains: DomainsFeature;
   /** svc:github — webhooks, check runs, deployments, PR commands. */
   github: GithubFeature;
-  /** svc:canary — canary runs, report store, and `setObserver` for the svc/canary check run. */
+  /** svc:canary — canary runs and their report store (the svc/canary check run's observer is passed in). */
   canary: CanaryFeature;
   /** svc:nodes — runner-node enrollment, placement, generations and leases. */
   nodes: NodesFeature;
@@ -103,19 +105,19 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const uploadPrincipal = createOidcUploadAuth(ctx, { links: githubLinkLookup(ctx) }); // svc:oidc — GitHub Actions OIDC uploads
   const bucketLimits = bucketLimitsFromEnv(config.env); // svc:buckets — administrator limits for every project's buckets
   const recovery = createRecovery(ctx, { keyring: secrets.keyring }); // svc:recovery — per-project point-in-time recovery
-  const github = createGithub(ctx, deps.github); // svc:github — observer of releases; rollback attached below
+  const github = createGithub(ctx, deps.github); // svc:github — observer of releases; gets their rollback at start
   const nodes = createNodes(ctx); // svc:nodes — reads SVC_NODE_* timings
-  const canary = createCanary(ctx, ingress, { recoveryEnabled: (projectId) => recoveryEnabled(ctx, projectId), providerManaged: nodes.isPlaced }); // svc:canary — canary rollouts over the ingress split; refused when recovery is on (spec 002 rule 2)
-  canary.setObserver(github.canaryObserver); // svc:github — the svc/canary check run
-  const releases = createReleases(ctx, { routing: ingress.routes, loadSecrets: secrets.loadSecrets, uploadPrincipal, recovery: recovery.hooks, observer: github.observer, canary: canary.hooks, appEnv: (projectId, layout) => projectBucketEnvironment(projectId, layout.dataDir, secrets.keyring.secretsKey, bucketLimits), placement: nodes.placement }); // svc:releases
+  const canary = createCanary(ctx, ingress, { recoveryEnabled: (projectId) => recoveryEnabled(ctx, projectId), providerManaged: nodes.isPlaced, observer: github.canaryObserver }); // svc:canary — canary rollouts over the ingress split; refused when recovery is on (spec 002 rule 2); svc:github — the svc/canary check run
+  // svc:releases — the local release driver over the runner SVC_RUNNER / SVC_SANDBOX select; the releases feature gives it its hooks
+  const driver = (hooks: ReleaseDriverHooks) => openLocalReleaseDriver(config.env, { ...hooks, dataDir: config.dataDir, clock, uidFor: (projectId, uidBase) => projectUid(ctx, projectId, uidBase), traversableRoots: [dirname(config.dataDir)] });
+  const releases = createReleases(ctx, { driver, routing: ingress.routes, loadSecrets: secrets.loadSecrets, uploadPrincipal, recovery: recovery.hooks, observer: github.observer, canary: canary.hooks, appEnv: (projectId, layout) => projectBucketEnvironment(projectId, layout.dataDir, secrets.keyring.secretsKey, bucketLimits), placement: nodes.placement }); // svc:releases
   logIsolation(logger, releases.isolation()); // svc:releases — once per start: apps unisolated or unable to start must not go unnoticed
   nodes.setReleaseListener({ observed: (o) => releases.nodeOutcome({ ...o, ok: true }), failed: (o) => releases.nodeOutcome({ ...o, ok: false }), route: (o) => releases.nodeRoute(o) }); // svc:nodes
-  github.attachReleases(releases); // svc:github
   const apps = releases.apps; // svc:lifecycle — restore, recovery and site deletion stop/restart apps through the release pipeline
   const backups = createBackups(ctx, { locks: releases.locks, keyring: secrets.keyring, apps });
   const domains = createDomains(ctx, ingress.routes);
   domains.load();
-  const ops = createOps(ctx, { backups, metrics: ingress.metrics, supervisor: releases.supervisor, loadSecrets: secrets.loadSecrets, drillObserver: github.drillObserver, isPlaced: (projectId) => nodes.placement.isPlaced(projectId) }); // svc:ops — reads SVC_AUDIT_EXPORT_* / SVC_OPS_* (all opt-in)
+  const ops = createOps(ctx, { backups, metrics: ingress.metrics, supervisor: releases.driver, loadSecrets: secrets.loadSecrets, drillObserver: github.drillObserver, isPlaced: (projectId) => nodes.placement.isPlaced(projectId) }); // svc:ops — reads SVC_AUDIT_EXPORT_* / SVC_OPS_* (all opt-in)
   const siteDeletion = {
     ctx,
     locks: releases.locks,
@@ -145,7 +147,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     domainsRoutes(ctx, domains),
     tlsAskRoutes(ctx, domains),
     deleteProjectRoutes(siteDeletion),
-    deleteReleaseRoutes(ctx, releases.locks),
+    deleteReleaseRoutes(ctx, releases.locks, releases.driver),
     recovery.routes({ locks: releases.locks, apps }), // svc:recovery
     canary.routes, // svc:canary — GET /api/projects/:id/canary
     ops.routes, // svc:ops — /api/admin/operations, /api/admin/audit-export
@@ -156,7 +158,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   await app.ready();
   canary.start(); // svc:canary — runs a dead control plane left running are interrupted (prior release kept)
   await releases.start(); // svc:releases — finish interrupted deploys, re-adopt or restart active releases
-  await github.start(); // svc:github — resume queued deliveries and syncs
+  await github.start(releases); // svc:github — resume queued deliveries and syncs; PR commands roll back through releases
   backups.start(); // svc:lifecycle — scheduled backups
   ops.start(); // svc:ops — audit export loop and monitor (when configured)
   nodes.start(); // svc:nodes — unroute placed projects whose node went offline

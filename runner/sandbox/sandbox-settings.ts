@@ -1,65 +1,15 @@
-// Operator settings of the sandboxed process runner (SVC_SANDBOX*), validated at start-up, and the
-// factory that builds the runner only after proving the sandbox works on this host.
+// The factory that builds the sandboxed process runner only after proving the sandbox works on this
+// host. Its SVC_SANDBOX* settings are read in runner/runner-settings.ts (re-exported here).
 import { dirname, join } from 'node:path';
-import { z } from 'zod';
 import type { Clock } from '../../src/core/clock.js';
 import { SvcError } from '../../src/core/errors.js';
 import type { IdGenerator } from '../../src/core/ids.js';
 import type { LogStore } from '../log-store.js';
-import { defaultSandboxLimits, type SandboxLimits } from './bwrap-args.js';
+import type { SandboxSettings } from '../runner-settings.js';
 import { describeSandboxHost, findSandboxTools, probeSandbox, type SandboxTools } from './sandbox-host.js';
 import { SandboxRunner } from './sandbox-runner.js';
 
-const size = z
-  .string()
-  .regex(/^\d+[kmg]?$/i, 'a size such as 512m')
-  .transform((v) => Number.parseInt(v, 10) * ({ k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[v.slice(-1).toLowerCase()] ?? 1));
-
-const sandboxEnvSchema = z.object({
-  SVC_SANDBOX: z.enum(['on', 'off']).default('on'),
-  SVC_SANDBOX_NETWORK: z.enum(['isolated', 'shared']).default('isolated'),
-  SVC_SANDBOX_MEMORY: size.optional(),
-  SVC_SANDBOX_PROCESSES: z.coerce.number().int().min(8).max(100_000).optional(),
-  SVC_SANDBOX_OPEN_FILES: z.coerce.number().int().min(64).max(1_048_576).optional(),
-  SVC_SANDBOX_TMP_SIZE: size.optional(),
-  SVC_SANDBOX_UID_BASE: z.coerce.number().int().min(1000).max(2_000_000_000).optional(),
-  SVC_SANDBOX_BWRAP: z.string().startsWith('/', 'an absolute path').optional(),
-});
-
-/** First uid handed to a project when none is configured (above the usual system and user ranges). */
-export const DEFAULT_SANDBOX_UID_BASE = 200_000;
-
-export interface SandboxSettings {
-  /** `off` runs apps unsandboxed: only for apps the operator trusts; logged and shown everywhere. */
-  enabled: boolean;
-  network: 'isolated' | 'shared';
-  limits: SandboxLimits;
-  uidBase: number | undefined;
-  /** bubblewrap to use instead of the one on PATH. */
-  bwrapPath: string | undefined;
-}
-
-/** Parse the SVC_SANDBOX* variables (pure; throws SVC_SANDBOX_CONFIG). */
-export function readSandboxSettings(env: Readonly<Record<string, string | undefined>>): SandboxSettings {
-  const parsed = sandboxEnvSchema.safeParse(env);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new SvcError('SVC_SANDBOX_CONFIG', `Invalid ${String(issue?.path[0] ?? 'sandbox setting')}: ${issue?.message ?? 'invalid'}`);
-  }
-  const e = parsed.data;
-  return {
-    enabled: e.SVC_SANDBOX === 'on',
-    network: e.SVC_SANDBOX_NETWORK,
-    limits: {
-      memoryBytes: e.SVC_SANDBOX_MEMORY ?? defaultSandboxLimits.memoryBytes,
-      processes: e.SVC_SANDBOX_PROCESSES ?? defaultSandboxLimits.processes,
-      openFiles: e.SVC_SANDBOX_OPEN_FILES ?? defaultSandboxLimits.openFiles,
-      tmpBytes: e.SVC_SANDBOX_TMP_SIZE ?? defaultSandboxLimits.tmpBytes,
-    },
-    uidBase: e.SVC_SANDBOX_UID_BASE,
-    bwrapPath: e.SVC_SANDBOX_BWRAP,
-  };
-}
+export { DEFAULT_SANDBOX_UID_BASE, readSandboxSettings, type SandboxSettings } from '../runner-settings.js';
 
 export interface SandboxRunnerBase {
   runsDir: string;

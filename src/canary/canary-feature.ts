@@ -33,8 +33,6 @@ export interface CanaryFeature {
   routes: (app: HttpApp) => Promise<void>;
   /** Boot: mark runs left `running` by a dead control plane `interrupted` (the prior release stays active). */
   start(): number;
-  /** Add an observer after construction (svc:github wiring). */
-  setObserver(observer: CanaryObserver): void;
   /** Add a deployment-authority check after construction (svc:github wiring). */
   setAuthority(authority: NonNullable<CanaryOptions['authority']>): void;
 }
@@ -42,7 +40,7 @@ export interface CanaryFeature {
 /** Build the canary feature over the ingress (route split + request records). */
 export function createCanary(ctx: FeatureContext, ingress: Pick<Ingress, 'routes' | 'onRequestComplete'>, options: CanaryOptions = {}): CanaryFeature {
   const store = new CanaryStore(ctx);
-  let observer = options.observer;
+  const observer = options.observer;
   let authority = options.authority;
   const controller = (): CanaryControllerDeps => ({
     store,
@@ -113,9 +111,6 @@ export function createCanary(ctx: FeatureContext, ingress: Pick<Ingress, 'routes
     store,
     routes: canaryRoutes(ctx, store),
     start: () => store.markInterrupted('The control plane restarted during the canary; the prior release was retained.'),
-    setObserver(next) {
-      observer = next;
-    },
     setAuthority(next) {
       authority = next;
     },

@@ -38,11 +38,10 @@ export interface GithubFeature {
   drillObserver: { onDrillReceipt(receipt: DrillReceiptEvent): void };
   routes: (app: HttpApp) => Promise<void>;
   queue: JobQueue;
-  /** Give the feature the releases' rollback (PR commands, check re-runs); called once after createReleases. */
-  attachReleases(releases: { rollback(input: RollbackInput): Promise<RollbackResult> }): void;
   /** Time out overdue checks and complete checks whose release ended; also runs periodically. */
   sweep(): { timedOut: number; reconciled: number };
-  start(): Promise<void>;
+  /** Start with the releases' rollback (PR commands, check re-runs): releases are built after this feature, which observes them. */
+  start(releases: { rollback(input: RollbackInput): Promise<RollbackResult> }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -51,7 +50,6 @@ export function createGithub(ctx: FeatureContext, options: GithubOptions = {}): 
   const config = parseGithubConfig(options.env ?? process.env);
   const probot: Probot | null = config ? createProbot(config, { logger: ctx.logger, ...(options.fetch ? { fetch: options.fetch } : {}) }) : null;
   const github: GithubClient | null = probot ? githubClientOf(probot) : null;
-  let rollback: ((input: RollbackInput) => Promise<RollbackResult>) | null = null;
   const wake = (): void => queue.wake();
   const needGithub = (): GithubClient => {
     if (!github) throw new Error('GitHub App is not configured');
@@ -87,11 +85,8 @@ export function createGithub(ctx: FeatureContext, options: GithubOptions = {}): 
       await webhookRoute({ ctx, secret: config?.webhookSecret ?? null, wake })(app);
       await linkRoutes(ctx, () => github)(app);
     },
-    attachReleases(releases) {
-      rollback = (input) => releases.rollback(input);
-    },
     sweep,
-    async start() {
+    async start(releases) {
       if (!probot || !config || !github) return; // unconfigured: nothing to deliver or sync
       await probot.load(
         svcGithubApp({
@@ -99,10 +94,7 @@ export function createGithub(ctx: FeatureContext, options: GithubOptions = {}): 
           github,
           appId: config.appId,
           buildTimeoutMs: config.buildTimeoutMs,
-          rollback: (input) => {
-            if (!rollback) throw new Error('releases are not attached');
-            return rollback(input);
-          },
+          rollback: (input) => releases.rollback(input),
           wake,
           ...(options.onResult ? { onResult: options.onResult } : {}),
         }),

@@ -6,10 +6,11 @@ import { actorOf } from '../identity/index.js';
 import { requireProjectPermission } from '../projects/index.js';
 import { releaseParamsSchema, releaseRoutes as r } from './contract.js';
 import { deleteReleaseBodySchema, deleteReleaseResponseSchema } from './delete-release-contract.js';
+import type { ReleaseDriver } from '../../runner/release-driver.js';
 import { deleteReleaseArtifact } from './delete-release.js';
 
 /** Register the release cleanup route. */
-export function deleteReleaseRoutes(ctx: FeatureContext, locks: ProjectLocks, options: { lockWaitMs?: number } = {}) {
+export function deleteReleaseRoutes(ctx: FeatureContext, locks: ProjectLocks, driver: Pick<ReleaseDriver, 'unstage'>, options: { lockWaitMs?: number } = {}) {
   return async function register(app: HttpApp): Promise<void> {
     app.delete(
       r.release,
@@ -26,7 +27,7 @@ export function deleteReleaseRoutes(ctx: FeatureContext, locks: ProjectLocks, op
       async (request) => {
         const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'rollback');
         const result = await deleteReleaseArtifact(
-          { ctx, locks, lockWaitMs: options.lockWaitMs ?? 0 },
+          { ctx, locks, driver, lockWaitMs: options.lockWaitMs ?? 0 },
           {
             project: { id: project.id, slug: project.slug, organizationId: project.organization_id },
             actor: actorOf(principal),

@@ -11,7 +11,7 @@ import type { FeatureContext } from '../core/feature-context.js';
 import type { ProjectLocks } from '../core/project-lock.js';
 import { appendAudit, type AuditInput } from '../audit/append-audit.js';
 import { projectLayout, releaseDirOf } from './project-layout.js';
-import { removeReleaseDir } from '../../runner/prepare-release-dir.js';
+import type { ReleaseDriver } from '../../runner/release-driver.js';
 import { transition } from './release-state.js';
 import { activeReleaseRow, findSnapshot, getRelease, loadReleaseSet, markSnapshotRemoved, persistReleaseSet, type ReleaseRow } from './release-store.js';
 
@@ -43,7 +43,7 @@ async function moveAside(from: string, to: string): Promise<boolean> {
 }
 
 /** Remove an inactive release's artifact. The caller has checked the `rollback` permission. */
-export async function deleteReleaseArtifact(deps: { ctx: FeatureContext; locks: ProjectLocks; lockWaitMs: number }, input: DeleteReleaseInput): Promise<DeleteReleaseResult> {
+export async function deleteReleaseArtifact(deps: { ctx: FeatureContext; locks: ProjectLocks; driver: Pick<ReleaseDriver, 'unstage'>; lockWaitMs: number }, input: DeleteReleaseInput): Promise<DeleteReleaseResult> {
   const { ctx } = deps;
   const projectId = input.project.id;
   return deps.locks.withLock(
@@ -85,7 +85,7 @@ export async function deleteReleaseArtifact(deps: { ctx: FeatureContext; locks: 
         if (movedSnapshot && snapshot) await rename(join(trash, 'snapshot.db'), snapshot.path).catch(() => undefined);
         throw error;
       }
-      await removeReleaseDir(trash).catch((error: unknown) => ctx.logger.warn({ err: error, projectId, trash }, 'could not remove a deleted release directory; it is under tmp/'));
+      await deps.driver.unstage(trash).catch((error: unknown) => ctx.logger.warn({ err: error, projectId, trash }, 'could not remove a deleted release directory; it is under tmp/'));
       return { release: getRelease(ctx, projectId, target.id), freedBytes: target.bundle_bytes + (snapshot?.size_bytes ?? 0), removedSnapshot: Boolean(snapshot) };
     },
     { waitMs: deps.lockWaitMs },

@@ -3,9 +3,8 @@
 // runner's own status says whether sandboxes really work on this host.
 import type { ErrorCodeDefinition } from '../core/error-codes/define.js';
 import { errorCodes, type ErrorCode } from '../core/errors.js';
-import { readRunnerSettings } from '../../runner/container/select-runner.js';
-import type { SandboxStatus } from '../../runner/sandbox/sandbox-runner.js';
-import { readSandboxSettings } from '../../runner/sandbox/sandbox-settings.js';
+import type { SandboxStatus } from '../../runner/release-driver.js';
+import { readRunnerSettings, readSandboxSettings } from '../../runner/runner-settings.js';
 import type { Isolation } from './isolation-contract.js';
 
 /** Said wherever apps run as plain processes: they see the host and each other. */

@@ -5,7 +5,7 @@ import { bearerOrSession, type HttpApp } from '../core/http/create-http-app.js';
 import { SvcError } from '../core/errors.js';
 import { isoTime, type FeatureContext } from '../core/feature-context.js';
 import { requireProjectPermission } from '../projects/index.js';
-import type { LogEntry, LogFilter, LogStore } from '../../runner/log-store.js';
+import type { LogEntry, LogFilter, LogStore } from '../../runner/release-driver.js';
 import { LOG_STREAM_MEDIA_TYPE, logsQuerySchema, logsResponseSchema, releaseRoutes as r, type LogEntryWire } from './contract.js';
 
 /** `since` as ISO 8601 or epoch milliseconds. Pure. */

@@ -11,9 +11,8 @@ import { findProject } from '../projects/index.js';
 import { databasePathOf, projectLayout } from './project-layout.js';
 import { note, restartRelease, routeWhenHealthy, type ReleaseDeps } from './release-deps.js';
 import { listActiveReleases, listCandidates, releaseConfig, releaseRunRecord, snapshotOfRelease, type ReleaseRow } from './release-store.js';
-import { markFailed, removeCandidateFiles, type TransactionSubject } from './release-transaction.js';
+import { markFailed, removeCandidateFiles, type TransactionSubject } from './release-commits.js';
 import { rollbackMarkerPath } from './rollback.js';
-import { restoreSnapshot } from '../../runner/jobs/snapshot.js';
 import { observe } from './release-observer.js';
 import { projectsWithUploadStaging, removeUploadStaging } from './upload-staging.js';
 
@@ -41,7 +40,7 @@ export async function recoverReleases(deps: ReleaseDeps): Promise<void> {
       else throw error;
     }
   }
-  await deps.supervisor.recover();
+  await deps.driver.recover();
   await ensureActiveReleases(deps);
 }
 
@@ -52,8 +51,8 @@ async function undoInterruptedRollback(deps: ReleaseDeps, projectId: string): Pr
   const saved = z.object({ safetyPath: z.string(), databasePath: z.string(), releaseId: z.string() }).safeParse(JSON.parse(text));
   if (saved.success) {
     // The rollback never committed: the active release is still the one that wrote this data.
-    await deps.supervisor.stop(projectId);
-    await restoreSnapshot(saved.data.safetyPath, saved.data.databasePath).catch((error: unknown) => deps.ctx.logger.error({ err: error }, 'could not undo an interrupted rollback'));
+    await deps.driver.stop(projectId);
+    await deps.driver.runJob({ type: 'restore-snapshot', snapshotPath: saved.data.safetyPath, databasePath: saved.data.databasePath }).catch((error: unknown) => deps.ctx.logger.error({ err: error }, 'could not undo an interrupted rollback'));
     await rm(saved.data.safetyPath, { force: true });
   }
   await rm(marker, { force: true });
@@ -64,14 +63,14 @@ async function recoverCandidate(deps: ReleaseDeps, candidate: ReleaseRow): Promi
   if (!project) return;
   const record = releaseRunRecord(candidate);
   if (record) {
-    const orphan = await deps.runner.adopt(record);
+    const orphan = await deps.driver.adopt(record);
     await orphan?.stop();
   }
   const snapshot = snapshotOfRelease(deps.ctx, candidate.id) ?? null;
   if (snapshot) {
-    await deps.supervisor.stop(candidate.project_id);
+    await deps.driver.stop(candidate.project_id);
     const dbPath = databasePathOf(projectLayout(deps.ctx.config.dataDir, candidate.project_id), releaseConfig(candidate).database.path);
-    await restoreSnapshot(snapshot.path, dbPath);
+    await deps.driver.runJob({ type: 'restore-snapshot', snapshotPath: snapshot.path, databasePath: dbPath });
   }
   const step = candidate.step ?? 'recovery';
   const error = new SvcError('SVC_RELEASE_INTERRUPTED', `The control plane stopped during step "${step}"; the previous release and its database were restored.`);
@@ -88,13 +87,13 @@ export async function ensureActiveReleases(deps: ReleaseDeps): Promise<void> {
   const active = new Map(listActiveReleases(deps.ctx).map((r) => [r.project_id, r]));
   for (const row of active.values()) {
     if (deps.placement?.isPlaced(row.project_id)) continue; // svc:nodes — a runner node runs it
-    const status = deps.supervisor.status(row.project_id);
+    const status = deps.driver.status(row.project_id);
     if (status?.releaseId === row.id) continue;
-    if (status) await deps.supervisor.stop(row.project_id);
+    if (status) await deps.driver.stop(row.project_id);
     const record = releaseRunRecord(row);
-    const adopted = record ? await deps.runner.adopt(record) : null;
+    const adopted = record ? await deps.driver.adopt(record) : null;
     if (adopted) {
-      await deps.supervisor.supervise(adopted);
+      await deps.driver.serve(adopted);
       void routeWhenHealthy(deps, adopted).catch(() => undefined);
     } else {
       void restartRelease(deps, row.project_id, row.id);

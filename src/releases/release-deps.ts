@@ -1,34 +1,29 @@
-// The effects the release transaction, rollback and boot recovery work with, in one bundle, plus
-// the small app operations they share (start + health gate, quiesce, restart the prior release).
+// The effects the release pipeline (its executor, rollback, boot recovery) works with, in one bundle —
+// apps only through the ReleaseDriver — plus the small app operations they share (health gate,
+// quiesce, route, restart or route back to the prior release).
 import type { FeatureContext } from '../core/feature-context.js';
 import { SvcError } from '../core/errors.js';
 import type { ProjectLocks } from '../core/project-lock.js';
 import type { ArtifactLimits, DeployConfig } from '../artifacts/index.js';
-import type { AppRunner, AppStartSpec, RunningApp } from '../../runner/app-runner.js';
-import { checkHealth, type HealthResult } from '../../runner/health-check.js';
-import type { LogStore } from '../../runner/log-store.js';
-import type { Supervisor } from '../../runner/supervisor.js';
+import type { AppStartSpec, HealthResult, ReleaseDriver, RunningApp } from '../../runner/release-driver.js';
 import type { Failpoint } from './failpoint.js';
 import { databasePathOf, projectLayout, releaseDirOf, type ProjectLayout } from './project-layout.js';
 import type { ReleaseSettings } from './release-limits.js';
 import type { ReleaseObserver } from './release-observer.js';
 import type { ReleaseRouting } from './release-routing.js';
-import { getReleaseById, releaseConfig, setRunRecord, type ReleaseRow } from './release-store.js';
+import { getReleaseById, releaseConfig, type ReleaseRow } from './release-store.js';
 
 /** Everything the releases feature needs from the outside world. */
 export interface ReleaseDeps {
   ctx: FeatureContext;
   locks: ProjectLocks;
-  runner: AppRunner;
-  supervisor: Supervisor;
-  logs: LogStore;
+  /** Where apps run: staging, jobs beside the data, starts, health, supervision (runner/release-driver.ts). */
+  driver: ReleaseDriver;
   routing: ReleaseRouting<unknown>;
   /** Decrypted runtime secrets of a project (the secrets feature provides it; default none). */
   loadSecrets: (projectId: string) => Promise<Record<string, string>>;
   settings: ReleaseSettings;
   failpoint: Failpoint;
-  /** The svc package root, linked into each release as `node_modules/svc`. */
-  packageDir: string;
   /** Artifact limits of uploads (default: the shared defaults). */
   artifactLimits?: Partial<ArtifactLimits>;
   /** svc:github — observers of transactions and rollbacks (errors are caught; see release-observer.ts). */
@@ -94,7 +89,7 @@ export interface ReleaseRecoveryHooks {
 /** A platform-written line in the project's log (never fails the caller). */
 export function note(deps: ReleaseDeps, projectId: string, releaseId: string, line: string): void {
   try {
-    deps.logs.system(projectId, releaseId, line);
+    deps.driver.logs.system(projectId, releaseId, line);
   } catch (error) {
     deps.ctx.logger.warn({ err: error, projectId }, 'could not write a release log line');
   }
@@ -123,19 +118,13 @@ export async function resolveSpec(deps: ReleaseDeps, projectId: string, releaseI
 }
 
 /**
- * Start a release outside supervision, record its process (so a crashed control plane can find it),
- * and poll its health route within health.timeoutMs. On failure the app is stopped and
- * SVC_APP_START_FAILED (it exited) or SVC_HEALTH_CHECK_FAILED (no 2xx in time) is thrown.
+ * Poll a started app's health route within health.timeoutMs; throws SVC_APP_START_FAILED (it exited)
+ * or SVC_HEALTH_CHECK_FAILED (no 2xx in time). The app is left running: the caller decides.
  */
-export async function startHealthy(deps: ReleaseDeps, row: ReleaseRow, onStarted?: (app: RunningApp) => void): Promise<RunningApp> {
+export async function checkStartedHealth(deps: ReleaseDeps, row: ReleaseRow, app: RunningApp): Promise<void> {
   const config = releaseConfig(row);
-  const app = await deps.runner.start(await resolveSpec(deps, row.project_id, row.id));
-  setRunRecord(deps.ctx, row.id, app.record());
-  onStarted?.(app);
-  const result = await checkHealth({ host: app.host, port: app.port, path: config.health.path, timeoutMs: config.health.timeoutMs, exited: app.wait() });
-  if (result.ok) return app;
-  await app.stop().catch(() => undefined);
-  throw healthFailure(config, result, app);
+  const result = await deps.driver.checkHealth(app, { path: config.health.path, timeoutMs: config.health.timeoutMs });
+  if (!result.ok) throw healthFailure(config, result, app);
 }
 
 /** SVC_APP_START_FAILED (the app exited) or SVC_HEALTH_CHECK_FAILED (no 2xx in time) for a failed health gate. */
@@ -157,7 +146,7 @@ export async function quiesce(deps: ReleaseDeps, projectId: string): Promise<voi
   // New requests wait (up to holdMs) for whatever is routed next instead of failing in the window.
   const previous = await deps.routing.hold(projectId, deps.settings.holdMs);
   await deps.routing.drain(previous, deps.settings.drainTimeoutMs);
-  await deps.supervisor.stop(projectId);
+  await deps.driver.stop(projectId);
 }
 
 /** Atomic cutover: route the project to a started, healthy app; the previous target drains. */
@@ -173,7 +162,7 @@ export async function routeTo(deps: ReleaseDeps, app: RunningApp): Promise<void>
  * SVC_HEALTH_CHECK_FAILED when it does not get healthy; the route is then left as it was.
  */
 export async function restartSupervised(deps: ReleaseDeps, projectId: string, releaseId: string): Promise<RunningApp> {
-  const app = await deps.supervisor.start(projectId, releaseId);
+  const app = await deps.driver.startServing(projectId, releaseId);
   await routeWhenHealthy(deps, app);
   return app;
 }
@@ -192,7 +181,7 @@ export async function restartRelease(deps: ReleaseDeps, projectId: string, relea
 /** What a cutover needs to know about the side that is serving now (see chooseCutover). */
 export function servingFacts(deps: ReleaseDeps, projectId: string, priorReleaseId: string | undefined): { priorRunning: boolean; journaled: boolean } {
   return {
-    priorRunning: priorReleaseId !== undefined && deps.supervisor.current(projectId)?.releaseId === priorReleaseId,
+    priorRunning: priorReleaseId !== undefined && deps.driver.current(projectId)?.releaseId === priorReleaseId,
     journaled: deps.recovery?.enabled(projectId) ?? false,
   };
 }
@@ -213,7 +202,7 @@ export interface PriorState {
 export async function givePriorBack(deps: ReleaseDeps, projectId: string, prior: PriorState): Promise<void> {
   if (prior.releaseId !== undefined && prior.stopped) return restartRelease(deps, projectId, prior.releaseId);
   if (!prior.routed) return;
-  const serving = deps.supervisor.current(projectId);
+  const serving = deps.driver.current(projectId);
   if (!serving) return;
   await routeWhenHealthy(deps, serving).catch((error: unknown) => deps.ctx.logger.error({ err: error, projectId }, 'could not route back to the prior release'));
 }
@@ -226,9 +215,7 @@ export async function givePriorBack(deps: ReleaseDeps, projectId: string, prior:
 export async function routeWhenHealthy(deps: ReleaseDeps, app: RunningApp): Promise<void> {
   const row = getReleaseById(deps.ctx, app.releaseId);
   if (!row) return;
-  const config = releaseConfig(row);
-  const result = await checkHealth({ host: app.host, port: app.port, path: config.health.path, timeoutMs: config.health.timeoutMs, exited: app.wait() });
-  if (!result.ok) throw healthFailure(config, result, app);
+  await checkStartedHealth(deps, row, app);
   // Route only if this app is still the supervised one (a deploy may have started meanwhile).
-  if (deps.supervisor.current(app.projectId) === app) await routeTo(deps, app);
+  if (deps.driver.current(app.projectId) === app) await routeTo(deps, app);
 }

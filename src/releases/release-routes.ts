@@ -80,7 +80,7 @@ export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker, uploadP
   const { ctx } = deps;
   const { maxRequestBytes } = resolveLimits(deps.artifactLimits);
   const storageOf = async (projectId: string) => ({
-    usage: await projectStorage(ctx, projectId),
+    usage: await projectStorage(deps, projectId),
     limits: { maxRetainedArtifacts: deps.settings.maxRetainedArtifacts, maxStorageBytes: deps.settings.maxStorageBytes },
   });
 

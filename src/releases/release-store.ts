@@ -5,7 +5,7 @@ import type { FeatureContext } from '../core/feature-context.js';
 import { isoTime } from '../core/feature-context.js';
 import { SvcError } from '../core/errors.js';
 import { deployConfigSchema, type DeployConfig } from '../artifacts/index.js';
-import type { RunningAppRecord } from '../../runner/app-runner.js';
+import type { RunningAppRecord } from '../../runner/release-driver.js';
 import type { Release, ReleaseFailure, ReleaseStatus, ReleaseStep } from './contract.js';
 import type { ReleaseRecord, ReleaseSetState, SnapshotRef } from './release-state.js';
 

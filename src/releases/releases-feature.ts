@@ -1,25 +1,18 @@
-// The releases feature as the composition root sees it: owns the process runner, supervisor and log
-// store, runs boot recovery, exposes the routes, and stops (or leaves) apps on close.
-import { dirname, join } from 'node:path';
+// The releases feature as the composition root sees it: builds its release driver (where apps run)
+// from the factory it is given, runs boot recovery, exposes the routes, and stops (or leaves) apps on close.
+import { join } from 'node:path';
 import type { FeatureContext } from '../core/feature-context.js';
 import type { HttpApp } from '../core/http/create-http-app.js';
 import { ProjectLocks, type StaleLockInfo } from '../core/project-lock.js';
 import { appendAudit } from '../audit/append-audit.js';
 import type { ArtifactLimits } from '../artifacts/index.js';
 import { findProject } from '../projects/index.js';
-import type { AppRunner, RunningApp } from '../../runner/app-runner.js';
-import { LogStore } from '../../runner/log-store.js';
-import { selectAppRunner } from '../../runner/container/select-runner.js';
-import { SandboxRunner } from '../../runner/sandbox/sandbox-runner.js';
-import { readSandboxSettings } from '../../runner/sandbox/sandbox-settings.js';
-import { projectUid } from '../projects/index.js';
-import { Supervisor, type SupervisorEvent } from '../../runner/supervisor.js';
+import type { LogStore, ReleaseDriver, ReleaseDriverHooks, RunningApp, SupervisorEvent } from '../../runner/release-driver.js';
 import { describeIsolation } from './describe-isolation.js';
 import { failpointFromEnv, type Failpoint } from './failpoint.js';
 import type { Isolation } from './isolation-contract.js';
 import { isolationRoute } from './isolation-route.js';
 import { logRoutes } from './log-routes.js';
-import { platformPackageDir } from '../../runner/platform-package-dir.js';
 import { projectAppControl, type ProjectAppControl } from './project-app-control.js';
 import { note, resolveSpec, routeWhenHealthy, type ReleaseCanaryHooks, type ReleaseDeps, type ReleasePlacementHooks, type ReleaseRecoveryHooks } from './release-deps.js';
 import { readReleaseSettings, type ReleaseSettings } from './release-limits.js';
@@ -38,13 +31,14 @@ export interface ReleasesOptions {
   routing?: ReleaseRouting<unknown>;
   /** Decrypted secrets of a project (default: none). */
   loadSecrets?: (projectId: string) => Promise<Record<string, string>>;
-  /** App runner (default: the process runner under `<data>/runs`). */
-  runner?: AppRunner;
+  /**
+   * Where apps run: builds the release driver given the feature's hooks (start specs with current
+   * secrets, supervisor events). The composition root passes runner/local-release-driver.ts.
+   */
+  driver: (hooks: ReleaseDriverHooks) => ReleaseDriver;
   settings?: Partial<ReleaseSettings>;
   artifactLimits?: Partial<ArtifactLimits>;
   failpoint?: Failpoint;
-  /** SIGTERM → SIGKILL grace of app processes (default 10 s). */
-  stopGraceMs?: number;
   /** svc:github — observer of release phases and rollbacks. */
   observer?: ReleaseObserver;
   /** svc:recovery — epoch env, rotation and drill of point-in-time recovery. */
@@ -62,7 +56,8 @@ export interface ReleasesOptions {
 export interface ReleasesFeature {
   routes: (app: HttpApp) => Promise<void>;
   locks: ProjectLocks;
-  supervisor: Supervisor;
+  /** The release driver: what runs per project, supervision status, shutdown. */
+  driver: ReleaseDriver;
   logs: LogStore;
   /** Boot: finish interrupted transactions, re-adopt or restart every active release. */
   start(): Promise<void>;
@@ -103,40 +98,20 @@ export function createProjectLocks(ctx: FeatureContext): ProjectLocks {
 }
 
 /** Build the releases feature (nothing runs until start()). */
-export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {}): ReleasesFeature {
-  const dataDir = ctx.config.dataDir;
+export function createReleases(ctx: FeatureContext, options: ReleasesOptions): ReleasesFeature {
   const settings = { ...readReleaseSettings(ctx.config.env), ...options.settings };
-  const logs = new LogStore({ dir: join(dataDir, 'logs'), clock: ctx.clock });
-  const uidBase = readSandboxSettings(ctx.config.env).uidBase;
-  const runner =
-    options.runner ??
-    selectAppRunner(ctx.config.env, {
-      runsDir: join(dataDir, 'runs'),
-      logs,
-      clock: ctx.clock,
-      uidFor: (projectId) => projectUid(ctx, projectId, uidBase),
-      // The data directory and the folder holding it are made passable (search only) for project uids.
-      traversableRoots: [dirname(dataDir)],
-      ...(options.stopGraceMs === undefined ? {} : { stopGraceMs: options.stopGraceMs }),
-    });
-  const supervisor = new Supervisor({
-    runner,
-    stateFile: join(dataDir, 'supervisor.json'),
-    clock: ctx.clock,
+  const driver = options.driver({
     resolveSpec: (projectId, releaseId) => resolveSpec(deps, projectId, releaseId),
     onEvent: (event) => onSupervisorEvent(deps, event),
   });
   const deps: ReleaseDeps = {
     ctx,
     locks: options.locks ?? createProjectLocks(ctx),
-    runner,
-    supervisor,
-    logs,
+    driver,
     routing: options.routing ?? noRouting,
     loadSecrets: options.loadSecrets ?? (async () => ({})),
     settings,
     failpoint: options.failpoint ?? failpointFromEnv(ctx.config.env),
-    packageDir: platformPackageDir(),
     ...(options.artifactLimits ? { artifactLimits: options.artifactLimits } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
     ...(options.recovery ? { recovery: options.recovery } : {}),
@@ -144,18 +119,18 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
     ...(options.canary ? { canary: options.canary } : {}),
     ...(options.placement ? { placement: options.placement } : {}),
   };
-  const isolation = (): Isolation => describeIsolation(ctx.config.env, runner instanceof SandboxRunner ? runner.status() : undefined);
+  const isolation = (): Isolation => describeIsolation(ctx.config.env, driver.sandboxStatus());
   const tracker = new UploadTracker();
   const followers = new Set<AbortController>();
   let closed = false;
 
   return {
     locks: deps.locks,
-    supervisor,
-    logs,
+    driver,
+    logs: driver.logs,
     routes: async (app) => {
       await releaseRoutes(deps, tracker, options.uploadPrincipal)(app);
-      await logRoutes(ctx, logs, followers)(app);
+      await logRoutes(ctx, driver.logs, followers)(app);
       await isolationRoute(ctx, isolation)(app);
       // Open log streams would keep the server from closing.
       app.addHook('preClose', async () => {
@@ -164,7 +139,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
       });
     },
     start: () => recoverReleases(deps),
-    current: (projectId) => supervisor.current(projectId),
+    current: (projectId) => driver.current(projectId),
     rollback: (input) => rollbackRelease(deps, input),
     isolation,
     apps: projectAppControl(deps),
@@ -178,8 +153,8 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions = {
       closed = true;
       for (const follower of followers) follower.abort();
       await Promise.allSettled(tracker.all());
-      if (settings.stopAppsOnClose) await supervisor.stopAll();
-      else await supervisor.detachAll();
+      if (settings.stopAppsOnClose) await driver.stopAll();
+      else await driver.detachAll();
     },
   };
 }
@@ -190,7 +165,7 @@ function onSupervisorEvent(deps: ReleaseDeps, event: SupervisorEvent): void {
   if (event.type === 'restart-failed') note(deps, event.projectId, event.releaseId, `restart failed: ${event.error}`);
   if (event.type === 'adopted' || event.type === 'started') {
     // Supervisor restarts and re-adoptions move traffic once the app answers its health route.
-    const app = deps.supervisor.current(event.projectId);
+    const app = deps.driver.current(event.projectId);
     if (app) void routeWhenHealthy(deps, app).catch((error: unknown) => deps.ctx.logger.warn({ err: error, projectId: event.projectId }, 'restarted app not routed'));
   }
 }

@@ -6,26 +6,16 @@
 // project's requests held; with restore-data the database is restored from the active release's
 // pre-deploy snapshot. Only a healthy, routed target is marked active; a failure puts the previous app
 // (and data) back.
-import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { atomicWriteFile } from '../core/atomic-write.js';
 import { SvcError } from '../core/errors.js';
-import { appendAudit } from '../audit/append-audit.js';
-import { setProjectRelease } from '../projects/index.js';
-import type { RunningApp } from '../../runner/app-runner.js';
-import { databasePathOf, projectLayout, releaseDirOf, type ProjectLayout } from './project-layout.js';
-import { readAppliedHistory } from '../../runner/jobs/apply-migrations.js';
-import { readMigrationFiles } from '../../runner/jobs/migration-files.js';
-import type { AppliedMigration } from '../../runner/jobs/migration-history.js';
-import { pruneSnapshots } from './prune-snapshots.js';
-import { givePriorBack, note, quiesce, routeTo, servingFacts, startHealthy, type PriorState, type ReleaseDeps } from './release-deps.js';
-import { chooseCutover, unappliedMigrations } from '../../runner/jobs/choose-cutover.js';
+import { chooseCutover } from '../../runner/jobs/choose-cutover.js';
+import { projectLayout, releaseDirOf } from './project-layout.js';
+import type { TransactionSubject } from './release-commits.js';
+import { servingFacts, type ReleaseDeps } from './release-deps.js';
+import { planRollback, planRollbackFailure } from './release-plan.js';
 import { transition } from './release-state.js';
-import { activeReleaseRow, findSnapshot, getRelease, loadReleaseSet, markSnapshotRemoved, persistReleaseSet, releaseConfig, type ReleaseRow } from './release-store.js';
-import type { TransactionSubject } from './release-transaction.js';
-import { createSnapshot, restoreSnapshot } from '../../runner/jobs/snapshot.js';
+import { activeReleaseRow, findSnapshot, getRelease, loadReleaseSet, releaseConfig, type ReleaseRow } from './release-store.js';
+import { newReleaseRun, runReleaseEffects, type ReleaseRun } from './run-release-effects.js';
 import { observe, type ObservedRollback } from './release-observer.js';
 import { rollbackOnNode } from './node-release.js';
 
@@ -67,10 +57,15 @@ export async function rollbackRelease(deps: ReleaseDeps, input: RollbackInput): 
       if (active && releaseConfig(active).database.path !== releaseConfig(target).database.path) {
         throw new SvcError('SVC_DATABASE_PATH_CHANGED', `${target.id} uses database.path "${releaseConfig(target).database.path}", the active release "${releaseConfig(active).database.path}".`);
       }
-      const dbPath = databasePathOf(projectLayout(ctx.config.dataDir, projectId), releaseConfig(target).database.path);
+      const run = newReleaseRun(deps, input, target, active);
       const restoreFrom = input.restoreData ? findSnapshot(ctx, active?.restore_snapshot_id ?? null) : undefined;
-      const marker = rollbackMarkerPath(ctx.config.dataDir, projectId);
-      const safetyPath = join(projectLayout(ctx.config.dataDir, projectId).tmpDir, `before-rollback-${target.id}.db`);
+      const tmpDir = projectLayout(ctx.config.dataDir, projectId).tmpDir;
+      run.rollback = {
+        state: decision.state,
+        restoreData: input.restoreData,
+        restoreFrom,
+        data: { safetyPath: join(tmpDir, `before-rollback-${target.id}.db`), marker: rollbackMarkerPath(ctx.config.dataDir, projectId), saved: false },
+      };
 
       const report = (phase: ObservedRollback['phase'], error?: unknown): void => {
         if (!deps.observer?.onRollback) return;
@@ -79,61 +74,18 @@ export async function rollbackRelease(deps: ReleaseDeps, input: RollbackInput): 
       };
       report('start');
       const cutover = chooseCutover({
-        pendingMigrations: restoreFrom ? 0 : await unappliedMigrationsOf(projectLayout(ctx.config.dataDir, projectId), target, dbPath),
+        pendingMigrations: restoreFrom ? 0 : await unappliedMigrationsOf(deps, target, run.databasePath),
         ...servingFacts(deps, projectId, active?.id),
         restoresData: restoreFrom !== undefined,
       });
-      note(deps, projectId, target.id, `rollback to ${target.id}${input.restoreData ? ' with data restore' : ''}${cutover === 'blue-green' ? ': schema compatible, the active release keeps serving until the target is healthy' : ''}`);
-      const prior: PriorState = { releaseId: active?.id, stopped: false, routed: false };
-      let app: RunningApp | null = null;
-      let savedData = false;
+      const line = `rollback to ${target.id}${input.restoreData ? ' with data restore' : ''}${cutover === 'blue-green' ? ': schema compatible, the active release keeps serving until the target is healthy' : ''}`;
       try {
-        if (cutover === 'stop-first') {
-          // The project's requests are held from here until the target (or the prior release again) is routed.
-          prior.stopped = true;
-          await quiesce(deps, projectId);
-          deps.failpoint('rollback-after-stop');
-          if (restoreFrom) {
-            // Keep the current data until the rollback is committed, so a failure (or crash) loses nothing.
-            await createSnapshot(dbPath, safetyPath);
-            await atomicWriteFile(marker, JSON.stringify({ safetyPath, databasePath: dbPath, releaseId: target.id }), { mode: 0o600, mkdirs: true });
-            savedData = true;
-            await restoreSnapshot(restoreFrom.path, dbPath);
-            deps.failpoint('rollback-after-restore');
-          }
-        }
-        app = await startHealthy(deps, target);
-        await routeTo(deps, app);
+        await runReleaseEffects(deps, run, planRollback(decision.effects, { cutover, line }));
       } catch (error) {
-        // Not routed (routeTo throws only before the switch), so nothing reaches the target any more.
-        await app?.stop().catch((e: unknown) => ctx.logger.error({ err: e }, 'could not stop the failed rollback target'));
-        if (savedData) await putDataBack(ctx, safetyPath, dbPath, marker);
-        ctx.db.transaction(() => audit(deps, input, 'rollback.fail', { releaseId: target.id, restoreData: input.restoreData, code: (error as SvcError).code ?? 'SVC_INTERNAL', reason: (error as Error).message.slice(0, 500) }))();
-        note(deps, projectId, target.id, `rollback failed: ${(error as Error).message}`);
-        await givePriorBack(deps, projectId, prior);
+        await undoRollback(deps, run, error);
         report('fail', error);
         throw error;
       }
-      ctx.db
-        .transaction(() => {
-          persistReleaseSet(ctx, projectId, decision.state, { activated: target.id });
-          if (restoreFrom) markSnapshotRemoved(ctx, restoreFrom.id);
-          setProjectRelease(ctx, projectId, target.id, 'active');
-          audit(deps, input, input.restoreData ? 'rollback.restore_data' : 'rollback.complete', {
-            releaseId: target.id,
-            fromReleaseId: active?.id ?? null,
-            restoreData: input.restoreData,
-            ...(restoreFrom ? { snapshotBytes: restoreFrom.size_bytes } : {}),
-          });
-        })
-        .immediate();
-      await deps.supervisor.supervise(app);
-      if (restoreFrom) {
-        await rm(restoreFrom.path, { force: true });
-        await rm(marker, { force: true });
-        await rm(safetyPath, { force: true });
-      }
-      await pruneSnapshots(deps, projectId);
       report('complete');
       return { release: getRelease(ctx, projectId, target.id), previousReleaseId: active?.id ?? null, restoredData: Boolean(restoreFrom) };
     },
@@ -141,42 +93,22 @@ export async function rollbackRelease(deps: ReleaseDeps, input: RollbackInput): 
   );
 }
 
-/** A failed restore-data rollback: the data saved before it goes back (left for boot recovery when that fails). */
-async function putDataBack(ctx: ReleaseDeps['ctx'], safetyPath: string, dbPath: string, marker: string): Promise<void> {
-  try {
-    await restoreSnapshot(safetyPath, dbPath);
-    await rm(marker, { force: true });
-    await rm(safetyPath, { force: true });
-  } catch (error) {
-    // The marker stays: the next start puts the saved data back before the app runs again.
-    ctx.logger.fatal({ err: error, dbPath }, 'could not put the data back after a failed rollback');
-  }
+/** Stop the target, put the saved data back, audit the failure, give the prior release back. */
+async function undoRollback(deps: ReleaseDeps, run: ReleaseRun, error: unknown): Promise<void> {
+  run.failure = { step: run.step, code: (error as SvcError).code ?? 'SVC_INTERNAL', message: (error as Error).message };
+  const facts = { started: run.app !== null, priorStopped: run.priorStopped, routed: run.routed, priorId: run.prior?.id ?? null };
+  await runReleaseEffects(deps, run, planRollbackFailure({ ...facts, savedData: run.rollback?.data.saved === true, releaseId: run.release.id, reason: run.failure.message }));
 }
 
 /**
  * The target's migrations the database lacks as they are (0: its schema is there, a code-only switch).
  * Unreadable history counts as incompatible, so the rollback stops first as it always could.
  */
-async function unappliedMigrationsOf(layout: ProjectLayout, target: ReleaseRow, databasePath: string): Promise<number> {
+async function unappliedMigrationsOf(deps: ReleaseDeps, target: ReleaseRow, databasePath: string): Promise<number> {
+  const layout = projectLayout(deps.ctx.config.dataDir, target.project_id);
   try {
-    const files = await readMigrationFiles(join(releaseDirOf(layout, target.id), releaseConfig(target).database.migrations));
-    return unappliedMigrations(files, readHistory(databasePath));
+    return await deps.driver.runJob({ type: 'unapplied-migrations', migrationsDir: join(releaseDirOf(layout, target.id), releaseConfig(target).database.migrations), databasePath });
   } catch {
     return Number.POSITIVE_INFINITY;
   }
-}
-
-/** The applied migrations of the project database, read-only (none when it does not exist yet). */
-function readHistory(databasePath: string): AppliedMigration[] {
-  if (!existsSync(databasePath)) return [];
-  const db = new Database(databasePath, { readonly: true, fileMustExist: true });
-  try {
-    return readAppliedHistory(db);
-  } finally {
-    db.close();
-  }
-}
-
-function audit(deps: ReleaseDeps, input: RollbackInput, kind: 'rollback.fail' | 'rollback.complete' | 'rollback.restore_data', metadata: Record<string, unknown>): void {
-  appendAudit(deps.ctx, { kind, organizationId: input.project.organizationId, projectId: input.project.id, actor: input.actor, metadata });
 }

@@ -6,7 +6,6 @@ import { SvcError } from '../core/errors.js';
 import { appendAudit } from '../audit/append-audit.js';
 import { discardStagedArtifact, resolveLimits, stageArtifactOffThread, warmArtifactDecoder, type StagedArtifact } from '../artifacts/index.js';
 import { IDEMPOTENCY_KEY_PATTERN } from './contract.js';
-import { databaseFootprint } from '../../runner/jobs/snapshot.js';
 import { databasePathOf, projectLayout } from './project-layout.js';
 import { checkReleaseCapacity } from './release-limits.js';
 import type { ReleaseDeps, ReleasePlacementHooks } from './release-deps.js';
@@ -167,9 +166,9 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
     if (active && releaseConfig(active).database.path !== decoded.config.database.path) {
       throw new SvcError('SVC_DATABASE_PATH_CHANGED', `database.path is "${decoded.config.database.path}", the active release uses "${releaseConfig(active).database.path}".`);
     }
-    const usage = await projectStorage(deps.ctx, projectId);
+    const usage = await projectStorage(deps, projectId);
     const dbPath = databasePathOf(projectLayout(deps.ctx.config.dataDir, projectId), decoded.config.database.path);
-    checkReleaseCapacity(usage, { bundleBytes: decoded.totalBytes, snapshotEstimateBytes: await databaseFootprint(dbPath) }, deps.settings);
+    checkReleaseCapacity(usage, { bundleBytes: decoded.totalBytes, snapshotEstimateBytes: await deps.driver.runJob({ type: 'database-footprint', databasePath: dbPath }) }, deps.settings);
     const decodedConfig = decoded.config;
     const decodedDigest = decoded.digest;
     candidate = deps.ctx.db

@@ -16,7 +16,7 @@ beforeAll(async () => {
   const first = await p.upload(await packCandidate(p.dir, 1, 'ok'));
   expect((await p.release(first.releaseId)).status).toBe('active');
   baselineId = first.releaseId;
-  baselineAppId = p.plane.releases.supervisor.current(p.project.id)?.id;
+  baselineAppId = p.plane.releases.current(p.project.id)?.id;
   expect(baselineAppId).toBeDefined();
   const enable = await p.plane.app.inject({ method: 'POST', url: `/api/projects/${p.project.id}/recovery`, headers: p.owner.headers(), payload: { enabled: true } });
   expect(enable.statusCode, enable.body).toBe(201);
@@ -28,7 +28,7 @@ afterAll(async () => {
 
 async function expectBaselineUntouched(): Promise<void> {
   expect(await p.activeReleaseId()).toBe(baselineId);
-  const running = p.plane.releases.supervisor.current(p.project.id);
+  const running = p.plane.releases.current(p.project.id);
   expect(running?.releaseId).toBe(baselineId);
   expect(running?.id).toBe(baselineAppId); // the same app instance: never stopped or restarted
   expect(running?.exited).toBeNull();

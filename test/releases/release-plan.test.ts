@@ -1,0 +1,140 @@
+// The pipeline plans are pure: given the state machine's effects and the run's facts, the exact
+// ordered effects (with the crash-test failpoints in place) — no disk, no clock, no processes.
+import { describe, expect, it } from 'vitest';
+import { planDeploy, planDeployFailure, planDeployStart, planRollback, planRollbackFailure, type PipelineEffect } from '../../src/releases/release-plan.js';
+import { restorePhrase, transition, type ReleaseRecord, type ReleaseSetState, type SnapshotRef } from '../../src/releases/release-state.js';
+
+const snapA: SnapshotRef = { path: '/snap/a.db', sizeBytes: 8192 };
+const rec = (id: string, status: ReleaseRecord['status'], extra: Partial<ReleaseRecord> = {}): ReleaseRecord => ({ id, status, artifact: 'retained', predecessorId: null, restoreSnapshot: null, ...extra });
+/** P (inactive) → A (active, with the snapshot taken before it), candidate C. */
+const set: ReleaseSetState = { projectSlug: 'shop', releases: [rec('P', 'inactive'), rec('A', 'active', { predecessorId: 'P', restoreSnapshot: snapA }), rec('C', 'candidate')] };
+const firstDeploy: ReleaseSetState = { projectSlug: 'shop', releases: [rec('C', 'candidate')] };
+
+const activation = (state: ReleaseSetState) => transition(state, { type: 'activate', releaseId: 'C', snapshot: null }).effects;
+/** The plan with notes left out, as `type` or `type:detail` strings (easy to read in a diff). */
+const shape = (plan: PipelineEffect[]): string[] =>
+  plan
+    .filter((e) => e.type !== 'note')
+    .map((e) => {
+      if (e.type === 'enter') return `enter:${e.step}`;
+      if (e.type === 'failpoint') return `failpoint:${e.name}`;
+      if (e.type === 'snapshot') return `snapshot:${e.record}`;
+      if (e.type === 'commit' || e.type === 'commit-failure') return `${e.type}:${e.outcome}`;
+      if ('releaseId' in e) return `${e.type}:${e.releaseId}`;
+      return e.type;
+    });
+
+describe('deploy plan', () => {
+  it('starts the same way for every deploy: stage, then the read-only migration check', () => {
+    expect(shape(planDeployStart('C'))).toEqual(['enter:extract', 'stage-release:C', 'failpoint:after-extract', 'enter:verify', 'precheck-migrations:C']);
+  });
+
+  it('stop-first: quiesce the prior release, snapshot recorded at once, migrate, then start, health, route, commit', () => {
+    const plan = planDeploy({ releaseId: 'C', priorId: 'A', cutover: 'stop-first', canary: false, activation: activation(set) });
+    expect(shape(plan)).toEqual([
+      'enter:stop-active', 'quiesce:A', 'failpoint:after-stop',
+      'enter:snapshot', 'snapshot:now', 'failpoint:after-snapshot',
+      'enter:migrate', 'recovery-before-migrate:C', 'migrate:C', 'failpoint:after-migrate',
+      'enter:start', 'start-release:C', 'failpoint:after-start', 'enter:health', 'health-check:C', 'recovery-after-healthy:C', 'failpoint:after-health',
+      'enter:activate', 'route-traffic:C', 'commit:activate', 'failpoint:after-activate', 'serve:C', 'prune-snapshots',
+    ]);
+  });
+
+  it('a first deploy stops nothing', () => {
+    const plan = planDeploy({ releaseId: 'C', priorId: null, cutover: 'stop-first', canary: false, activation: activation(firstDeploy) });
+    expect(shape(plan).slice(0, 2)).toEqual(['enter:stop-active', 'failpoint:after-stop']);
+  });
+
+  it('blue-green: the prior release keeps serving; the snapshot is recorded only at activation and nothing migrates', () => {
+    const plan = planDeploy({ releaseId: 'C', priorId: 'A', cutover: 'blue-green', canary: false, activation: activation(set) });
+    expect(shape(plan)).toEqual([
+      'enter:snapshot', 'snapshot:at-activation', 'failpoint:after-snapshot',
+      'enter:start', 'start-release:C', 'failpoint:after-start', 'enter:health', 'health-check:C', 'recovery-after-healthy:C', 'failpoint:after-health',
+      'enter:activate', 'route-traffic:C', 'commit:activate', 'failpoint:after-activate', 'serve:C', 'prune-snapshots',
+    ]);
+    expect(plan).toContainEqual({ type: 'note', line: 'deploy: no migrations, so the active release keeps serving until the candidate is healthy' });
+    expect(shape(plan)).not.toContain('quiesce:A');
+  });
+
+  it('canary: no stop, snapshot or migration; the canary runs after health and settles after serving', () => {
+    const plan = planDeploy({ releaseId: 'C', priorId: 'A', cutover: 'stop-first', canary: true, activation: activation(set) });
+    expect(shape(plan)).toEqual([
+      'enter:start', 'start-release:C', 'failpoint:after-start', 'enter:health', 'health-check:C', 'canary-run:C', 'failpoint:after-health',
+      'enter:activate', 'route-traffic:C', 'commit:activate', 'failpoint:after-activate', 'serve:C', 'settle-canary', 'prune-snapshots',
+    ]);
+  });
+
+  it('routes and commits exactly what the state machine says an activation does', () => {
+    const plan = planDeploy({ releaseId: 'C', priorId: 'A', cutover: 'blue-green', canary: false, activation: [{ type: 'audit', kind: 'release.activated', releaseId: 'C' }] });
+    expect(shape(plan)).not.toContain('route-traffic:C');
+    expect(shape(plan)).toContain('commit:activate');
+  });
+});
+
+describe('deploy failure plan', () => {
+  const failed = (snapshot: SnapshotRef | null) => transition(set, { type: 'fail', releaseId: 'C', step: 'health', snapshot, reason: 'timeout' }).effects;
+
+  it('stop-first after migrating: stop the candidate, restore, commit, remove its files, restart the stopped prior release', () => {
+    const plan = planDeployFailure(failed(snapA), { started: true, priorStopped: true, routed: false, priorId: 'A' }, 'C', false);
+    expect(shape(plan)).toEqual(['stop-release:C', 'restore-snapshot', 'failpoint:after-fail-restore', 'commit-failure:deploy', 'remove-artifact:C', 'restart-release:A']);
+    expect(plan[1]).toEqual({ type: 'restore-snapshot', snapshot: snapA, purpose: 'undo-deploy' });
+  });
+
+  it('blue-green before routing: the prior release kept serving, so nothing is given back', () => {
+    const plan = planDeployFailure(failed(null), { started: true, priorStopped: false, routed: false, priorId: 'A' }, 'C', false);
+    expect(shape(plan)).toEqual(['stop-release:C', 'failpoint:after-fail-restore', 'commit-failure:deploy', 'remove-artifact:C']);
+  });
+
+  it('blue-green after routing: the route goes back to the app that kept serving', () => {
+    const plan = planDeployFailure(failed(null), { started: true, priorStopped: false, routed: true, priorId: 'A' }, 'C', false);
+    expect(shape(plan).at(-1)).toBe('route-back');
+  });
+
+  it('a candidate that never started is not stopped; a canary is settled last', () => {
+    const plan = planDeployFailure(failed(null), { started: false, priorStopped: false, routed: false, priorId: 'A' }, 'C', true);
+    expect(shape(plan)).toEqual(['failpoint:after-fail-restore', 'commit-failure:deploy', 'remove-artifact:C', 'settle-canary']);
+  });
+
+  it('a first deploy has no prior release to give back', () => {
+    const effects = transition(firstDeploy, { type: 'fail', releaseId: 'C', step: 'startup', snapshot: null, reason: 'exit' }).effects;
+    const plan = planDeployFailure(effects, { started: true, priorStopped: false, routed: false, priorId: null }, 'C', false);
+    expect(shape(plan)).toEqual(['stop-release:C', 'failpoint:after-fail-restore', 'commit-failure:deploy', 'remove-artifact:C']);
+  });
+});
+
+describe('rollback plan', () => {
+  const codeOnly = transition(set, { type: 'rollback', releaseId: 'P', restoreData: false, canRollback: true }).effects;
+  const restore = transition(set, { type: 'rollback', releaseId: 'P', restoreData: true, confirmation: restorePhrase('shop'), canRollback: true }).effects;
+
+  it('blue-green code-only: start, health, route, commit, then serving stops the old app', () => {
+    const plan = planRollback(codeOnly, { cutover: 'blue-green', line: 'rollback to P' });
+    expect(plan[0]).toEqual({ type: 'note', line: 'rollback to P' });
+    expect(shape(plan)).toEqual(['start-release:P', 'health-check:P', 'route-traffic:P', 'commit:rollback', 'serve:P', 'prune-snapshots']);
+  });
+
+  it('stop-first code-only: the active app is quiesced first', () => {
+    expect(shape(planRollback(codeOnly, { cutover: 'stop-first', line: '' }))).toEqual([
+      'quiesce:A', 'failpoint:rollback-after-stop', 'start-release:P', 'health-check:P', 'route-traffic:P', 'commit:rollback', 'serve:P', 'prune-snapshots',
+    ]);
+  });
+
+  it('restore-data: the current data is saved before the snapshot goes back, and discarded only after the commit', () => {
+    const plan = planRollback(restore, { cutover: 'stop-first', line: '' });
+    expect(shape(plan)).toEqual([
+      'quiesce:A', 'failpoint:rollback-after-stop', 'save-data', 'restore-snapshot', 'failpoint:rollback-after-restore',
+      'start-release:P', 'health-check:P', 'route-traffic:P', 'commit:rollback', 'serve:P', 'discard-saved-data', 'prune-snapshots',
+    ]);
+    expect(plan).toContainEqual({ type: 'restore-snapshot', snapshot: snapA, purpose: 'restore-data' });
+  });
+
+  it('failure: stop the target, put saved data back, audit, restart the stopped release', () => {
+    expect(shape(planRollbackFailure({ started: true, priorStopped: true, routed: false, priorId: 'A', savedData: true, releaseId: 'P', reason: 'timeout' }))).toEqual([
+      'stop-release:P', 'put-data-back', 'commit-failure:rollback', 'restart-release:A',
+    ]);
+  });
+
+  it('failure of a blue-green rollback before routing leaves the serving app alone', () => {
+    const plan = planRollbackFailure({ started: false, priorStopped: false, routed: false, priorId: 'A', savedData: false, releaseId: 'P', reason: 'refused' });
+    expect(plan).toEqual([{ type: 'commit-failure', outcome: 'rollback' }, { type: 'note', line: 'rollback failed: refused' }]);
+  });
+});
