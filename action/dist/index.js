@@ -622,7 +622,7 @@ var nodesCodes = defineCodes({
   SVC_NODE_ARTIFACT_UNAVAILABLE: { status: 409, retryable: false, summary: "The control plane holds no artifact bytes for this release (only releases uploaded while the project was placed can run on a node).", hint: "Upload the release again with `svc deploy`." },
   SVC_NODE_OBSERVATION_MISMATCH: { status: 400, retryable: false, summary: "The observed result does not match the operation (release or state differ from the desired generation).", hint: "Report the release and state of the leased operation; check that runner and control plane run the same svc version." },
   SVC_NODE_GENERATION_SUPERSEDED: { status: 409, retryable: false, summary: "A newer desired generation replaced this one before a node observed it.", hint: "Nothing to do: the newer generation is being applied; follow it with `svc generations <project>`." },
-  SVC_NODE_RESTORE_UNSUPPORTED: { status: 409, retryable: false, summary: "A rollback with --restore-data is not available for a project placed on a runner node (its data lives on the node).", hint: "Roll back without --restore-data (code only)." }
+  SVC_NODE_RESTORE_UNSUPPORTED: { status: 409, retryable: false, summary: "The runner node's provider (behind SVC_PROVIDER_URL) predates data-restoring rollbacks and cannot run --restore-data.", hint: "Upgrade the provider (`svc-runner provider`) on that node, or roll back without --restore-data (code only)." }
 });
 
 // src/core/error-codes/sandbox.ts
