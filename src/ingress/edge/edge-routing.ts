@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { rmSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { IngressProxy } from '../proxy-request.js';
 import { routeRequest, routeUpgrade } from '../route-request.js';
@@ -24,6 +24,9 @@ const commandSchema = z.discriminatedUnion('op', [
 ]);
 
 type Log = (fields: Record<string, unknown>) => void;
+
+/** How often a handed-over ingress looks at its successor's saved table. */
+const FOLLOW_FILE_MS = 100;
 
 /** How long a new control plane may take to route the apps it re-adopts (health checks included). */
 const PROVISIONAL_MS = 60_000;
@@ -252,6 +255,22 @@ export class EdgeRouting {
     this.outbox.flush();
     this.outbox.connect(null);
     this.#session?.end();
+    this.#followFile();
+  }
+
+  /**
+   * While it finishes, a handed-over ingress follows the successor's saved table, so requests it
+   * still holds (a project in a hold) go to the target the control plane routes next.
+   */
+  #followFile(): void {
+    let seen = statSync(this.#file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    setInterval(() => {
+      const mtime = statSync(this.#file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+      if (mtime === seen) return;
+      seen = mtime;
+      const saved = loadRoutes(this.#file);
+      if (saved !== null) this.#applySnapshot(saved.settings, saved.routes, true);
+    }, FOLLOW_FILE_MS).unref();
   }
 
   /** The control plane routes apps itself (SVC_INGRESS_ROUTES=control-plane): forget the table and its file. */

@@ -177,3 +177,31 @@ it('hands the listening socket to a new ingress under steady traffic: 0 failed r
   expect(afterFirst - before).toBeGreaterThan(20);
   expect(alive(third)).toBe(true);
 }, 90_000);
+
+it('a request the old ingress holds for a project in a hold goes to the target routed after the handoff', async () => {
+  const routes = new RouteTable();
+  const [blue, green] = apps;
+  routes.setProject({ id: 'prj_hold', slug: 'held' }, blue!, 'rel_blue');
+  follower?.close();
+  follower = followEdgeRoutes({ socketPath: edgePaths(dir).ingressSocket, ingress: { routes, report: () => undefined }, settings: { baseDomain: 'localhost', platformHosts: [], trustProxy: false }, logger });
+  expect(await follower.attached(5_000)).toBe(true);
+  const oldPid = (await status()).pid;
+  await routes.hold('prj_hold', 20_000);
+  await pause(100);
+  // Held in the old ingress (its connection stays there), answered only once a target is routed.
+  const answer = new Promise<{ status: number; release?: string }>((resolve, reject) => {
+    get({ host: '127.0.0.1', port, path: '/', headers: { host: `held.localhost:${port}` }, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode!, release: res.statusCode === 200 ? (JSON.parse(text) as { release: string }).release : text }));
+    }).on('error', reject);
+  });
+  await pause(200);
+  const reply = await askEdge(edgePaths(dir).ingressSocket, { op: 'handoff' }, 30_000);
+  expect(reply?.ok).toBe(true);
+  expect(await waitFor(async () => (await status()).routing.attached, 5_000)).toBe(true);
+  expect(alive(oldPid)).toBe(true);
+  await routes.switchUpstream('prj_hold', green!, 'rel_green');
+  expect(await answer).toEqual({ status: 200, release: 'rel_green' });
+  expect(await waitFor(() => !alive(oldPid), 15_000)).toBe(true);
+}, 60_000);
