@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { askEdge } from '../../src/ingress/edge/edge-control.js';
 import { edgePaths } from '../../src/ingress/edge/edge-paths.js';
-import { openWebSocket, type TestWebSocket } from '../ingress/websocket-client.js';
+import { openWebSocket, UpgradeRefused, type TestWebSocket } from '../ingress/websocket-client.js';
 import { packFixture, removeDataDir } from '../releases/release-support.js';
 import { bootstrapAccount, type TestAccount } from '../support/account.js';
 import { deployFixture } from '../support/deploy-fixture.js';
@@ -101,6 +101,25 @@ it('an app WebSocket goes through svc-ingress to the app, survives a control-pla
   console.log(`app websocket: closed ${closedAfterMs} ms after the deploy began (drain bound 1500 ms)`);
   expect(closedAfterMs).toBeGreaterThanOrEqual(1_400);
 }, 180_000);
+
+it('with SVC_INGRESS_PROCESS=off the control plane joins app WebSockets itself and answers other upgrades 404', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'svc-ws-inproc-'));
+  roots.push(root);
+  const plane = await startPlatform({ dataDir: join(root, 'data'), env: { SVC_INGRESS_PROCESS: 'off' } });
+  planes.push(plane);
+  expect(plane.ingressPid).toBeNull();
+  const account = await bootstrapAccount(plane.url);
+  const app = await deployFixture(plane.url, account, { app: 'websocket-echo', slug: 'inproc', workDir: root });
+  const socket = await openWebSocket(plane.port, `inproc.localhost:${plane.port}`, '/ws', { cookie: 'svc_console=secret; theirs=1' });
+  const greeting = (JSON.parse(await socket.next(10_000)) as { hello: { release: string; headers: Record<string, string> } }).hello;
+  expect(greeting.release).toBe(app.releaseId);
+  expect(greeting.headers.cookie).toBe('theirs=1');
+  expect(await socket.echo('in process')).toBe('in process');
+  socket.close();
+  const refused = await openWebSocket(plane.port, `127.0.0.1:${plane.port}`, '/api/anything').catch((error: unknown) => error);
+  expect(refused).toBeInstanceOf(UpgradeRefused);
+  expect((refused as UpgradeRefused).status).toBe(404);
+}, 120_000);
 
 it('a control plane with other ingress code has the running ingress hand over its port under steady traffic: no failed request, new pid, old one exits, routes re-attached', async () => {
   const root = await mkdtemp(join(tmpdir(), 'svc-handoff-'));
