@@ -6,16 +6,12 @@
 // writer, snapshot (or restore, keeping a safety copy), migrate, start and health-check the candidate,
 // switch the durable "active" pointer atomically; on any failure before the switch stop the candidate,
 // put the data back and restart the previous release.
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { extractArtifact, parseDeployConfig, type DeployConfig } from '../../src/artifacts/index.js';
-import { atomicWriteFileSync } from '../../src/core/atomic-write.js';
+import type { DeployConfig } from '../../src/artifacts/index.js';
 import { systemClock, type Clock } from '../../src/core/clock.js';
 import { SvcError, isSvcError } from '../../src/core/errors.js';
 import type { AppRunner, RunningApp } from '../app-runner.js';
-import { prepareReleaseDir, removeReleaseDir } from '../prepare-release-dir.js';
-import { platformPackageDir } from '../platform-package-dir.js';
 import { checkHealth } from '../health-check.js';
 import { migrateDatabase } from '../jobs/apply-migrations.js';
 import { createSnapshot } from '../jobs/snapshot.js';
@@ -34,8 +30,11 @@ import {
   type MigrationTarget,
 } from './deploy-safety.js';
 import { planNodeCutover } from './node-cutover.js';
+import { createProjectFiles, type ActivePointer } from './project-files.js';
 import { RetiringApps } from './retiring-apps.js';
 import { idSchema, type DeploymentProvider, type ProjectRunState, type ReconcileRequest } from './provider-contract.js';
+
+export type { ActivePointer } from './project-files.js';
 
 /** Named points of a deploy where tests inject failures (throw) or crashes (kill -9). */
 export type LocalProviderFailpoint = 'after-stop' | 'after-migrate' | 'after-health' | 'after-switch';
@@ -60,16 +59,6 @@ export interface LocalProviderOptions {
   /** Private telemetry for failures that do not reach a caller (rollback, resume). */
   onError?: (error: unknown, context: string) => void;
   clock?: Clock;
-}
-
-/** The durable ingress pointer of one project. */
-export interface ActivePointer {
-  generation: number;
-  releaseId: string | null;
-  host: string | null;
-  port: number | null;
-  /** The release active before this one (kept for rollback and never garbage-collected). */
-  previousReleaseId: string | null;
 }
 
 /** What resume did for one project. */
@@ -98,53 +87,15 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
   const clock = options.clock ?? systemClock;
   const drainMs = options.drainMs ?? 10_000;
   const failpoint = options.failpoint ?? (() => undefined);
-  const projectDir = (projectId: string): string => join(options.rootDir, idSchema.parse(projectId));
-  const pointerPath = (projectId: string): string => join(projectDir(projectId), 'active.json');
-  const releaseDirOf = (projectId: string, releaseId: string): string => join(projectDir(projectId), 'releases', releaseId);
+  const files = createProjectFiles(options);
+  const { projectDir, active, writePointer, readDeployConfig, migrationTarget, stage } = files;
   const report = (error: unknown, context: string): void => options.onError?.(error, context);
-  // The artifact's configuration is kept beside the releases, so a restart or rollback can start a release again.
-  const configPath = (projectId: string, releaseId: string): string => join(projectDir(projectId), 'release-configs', `${releaseId}.json`);
-  const readDeployConfig = async (projectId: string, releaseId: string): Promise<DeployConfig> => parseDeployConfig(JSON.parse(readFileSync(configPath(projectId, releaseId), 'utf8')));
-
-  const active = (projectId: string): ActivePointer | null => {
-    try {
-      return JSON.parse(readFileSync(pointerPath(projectId), 'utf8')) as ActivePointer;
-    } catch {
-      return null;
-    }
-  };
-  const writePointer = (projectId: string, pointer: ActivePointer): void => atomicWriteFileSync(pointerPath(projectId), JSON.stringify(pointer));
-
-  const migrationTarget = (projectId: string, releaseDir: string, config: DeployConfig): MigrationTarget => ({
-    databasePath: join(projectDir(projectId), 'data', config.database?.path ?? 'app.db'),
-    migrationsDir: join(releaseDir, config.database?.migrations ?? 'migrations'),
-    allowUnsafeMigrations: config.database?.allowUnsafeMigrations ?? false,
-    operatorAllowsUnsafe: options.operatorAllowsUnsafe ?? false,
-  });
-
-  async function stage(request: ReconcileRequest): Promise<string> {
-    const releasesDir = join(projectDir(request.operation.projectId), 'releases');
-    const releaseDir = join(releasesDir, request.desired.releaseId!);
-    const projectId = request.operation.projectId;
-    await mkdir(join(projectDir(projectId), 'release-configs'), { recursive: true });
-    atomicWriteFileSync(configPath(projectId, request.desired.releaseId!), JSON.stringify(request.artifact!.decoded.config));
-    // Releases are immutable: an existing directory is reused (never overwritten in place).
-    if (existsSync(releaseDir)) return releaseDir;
-    await mkdir(releasesDir, { recursive: true });
-    const staging = join(releasesDir, `.staging-${request.desired.releaseId}-${request.operation.fence}`);
-    await removeReleaseDir(staging);
-    await extractArtifact(request.artifact!.decoded, staging);
-    // As in the control plane's release transaction: `svc` resolves to the platform package, then read-only.
-    await prepareReleaseDir({ releaseDir: staging, platformPackageDir: options.platformPackageDir ?? platformPackageDir() });
-    renameSync(staging, releaseDir);
-    return releaseDir;
-  }
 
   /** Start one release and wait for its health route; a failed start leaves nothing running. */
   async function startRelease(projectId: string, releaseId: string, config: DeployConfig, at: { host?: string; port?: number }, signal?: AbortSignal): Promise<RunningApp> {
-    const dataDir = join(projectDir(projectId), 'data');
+    const dataDir = files.dataDirOf(projectId);
     await mkdir(dataDir, { recursive: true });
-    const releaseDir = releaseDirOf(projectId, releaseId);
+    const releaseDir = files.releaseDirOf(projectId, releaseId);
     const app = await options.runner.start({
       projectId,
       releaseId,
@@ -315,15 +266,8 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
   async function collectReleases(projectId: string): Promise<void> {
     const pointer = active(projectId);
     // Releases of replaced apps still draining stay until those apps stopped.
-    const draining = retiring.releaseIds(projectId);
-    const keep = new Set([pointer?.releaseId, pointer?.previousReleaseId, ...draining].filter((id): id is string => typeof id === 'string'));
-    const releasesDir = join(projectDir(projectId), 'releases');
-    for (const name of readdirSync(releasesDir)) if (!name.startsWith('.') && !keep.has(name)) await removeReleaseDir(join(releasesDir, name));
-    for (const [sub, suffix] of [['snapshots', '.db'], ['release-configs', '.json']] as const) {
-      const subDir = join(projectDir(projectId), sub);
-      if (!existsSync(subDir)) continue;
-      for (const name of readdirSync(subDir)) if (!name.startsWith('.') && !keep.has(name.slice(0, -suffix.length))) rmSync(join(subDir, name), { force: true });
-    }
+    const keep = [pointer?.releaseId, pointer?.previousReleaseId, ...retiring.releaseIds(projectId)];
+    await files.collect(projectId, new Set(keep.filter((id): id is string => typeof id === 'string')));
   }
 
   async function resumeProject(projectId: string): Promise<ResumeOutcome> {
