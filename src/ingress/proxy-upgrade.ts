@@ -134,6 +134,7 @@ export function proxyUpgrade(owner: UpgradeOwner, tunnels: Map<Duplex, UpstreamT
   // The app declined the upgrade: its answer goes back as is, then the connection closes.
   upstream.once('response', (res: IncomingMessage) => {
     client.off('close', cancel);
+    upstream.setTimeout(0);
     status = res.statusCode ?? 502;
     report(false);
     const out = downstreamResponseHeaders(res.headers);
