@@ -77,9 +77,10 @@ export function nodeRoutes(n: NodesContext, routing: NodeRouting) {
         recordHeartbeat(ctx.db, node.id, request.body, now);
         const projects = request.body.projects;
         if (projects) {
-          // What the node runs is the truth: settle operations it already converged, then route to it.
-          observeFromReports(n, node, request.body.provider ?? 'unknown', projects);
+          // What the node runs is the truth: route to it, then settle operations it already converged
+          // (in that order, so a release answered `active` from a heartbeat is already reachable).
           await routing.report(node, projects, { complete: true });
+          observeFromReports(n, node, request.body.provider ?? 'unknown', projects);
         }
         return { nodeLeaseMs: n.settings.nodeLeaseMs, serverTime: new Date(now).toISOString() };
       },

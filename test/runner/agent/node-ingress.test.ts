@@ -19,6 +19,7 @@ import { bootstrapAccount, type TestAccount } from '../../support/account.js';
 import { runCli } from '../../support/run-cli.js';
 import { startPlatform, type StartedPlatform } from '../../support/start-platform.js';
 import { eventually, packFixture, removeDataDir, type Artifact } from '../../releases/release-support.js';
+import { steadyTraffic } from '../../releases/steady-traffic.js';
 import { startRunner, type RunnerProcess } from './runner-processes.js';
 
 const PROVIDER_TOKEN = randomBytes(24).toString('hex');
@@ -33,13 +34,13 @@ async function createPlaced(slug: string, labels: Record<string, string>): Promi
   await account.api('PUT', `/api/projects/${id}/placement`, { labels });
   return id;
 }
-async function upload(projectId: string, artifact: Artifact, key: string): Promise<{ status: number; release: { id: string; status: string } }> {
+async function upload(projectId: string, artifact: Artifact, key: string): Promise<{ status: number; release: { id: string; status: string; failure?: { step: string; code: string } } }> {
   const response = await fetch(`${platform.url}/api/projects/${projectId}/releases`, {
     method: 'POST',
     headers: { authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': key },
     body: new Uint8Array(artifact.bytes),
   });
-  const body = (await response.json()) as { release: { id: string; status: string } };
+  const body = (await response.json()) as { release: { id: string; status: string; failure?: { step: string; code: string } } };
   return { status: response.status, release: body.release };
 }
 /** GET / of a project through the control plane's ingress (by Host). */
@@ -80,6 +81,7 @@ beforeAll(async () => {
   // The same app as another release (code only: same migrations), and release 2 with a migration.
   art.v1b = await packFixture('healthy', work, async (_dir, config) => ({ ...config, env: { ...config.env, FLAVOUR: 'b' } }));
   art.v2 = await packFixture('healthy-v2', work);
+  art.badMigration = await packFixture('bad-migration', work);
   platform = await startPlatform({ env: { SVC_LOG_LEVEL: 'warn', SVC_NODE_LEASE_MS: '3000', SVC_NODE_OPERATION_LEASE_MS: '10000', SVC_NODE_RETRY_DELAY_MS: '200' } });
   account = await bootstrapAccount(platform.url);
 }, 120_000);
@@ -130,6 +132,24 @@ describe('placed projects through the ingress', () => {
       return answer.status === 503 ? answer : null;
     }, 20_000);
     expect(unrouted.body.error?.code).toBe('SVC_INGRESS_NO_ACTIVE_RELEASE');
+  }, 240_000);
+
+  it('a failed stop-first cutover on the node: requests are held, then served by the restored release; none fails', async () => {
+    const agent = await startAgent('node-cutover', 'cutover');
+    const projectId = await createPlaced('cutover', { node: 'cutover' });
+    const diagnostics = () => `\n--- agent ---\n${agent.output().slice(-3000)}\n--- platform ---\n${platform.logs().slice(-3000)}`;
+    const first = await upload(projectId, art.v1!, 'cutover-v1');
+    expect([first.status, first.release.status], diagnostics()).toEqual([201, 'active']);
+
+    // Its migration fails after the writer stopped: the node restores the snapshot and restarts release 1.
+    const traffic = steadyTraffic(platform.url, `cutover.localhost:${platform.port}`);
+    const failed = await upload(projectId, art.badMigration!, 'cutover-bad');
+    await new Promise((r) => setTimeout(r, 300));
+    const seen = await traffic.stop();
+    expect(failed.release, diagnostics()).toMatchObject({ status: 'failed', failure: { step: 'migrate', code: 'SVC_MIGRATION_FAILED' } });
+    expect(seen.failures, diagnostics()).toEqual([]);
+    expect([...seen.releases]).toEqual([first.release.id]);
+    expect(await viaIngress('cutover')).toMatchObject({ status: 200, body: { release: first.release.id } });
   }, 240_000);
 
   it('every bridge answer lost until retries run out: the operation is leased again and the release settles active as the node runs it', async () => {
