@@ -172,7 +172,8 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
     const pendingMigrations = rollback ? await unappliedForRollback(target) : await precheckMigrations(target);
     const plan = planNodeCutover({
       pendingMigrations,
-      priorRunning: currentApp !== undefined && !currentApp.exited,
+      // A leftover in-flight record is settled with the writer stopped, so it never runs beside the app.
+      priorRunning: currentApp !== undefined && !currentApp.exited && readPendingDeploy(dir) === null,
       sameRelease: current?.releaseId === releaseId,
       rollback,
       activeReleaseId: current?.releaseId ?? null,
