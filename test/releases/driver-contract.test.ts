@@ -67,7 +67,7 @@ const drivers: ReleaseDriver[] = [
   // The project placed on a runner node: a real `svc-runner agent` process with its local provider
   // (plain processes), leasing from this plane; the plane's ingress routes the project to the node.
   {
-    name: 'runner node (provider bridge)',
+    name: 'runner node (svc-runner agent, local provider)',
     env: { SVC_NODE_LEASE_MS: '3000', SVC_NODE_OPERATION_LEASE_MS: '10000', SVC_NODE_RETRY_DELAY_MS: '200' },
     gate: () => null,
     attach: async (plane, origin, work) => {
