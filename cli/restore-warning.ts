@@ -9,9 +9,24 @@ export interface RestorePreview {
   lines: string[];
 }
 
-/** Describe `svc rollback <target> --restore-data` for the project `slug` given its release list. */
-export function restorePreview(list: ReleaseListResponse, targetId: string, slug: string): RestorePreview {
-  const active = list.releases.find((r) => r.id === list.activeReleaseId) ?? list.releases.find((r) => r.status === 'active');
+/** Where the project runs, when it is placed on a runner node (its snapshots are kept there). */
+export interface PreviewPlacement {
+  nodeId: string;
+}
+
+/** Whether the preview needs the project's placement: the snapshot is not on the control plane. */
+export function previewNeedsPlacement(list: ReleaseListResponse, targetId: string): boolean {
+  const active = activeOf(list);
+  return active !== undefined && active.predecessorId === targetId && active.storage.snapshotBytes === null;
+}
+
+function activeOf(list: ReleaseListResponse): ReleaseListResponse['releases'][number] | undefined {
+  return list.releases.find((r) => r.id === list.activeReleaseId) ?? list.releases.find((r) => r.status === 'active');
+}
+
+/** Describe `svc rollback <target> --restore-data` for the project `slug` given its release list (and its node, when placed). */
+export function restorePreview(list: ReleaseListResponse, targetId: string, slug: string, placement: PreviewPlacement | null = null): RestorePreview {
+  const active = activeOf(list);
   if (!active) return { possible: false, lines: [`${slug} has no active release, so there is no pre-deploy snapshot to restore.`] };
   if (active.predecessorId !== targetId) {
     return {
@@ -20,8 +35,19 @@ export function restorePreview(list: ReleaseListResponse, targetId: string, slug
     };
   }
   const snapshotBytes = active.storage.snapshotBytes;
-  if (snapshotBytes === null) return { possible: false, lines: [`The active release ${active.id} has no pre-deploy snapshot; only a code-only rollback is possible.`] };
   const since = active.activatedAt ?? active.finishedAt ?? active.createdAt;
+  if (snapshotBytes === null && placement) {
+    // A placed project's snapshots stay on its node, which checks the snapshot exists before it stops anything.
+    return {
+      possible: true,
+      lines: [
+        `This rolls ${slug} back to release ${targetId} AND replaces its database with the snapshot runner node ${placement.nodeId} took before release ${active.id} went live.`,
+        `  Snapshot:  kept on runner node ${placement.nodeId} (taken during the deploy of ${active.id}, live since ${since})`,
+        `  Lost:      every database write made since ${since}; this cannot be undone`,
+      ],
+    };
+  }
+  if (snapshotBytes === null) return { possible: false, lines: [`The active release ${active.id} has no pre-deploy snapshot; only a code-only rollback is possible.`] };
   return {
     possible: true,
     lines: [

@@ -10,7 +10,8 @@ import type { CommandModule } from '../command-module.js';
 import type { CliContext } from '../context.js';
 import { formatPairs } from '../output.js';
 import { resolveProjectRef } from '../project-link.js';
-import { restorePreview } from '../restore-warning.js';
+import { previewNeedsPlacement, restorePreview, type PreviewPlacement } from '../restore-warning.js';
+import { placementSchema } from '../../src/nodes/contract.js';
 
 interface RollbackOptions {
   restoreData?: boolean;
@@ -33,7 +34,8 @@ async function rollback(ctx: CliContext, releaseId: string, options: RollbackOpt
     const phrase = restoreConfirmation(slug);
     if (confirm !== phrase) {
       const list = await client.request({ method: 'GET', path: routePath(releaseRoutes.releases, { id: ref.id }), schema: releaseListResponseSchema });
-      const preview = restorePreview(list, releaseId, slug);
+      const placement = previewNeedsPlacement(list, releaseId) ? await placementOf(client, ref.id) : null;
+      const preview = restorePreview(list, releaseId, slug, placement);
       for (const line of preview.lines) ctx.out.note(line);
       if (preview.possible && confirm === undefined && canPrompt(ctx)) {
         ctx.stderr.write(`Type "${phrase}" to confirm: `);
@@ -63,6 +65,17 @@ export function rollbackLines(ctx: Pick<CliContext, 'out'>, answer: RollbackResp
       ['Database', answer.restoredData ? 'restored from the pre-deploy snapshot; newer writes are gone' : 'unchanged (code-only rollback)'],
     ]).map((line) => `  ${line}`),
   ];
+}
+
+/** The project's runner node, or null when it is not placed (or the caller may not see its placement). */
+async function placementOf(client: ApiClient, projectId: string): Promise<PreviewPlacement | null> {
+  try {
+    const placement = await client.request({ method: 'GET', path: routePath('/api/projects/:id/placement', { id: projectId }), schema: placementSchema });
+    return { nodeId: placement.nodeId };
+  } catch {
+    // Not placed (409 SVC_NODE_NOT_PLACED) or not visible: the preview then says no snapshot is kept.
+    return null;
+  }
 }
 
 function canPrompt(ctx: CliContext): boolean {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveSince, formatLogEntry } from '../../cli/commands/logs.js';
 import { releaseRows } from '../../cli/commands/releases.js';
-import { restorePreview } from '../../cli/restore-warning.js';
+import { previewNeedsPlacement, restorePreview } from '../../cli/restore-warning.js';
 import type { Release, ReleaseListResponse } from '../../src/releases/contract.js';
 
 function release(id: string, extra: Partial<Release> = {}): Release {
@@ -57,6 +57,20 @@ describe('restorePreview', () => {
     expect(restorePreview(list([r3, r1, release('rel_0')]), 'rel_0', 'notes')).toMatchObject({ possible: false });
     expect(restorePreview(list([{ ...r3, storage: r1.storage }, r1]), 'rel_1', 'notes').lines[0]).toContain('no pre-deploy snapshot');
     expect(restorePreview(list([r1]), 'rel_1', 'notes').lines[0]).toContain('no active release');
+  });
+
+  it('on a runner node the snapshot is the node\'s: possible, and the node is named', () => {
+    const placed = list([{ ...r3, storage: r1.storage }, r1]);
+    expect(previewNeedsPlacement(placed, 'rel_1')).toBe(true);
+    expect(previewNeedsPlacement(list([r3, r1]), 'rel_1')).toBe(false);
+    expect(previewNeedsPlacement(placed, 'rel_0')).toBe(false);
+    const preview = restorePreview(placed, 'rel_1', 'notes', { nodeId: 'node-a' });
+    expect(preview.possible).toBe(true);
+    const text = preview.lines.join('\n');
+    expect(text).toContain('runner node node-a took before release rel_3');
+    expect(text).toContain('every database write made since 2030-01-02T09:00:03.000Z');
+    // Not the predecessor: refused whatever the placement.
+    expect(restorePreview(list([r3, r1, release('rel_0')]), 'rel_0', 'notes', { nodeId: 'node-a' }).possible).toBe(false);
   });
 });
 
