@@ -4,7 +4,6 @@
 // process routes the app itself, so no app request fails and app traffic keeps flowing while the
 // control plane is down; the app is never restarted; request metrics of that time arrive once it is
 // back; a migration deploy afterwards holds and then routes to the new release; SIGINT stops everything.
-import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,9 +12,9 @@ import { request } from 'undici';
 import { afterAll, expect, it } from 'vitest';
 import { askEdge } from '../../src/ingress/edge/edge-control.js';
 import { edgePaths } from '../../src/ingress/edge/edge-paths.js';
-import { packFixture, removeDataDir } from '../releases/release-support.js';
-import { bootstrapAccount, type TestAccount } from '../support/account.js';
-import { deployFixture } from '../support/deploy-fixture.js';
+import { removeDataDir } from '../releases/release-support.js';
+import { bootstrapAccount } from '../support/account.js';
+import { deployFixture, deployNext } from '../support/deploy-fixture.js';
 import { mixedTraffic, type TrafficSample } from '../support/mixed-traffic.js';
 import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
 
@@ -52,18 +51,6 @@ const LOOPS_PER_KIND = 4;
 const APP_KINDS = new Set([0, 1, 2]);
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Deploy a fixture as the next release of an existing project and wait until it is active. */
-async function deployNext(url: string, account: TestAccount, projectId: string, app: string, workDir: string): Promise<string> {
-  const artifact = await packFixture(app, workDir);
-  const res = await fetch(`${url}/api/projects/${projectId}/releases?wait=true`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': `key-${randomUUID()}` },
-    body: new Uint8Array(artifact.bytes),
-  });
-  const body = (await res.json()) as { release?: { id: string; status: string } };
-  if (body.release?.status !== 'active') throw new Error(`deploy of ${app} → ${res.status} ${JSON.stringify(body)}`);
-  return body.release.id;
-}
 
 /** App requests sent in [fromMs, toMs): how many succeeded and the slowest. */
 function appFigures(samples: TrafficSample[], fromMs: number, toMs: number): { ok: number; longestMs: number } {

@@ -3,7 +3,6 @@
 // restarted, and a deploy's cutover drains it and then closes it; and a control plane whose
 // ingress code differs from the running ingress's (one started from dist/, the next from src/) has
 // the ingress hand its listening socket to a successor under steady traffic without a failed request.
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,9 +11,9 @@ import { afterAll, expect, it } from 'vitest';
 import { askEdge } from '../../src/ingress/edge/edge-control.js';
 import { edgePaths } from '../../src/ingress/edge/edge-paths.js';
 import { openWebSocket, UpgradeRefused, type TestWebSocket } from '../ingress/websocket-client.js';
-import { packFixture, removeDataDir } from '../releases/release-support.js';
-import { bootstrapAccount, type TestAccount } from '../support/account.js';
-import { deployFixture } from '../support/deploy-fixture.js';
+import { removeDataDir } from '../releases/release-support.js';
+import { bootstrapAccount } from '../support/account.js';
+import { deployFixture, deployNext } from '../support/deploy-fixture.js';
 import { mixedTraffic } from '../support/mixed-traffic.js';
 import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
 
@@ -44,17 +43,6 @@ async function killed(plane: StartedPlatform, signal: NodeJS.Signals): Promise<v
   await exited;
 }
 
-async function deployNext(url: string, account: TestAccount, projectId: string, app: string, workDir: string): Promise<string> {
-  const artifact = await packFixture(app, workDir);
-  const res = await fetch(`${url}/api/projects/${projectId}/releases?wait=true`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': `key-${randomUUID()}` },
-    body: new Uint8Array(artifact.bytes),
-  });
-  const body = (await res.json()) as { release?: { id: string; status: string } };
-  if (body.release?.status !== 'active') throw new Error(`deploy of ${app} → ${res.status} ${JSON.stringify(body)}`);
-  return body.release.id;
-}
 
 const hello = async (socket: TestWebSocket) => (JSON.parse(await socket.next(10_000)) as { hello: { release: string; pid: number } }).hello;
 

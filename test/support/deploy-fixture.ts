@@ -1,5 +1,5 @@
 // Deploy a fixture app (fixtures/apps/<name>) to a running platform over its HTTP API: pack it,
-// create the project, upload and wait until the release is active.
+// create the project (or use an existing one), upload and wait until the release is active.
 import { randomUUID } from 'node:crypto';
 import { packFixture } from '../releases/release-support.js';
 import type { TestAccount } from './account.js';
@@ -11,14 +11,20 @@ export interface DeployedFixture {
 }
 
 export async function deployFixture(url: string, account: TestAccount, options: { app?: string; slug: string; workDir: string }): Promise<DeployedFixture> {
-  const artifact = await packFixture(options.app ?? 'healthy', options.workDir);
   const { project } = await account.api<{ project: { id: string } }>('POST', '/api/projects', { name: options.slug, slug: options.slug });
-  const res = await fetch(`${url}/api/projects/${project.id}/releases?wait=true`, {
+  const releaseId = await deployNext(url, account, project.id, options.app ?? 'healthy', options.workDir);
+  return { projectId: project.id, slug: options.slug, releaseId };
+}
+
+/** Deploy a fixture as the next release of an existing project and wait until it is active; its release id. */
+export async function deployNext(url: string, account: TestAccount, projectId: string, app: string, workDir: string): Promise<string> {
+  const artifact = await packFixture(app, workDir);
+  const res = await fetch(`${url}/api/projects/${projectId}/releases?wait=true`, {
     method: 'POST',
     headers: { authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': `key-${randomUUID()}` },
     body: new Uint8Array(artifact.bytes),
   });
   const body = (await res.json()) as { release?: { id: string; status: string } };
-  if (body.release?.status !== 'active') throw new Error(`deploy of ${options.slug} → ${res.status} ${JSON.stringify(body)}`);
-  return { projectId: project.id, slug: options.slug, releaseId: body.release.id };
+  if (body.release?.status !== 'active') throw new Error(`deploy of ${app} → ${res.status} ${JSON.stringify(body)}`);
+  return body.release.id;
 }

@@ -1,7 +1,7 @@
 // The ingress process routing apps itself: a real svc-ingress child process follows a control-plane
 // RouteTable (followEdgeRoutes, the same class the release pipeline switches, holds and drains) and
 // proxies app hosts straight to real HTTP servers on port 0, with no control plane on control.sock.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +14,7 @@ import { askEdge } from '../../../src/ingress/edge/edge-control.js';
 import { edgePaths } from '../../../src/ingress/edge/edge-paths.js';
 import { followEdgeRoutes, type EdgeRoutes } from '../../../src/ingress/edge/follow-edge-routes.js';
 import { RouteTable, type RequestRecord } from '../../../src/ingress/index.js';
-import { repoRoot } from '../../support/repo-root.js';
+import { spawnEdgeIngress } from './spawn-edge-ingress.js';
 
 let dir: string;
 let child: ChildProcess;
@@ -24,13 +24,7 @@ const logger = createLogger({ level: 'silent' });
 const settings = { baseDomain: 'localhost', platformHosts: [], trustProxy: false };
 
 async function startIngress(): Promise<void> {
-  child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/ingress/edge/ingress-main.ts'), '--listen', `127.0.0.1:${port ?? 0}`, '--data', dir, '--hold-ms', '3000'], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  const message = await new Promise<{ type: string; status: { address: { port: number } } }>((resolve, reject) => {
-    child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`ingress exited ${code}`)));
-  });
-  expect(message.type).toBe('ready');
-  port = message.status.address.port;
+  ({ child, port } = await spawnEdgeIngress({ dir, holdMs: 3000, listen: `127.0.0.1:${port ?? 0}` }));
 }
 
 async function stopIngress(signal: NodeJS.Signals): Promise<void> {

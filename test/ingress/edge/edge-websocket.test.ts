@@ -3,7 +3,7 @@
 // WebSocket (fixtures/apps/websocket-echo), with no control plane on control.sock at all; the socket
 // stays up when the control plane detaches, and a cutover's drain (asked over the route session, as
 // the release pipeline does) waits for it and closes it once the drain runs out.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { askEdge } from '../../../src/ingress/edge/edge-control.js';
 import { edgePaths } from '../../../src/ingress/edge/edge-paths.js';
 import { followEdgeRoutes, type EdgeRoutes } from '../../../src/ingress/edge/follow-edge-routes.js';
 import { RouteTable } from '../../../src/ingress/index.js';
-import { repoRoot } from '../../support/repo-root.js';
+import { spawnEdgeIngress } from './spawn-edge-ingress.js';
 import { startEchoApp, type EchoApp } from '../websocket-app.js';
 import { openWebSocket } from '../websocket-client.js';
 
@@ -25,13 +25,7 @@ const logger = createLogger({ level: 'silent' });
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-edge-ws-'));
-  child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/ingress/edge/ingress-main.ts'), '--listen', '127.0.0.1:0', '--data', dir, '--hold-ms', '2000'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const message = await new Promise<{ type: string; status: { address: { port: number } } }>((resolve, reject) => {
-    child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`ingress exited ${code}`)));
-  });
-  expect(message.type).toBe('ready');
-  port = message.status.address.port;
+  ({ child, port } = await spawnEdgeIngress({ dir, holdMs: 2000 }));
 }, 30_000);
 
 afterAll(async () => {

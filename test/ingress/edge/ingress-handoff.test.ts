@@ -3,7 +3,7 @@
 // (the `handoff` command, then SIGUSR2). Its successor inherits the listening socket and serves; the
 // old process finishes its connections and exits; not one request fails, and the control plane's
 // route session re-attaches to the successor (a switch made afterwards is what it routes).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,7 @@ import { edgePaths } from '../../../src/ingress/edge/edge-paths.js';
 import { followEdgeRoutes, type EdgeRoutes } from '../../../src/ingress/edge/follow-edge-routes.js';
 import { RouteTable } from '../../../src/ingress/index.js';
 import { alive } from '../../support/process-alive.js';
-import { repoRoot } from '../../support/repo-root.js';
+import { spawnEdgeIngress } from './spawn-edge-ingress.js';
 import { startEchoApp, type EchoApp } from '../websocket-app.js';
 
 let dir: string;
@@ -28,13 +28,7 @@ const logger = createLogger({ level: 'silent' });
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-handoff-'));
-  first = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/ingress/edge/ingress-main.ts'), '--listen', '127.0.0.1:0', '--data', dir, '--hold-ms', '2000'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const message = await new Promise<{ type: string; status: EdgeStatus }>((resolve, reject) => {
-    first.once('message', resolve);
-    first.once('exit', (code) => reject(new Error(`ingress exited ${code}`)));
-  });
-  expect(message.type).toBe('ready');
-  port = message.status.address.port;
+  ({ child: first, port } = await spawnEdgeIngress({ dir, holdMs: 2000 }));
 }, 30_000);
 
 afterAll(async () => {

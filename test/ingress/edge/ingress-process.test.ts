@@ -1,7 +1,7 @@
 // The ingress process (src/ingress/edge/ingress-main.ts) as a real child process on port 0, in front
 // of a stand-in control plane: a plain node:http server on `<data>/run/control.sock` that this test
 // starts, stops and breaks at will.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
@@ -12,7 +12,7 @@ import { errorCodes } from '../../../src/core/error-codes/index.js';
 import { askEdge } from '../../../src/ingress/edge/edge-control.js';
 import { CONTROL_PLANE_CONNECTION_LOST, CONTROL_PLANE_UNAVAILABLE } from '../../../src/ingress/edge/edge-errors.js';
 import { edgePaths } from '../../../src/ingress/edge/edge-paths.js';
-import { repoRoot } from '../../support/repo-root.js';
+import { spawnEdgeIngress } from './spawn-edge-ingress.js';
 
 let dir: string;
 let child: ChildProcess;
@@ -23,13 +23,7 @@ const HOLD_MS = 1_500;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-edge-'));
   controlSocket = edgePaths(dir).controlSocket;
-  child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/ingress/edge/ingress-main.ts'), '--listen', '127.0.0.1:0', '--data', dir, '--hold-ms', String(HOLD_MS)], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  const message = await new Promise<{ type: string; status: { address: { port: number } } }>((resolve, reject) => {
-    child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`ingress exited ${code}`)));
-  });
-  expect(message.type).toBe('ready');
-  port = message.status.address.port;
+  ({ child, port } = await spawnEdgeIngress({ dir, holdMs: HOLD_MS }));
 }, 30_000);
 
 afterAll(async () => {
