@@ -143,7 +143,10 @@ export function nodeReporter(provider: DeploymentProvider, advertiseHost: string
   const advertise = (upstream: ProjectRunState['upstream']): ProjectRunState['upstream'] => (upstream && advertiseHost ? { host: advertiseHost, port: upstream.port } : upstream);
   const running = provider.running?.bind(provider);
   return {
-    report: running ? async () => ({ provider: provider.kind, projects: (await running()).map((p) => ({ ...p, upstream: advertise(p.upstream) })) }) : undefined,
+    // The five fields the control plane's heartbeat accepts; a staged canary's address is not reported yet.
+    report: running
+      ? async () => ({ provider: provider.kind, projects: (await running()).map((p) => ({ projectId: p.projectId, generation: p.generation, state: p.state, releaseId: p.releaseId, upstream: advertise(p.upstream) })) })
+      : undefined,
     locate: running
       ? async (op: AgentOperation) => {
           const state = (await running()).find((p) => p.projectId === op.projectId);

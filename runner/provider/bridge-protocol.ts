@@ -10,6 +10,11 @@ export const BRIDGE_PATH = '/v1/svc/reconcile';
  * provider that predates rollbacks answers 404 instead of running a data restore as a plain deploy.
  */
 export const BRIDGE_ROLLBACK_PATH = '/v1/svc/rollback';
+/**
+ * `POST`: a reconcile that stages its release as a canary (the plain envelope; the path is the intent).
+ * A path of its own, so a provider that predates canaries answers 404 instead of deploying the candidate.
+ */
+export const BRIDGE_CANARY_PATH = '/v1/svc/canary';
 /** `GET`: what the provider runs per project (`{ projects: ProjectRunState[] }`). */
 export const BRIDGE_RUNNING_PATH = '/v1/svc/running';
 /** Largest `running` answer a client reads. */
@@ -147,16 +152,21 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 425 || status === 429 || status >= 500;
 }
 
+const upstreamSchema = z.strictObject({ host: z.string().min(1).max(253), port: z.number().int().min(1).max(65535) });
+const generationSchema = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
 /** The `running` answer of the bridge (validated by the client; addresses are the provider host's). */
 export const runningAnswerSchema = z.strictObject({
   projects: z
     .array(
       z.strictObject({
         projectId: idSchema,
-        generation: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+        generation: generationSchema,
         state: z.enum(['running', 'stopped']),
         releaseId: idSchema.nullable(),
-        upstream: z.strictObject({ host: z.string().min(1).max(253), port: z.number().int().min(1).max(65535) }).nullable(),
+        upstream: upstreamSchema.nullable(),
+        /** Sent only while a canary is staged (so clients that predate it never see the field unasked). */
+        canary: z.strictObject({ generation: generationSchema, releaseId: idSchema, upstream: upstreamSchema.nullable() }).optional(),
       }),
     )
     .max(100_000),

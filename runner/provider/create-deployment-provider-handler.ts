@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeArtifact } from '../../src/artifacts/index.js';
 import { errorCodes, type ErrorCode } from '../../src/core/error-codes/index.js';
 import { SvcError } from '../../src/core/errors.js';
-import { BRIDGE_MEDIA_TYPE, BRIDGE_PATH, BRIDGE_ROLLBACK_PATH, BRIDGE_RUNNING_PATH, checkBridgeToken, parseEnvelope, parseRollbackHeaders } from './bridge-protocol.js';
+import { BRIDGE_CANARY_PATH, BRIDGE_MEDIA_TYPE, BRIDGE_PATH, BRIDGE_ROLLBACK_PATH, BRIDGE_RUNNING_PATH, checkBridgeToken, parseEnvelope, parseRollbackHeaders } from './bridge-protocol.js';
 import { DEPLOY_OUTCOME_CODES, runReconcile, type DeploymentProvider, type ReconcileRequest, type RollbackIntent } from './provider-contract.js';
 
 export interface DeploymentProviderHandlerOptions {
@@ -19,7 +19,7 @@ export interface DeploymentProviderHandlerOptions {
   onError?: (error: unknown) => void;
 }
 
-/** A Node `request` listener serving `POST /v1/svc/reconcile`, `POST /v1/svc/rollback` and `GET /v1/svc/running`. */
+/** A Node `request` listener serving `POST /v1/svc/reconcile`, `/v1/svc/rollback`, `/v1/svc/canary` and `GET /v1/svc/running`. */
 export type DeploymentProviderHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
@@ -39,7 +39,8 @@ export function createDeploymentProviderHandler(options: DeploymentProviderHandl
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const running = req.url === BRIDGE_RUNNING_PATH;
     const rollbackPath = req.url === BRIDGE_ROLLBACK_PATH;
-    if (req.url !== BRIDGE_PATH && !running && !rollbackPath) return reject(req, res, 404, 'SVC_NOT_FOUND');
+    const canaryPath = req.url === BRIDGE_CANARY_PATH;
+    if (req.url !== BRIDGE_PATH && !running && !rollbackPath && !canaryPath) return reject(req, res, 404, 'SVC_NOT_FOUND');
     if (req.method !== (running ? 'GET' : 'POST')) return reject(req, res, 405, 'SVC_METHOD_NOT_ALLOWED');
     const auth = req.headers.authorization ?? '';
     const presented = auth.startsWith('Bearer ') ? auth.slice(7) : '';
@@ -57,6 +58,8 @@ export function createDeploymentProviderHandler(options: DeploymentProviderHandl
     }
     // A rollback travels on its own path only, and always with its headers (a running generation).
     if (rollbackPath !== (rollback !== null) || (rollback !== null && envelope.state !== 'running')) return reject(req, res, 400, 'SVC_PROVIDER_REJECTED');
+    // A canary stages a running release, never with rollback headers (those are refused above).
+    if (canaryPath && envelope.state !== 'running') return reject(req, res, 400, 'SVC_PROVIDER_REJECTED');
     const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
     let body: Buffer | null = null;
     if (envelope.state === 'running') {
@@ -89,6 +92,7 @@ export function createDeploymentProviderHandler(options: DeploymentProviderHandl
       artifact,
       signal: abort.signal,
       ...(rollback ? { rollback } : {}),
+      ...(canaryPath ? { canary: true as const } : {}),
     };
     try {
       await runReconcile(options.provider, request, onError);
@@ -116,7 +120,16 @@ export function createDeploymentProviderHandler(options: DeploymentProviderHandl
       onError(error);
       return send(res, 500, 'SVC_PROVIDER_FAILED');
     }
-    const body = JSON.stringify({ projects: projects.map((p) => ({ projectId: p.projectId, generation: p.generation, state: p.state, releaseId: p.releaseId, upstream: p.upstream })) });
+    const body = JSON.stringify({
+      projects: projects.map((p) => ({
+        projectId: p.projectId,
+        generation: p.generation,
+        state: p.state,
+        releaseId: p.releaseId,
+        upstream: p.upstream,
+        ...(p.canary ? { canary: { generation: p.canary.generation, releaseId: p.canary.releaseId, upstream: p.canary.upstream } } : {}),
+      })),
+    });
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
     res.end(body);
   }

@@ -3,7 +3,7 @@
 // 408, 425, 429 and 5xx, refusing redirects, and requiring HTTPS off loopback. `running()` asks the
 // provider what it runs (GET /v1/svc/running), so the node can report it.
 import { SvcError } from '../../src/core/errors.js';
-import { BRIDGE_MEDIA_TYPE, BRIDGE_PATH, BRIDGE_ROLLBACK_PATH, BRIDGE_RUNNING_PATH, MAX_RUNNING_BYTES, checkBaseUrl, checkBridgeToken, envelopeHeaders, isRetryableStatus, rollbackHeaders, runningAnswerSchema } from './bridge-protocol.js';
+import { BRIDGE_CANARY_PATH, BRIDGE_MEDIA_TYPE, BRIDGE_PATH, BRIDGE_ROLLBACK_PATH, BRIDGE_RUNNING_PATH, MAX_RUNNING_BYTES, checkBaseUrl, checkBridgeToken, envelopeHeaders, isRetryableStatus, rollbackHeaders, runningAnswerSchema } from './bridge-protocol.js';
 import { DEPLOY_OUTCOME_CODES, type DeploymentProvider, type ProjectRunState, type ReconcileRequest } from './provider-contract.js';
 
 export interface HttpDeploymentProviderOptions {
@@ -61,18 +61,22 @@ export function createHttpDeploymentProvider(options: HttpDeploymentProviderOpti
   const token = checkBridgeToken(options.token);
   const url = new URL(BRIDGE_PATH, base);
   const rollbackUrl = new URL(BRIDGE_ROLLBACK_PATH, base);
+  const canaryUrl = new URL(BRIDGE_CANARY_PATH, base);
   const runningUrl = new URL(BRIDGE_RUNNING_PATH, base);
   const doFetch = options.fetch ?? globalThis.fetch;
   const sleep = options.sleep ?? defaultSleep;
   const maxAttempts = Math.max(1, options.maxAttempts ?? 5);
   return {
     kind: 'http',
+    // The provider behind the bridge decides; one that predates canaries answers 404 on their path.
+    supportsCanary: true,
     async reconcile(request: ReconcileRequest): Promise<void> {
       const running = request.desired.state === 'running';
       const body = running ? request.artifact?.bytes : undefined;
       // No answer at all leaves the outcome unknown (the provider may have applied it): UNREACHABLE, retried by the control plane.
       let lastError: SvcError = new SvcError('SVC_PROVIDER_UNREACHABLE', 'The provider bridge could not be reached');
       let rollback = running ? (request.rollback ?? null) : null;
+      const canary = running && request.canary === true;
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
         if (request.signal.aborted) throw new SvcError('SVC_PROVIDER_ABORTED', 'The reconcile was aborted');
         if (attempt > 1) {
@@ -97,7 +101,7 @@ export function createHttpDeploymentProvider(options: HttpDeploymentProviderOpti
         const signal = AbortSignal.any([request.signal, AbortSignal.timeout(options.attemptTimeoutMs ?? 15 * 60_000)]);
         let response: Response;
         try {
-          response = await doFetch(rollback ? rollbackUrl : url, { method: 'POST', headers, body: body ? new Uint8Array(body) : null, redirect: 'manual', signal });
+          response = await doFetch(canary ? canaryUrl : rollback ? rollbackUrl : url, { method: 'POST', headers, body: body ? new Uint8Array(body) : null, redirect: 'manual', signal });
         } catch (error) {
           if (request.signal.aborted) throw new SvcError('SVC_PROVIDER_ABORTED', 'The reconcile was aborted');
           lastError = new SvcError('SVC_PROVIDER_UNREACHABLE', 'The provider bridge could not be reached', { cause: error });
@@ -122,6 +126,8 @@ export function createHttpDeploymentProvider(options: HttpDeploymentProviderOpti
           attempt--;
           continue;
         }
+        // Never sent again as a plain deploy: the candidate would replace the baseline instead of running beside it.
+        if (canary && response.status === 404) throw new SvcError('SVC_CANARY_PROVIDER_UNSUPPORTED', 'The provider behind the bridge cannot stage a canary');
         if (response.status === 422 && code !== null && DEPLOY_OUTCOME_CODES.has(code)) throw new SvcError(code as 'SVC_HEALTH_CHECK_FAILED', `The provider reported ${code}`);
         if (!isRetryableStatus(response.status)) throw new SvcError('SVC_PROVIDER_REJECTED', `The provider bridge rejected the request (${response.status})`);
         lastError =

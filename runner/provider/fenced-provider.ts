@@ -9,6 +9,7 @@ export function fencedProvider(inner: DeploymentProvider, fences: FenceStore): D
   const queues = new Map<string, Promise<unknown>>();
   return {
     kind: inner.kind,
+    ...(inner.supportsCanary ? { supportsCanary: true } : {}),
     ...(inner.running ? { running: (signal?: AbortSignal) => inner.running!(signal) } : {}),
     ...(inner.routed ? { routed: (projectId: string, generation: number) => inner.routed!(projectId, generation) } : {}),
     async reconcile(request: ReconcileRequest): Promise<void> {

@@ -5,9 +5,12 @@
 // stop-first and as database-safe as the release transaction: hold the project's requests, stop the
 // writer, snapshot (or restore, keeping a safety copy), migrate, start and health-check the candidate,
 // switch the durable "active" pointer atomically; on any failure before the switch stop the candidate,
-// put the data back and restart the previous release.
+// put the data back and restart the previous release. A canary request starts a code-only candidate
+// beside the baseline without switching (canary-candidates.ts, decisions in node-canary.ts); a later
+// request for its release promotes it without a restart, any other request aborts it first.
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { DeployConfig } from '../../src/artifacts/index.js';
 import { systemClock, type Clock } from '../../src/core/clock.js';
 import { SvcError, isSvcError } from '../../src/core/errors.js';
@@ -29,6 +32,8 @@ import {
   unappliedForRollback,
   type MigrationTarget,
 } from './deploy-safety.js';
+import { CanaryCandidates } from './canary-candidates.js';
+import { decideStagedCanary, planCanaryStart } from './node-canary.js';
 import { planNodeCutover } from './node-cutover.js';
 import { createProjectFiles, type ActivePointer } from './project-files.js';
 import { RetiringApps } from './retiring-apps.js';
@@ -90,6 +95,7 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
   const files = createProjectFiles(options);
   const { projectDir, active, writePointer, readDeployConfig, migrationTarget, stage } = files;
   const report = (error: unknown, context: string): void => options.onError?.(error, context);
+  const canaries = new CanaryCandidates({ projectDir, stopGraceMs: drainMs });
 
   /** Start one release and wait for its health route; a failed start leaves nothing running. */
   async function startRelease(projectId: string, releaseId: string, config: DeployConfig, at: { host?: string; port?: number }, signal?: AbortSignal): Promise<RunningApp> {
@@ -153,6 +159,10 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
     const projectId = request.operation.projectId;
     const releaseId = request.desired.releaseId!;
     const dir = projectDir(projectId);
+    if (request.canary) return startCanary(request);
+    const canaryAction = decideStagedCanary(canaries.staged(projectId), request.desired);
+    if (canaryAction === 'promote') return promote(request);
+    if (canaryAction === 'abort') await abortCanary(projectId);
     const current = active(projectId);
     const currentApp = apps.get(projectId);
     if (current?.releaseId === releaseId && currentApp && !currentApp.exited && decidePendingDeploy(current.releaseId, readPendingDeploy(dir)) !== 'restore') {
@@ -233,6 +243,64 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
     await switchTo(request, candidate, current, null);
   }
 
+  /**
+   * Canary: a code-only candidate starts beside the running baseline (after a live snapshot, its
+   * rollback point) and is recorded; the pointer stays on the baseline. A refused or failed canary
+   * leaves the baseline untouched.
+   */
+  async function startCanary(request: ReconcileRequest): Promise<void> {
+    const projectId = request.operation.projectId;
+    const releaseId = request.desired.releaseId!;
+    const dir = projectDir(projectId);
+    const current = active(projectId);
+    const baseline = apps.get(projectId);
+    await options.gate?.(projectId);
+    await retiring.stopUpTo(projectId);
+    const releaseDir = await stage(request);
+    const config = request.artifact!.decoded.config;
+    const target = migrationTarget(projectId, releaseDir, config);
+    const plan = planCanaryStart({
+      releaseId,
+      pendingMigrations: await precheckMigrations(target),
+      baselineReleaseId: current?.releaseId ?? null,
+      baselineRunning: baseline !== undefined && !baseline.exited && baseline.releaseId === current?.releaseId && readPendingDeploy(dir) === null,
+      staged: canaries.staged(projectId),
+    });
+    if (plan.kind === 'refuse') throw new SvcError(plan.code, plan.message);
+    if (plan.kind === 'keep') return canaries.restamp(projectId, request.desired.generation);
+    // Another candidate was staged: it stops (its directory goes at the next collection, not now).
+    if (plan.replaceStaged) await canaries.abort(projectId);
+    await createSnapshot(target.databasePath, snapshotPathOf(dir, releaseId));
+    if (request.signal.aborted) throw new SvcError('SVC_PROVIDER_ABORTED', 'Aborted before the canary candidate started');
+    // startRelease stops a candidate that failed its health check itself (SVC_HEALTH_CHECK_FAILED).
+    const candidate = await startRelease(projectId, releaseId, config, {}, request.signal);
+    canaries.stage(projectId, request.desired.generation, candidate, clock.now());
+  }
+
+  /** Promote: the staged candidate already serves, so the pointer moves to it without a restart; the baseline drains. */
+  async function promote(request: ReconcileRequest): Promise<void> {
+    const projectId = request.operation.projectId;
+    await options.gate?.(projectId);
+    await retiring.stopUpTo(projectId);
+    await stage(request);
+    const current = active(projectId);
+    const baseline = apps.get(projectId);
+    const candidate = canaries.take(projectId)!;
+    if (baseline && !baseline.exited) retiring.retire(projectId, baseline, request.desired.generation);
+    try {
+      await switchTo(request, candidate, current, null);
+    } finally {
+      // The pointer names the candidate now; a crash before this line is settled by resume all the same.
+      await canaries.forget(projectId);
+    }
+  }
+
+  /** Abort: the staged candidate stops and its release is collected; the baseline keeps serving. */
+  async function abortCanary(projectId: string): Promise<void> {
+    await canaries.abort(projectId);
+    await collectReleases(projectId).catch((error: unknown) => report(error, `collecting the aborted canary of ${projectId}`));
+  }
+
   /** Switch: the pointer is the node's ingress; one atomic rename moves it. */
   async function switchTo(request: ReconcileRequest, candidate: RunningApp, current: ActivePointer | null, safetyCopy: string | null): Promise<void> {
     const projectId = request.operation.projectId;
@@ -254,6 +322,7 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
   async function stop(request: ReconcileRequest): Promise<void> {
     const projectId = request.operation.projectId;
     const current = active(projectId);
+    if (canaries.has(projectId)) await abortCanary(projectId);
     await retiring.stopUpTo(projectId);
     await apps.get(projectId)?.stop({ graceMs: drainMs });
     apps.delete(projectId);
@@ -267,7 +336,7 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
   async function collectReleases(projectId: string): Promise<void> {
     const pointer = active(projectId);
     // Releases of replaced apps still draining stay until those apps stopped.
-    const keep = [pointer?.releaseId, pointer?.previousReleaseId, ...retiring.releaseIds(projectId)];
+    const keep = [pointer?.releaseId, pointer?.previousReleaseId, ...retiring.releaseIds(projectId), ...canaries.releaseIds(projectId)];
     await files.collect(projectId, new Set(keep.filter((id): id is string => typeof id === 'string')));
   }
 
@@ -276,6 +345,11 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
     if (running && !running.exited) return { projectId, outcome: 'running' };
     await options.gate?.(projectId);
     const pointer = active(projectId);
+    if (canaries.has(projectId)) {
+      // Its app ended with the previous provider process: the canary is discarded, never restarted.
+      await canaries.forget(projectId);
+      if (existsSync(join(projectDir(projectId), 'releases'))) await collectReleases(projectId);
+    }
     await settlePendingDeploy(projectDir(projectId), pointer?.releaseId ?? null);
     if (!pointer?.releaseId) return { projectId, outcome: 'stopped' };
     apps.set(projectId, await restartActive(projectId, { ...pointer, releaseId: pointer.releaseId }));
@@ -291,13 +365,20 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
       if (!pointer) continue;
       const app = apps.get(projectId);
       const up = pointer.releaseId !== null && app !== undefined && !app.exited && app.releaseId === pointer.releaseId;
-      states.push({ projectId, generation: pointer.generation, state: pointer.releaseId ? 'running' : 'stopped', releaseId: pointer.releaseId, upstream: up ? { host: app.host, port: app.port } : null });
+      let canary;
+      try {
+        canary = canaries.runState(projectId);
+      } catch (error) {
+        report(error, `reading the canary record of ${projectId}`);
+      }
+      states.push({ projectId, generation: pointer.generation, state: pointer.releaseId ? 'running' : 'stopped', releaseId: pointer.releaseId, upstream: up ? { host: app.host, port: app.port } : null, ...(canary ? { canary } : {}) });
     }
     return states;
   }
 
   return {
     kind: `local-${options.runner.kind}`,
+    supportsCanary: true,
     active,
     running,
     async reconcile(request: ReconcileRequest): Promise<void> {
@@ -322,6 +403,7 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
     },
     async close(): Promise<void> {
       await retiring.closeAll();
+      await canaries.closeAll();
       for (const app of apps.values()) await app.stop({ graceMs: 2000 });
       apps.clear();
     },

@@ -41,6 +41,12 @@ export interface ReconcileRequest {
    * back the snapshot it took before deploying `fromReleaseId` (its active release) first.
    */
   rollback?: RollbackIntent | null;
+  /**
+   * Present (true) when the running generation stages its release as a canary: the candidate starts
+   * beside the running baseline and takes part of the traffic while the pointer stays on the baseline.
+   * Only providers with `supportsCanary` accept it (runReconcile refuses it for the others).
+   */
+  canary?: true;
   /** Optional effect (a runner node's agent): hold the project's requests at the ingress before its writer stops. */
   traffic?: TrafficHold;
 }
@@ -66,6 +72,15 @@ export interface ProjectRunState {
   releaseId: string | null;
   /** The app's listening address on the provider's host; null when nothing listens. */
   upstream: { host: string; port: number } | null;
+  /** A canary candidate started beside this (baseline) release, present only while one is staged. */
+  canary?: CanaryRunState;
+}
+
+/** A staged canary candidate: the generation that staged it, its release and where it listens (null while down). */
+export interface CanaryRunState {
+  generation: number;
+  releaseId: string;
+  upstream: { host: string; port: number } | null;
 }
 
 /** A deployment provider converges one project to a running release or to a stopped state. */
@@ -80,6 +95,8 @@ export interface DeploymentProvider {
    * so apps of earlier generations that kept serving during a blue-green switch may stop.
    */
   routed?(projectId: string, generation: number): Promise<void>;
+  /** True when the provider understands the `canary` intent; any other provider has it refused, never ignored. */
+  readonly supportsCanary?: boolean;
 }
 
 /** The only thing ever recorded about a reconcile: provider kind, generation, release and state. */
@@ -96,6 +113,9 @@ const counter = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 /** The optional rollback field of a running request (agent operation, bridge headers). */
 export const rollbackIntentSchema = z.strictObject({ restoreData: z.boolean(), fromReleaseId: idSchema.nullable() });
+
+/** The optional canary field of a running request: only `true` (absent means an ordinary deploy). */
+export const canaryIntentSchema = z.literal(true);
 
 /** The exact three-field desired payload (generation, state, release identifier). */
 export const desiredSchema = z.strictObject({
@@ -126,8 +146,11 @@ export function checkReconcileRequest(request: ReconcileRequest): void {
       throw new SvcError('SVC_ARTIFACT_DIGEST_MISMATCH', 'The artifact digest does not match the decoded bundle');
     }
     if (request.rollback != null && !rollbackIntentSchema.safeParse(request.rollback).success) throw new SvcError('SVC_VALIDATION', 'The rollback field of the reconcile request is invalid');
-  } else if (request.desired.releaseId !== null || request.artifact !== null || request.rollback != null) {
-    throw new SvcError('SVC_VALIDATION', 'A stopped generation has no release, artifact or rollback');
+    if (request.canary !== undefined && !canaryIntentSchema.safeParse(request.canary).success) throw new SvcError('SVC_VALIDATION', 'The canary field of the reconcile request is invalid');
+    // A canary is a code-only deploy of a new release; a rollback is never staged as one.
+    if (request.canary !== undefined && request.rollback != null) throw new SvcError('SVC_VALIDATION', 'A reconcile request is a canary or a rollback, not both');
+  } else if (request.desired.releaseId !== null || request.artifact !== null || request.rollback != null || request.canary !== undefined) {
+    throw new SvcError('SVC_VALIDATION', 'A stopped generation has no release, artifact, rollback or canary');
   }
 }
 
@@ -167,11 +190,16 @@ export const DEPLOY_OUTCOME_CODES: ReadonlySet<string> = new Set([
   'SVC_RESTORE_NOT_ALLOWED',
   'SVC_DISK_FULL',
   'SVC_NODE_RESTORE_UNSUPPORTED',
+  'SVC_CANARY_PENDING_MIGRATIONS',
+  'SVC_CANARY_NO_BASELINE',
+  'SVC_CANARY_PROVIDER_UNSUPPORTED',
 ]);
 
 /** Run a provider and report only the fixed result; other provider errors are replaced by SVC_PROVIDER_FAILED. */
 export async function runReconcile(provider: DeploymentProvider, request: ReconcileRequest, onError?: (error: unknown) => void): Promise<ReconcileResult> {
   checkReconcileRequest(request);
+  // A provider that predates canaries would run the candidate as an ordinary deploy: refused instead.
+  if (request.canary && provider.supportsCanary !== true) throw new SvcError('SVC_CANARY_PROVIDER_UNSUPPORTED', 'This provider cannot stage a canary');
   try {
     await provider.reconcile(request);
   } catch (error) {
