@@ -113,7 +113,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const releases = createReleases(ctx, { driver, routing: ingress.routes, loadSecrets: secrets.loadSecrets, uploadPrincipal, recovery: recovery.hooks, observer: github.observer, canary: canary.hooks, appEnv: (projectId, layout) => projectBucketEnvironment(projectId, layout.dataDir, secrets.keyring.secretsKey, bucketLimits), placement: nodes.placement }); // svc:releases
   logIsolation(logger, releases.isolation()); // svc:releases — once per start: apps unisolated or unable to start must not go unnoticed
   // The one late binding left: releases need nodes' placement to be built, and nodes report back to releases.
-  nodes.setReleaseListener({ observed: (o) => releases.nodeOutcome({ ...o, ok: true }), failed: (o) => releases.nodeOutcome({ ...o, ok: false }), route: (o) => releases.nodeRoute(o) }); // svc:nodes
+  nodes.setReleaseListener({ settled: (o) => void releases.nodeSettled(o), route: (o) => releases.nodeRoute(o) }); // svc:nodes
   const apps = releases.apps; // svc:lifecycle — restore, recovery and site deletion stop/restart apps through the release pipeline
   const backups = createBackups(ctx, { locks: releases.locks, keyring: secrets.keyring, apps });
   const domains = createDomains(ctx, ingress.routes);

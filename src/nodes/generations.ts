@@ -7,7 +7,7 @@ import { isoTime } from '../core/feature-context.js';
 import { findRelease } from '../releases/index.js';
 import { nodeRollbackSchema, type GenerationStatus, type NodeRollback } from './contract.js';
 import { getPlacement } from './node-store.js';
-import type { NodesContext } from './nodes-context.js';
+import { notifySettled, type NodesContext } from './nodes-context.js';
 import { nextGeneration } from './operation-decisions.js';
 import { finishOperation, getDesired, insertOperation, openOperationsOfProject, putDesired, recentOperations, type OperationRow } from './operation-store.js';
 import type { ProjectSubject } from './placement-service.js';
@@ -16,8 +16,8 @@ import type { ProjectSubject } from './placement-service.js';
 export type GenerationRequest = { state: 'running'; releaseId: string; rollback?: NodeRollback } | { state: 'stopped' };
 
 /**
- * Create the next desired generation of a placed project. Runs in its own transaction, or as a
- * savepoint inside the caller's (the release upload creates its candidate and generation together).
+ * Create the next desired generation of a placed project, in its own transaction (the release
+ * pipeline requests running generations of its deploys and rollbacks through `placement.deploy`).
  */
 export function createGeneration(n: NodesContext, subject: ProjectSubject, request: GenerationRequest): GenerationStatus {
   requestGeneration(n, subject, request);
@@ -67,11 +67,10 @@ export function requestGeneration(n: NodesContext, subject: ProjectSubject, requ
   })();
 }
 
-/** Close an open operation as superseded; a release it carried will never run (the listener fails it). */
+/** Close an open operation as superseded; a release it carried will never run (the release pipeline fails it). */
 function supersede(n: NodesContext, op: OperationRow, now: number): void {
   finishOperation(n.ctx.db, op.id, 'superseded', null, now);
-  if (op.state === 'running' && op.release_id) n.listener()?.failed({ projectId: op.project_id, releaseId: op.release_id, code: 'SVC_NODE_GENERATION_SUPERSEDED' });
-  n.waiters.wake(op.project_id);
+  notifySettled(n, op);
 }
 
 /** Desired and observed generation of a project plus its newest operations. */

@@ -5,7 +5,7 @@ import { SvcError } from '../core/errors.js';
 import { isoTime } from '../core/feature-context.js';
 import { nodeRollbackSchema, type LeaseResponse } from './contract.js';
 import { touchNode, type NodeRow } from './node-store.js';
-import type { NodesContext } from './nodes-context.js';
+import { notifySettled, type NodesContext } from './nodes-context.js';
 import type { NodeProjectReport } from './route-decisions.js';
 import { chooseLease, decideFailure, holdsLease, judgeFailure, judgeObservation, type ObservedResult } from './operation-decisions.js';
 import { bumpFence, finishOperation, getOperation, leaseOperation, openOperationsOfNode, openOperationsOfProject, recordObserved, renewLease, requeueOperation, toRecord, type OperationRow } from './operation-store.js';
@@ -90,8 +90,7 @@ export function observeOperation(n: NodesContext, node: NodeRow, operationId: st
         finishOperation(ctx.db, op.id, 'observed', null, now);
         // Only the fixed result shape is recorded (kind, generation, release, state).
         recordObserved(ctx.db, op.project_id, { kind: report.result.kind, generation: report.result.generation, releaseId: report.result.releaseId, state: report.result.state }, now);
-        if (op.state === 'running' && op.release_id) n.listener()?.observed({ projectId: op.project_id, releaseId: op.release_id, generation: op.generation });
-        n.waiters.wake(op.project_id);
+        notifySettled(n, op);
       }
       return { accepted: true as const };
     })
@@ -116,8 +115,7 @@ export function failOperation(n: NodesContext, node: NodeRow, operationId: strin
           requeueOperation(ctx.db, op.id, report.code, next.retryAt);
         } else {
           finishOperation(ctx.db, op.id, 'failed', report.code, now);
-          if (op.state === 'running' && op.release_id) n.listener()?.failed({ projectId: op.project_id, releaseId: op.release_id, code: report.code });
-          n.waiters.wake(op.project_id);
+          notifySettled(n, op);
         }
       }
       return { accepted: true as const };
@@ -141,8 +139,7 @@ export function observeFromReports(n: NodesContext, node: NodeRow, kind: string,
           if (op.node_id !== node.id || op.generation !== report.generation || op.state !== report.state || op.release_id !== report.releaseId) continue;
           finishOperation(ctx.db, op.id, 'observed', null, now);
           recordObserved(ctx.db, op.project_id, { kind, generation: op.generation, releaseId: op.release_id, state: op.state }, now);
-          if (op.state === 'running' && op.release_id) n.listener()?.observed({ projectId: op.project_id, releaseId: op.release_id, generation: op.generation });
-          n.waiters.wake(op.project_id);
+          notifySettled(n, op);
         }
       }
     })

@@ -13,14 +13,15 @@ export interface NodeUpstream {
 
 /**
  * How releases learn what nodes did (src/releases implements it; wired by src/platform.ts so src/nodes
- * never calls into the release transaction). `observed`/`failed` are called inside the SQLite
- * transaction of the change.
+ * never calls into the release pipeline). src/nodes only records a node's report; the release settles
+ * in the pipeline's own transaction.
  */
 export interface NodeReleaseListener {
-  /** A running generation of this release was observed by its node. */
-  observed(input: { projectId: string; releaseId: string; generation: number }): void;
-  /** The operation of this release failed (stable code) or was superseded before it was observed. */
-  failed(input: { projectId: string; releaseId: string; code: string }): void;
+  /**
+   * The operation of a running generation settled (observed, failed or superseded). Called after the
+   * SQLite transaction of the change ended (see `notifySettled`); the receiver reads the outcome again.
+   */
+  settled(input: { projectId: string; generation: number }): void;
   /**
    * Route the project's ingress to the app its node runs (null: nothing to route) and let the previous
    * target drain. With `hold` (upstream null) the ingress holds the project's new requests instead
@@ -28,6 +29,17 @@ export interface NodeReleaseListener {
    * drained; throws when the upstream refuses connections (the route is then unchanged).
    */
   route(input: { projectId: string; releaseId: string | null; upstream: NodeUpstream | null; hold?: boolean }): Promise<void>;
+}
+
+/**
+ * Tell the listener that a running generation settled, once the writer's transaction has ended
+ * (better-sqlite3 transactions are synchronous, so a microtask runs after the outermost one). The
+ * receiver reads the operation again: a change that rolled back settles nothing.
+ */
+export function notifySettled(n: NodesContext, op: { project_id: string; generation: number; state: string; release_id: string | null }): void {
+  n.waiters.wake(op.project_id);
+  if (op.state !== 'running' || !op.release_id) return;
+  queueMicrotask(() => n.listener()?.settled({ projectId: op.project_id, generation: op.generation }));
 }
 
 /** The bundle every node service receives. */

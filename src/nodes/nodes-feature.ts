@@ -3,9 +3,9 @@
 // offline nodes.
 import type { FeatureContext } from '../core/feature-context.js';
 import type { HttpApp } from '../core/http/create-http-app.js';
-import type { ReleasePlacementHooks } from '../releases/index.js';
-import { nodeRollbackSchema, type NodeRollback } from './contract.js';
-import { GenerationWaiters } from './generation-waiters.js';
+import type { NodeGeneration, ReleasePlacementHooks } from '../releases/index.js';
+import { nodeRollbackSchema } from './contract.js';
+import { GenerationWaiters, outcomeOfOperation } from './generation-waiters.js';
 import { requestGeneration } from './generations.js';
 import { nodeArtifactStore } from './node-artifacts.js';
 import { nodeRoutes } from './node-routes.js';
@@ -13,7 +13,7 @@ import { createNodeRouting, type NodeRouting } from './node-routing.js';
 import { readNodeSettings, type NodeSettings } from './node-settings.js';
 import { getPlacement } from './node-store.js';
 import type { NodeReleaseListener, NodesContext } from './nodes-context.js';
-import { releaseAwaitsNode } from './operation-store.js';
+import { newestRunningOperation, operationOfGeneration, releaseAwaitsNode, type OperationRow } from './operation-store.js';
 
 /** What src/platform.ts wires. */
 export interface NodesFeature {
@@ -32,10 +32,11 @@ export interface NodesFeature {
   settings: NodeSettings;
 }
 
-/** The rollback intent a rollback passes beside its subject, validated (absent for deploys). */
-export function rollbackOf(subject: object): { rollback?: NodeRollback } {
-  const intent = (subject as { nodeRollback?: unknown }).nodeRollback;
-  return intent === undefined ? {} : { rollback: nodeRollbackSchema.parse(intent) };
+/** A running operation as the release pipeline settles it (its outcome null while the node works on it). */
+export function generationOf(op: OperationRow | undefined): NodeGeneration | null {
+  if (!op || op.state !== 'running' || !op.release_id) return null;
+  const outcome = outcomeOfOperation(op);
+  return { generation: op.generation, releaseId: op.release_id, rollback: op.rollback === null ? null : nodeRollbackSchema.parse(JSON.parse(op.rollback)), outcome: outcome === 'open' ? null : outcome };
 }
 
 /** Build the nodes feature (settings from SVC_NODE_* unless given). */
@@ -67,9 +68,11 @@ export function createNodes(ctx: FeatureContext, options: { settings?: Partial<N
     placement: {
       isPlaced,
       keepArtifact: (projectId, digest, bytes) => n.artifacts.put(projectId, digest, bytes),
-      // A rollback hands its intent beside the subject (src/releases/node-release.ts); a deploy has none.
-      deploy: (subject, releaseId) => requestGeneration(n, subject, { state: 'running', releaseId, ...rollbackOf(subject) }),
+      // A rollback passes its intent (restore-data or code only, from which release); a deploy has none.
+      deploy: (subject, releaseId, rollback) => requestGeneration(n, subject, { state: 'running', releaseId, ...(rollback ? { rollback: nodeRollbackSchema.parse(rollback) } : {}) }),
       awaitGeneration: (projectId, generation, waitMs) => n.waiters.await(ctx.db, projectId, generation, waitMs),
+      generation: (projectId, generation) => generationOf(operationOfGeneration(ctx.db, projectId, generation)),
+      newestGeneration: (projectId, releaseId) => generationOf(newestRunningOperation(ctx.db, projectId, releaseId)),
       awaitingNode: (releaseId) => releaseAwaitsNode(ctx.db, releaseId),
       waitMs: settings.deployWaitMs,
     },

@@ -106,6 +106,12 @@ export function operationOfGeneration(db: ControlDb, projectId: string, generati
   return cachedStatement(db, 'SELECT * FROM node_operations WHERE project_id = ? AND generation = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(projectId, generation) as OperationRow | undefined;
 }
 
+/** The newest running operation of a project, optionally of one release (what a release pipeline settles). */
+export function newestRunningOperation(db: ControlDb, projectId: string, releaseId?: string): OperationRow | undefined {
+  if (releaseId === undefined) return cachedStatement(db, "SELECT * FROM node_operations WHERE project_id = ? AND state = 'running' ORDER BY generation DESC, rowid DESC LIMIT 1").get(projectId) as OperationRow | undefined;
+  return cachedStatement(db, "SELECT * FROM node_operations WHERE project_id = ? AND release_id = ? AND state = 'running' ORDER BY generation DESC, rowid DESC LIMIT 1").get(projectId, releaseId) as OperationRow | undefined;
+}
+
 /** Open (pending or leased) operations of a project. */
 export function openOperationsOfProject(db: ControlDb, projectId: string): OperationRow[] {
   return cachedStatement(db, "SELECT * FROM node_operations WHERE project_id = ? AND status IN ('pending', 'leased') ORDER BY created_at, rowid").all(projectId) as OperationRow[];

@@ -12,5 +12,4 @@ export { isolationSchema, isolationSummary, type Isolation } from './isolation-c
 export { activeReleaseRow, findRelease, getReleaseById, listReleases, toRelease, type ReleaseRow } from './release-store.js';
 export type { ObservedRelease, ObservedRollback, ReleaseObserver, ReleaseSource } from './release-observer.js';
 export type { RollbackInput, RollbackResult } from './rollback.js';
-export type { ReleasePlacementHooks } from './release-deps.js'; // svc:nodes
-export type { NodeReleaseOutcome } from './node-release.js'; // svc:nodes
+export type { NodeGeneration, NodeOutcome, NodeRollbackIntent, ReleasePlacementHooks } from './release-deps.js'; // svc:nodes

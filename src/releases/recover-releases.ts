@@ -3,6 +3,8 @@
 // 1. An interrupted data-restoring rollback puts the saved data back.
 // 2. A candidate left by a crash is stopped, the database is restored from its snapshot (if step 6
 //    ran: migrations or the candidate may have written), and it is marked failed (SVC_RELEASE_INTERRUPTED).
+// svc:nodes — placed projects: outcomes their node reported but the pipeline had not committed are
+//    committed; a candidate never handed to its node fails as interrupted; one it works on is left to it.
 // 3. The supervisor re-adopts recorded apps; any active release not running is adopted or started.
 import { readFile, rm } from 'node:fs/promises';
 import { z } from 'zod';
@@ -14,6 +16,7 @@ import { listActiveReleases, listCandidates, releaseConfig, releaseRunRecord, sn
 import { markFailed, removeCandidateFiles, type TransactionSubject } from './release-commits.js';
 import { rollbackMarkerPath } from './rollback.js';
 import { observe } from './release-observer.js';
+import { settlePlacedReleases } from './node-release-driver.js';
 import { projectsWithUploadStaging, removeUploadStaging } from './upload-staging.js';
 
 const system = { type: 'system' as const, id: 'svc-platform', name: 'release recovery' };
@@ -40,6 +43,7 @@ export async function recoverReleases(deps: ReleaseDeps): Promise<void> {
       else throw error;
     }
   }
+  await settlePlacedReleases(deps); // svc:nodes — outcomes nodes reported that the pipeline had not committed
   await deps.driver.recover();
   await ensureActiveReleases(deps);
 }

@@ -7,6 +7,7 @@ import type { ProjectLocks } from '../core/project-lock.js';
 import type { ArtifactLimits, DeployConfig } from '../artifacts/index.js';
 import type { AppStartSpec, HealthResult, ReleaseDriver, RunningApp } from '../../runner/release-driver.js';
 import type { Failpoint } from './failpoint.js';
+import type { NodeSettles } from './node-release-driver.js';
 import { databasePathOf, projectLayout, releaseDirOf, type ProjectLayout } from './project-layout.js';
 import type { ReleaseSettings } from './release-limits.js';
 import type { ReleaseObserver } from './release-observer.js';
@@ -36,24 +37,52 @@ export interface ReleaseDeps {
   canary?: ReleaseCanaryHooks;
   /** svc:nodes — projects placed on a runner node converge through generations (src/nodes); absent = all local. */
   placement?: ReleasePlacementHooks;
+  /** svc:nodes — in-process: each node outcome is committed once (node-release-driver.ts). */
+  nodeSettles: NodeSettles;
+}
+
+/** svc:nodes — what a rollback asks of a placed project's node (restore the snapshot it took, or code only). */
+export interface NodeRollbackIntent {
+  restoreData: boolean;
+  /** The release active when the rollback was requested. */
+  fromReleaseId: string | null;
+}
+
+/** svc:nodes — the node's outcome of a generation: observed, or its (or the control plane's) stable code. */
+export type NodeOutcome = { ok: true } | { ok: false; code: string };
+
+/** svc:nodes — a running generation as the pipeline settles it. */
+export interface NodeGeneration {
+  generation: number;
+  releaseId: string;
+  /** A rollback's intent; null for a deploy. */
+  rollback: NodeRollbackIntent | null;
+  /** Null while the node works on it. */
+  outcome: NodeOutcome | null;
 }
 
 /**
- * svc:nodes — what uploads, rollbacks and boot recovery ask of runner-node placement (declared where
- * consumed; src/nodes implements it and src/platform.ts wires it, so releases never imports nodes).
+ * svc:nodes — the pipeline's node driver: what deploys, rollbacks and boot recovery of projects placed
+ * on a runner node ask of it (declared where consumed; src/nodes implements it and src/platform.ts
+ * wires it, so releases never imports nodes). A node converges a whole generation at once and reports
+ * asynchronously, so its one operation is "converge to this release" and await the outcome.
  */
 export interface ReleasePlacementHooks {
-  /** Whether a runner node converges this project (its uploads skip the local release transaction). */
+  /** Whether a runner node converges this project (its deploys and rollbacks run the node plans). */
   isPlaced(projectId: string): boolean;
   /** Durably keep the verified artifact bytes for the node, before any generation refers to them. */
   keepArtifact(projectId: string, digest: string, bytes: Buffer): Promise<void>;
-  /** Inside the caller's SQLite transaction: a new running generation of this release (throws to refuse); returns its number. */
-  deploy(subject: { project: { id: string; organizationId: string }; actor: { type: 'user' | 'token' | 'github' | 'system'; id: string; name?: string | null } }, releaseId: string): number;
-  /** The node's outcome of a generation (observed, or its stable code), or null when none came within `waitMs`. */
-  awaitGeneration(projectId: string, generation: number, waitMs: number): Promise<{ ok: true } | { ok: false; code: string } | null>;
+  /** A new running generation of this release, in its own transaction (throws to refuse); returns its number. */
+  deploy(subject: { project: { id: string; organizationId: string }; actor: { type: 'user' | 'token' | 'github' | 'system'; id: string; name?: string | null } }, releaseId: string, rollback?: NodeRollbackIntent): number;
+  /** The node's outcome of a generation, or null when none came within `waitMs`. */
+  awaitGeneration(projectId: string, generation: number, waitMs: number): Promise<NodeOutcome | null>;
+  /** A running generation of the project, or null when it has none of that number. */
+  generation(projectId: string, generation: number): NodeGeneration | null;
+  /** The newest running generation of the project (of one release when given), or null. */
+  newestGeneration(projectId: string, releaseId?: string): NodeGeneration | null;
   /** Whether a candidate release is waiting for its node (boot recovery must not fail it). */
   awaitingNode(releaseId: string): boolean;
-  /** How long an upload with `wait` waits for the node's observation before answering with the candidate. */
+  /** How long a deploy or rollback waits for the node's outcome before answering with the release as it stands. */
   waitMs: number;
 }
 

@@ -5,6 +5,7 @@
 import type { Cutover } from '../../runner/jobs/choose-cutover.js';
 import type { ReleaseStep } from './contract.js';
 import type { FailpointName } from './failpoint.js';
+import type { NodeOutcome, NodeRollbackIntent } from './release-deps.js';
 import type { ReleaseEffect, SnapshotRef } from './release-state.js';
 
 /** One thing the effect executor does. */
@@ -49,7 +50,11 @@ export type PipelineEffect =
   /** Undo: start the stopped prior release under supervision and route it once healthy (never throws). */
   | { type: 'restart-release'; releaseId: string }
   /** Undo: give the route back to the app that kept serving, once healthy (never throws). */
-  | { type: 'route-back' };
+  | { type: 'route-back' }
+  /** Placed project: keep the verified upload's bytes for its runner node (the node's stage). */
+  | { type: 'keep-artifact'; releaseId: string }
+  /** Placed project: request a running generation of the release (a rollback with its intent); the node converges it. */
+  | { type: 'converge-on-node'; releaseId: string; rollback: NodeRollbackIntent | null };
 
 /** Steps 4 and the read-only part of verify: the same for every deploy. */
 export function planDeployStart(releaseId: string): PipelineEffect[] {
@@ -191,4 +196,45 @@ export function planRollbackFailure(facts: FailureFacts & { savedData: boolean; 
   if (facts.priorId) plan.push(...priorBack(facts, facts.priorId));
   else if (facts.routed) plan.push({ type: 'route-back' });
   return plan;
+}
+
+// svc:nodes — projects placed on a runner node. The node converges a whole generation at once (stop,
+// snapshot, migrate, start, health, cutover, its own undo) and reports asynchronously; the control
+// plane keeps the artifact, requests the generation, awaits the outcome and commits it with the same
+// commit effects as local deploys and rollbacks.
+
+/** A placed project's deploy under the project lock: keep the bytes for the node, request the generation. */
+export function planNodeDeploy(releaseId: string): PipelineEffect[] {
+  return [{ type: 'enter', step: 'extract' }, { type: 'keep-artifact', releaseId }, { type: 'failpoint', name: 'after-extract' }, { type: 'enter', step: 'start' }, { type: 'converge-on-node', releaseId, rollback: null }];
+}
+
+/** A placed project's deploy that failed before its node got it (the bytes could not be kept, the generation was refused). */
+export function planNodeDeployFailure(reason: string): PipelineEffect[] {
+  return [{ type: 'note', line: `deploy failed: ${reason}` }, { type: 'commit-failure', outcome: 'deploy' }];
+}
+
+/**
+ * A placed project's rollback from the state machine's `rollback` effects: the target's start becomes
+ * one generation carrying the intent (the node stops, restores, starts, checks and routes itself).
+ */
+export function planNodeRollback(effects: readonly ReleaseEffect[], d: { line: string; rollback: NodeRollbackIntent }): PipelineEffect[] {
+  const plan: PipelineEffect[] = [{ type: 'note', line: d.line }];
+  for (const e of effects) if (e.type === 'start-release') plan.push({ type: 'converge-on-node', releaseId: e.releaseId, rollback: d.rollback });
+  return plan;
+}
+
+/** What settling a node's outcome commits: an activation or rollback, or the failure with the node's code. */
+export function planNodeSettle(kind: 'deploy' | 'rollback', outcome: NodeOutcome): PipelineEffect[] {
+  if (kind === 'deploy' && outcome.ok) return [{ type: 'enter', step: 'activate' }, { type: 'commit', outcome: 'activate' }, { type: 'note', line: 'deploy: active (observed by the runner node)' }];
+  if (kind === 'deploy' && !outcome.ok) return [{ type: 'note', line: `deploy failed on the runner node: ${outcome.code}` }, { type: 'commit-failure', outcome: 'deploy' }];
+  if (outcome.ok) return [{ type: 'commit', outcome: 'rollback' }, { type: 'note', line: 'rollback: active (observed by the runner node)' }];
+  return [{ type: 'commit-failure', outcome: 'rollback' }, { type: 'note', line: `rollback failed on the runner node: ${outcome.code}` }];
+}
+
+/** Pure: the release step a node's stable failure code names (what the release shows, as for local projects). */
+export function nodeFailureStep(code: string): ReleaseStep {
+  if (code === 'SVC_HEALTH_CHECK_FAILED') return 'health';
+  if (code.startsWith('SVC_MIGRATION_')) return 'migrate';
+  if (code.startsWith('SVC_SNAPSHOT_') || code === 'SVC_DISK_FULL') return 'snapshot';
+  return 'start';
 }

@@ -38,7 +38,8 @@ export type ReleaseEvent =
   | { type: 'activate'; releaseId: string; snapshot: SnapshotRef | null }
   /** Backup, migration, startup or health failed; `snapshot` is the step-6 backup if it was taken. */
   | { type: 'fail'; releaseId: string; step: 'backup' | 'migration' | 'startup' | 'health'; snapshot: SnapshotRef | null; reason: string }
-  | { type: 'rollback'; releaseId: string; restoreData: boolean; confirmation?: string; canRollback: boolean }
+  /** `dataOnNode`: a runner node holds the project's data and pre-deploy snapshots (it restores; no snapshot ref here). */
+  | { type: 'rollback'; releaseId: string; restoreData: boolean; confirmation?: string; canRollback: boolean; dataOnNode?: boolean }
   | { type: 'delete-artifact'; releaseId: string; confirmation: string; allowRollbackLoss: boolean; canRollback: boolean };
 
 /** Work the caller must carry out, in order, for a transition to take effect. */
@@ -139,8 +140,10 @@ function rollback(state: ReleaseSetState, event: Extract<ReleaseEvent, { type: '
     if (!active || active.predecessorId !== target.id) {
       throw new SvcError('SVC_RESTORE_NOT_ALLOWED', `${target.id} is not the immediately previous release`);
     }
-    if (!active.restoreSnapshot) throw new SvcError('SVC_RESTORE_NOT_ALLOWED', `${active.id} has no pre-deploy snapshot`);
-    effects.push({ type: 'restore-snapshot', snapshot: active.restoreSnapshot });
+    if (!event.dataOnNode) {
+      if (!active.restoreSnapshot) throw new SvcError('SVC_RESTORE_NOT_ALLOWED', `${active.id} has no pre-deploy snapshot`);
+      effects.push({ type: 'restore-snapshot', snapshot: active.restoreSnapshot });
+    }
   }
   effects.push(
     { type: 'start-release', releaseId: target.id },

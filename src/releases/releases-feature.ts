@@ -22,7 +22,7 @@ import { recoverReleases } from './recover-releases.js';
 import { UploadTracker } from './upload-release.js';
 import type { ReleaseObserver } from './release-observer.js';
 import { rollbackRelease, type RollbackInput, type RollbackResult } from './rollback.js';
-import { routeNodeRelease, settleNodeRelease, type NodeReleaseOutcome } from './node-release.js';
+import { NodeSettles, onNodeSettled, routeNodeRelease } from './node-release-driver.js';
 
 export interface ReleasesOptions {
   /** Shared project locks (deploy, rollback, cleanup, backups, deletion); default: `<data>/locks`. */
@@ -67,10 +67,16 @@ export interface ReleasesFeature {
   close(): Promise<void>;
   /** svc:github — roll back as `svc rollback` does (PR comment commands, check re-runs). */
   rollback(input: RollbackInput): Promise<RollbackResult>;
-  /** svc:nodes — a runner node observed or failed a release (call inside the node's SQLite transaction). */
-  nodeOutcome(outcome: NodeReleaseOutcome): void;
-  /** svc:nodes — route a placed project to where its node says the release listens (null: unroute). */
-  nodeRoute(input: { projectId: string; releaseId: string | null; upstream: ReleaseUpstream | null }): Promise<void>;
+  /**
+   * svc:nodes — a running generation's operation settled on the node side (call after its SQLite
+   * transaction ended): the pipeline commits the outcome in its own transaction. Never rejects.
+   */
+  nodeSettled(input: { projectId: string; generation: number }): Promise<void>;
+  /**
+   * svc:nodes — route a placed project to where its node says the release listens (null: unroute), or
+   * with `hold` (upstream null) hold its new requests for the node's stop-first cutover until the next route.
+   */
+  nodeRoute(input: { projectId: string; releaseId: string | null; upstream: ReleaseUpstream | null; hold?: boolean }): Promise<void>;
   /** How this feature's runner isolates apps, and whether it can start them at all. */
   isolation(): Isolation;
   /** Stop and restart a project's app around work on its data (restore, recovery, site deletion); keeps the ingress route in step. */
@@ -118,6 +124,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions): R
     ...(options.appEnv ? { appEnv: options.appEnv } : {}),
     ...(options.canary ? { canary: options.canary } : {}),
     ...(options.placement ? { placement: options.placement } : {}),
+    nodeSettles: new NodeSettles(),
   };
   const isolation = (): Isolation => describeIsolation(ctx.config.env, driver.sandboxStatus());
   const tracker = new UploadTracker();
@@ -143,11 +150,8 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions): R
     rollback: (input) => rollbackRelease(deps, input),
     isolation,
     apps: projectAppControl(deps),
-    nodeOutcome(outcome) {
-      const row = settleNodeRelease(deps, outcome);
-      if (row) tracker.settleNode(row.id, row);
-    },
-    nodeRoute: (input) => routeNodeRelease(deps, input),
+    nodeSettled: (input) => onNodeSettled(deps, input),
+    nodeRoute: (input) => routeNodeRelease(deps, { projectId: input.projectId, releaseId: input.releaseId, upstream: input.upstream, ...(input.hold ? { hold: true } : {}) }),
     async close() {
       if (closed) return;
       closed = true;

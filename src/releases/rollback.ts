@@ -17,7 +17,7 @@ import { transition } from './release-state.js';
 import { activeReleaseRow, findSnapshot, getRelease, loadReleaseSet, releaseConfig, type ReleaseRow } from './release-store.js';
 import { newReleaseRun, runReleaseEffects, type ReleaseRun } from './run-release-effects.js';
 import { observe, type ObservedRollback } from './release-observer.js';
-import { rollbackOnNode } from './node-release.js';
+import { awaitNodeRollback, requestNodeRollback } from './node-release-driver.js';
 
 export interface RollbackInput extends TransactionSubject {
   releaseId: string;
@@ -40,7 +40,12 @@ export function rollbackMarkerPath(dataDir: string, projectId: string): string {
 export async function rollbackRelease(deps: ReleaseDeps, input: RollbackInput): Promise<RollbackResult> {
   const { ctx } = deps;
   const projectId = input.project.id;
-  if (deps.placement?.isPlaced(projectId)) return rollbackOnNode(deps, input); // svc:nodes — a generation of the older release
+  if (deps.placement?.isPlaced(projectId)) {
+    // svc:nodes — validated and requested under the lock (a generation of the target carrying the
+    // intent); the node's outcome is awaited (bounded) and committed after it.
+    const requested = await deps.locks.withLock(projectId, 'rollback', () => requestNodeRollback(deps, input), { waitMs: deps.settings.lockWaitMs });
+    return awaitNodeRollback(deps, input, requested);
+  }
   return deps.locks.withLock(
     projectId,
     'rollback',
@@ -54,9 +59,7 @@ export async function rollbackRelease(deps: ReleaseDeps, input: RollbackInput): 
         canRollback: true,
       });
       const active = activeReleaseRow(ctx, projectId);
-      if (active && releaseConfig(active).database.path !== releaseConfig(target).database.path) {
-        throw new SvcError('SVC_DATABASE_PATH_CHANGED', `${target.id} uses database.path "${releaseConfig(target).database.path}", the active release "${releaseConfig(active).database.path}".`);
-      }
+      checkSameDatabasePath(active, target);
       const run = newReleaseRun(deps, input, target, active);
       const restoreFrom = input.restoreData ? findSnapshot(ctx, active?.restore_snapshot_id ?? null) : undefined;
       const tmpDir = projectLayout(ctx.config.dataDir, projectId).tmpDir;
@@ -91,6 +94,13 @@ export async function rollbackRelease(deps: ReleaseDeps, input: RollbackInput): 
     },
     { waitMs: deps.settings.lockWaitMs },
   );
+}
+
+/** A rollback keeps the database where the active release has it. */
+export function checkSameDatabasePath(active: ReleaseRow | undefined, target: ReleaseRow): void {
+  if (active && releaseConfig(active).database.path !== releaseConfig(target).database.path) {
+    throw new SvcError('SVC_DATABASE_PATH_CHANGED', `${target.id} uses database.path "${releaseConfig(target).database.path}", the active release "${releaseConfig(active).database.path}".`);
+  }
 }
 
 /** Stop the target, put the saved data back, audit the failure, give the prior release back. */

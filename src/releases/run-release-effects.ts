@@ -2,6 +2,8 @@
 // with the driver (where apps run), the ingress seam, the release store and the audit log. The deploy,
 // its failure undo and rollbacks all run through it; a forward effect that throws stops the plan, the
 // undo effects never throw (a failed undo is logged, and a failed restore is added to the reason).
+// Projects placed on a runner node use the same executor: their plans keep the artifact, request a
+// generation of the node (`deps.placement`) and commit its outcome.
 import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { atomicWriteFile } from '../core/atomic-write.js';
@@ -49,6 +51,10 @@ export interface ReleaseRun {
   /** Set once the run failed (the undo plan reads it). */
   failure?: ReleaseFailure;
   rollback?: { state: ReleaseSetState; restoreData: boolean; restoreFrom: SnapshotRow | undefined; data: SavedData };
+  /** svc:nodes — a placed project's verified upload, kept for its node. */
+  kept?: Buffer;
+  /** svc:nodes — the generation requested of the node. */
+  generation?: number;
 }
 
 /** A fresh run of `release` for `subject`. */
@@ -182,6 +188,12 @@ async function runEffect(deps: ReleaseDeps, run: ReleaseRun, effect: PipelineEff
       return givePriorBack(deps, projectId, { releaseId: effect.releaseId, stopped: true, routed: run.routed });
     case 'route-back':
       return givePriorBack(deps, projectId, { releaseId: undefined, stopped: false, routed: true });
+    case 'keep-artifact':
+      if (!run.kept) throw new SvcError('SVC_INTERNAL', `No kept upload for ${release.id}`);
+      return placementOf(deps).keepArtifact(projectId, release.digest, run.kept);
+    case 'converge-on-node':
+      run.generation = placementOf(deps).deploy(run.subject, effect.releaseId, effect.rollback ?? undefined);
+      return;
   }
 }
 
@@ -196,6 +208,11 @@ async function putDataBack(deps: ReleaseDeps, run: ReleaseRun): Promise<void> {
     // The marker stays: the next start puts the saved data back before the app runs again.
     deps.ctx.logger.fatal({ err: error, dbPath: run.databasePath }, 'could not put the data back after a failed rollback');
   }
+}
+
+function placementOf(deps: ReleaseDeps): NonNullable<ReleaseDeps['placement']> {
+  if (!deps.placement) throw new SvcError('SVC_INTERNAL', 'No runner-node placement is wired');
+  return deps.placement;
 }
 
 function startedApp(run: ReleaseRun): RunningApp {

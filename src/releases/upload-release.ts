@@ -1,6 +1,7 @@
 // Upload (spec 000 steps 2–3 and the checks before step 4): idempotency, the project lock, streaming
 // verification with every limit, database.path and capacity checks, then the candidate row and the
-// release transaction. The same Idempotency-Key always yields the same release.
+// release transaction (a project placed on a runner node: the node plan of node-release-driver.ts).
+// The same Idempotency-Key always yields the same release.
 import { createHash } from 'node:crypto';
 import { SvcError } from '../core/errors.js';
 import { appendAudit } from '../audit/append-audit.js';
@@ -13,7 +14,8 @@ import { runReleaseTransaction, type TransactionSubject } from './release-transa
 import { observe, type ReleaseSource } from './release-observer.js';
 import { projectStorage } from './project-storage.js';
 import { uploadStagingDir } from './upload-staging.js';
-import { activeReleaseRow, findIdempotencyKey, getReleaseById, insertCandidate, releaseConfig, setStep, type ReleaseRow } from './release-store.js';
+import { onNodeSettled, requestNodeDeploy } from './node-release-driver.js';
+import { activeReleaseRow, findIdempotencyKey, getReleaseById, insertCandidate, releaseConfig, type ReleaseRow } from './release-store.js';
 
 export interface UploadInput extends TransactionSubject {
   digest: string | undefined;
@@ -66,31 +68,16 @@ export class UploadTracker {
     done.then(cleanup, cleanup);
   }
 
-  // svc:nodes — uploads waiting for a runner node to observe (or fail) their release.
-  private readonly nodeWaiters = new Map<string, Set<(row: ReleaseRow | undefined) => void>>();
-  /** Resolves with the settled row, or undefined after `waitMs` (or at shutdown). */
-  awaitNode(releaseId: string, waitMs: number): Promise<ReleaseRow | undefined> {
-    return new Promise((resolve) => {
-      const set = this.nodeWaiters.get(releaseId) ?? new Set();
-      this.nodeWaiters.set(releaseId, set);
-      const done = (row: ReleaseRow | undefined): void => {
-        clearTimeout(timer);
-        set.delete(done);
-        if (set.size === 0) this.nodeWaiters.delete(releaseId);
-        resolve(row);
-      };
-      const timer = setTimeout(() => done(undefined), waitMs);
-      timer.unref();
-      set.add(done);
-    });
+  // svc:nodes — deploys awaiting their runner node answer at shutdown instead of holding it up.
+  private stopWaiting!: () => void;
+  private readonly stopped = new Promise<void>((resolve) => (this.stopWaiting = resolve));
+  /** `wait`'s value, or null once the control plane shuts down. */
+  untilShutdown<T>(wait: Promise<T>): Promise<T | null> {
+    return Promise.race([wait, this.stopped.then(() => null)]);
   }
-  /** A node settled this release: wake its waiting uploads. */
-  settleNode(releaseId: string, row: ReleaseRow): void {
-    for (const done of [...(this.nodeWaiters.get(releaseId) ?? [])]) done(row);
-  }
-  /** Shutdown: answer every waiting upload now. */
+  /** Shutdown: answer every upload waiting for its node now. */
   releaseNodeWaiters(): void {
-    for (const set of [...this.nodeWaiters.values()]) for (const done of [...set]) done(undefined);
+    this.stopWaiting();
   }
 }
 
@@ -132,6 +119,7 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
   let candidate: ReleaseRow;
   let decoded: StagedArtifact | undefined;
   let placement: ReleasePlacementHooks | undefined; // svc:nodes
+  const kept: Buffer[] = []; // svc:nodes — a placed project's original bytes, for its node
   try {
     deps.failpoint('after-lock');
     // A retry that waited for the lock may find its key used by the upload it waited for.
@@ -151,7 +139,6 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
     if (observer?.admit && source) observe(deps.ctx.logger, () => observer.admit!(projectId, source), { rethrowSvcErrors: true });
     // svc:nodes — a placed project's node needs the original bytes; the decoder bounds how many are read.
     placement = deps.placement?.isPlaced(projectId) ? deps.placement : undefined;
-    const kept: Buffer[] = [];
     // Decoded straight to disk (the project's scratch space) in a worker thread: a huge or bomb-like
     // artifact costs the control plane a few chunks of memory, never its whole contents, and its
     // inflating, hashing and writing never hold up the event loop (health, API, ingress).
@@ -160,7 +147,6 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
     if (placement) {
       // svc:canary — canaries of provider-managed generations fail closed, before any release exists.
       if (input.canaryRequested || decoded.config.canary) throw new SvcError('SVC_CANARY_PROVIDER_UNSUPPORTED', 'Canary rollouts are not available for projects placed on a runner node.');
-      await placement.keepArtifact(projectId, decoded.digest, Buffer.concat(kept));
     }
     const active = activeReleaseRow(deps.ctx, projectId);
     if (active && releaseConfig(active).database.path !== decoded.config.database.path) {
@@ -191,10 +177,6 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
           metadata: { releaseId: row.id, digest: decodedDigest, gzipBytes: row.gzip_bytes, bundleBytes: row.bundle_bytes, fileCount: row.file_count },
         });
         if (observer?.onCandidate) observe(deps.ctx.logger, () => observer.onCandidate!({ id: row.id, projectId }, source));
-        if (placement) {
-          setStep(deps.ctx, row.id, 'start');
-          placement.deploy(input, row.id); // svc:nodes — the node converges it; the row settles on its report
-        }
         return row;
       })
       .immediate();
@@ -207,19 +189,30 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
   }
   created(candidate);
   if (placement) {
-    // svc:nodes — no local transaction: answer once the node observed or failed it (bounded wait).
-    // The waiter is registered before any await since the commit above: the operation is leasable from
-    // then on, and a report arriving before the waiter existed would be missed.
-    const nodeDone = tracker.awaitNode(candidate.id, placement.waitMs).then((row) => row ?? getReleaseById(deps.ctx, candidate.id)!);
-    nodeDone.then(finish, abort);
-    await discardStagedArtifact(decoded); // the node runs it from the kept bytes
-    await lock.release().catch((e: unknown) => deps.ctx.logger.error({ err: e }, 'could not release the project lock'));
+    // svc:nodes — the node plan under the lock (keep the bytes, request the generation), then the
+    // node's outcome awaited (bounded) and committed by the same commit effects; the upload answers
+    // with the candidate meanwhile, as a local deploy does.
+    let generation: number | null = null;
+    try {
+      generation = await requestNodeDeploy(deps, input, candidate, Buffer.concat(kept));
+    } finally {
+      await discardStagedArtifact(decoded); // the node runs it from the kept bytes
+      await lock.release().catch((e: unknown) => deps.ctx.logger.error({ err: e }, 'could not release the project lock'));
+    }
+    void awaitNodeDeploy(deps, tracker, placement, candidate, generation).then(finish, abort);
     return { release: getReleaseById(deps.ctx, candidate.id)!, created: true, done };
   }
   const running = runReleaseTransaction(deps, input, candidate, decoded).finally(() => lock.release().catch((e: unknown) => deps.ctx.logger.error({ err: e }, 'could not release the project lock')));
   running.then(finish, abort);
   tracker.trackRelease(candidate.id, done);
   return { release: candidate, created: true, done };
+}
+
+/** svc:nodes — the candidate once its node's outcome is committed, or as it stands after the wait bound. */
+async function awaitNodeDeploy(deps: ReleaseDeps, tracker: UploadTracker, placement: ReleasePlacementHooks, candidate: ReleaseRow, generation: number | null): Promise<ReleaseRow> {
+  const outcome = generation === null ? null : await tracker.untilShutdown(placement.awaitGeneration(candidate.project_id, generation, placement.waitMs));
+  if (outcome && generation !== null) await onNodeSettled(deps, { projectId: candidate.project_id, generation });
+  return getReleaseById(deps.ctx, candidate.id)!;
 }
 
 /** An earlier upload with this key (finished or in flight), after checking the body is the same artifact. */

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { nodeStatus } from '../../src/nodes/node-status.js';
 import { chooseLease, decideFailure, judgeFailure, judgeObservation, nextGeneration, type OperationRecord } from '../../src/nodes/operation-decisions.js';
 import { decideNodeRoute, heldRoute, routeStillValid } from '../../src/nodes/route-decisions.js';
-import { checkNodeRestore, nodeFailureStep } from '../../src/releases/node-release.js';
+import { nodeFailureStep } from '../../src/releases/release-plan.js';
+import { transition, type ReleaseSetState } from '../../src/releases/release-state.js';
 import { placeProject, type PlacementNode } from '../../src/nodes/place-project.js';
 
 const node = (id: string, over: Partial<PlacementNode> = {}): PlacementNode => ({ id, region: 'eu-west', labels: {}, capacity: 4, placed: 0, status: 'ready', ...over });
@@ -201,20 +202,25 @@ describe('nodeFailureStep', () => {
   });
 });
 
-describe('checkNodeRestore', () => {
-  const set = {
+describe('a restore-data rollback of a placed project (the state machine with dataOnNode)', () => {
+  const set: ReleaseSetState = {
     projectSlug: 'shop',
     releases: [
-      { id: 'r1', status: 'inactive' as const, artifact: 'retained' as const, predecessorId: null, restoreSnapshot: null },
-      { id: 'r2', status: 'inactive' as const, artifact: 'retained' as const, predecessorId: 'r1', restoreSnapshot: null },
+      { id: 'r1', status: 'inactive', artifact: 'retained', predecessorId: null, restoreSnapshot: null },
+      { id: 'r2', status: 'inactive', artifact: 'retained', predecessorId: 'r1', restoreSnapshot: null },
       // The node holds the snapshot: the control plane records none for a placed project.
-      { id: 'r3', status: 'active' as const, artifact: 'retained' as const, predecessorId: 'r2', restoreSnapshot: null },
+      { id: 'r3', status: 'active', artifact: 'retained', predecessorId: 'r2', restoreSnapshot: null },
     ],
   };
+  const rollback = (releaseId: string, confirmation: string | undefined, dataOnNode = true) => () =>
+    transition(set, { type: 'rollback', releaseId, restoreData: true, ...(confirmation === undefined ? {} : { confirmation }), canRollback: true, dataOnNode });
   it('needs the exact confirmation and the active release predecessor, not a snapshot row', () => {
-    expect(() => checkNodeRestore(set, 'r2', 'restore shop')).not.toThrow();
-    expect(() => checkNodeRestore(set, 'r2', 'restore shop ')).toThrow(expect.objectContaining({ code: 'SVC_RELEASE_CONFIRMATION_MISMATCH' }));
-    expect(() => checkNodeRestore(set, 'r2', undefined)).toThrow(expect.objectContaining({ code: 'SVC_RELEASE_CONFIRMATION_MISMATCH' }));
-    expect(() => checkNodeRestore(set, 'r1', 'restore shop')).toThrow(expect.objectContaining({ code: 'SVC_RESTORE_NOT_ALLOWED' }));
+    expect(rollback('r2', 'restore shop')).not.toThrow();
+    expect(rollback('r2', 'restore shop')().effects.map((e) => e.type)).toEqual(['stop-release', 'start-release', 'health-check', 'route-traffic', 'audit']);
+    expect(rollback('r2', 'restore shop ')).toThrow(expect.objectContaining({ code: 'SVC_RELEASE_CONFIRMATION_MISMATCH' }));
+    expect(rollback('r2', undefined)).toThrow(expect.objectContaining({ code: 'SVC_RELEASE_CONFIRMATION_MISMATCH' }));
+    expect(rollback('r1', 'restore shop')).toThrow(expect.objectContaining({ code: 'SVC_RESTORE_NOT_ALLOWED' }));
+    // A local project needs the snapshot row.
+    expect(rollback('r2', 'restore shop', false)).toThrow(expect.objectContaining({ code: 'SVC_RESTORE_NOT_ALLOWED' }));
   });
 });
