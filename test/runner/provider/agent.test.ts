@@ -70,6 +70,29 @@ describe('openProviderDeploymentAgent', () => {
     expect(stale.log.failed).toEqual([['op2', 'SVC_PROVIDER_STALE_FENCE']]);
   });
 
+  it('passes a running operation\'s canary intent to the provider; refuses it on a stopped one or off-shape', async () => {
+    const p = { ...provider(), supportsCanary: true };
+    const { c, log } = coordinator([
+      { ...runningOp, canary: true },
+      { ...stoppedOp, canary: true },
+      { ...runningOp, id: 'op3', canary: false },
+    ]);
+    const agent = openProviderDeploymentAgent({ coordinator: c, provider: p, autoStart: false });
+    expect(await agent.runOnce()).toBe('observed');
+    expect(await agent.runOnce()).toBe('refused');
+    expect(await agent.runOnce()).toBe('refused');
+    expect(p.calls).toHaveLength(1);
+    expect(p.calls[0]!.canary).toBe(true);
+    expect(log.failed).toEqual([['op2', 'SVC_VALIDATION'], ['op3', 'SVC_VALIDATION']]);
+
+    // A provider without canaries fails the operation with a stable code and is never called.
+    const old = provider();
+    const refused = coordinator([{ ...runningOp, canary: true }]);
+    expect(await openProviderDeploymentAgent({ coordinator: refused.c, provider: old, autoStart: false }).runOnce()).toBe('failed');
+    expect(refused.log.failed).toEqual([['op1', 'SVC_CANARY_PROVIDER_UNSUPPORTED']]);
+    expect(old.calls).toHaveLength(0);
+  });
+
   it('drains: close() waits for the running operation', async () => {
     let finish!: () => void;
     const slow: DeploymentProvider = { kind: 'slow', reconcile: () => new Promise<void>((r) => (finish = r)) };

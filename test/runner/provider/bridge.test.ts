@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDeploymentProviderHandler, createHttpDeploymentProvider } from '../../../src/operations.js';
-import { bridgeHeaders, BRIDGE_MEDIA_TYPE, BRIDGE_ROLLBACK_PATH, envelopeHeaders, rollbackHeaders } from '../../../runner/provider/bridge-protocol.js';
+import { bridgeHeaders, BRIDGE_CANARY_PATH, BRIDGE_MEDIA_TYPE, BRIDGE_ROLLBACK_PATH, envelopeHeaders, rollbackHeaders } from '../../../runner/provider/bridge-protocol.js';
 import { FenceStore } from '../../../runner/provider/fence-store.js';
 import { fencedProvider } from '../../../runner/provider/fenced-provider.js';
 import { runReconcile, type DeploymentProvider, type ProviderArtifact, type ReconcileRequest } from '../../../runner/provider/provider-contract.js';
@@ -264,6 +264,66 @@ describe('provider HTTP bridge', () => {
     await toOld.reconcile({ ...running(4), rollback: { restoreData: false, fromReleaseId: 'rel_2' } });
     expect(old.calls).toHaveLength(1);
     expect(old.calls[0]!.rollback).toBeUndefined();
+  });
+
+  it('a canary travels on its own path; a provider without canaries refuses it and one without the path is never sent a plain deploy', async () => {
+    const provider = Object.assign(recorder(), { supportsCanary: true });
+    const url = await bridge(provider);
+    const client = createHttpDeploymentProvider({ baseUrl: url, token: TOKEN, retryDelayMs: 1 });
+    await client.reconcile({ ...running(1), canary: true });
+    expect(provider.calls[0]!.canary).toBe(true);
+    await client.reconcile(running(2));
+    expect(provider.calls[1]!.canary).toBeUndefined();
+    // The canary path takes running requests only, and no rollback headers.
+    const stoppedHeaders = { authorization: `Bearer ${TOKEN}`, ...envelopeHeaders({ projectId: 'prj_1', operationId: 'op_9', fence: 9, attempt: 1, generation: 9, state: 'stopped', releaseId: null, sha256: null }) };
+    expect((await fetch(`${url}${BRIDGE_CANARY_PATH}`, { method: 'POST', headers: stoppedHeaders })).status).toBe(400);
+    const withRollback = await fetch(`${url}${BRIDGE_CANARY_PATH}`, { method: 'POST', headers: rawHeaders(rollbackHeaders({ restoreData: false, fromReleaseId: null })), body: new Uint8Array(artifact.bytes) });
+    expect(withRollback.status).toBe(400);
+    expect(provider.calls).toHaveLength(2);
+
+    // A current handler whose provider has no canaries: 422 with the stable code, final, provider never called.
+    const plain = recorder();
+    let hits = 0;
+    const counting: typeof fetch = async (input, init) => {
+      hits++;
+      return fetch(input, init);
+    };
+    const toPlain = createHttpDeploymentProvider({ baseUrl: await bridge(plain), token: TOKEN, retryDelayMs: 1, fetch: counting });
+    await expect(toPlain.reconcile({ ...running(3), canary: true })).rejects.toMatchObject({ code: 'SVC_CANARY_PROVIDER_UNSUPPORTED' });
+    expect(hits).toBe(1);
+    expect(plain.calls).toHaveLength(0);
+
+    // A provider that predates canaries (404 on the canary path, as any unknown path).
+    const old = recorder();
+    const oldHandler = createDeploymentProviderHandler({ provider: old, token: TOKEN, maxArtifactBytes: 8 * 1024 * 1024 });
+    const oldServer = await listen((req, res) => {
+      if (req.url === BRIDGE_CANARY_PATH) {
+        req.resume();
+        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'SVC_NOT_FOUND' } }));
+        return;
+      }
+      oldHandler(req, res);
+    });
+    closers.push(oldServer.close);
+    const toOld = createHttpDeploymentProvider({ baseUrl: oldServer.url, token: TOKEN, retryDelayMs: 1 });
+    await expect(toOld.reconcile({ ...running(4), canary: true })).rejects.toMatchObject({ code: 'SVC_CANARY_PROVIDER_UNSUPPORTED' });
+    expect(old.calls).toHaveLength(0);
+    // Through runReconcile (the agent's path) the code stays as it is.
+    await expect(runReconcile(toOld, { ...running(5), canary: true })).rejects.toMatchObject({ code: 'SVC_CANARY_PROVIDER_UNSUPPORTED' });
+    expect(old.calls).toHaveLength(0);
+  });
+
+  it('the running answer carries a staged canary beside the baseline, and only then', async () => {
+    const upstream = { host: '127.0.0.1', port: 4100 };
+    const states = [
+      { projectId: 'prj_1', generation: 1, state: 'running' as const, releaseId: 'rel_1', upstream, canary: { generation: 2, releaseId: 'rel_2', upstream: { host: '127.0.0.1', port: 4101 } } },
+      { projectId: 'prj_2', generation: 3, state: 'running' as const, releaseId: 'rel_3', upstream },
+    ];
+    const url = await bridge({ ...recorder(), running: async () => states });
+    const raw = (await (await fetch(`${url}/v1/svc/running`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { projects: object[] };
+    expect(raw.projects[1]).not.toHaveProperty('canary');
+    const client = createHttpDeploymentProvider({ baseUrl: url, token: TOKEN, retryDelayMs: 1 });
+    expect(await client.running!()).toEqual(states);
   });
 
   it('a failed deploy keeps its stable outcome code across the bridge (422), never provider details', async () => {

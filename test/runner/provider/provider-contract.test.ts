@@ -1,5 +1,6 @@
 // Pure parts of the provider contract: request checks, fixed result, fence decisions, wire envelope.
 import { describe, expect, it } from 'vitest';
+import { SvcError } from '../../../src/core/errors.js';
 import { checkBaseUrl, envelopeHeaders, isRetryableStatus, parseEnvelope, type BridgeEnvelope } from '../../../runner/provider/bridge-protocol.js';
 import { decideFence, type FenceRecord } from '../../../runner/provider/fence-store.js';
 import { checkReconcileRequest, reconcileResult, runReconcile, type ProviderArtifact, type ReconcileRequest } from '../../../runner/provider/provider-contract.js';
@@ -30,6 +31,30 @@ describe('provider contract', () => {
     await expect(failing).rejects.toMatchObject({ code: 'SVC_PROVIDER_FAILED' });
     await expect(failing).rejects.not.toHaveProperty('message', expect.stringContaining('/srv/secret'));
     expect(seen).toHaveLength(1);
+  });
+});
+
+describe('canary intent', () => {
+  it('is only `true`, on a running request, and never together with a rollback', () => {
+    expect(() => checkReconcileRequest({ ...running, canary: true })).not.toThrow();
+    expect(() => checkReconcileRequest({ ...running, canary: false as never })).toThrow(expect.objectContaining({ code: 'SVC_VALIDATION' }));
+    expect(() => checkReconcileRequest({ ...running, canary: 'yes' as never })).toThrow(expect.objectContaining({ code: 'SVC_VALIDATION' }));
+    expect(() => checkReconcileRequest({ ...stopped, canary: true })).toThrow(expect.objectContaining({ code: 'SVC_VALIDATION' }));
+    expect(() => checkReconcileRequest({ ...running, canary: true, rollback: { restoreData: false, fromReleaseId: null } })).toThrow(expect.objectContaining({ code: 'SVC_VALIDATION' }));
+  });
+
+  it('a provider that does not declare supportsCanary refuses it before it runs (never a plain deploy)', async () => {
+    const calls: ReconcileRequest[] = [];
+    const old = { kind: 'old', reconcile: async (r: ReconcileRequest) => void calls.push(r) };
+    await expect(runReconcile(old, { ...running, canary: true })).rejects.toMatchObject({ code: 'SVC_CANARY_PROVIDER_UNSUPPORTED' });
+    expect(calls).toHaveLength(0);
+    await expect(runReconcile({ ...old, supportsCanary: true }, { ...running, canary: true })).resolves.toEqual({ kind: 'old', generation: 3, releaseId: 'rel_1', state: 'running' });
+    expect(calls[0]!.canary).toBe(true);
+    // The node's canary outcomes keep their stable codes (never the generic provider failure).
+    for (const code of ['SVC_CANARY_PENDING_MIGRATIONS', 'SVC_CANARY_NO_BASELINE'] as const) {
+      const refusing = { kind: 'k', supportsCanary: true, reconcile: async () => Promise.reject(new SvcError(code, 'detail')) };
+      await expect(runReconcile(refusing, { ...running, canary: true })).rejects.toMatchObject({ code });
+    }
   });
 });
 
