@@ -33,7 +33,8 @@ import {
   type MigrationTarget,
 } from './deploy-safety.js';
 import { CanaryCandidates } from './canary-candidates.js';
-import { decideStagedCanary, planCanaryStart } from './node-canary.js';
+import { createCanarySteps } from './canary-steps.js';
+import { decideStagedCanary } from './node-canary.js';
 import { planNodeCutover } from './node-cutover.js';
 import { createProjectFiles, type ActivePointer } from './project-files.js';
 import { RetiringApps } from './retiring-apps.js';
@@ -159,10 +160,10 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
     const projectId = request.operation.projectId;
     const releaseId = request.desired.releaseId!;
     const dir = projectDir(projectId);
-    if (request.canary) return startCanary(request);
+    if (request.canary) return canarySteps.start(request);
     const canaryAction = decideStagedCanary(canaries.staged(projectId), request.desired);
-    if (canaryAction === 'promote') return promote(request);
-    if (canaryAction === 'abort') await abortCanary(projectId);
+    if (canaryAction === 'promote') return canarySteps.promote(request);
+    if (canaryAction === 'abort') await canarySteps.abort(projectId);
     const current = active(projectId);
     const currentApp = apps.get(projectId);
     if (current?.releaseId === releaseId && currentApp && !currentApp.exited && decidePendingDeploy(current.releaseId, readPendingDeploy(dir)) !== 'restore') {
@@ -243,64 +244,6 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
     await switchTo(request, candidate, current, null);
   }
 
-  /**
-   * Canary: a code-only candidate starts beside the running baseline (after a live snapshot, its
-   * rollback point) and is recorded; the pointer stays on the baseline. A refused or failed canary
-   * leaves the baseline untouched.
-   */
-  async function startCanary(request: ReconcileRequest): Promise<void> {
-    const projectId = request.operation.projectId;
-    const releaseId = request.desired.releaseId!;
-    const dir = projectDir(projectId);
-    const current = active(projectId);
-    const baseline = apps.get(projectId);
-    await options.gate?.(projectId);
-    await retiring.stopUpTo(projectId);
-    const releaseDir = await stage(request);
-    const config = request.artifact!.decoded.config;
-    const target = migrationTarget(projectId, releaseDir, config);
-    const plan = planCanaryStart({
-      releaseId,
-      pendingMigrations: await precheckMigrations(target),
-      baselineReleaseId: current?.releaseId ?? null,
-      baselineRunning: baseline !== undefined && !baseline.exited && baseline.releaseId === current?.releaseId && readPendingDeploy(dir) === null,
-      staged: canaries.staged(projectId),
-    });
-    if (plan.kind === 'refuse') throw new SvcError(plan.code, plan.message);
-    if (plan.kind === 'keep') return canaries.restamp(projectId, request.desired.generation);
-    // Another candidate was staged: it stops (its directory goes at the next collection, not now).
-    if (plan.replaceStaged) await canaries.abort(projectId);
-    await createSnapshot(target.databasePath, snapshotPathOf(dir, releaseId));
-    if (request.signal.aborted) throw new SvcError('SVC_PROVIDER_ABORTED', 'Aborted before the canary candidate started');
-    // startRelease stops a candidate that failed its health check itself (SVC_HEALTH_CHECK_FAILED).
-    const candidate = await startRelease(projectId, releaseId, config, {}, request.signal);
-    canaries.stage(projectId, request.desired.generation, candidate, clock.now());
-  }
-
-  /** Promote: the staged candidate already serves, so the pointer moves to it without a restart; the baseline drains. */
-  async function promote(request: ReconcileRequest): Promise<void> {
-    const projectId = request.operation.projectId;
-    await options.gate?.(projectId);
-    await retiring.stopUpTo(projectId);
-    await stage(request);
-    const current = active(projectId);
-    const baseline = apps.get(projectId);
-    const candidate = canaries.take(projectId)!;
-    if (baseline && !baseline.exited) retiring.retire(projectId, baseline, request.desired.generation);
-    try {
-      await switchTo(request, candidate, current, null);
-    } finally {
-      // The pointer names the candidate now; a crash before this line is settled by resume all the same.
-      await canaries.forget(projectId);
-    }
-  }
-
-  /** Abort: the staged candidate stops and its release is collected; the baseline keeps serving. */
-  async function abortCanary(projectId: string): Promise<void> {
-    await canaries.abort(projectId);
-    await collectReleases(projectId).catch((error: unknown) => report(error, `collecting the aborted canary of ${projectId}`));
-  }
-
   /** Switch: the pointer is the node's ingress; one atomic rename moves it. */
   async function switchTo(request: ReconcileRequest, candidate: RunningApp, current: ActivePointer | null, safetyCopy: string | null): Promise<void> {
     const projectId = request.operation.projectId;
@@ -319,10 +262,12 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
     }
   }
 
+  const canarySteps = createCanarySteps({ canaries, retiring, apps, files, clock, startRelease, switchTo, collectReleases, report, ...(options.gate ? { gate: options.gate } : {}) });
+
   async function stop(request: ReconcileRequest): Promise<void> {
     const projectId = request.operation.projectId;
     const current = active(projectId);
-    if (canaries.has(projectId)) await abortCanary(projectId);
+    if (canaries.has(projectId)) await canarySteps.abort(projectId);
     await retiring.stopUpTo(projectId);
     await apps.get(projectId)?.stop({ graceMs: drainMs });
     apps.delete(projectId);

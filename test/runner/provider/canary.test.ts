@@ -128,7 +128,7 @@ describe('canary generations on a runner node', () => {
     expect(promoted).toEqual({ projectId: 'prj_promote', generation: 4, state: 'running', releaseId: 'rel_2', upstream: candidate });
     // The baseline drains like any replaced app: serving until the route to generation 4 is acknowledged.
     expect(await releaseAt(baseline)).toBe('rel_1');
-    await local.routed('prj_promote', 4);
+    await local.routed!('prj_promote', 4);
     await refused(baseline);
     expect(appPids('prj_promote')).toEqual([candidatePid]);
   }, 90_000);
@@ -163,7 +163,7 @@ describe('canary generations on a runner node', () => {
     expect(await releaseAt(local.active('prj_abort')!)).toBe('rel_5');
 
     // A stop ends a staged candidate too.
-    await local.routed('prj_abort', 5);
+    await local.routed!('prj_abort', 5);
     await local.reconcile(req('prj_abort', 6, 'v1-code', 'rel_6', true));
     const third = (await local.running())[0]!.canary!.upstream!;
     await local.reconcile(req('prj_abort', 7, null));
