@@ -93,7 +93,7 @@ export async function requestNodeRollback(deps: ReleaseDeps, input: RollbackInpu
 export async function awaitNodeRollback(deps: ReleaseDeps, input: RollbackInput, requested: { generation: number; active: ReleaseRow | undefined }): Promise<RollbackResult> {
   const placement = deps.placement!;
   const outcome = await placement.awaitGeneration(input.project.id, requested.generation, placement.waitMs);
-  if (outcome) await settleNodeGeneration(deps, input.project.id, requested.generation);
+  if (outcome) await onNodeSettled(deps, { projectId: input.project.id, generation: requested.generation });
   if (outcome && !outcome.ok) throw nodeFailure(outcome.code);
   const release = getRelease(deps.ctx, input.project.id, input.releaseId);
   return { release, previousReleaseId: requested.active?.id ?? null, restoredData: input.restoreData && release.status === 'active' };

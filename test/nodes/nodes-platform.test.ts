@@ -3,6 +3,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapAccount, type TestAccount } from '../support/account.js';
 import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
@@ -104,6 +105,52 @@ describe('runner node against the control-plane process', () => {
     expect(op.desired).toMatchObject({ generation: 2, releaseId: release.id });
     await call('POST', `/api/nodes/operations/${op.id}/observe`, credential, { fence: op.fence, result: { kind: 'process', generation: 2, releaseId: release.id, state: 'running' } });
     expect((await call('GET', `/api/projects/${projectId}/releases`, admin.accessToken)).json.activeReleaseId).toBe(release.id);
+  });
+
+  it("a node's report recorded before a crash, but not yet committed by the release pipeline, is committed at the next start", async () => {
+    const third = await fetch(`${platform.url}/api/projects/${projectId}/releases?wait=false`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': 'nodes-platform-3' },
+      body: new Uint8Array(artifact.bytes),
+    });
+    const release = ((await third.json()) as { release: { id: string } }).release;
+    const op = (await call('POST', '/api/nodes/operations/lease', credential)).json.operation;
+    expect(op.desired).toMatchObject({ generation: 3, releaseId: release.id });
+    await platform.stop();
+    // The crash window: src/nodes recorded the observation in its transaction; the pipeline's commit never ran.
+    const db = new Database(join(dataDir, 'control.db'));
+    try {
+      expect(db.prepare("UPDATE node_operations SET status = 'observed', finished_at = ? WHERE id = ? AND status = 'leased'").run(Date.now(), op.id).changes).toBe(1);
+    } finally {
+      db.close();
+    }
+    platform = await startPlatform({ dataDir, env: { SVC_NODE_OPERATION_LEASE_MS: '5000' } });
+    const releases = (await call('GET', `/api/projects/${projectId}/releases`, admin.accessToken)).json;
+    expect(releases.activeReleaseId).toBe(release.id);
+    expect(releases.releases.filter((r: { status: string }) => r.status === 'active')).toHaveLength(1);
+  });
+
+  it('a placed candidate never handed to its node (crash after keeping its bytes) fails as interrupted at the next start', async () => {
+    await platform.stop();
+    platform = await startPlatform({ dataDir, env: { SVC_NODE_OPERATION_LEASE_MS: '5000', SVC_FAILPOINT: 'after-extract' } });
+    const active = (await call('GET', `/api/projects/${projectId}/releases`, admin.accessToken)).json.activeReleaseId as string;
+    const crashed = await fetch(`${platform.url}/api/projects/${projectId}/releases?wait=false`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': 'nodes-platform-4' },
+      body: new Uint8Array(artifact.bytes),
+    }).then(
+      async (r) => ((await r.json()) as { error?: { code?: string } }).error?.code,
+      () => 'connection lost',
+    );
+    // The data plane answers for the killed control plane (or the connection just drops).
+    expect(['SVC_CONTROL_PLANE_CONNECTION_LOST', 'connection lost']).toContain(crashed);
+    await platform.stop();
+    platform = await startPlatform({ dataDir, env: { SVC_NODE_OPERATION_LEASE_MS: '5000' } });
+    const releases = (await call('GET', `/api/projects/${projectId}/releases`, admin.accessToken)).json;
+    expect(releases.activeReleaseId).toBe(active);
+    expect(releases.releases.filter((r: { status: string }) => r.status === 'candidate')).toEqual([]);
+    expect(releases.releases).toContainEqual(expect.objectContaining({ status: 'failed', failure: expect.objectContaining({ code: 'SVC_RELEASE_INTERRUPTED' }) }));
+    expect((await call('GET', `/api/projects/${projectId}/generations`, admin.accessToken)).json.desired).toMatchObject({ generation: 3 });
   });
 
   it('the CLI creates tokens, lists nodes, places, shows generations and stops (--json)', async () => {

@@ -1,7 +1,19 @@
 // The pipeline plans are pure: given the state machine's effects and the run's facts, the exact
 // ordered effects (with the crash-test failpoints in place) — no disk, no clock, no processes.
 import { describe, expect, it } from 'vitest';
-import { planDeploy, planDeployFailure, planDeployStart, planRollback, planRollbackFailure, type PipelineEffect } from '../../src/releases/release-plan.js';
+import {
+  nodeFailureStep,
+  planDeploy,
+  planDeployFailure,
+  planDeployStart,
+  planNodeDeploy,
+  planNodeDeployFailure,
+  planNodeRollback,
+  planNodeSettle,
+  planRollback,
+  planRollbackFailure,
+  type PipelineEffect,
+} from '../../src/releases/release-plan.js';
 import { restorePhrase, transition, type ReleaseRecord, type ReleaseSetState, type SnapshotRef } from '../../src/releases/release-state.js';
 
 const snapA: SnapshotRef = { path: '/snap/a.db', sizeBytes: 8192 };
@@ -136,5 +148,57 @@ describe('rollback plan', () => {
   it('failure of a blue-green rollback before routing leaves the serving app alone', () => {
     const plan = planRollbackFailure({ started: false, priorStopped: false, routed: false, priorId: 'A', savedData: false, releaseId: 'P', reason: 'refused' });
     expect(plan).toEqual([{ type: 'commit-failure', outcome: 'rollback' }, { type: 'note', line: 'rollback failed: refused' }]);
+  });
+});
+
+describe('placed projects (a runner node converges the generation)', () => {
+  /** P (inactive) → A (active; its pre-deploy snapshot is on the node, so none is recorded here). */
+  const placed: ReleaseSetState = { projectSlug: 'shop', releases: [rec('P', 'inactive'), rec('A', 'active', { predecessorId: 'P' })] };
+  const nodeRollback = (restoreData: boolean) =>
+    transition(placed, { type: 'rollback', releaseId: 'P', restoreData, ...(restoreData ? { confirmation: restorePhrase('shop') } : {}), canRollback: true, dataOnNode: true }).effects;
+
+  it('deploy under the lock: keep the artifact for the node, then request its generation (nothing runs locally)', () => {
+    expect(shape(planNodeDeploy('C'))).toEqual(['enter:extract', 'keep-artifact:C', 'failpoint:after-extract', 'enter:start', 'converge-on-node:C']);
+    expect(planNodeDeploy('C')).toContainEqual({ type: 'converge-on-node', releaseId: 'C', rollback: null });
+  });
+
+  it('a deploy the node never got fails through the same failure commit', () => {
+    expect(planNodeDeployFailure('SVC_DISK_FULL: full')).toEqual([{ type: 'note', line: 'deploy failed: SVC_DISK_FULL: full' }, { type: 'commit-failure', outcome: 'deploy' }]);
+  });
+
+  it('the node outcome settles with the commit effects of local deploys and rollbacks', () => {
+    expect(shape(planNodeSettle('deploy', { ok: true }))).toEqual(['enter:activate', 'commit:activate']);
+    expect(shape(planNodeSettle('deploy', { ok: false, code: 'SVC_HEALTH_CHECK_FAILED' }))).toEqual(['commit-failure:deploy']);
+    expect(shape(planNodeSettle('rollback', { ok: true }))).toEqual(['commit:rollback']);
+    expect(planNodeSettle('rollback', { ok: false, code: 'SVC_MIGRATION_FAILED' })).toEqual([
+      { type: 'commit-failure', outcome: 'rollback' },
+      { type: 'note', line: 'rollback failed on the runner node: SVC_MIGRATION_FAILED' },
+    ]);
+  });
+
+  it('rollback: the target start becomes one generation carrying the intent; the node stops, restores, checks and routes', () => {
+    const code = planNodeRollback(nodeRollback(false), { line: 'rollback to P', rollback: { restoreData: false, fromReleaseId: 'A' } });
+    expect(code).toEqual([
+      { type: 'note', line: 'rollback to P' },
+      { type: 'converge-on-node', releaseId: 'P', rollback: { restoreData: false, fromReleaseId: 'A' } },
+    ]);
+    const restore = planNodeRollback(nodeRollback(true), { line: '', rollback: { restoreData: true, fromReleaseId: 'A' } });
+    expect(shape(restore)).toEqual(['converge-on-node:P']);
+    expect(restore).toContainEqual({ type: 'converge-on-node', releaseId: 'P', rollback: { restoreData: true, fromReleaseId: 'A' } });
+  });
+
+  it('the state machine validates a placed rollback as a local one, without a snapshot row', () => {
+    expect(() => transition(placed, { type: 'rollback', releaseId: 'P', restoreData: true, confirmation: 'restore nope', canRollback: true, dataOnNode: true })).toThrow(expect.objectContaining({ code: 'SVC_RELEASE_CONFIRMATION_MISMATCH' }));
+    expect(() => transition(placed, { type: 'rollback', releaseId: 'A', restoreData: false, canRollback: true, dataOnNode: true })).toThrow(expect.objectContaining({ code: 'SVC_RELEASE_INVALID_TRANSITION' }));
+    expect(nodeRollback(true).some((e) => e.type === 'restore-snapshot')).toBe(false);
+  });
+
+  it.each([
+    ['SVC_HEALTH_CHECK_FAILED', 'health'],
+    ['SVC_MIGRATION_FAILED', 'migrate'],
+    ['SVC_SNAPSHOT_MISSING', 'snapshot'],
+    ['SVC_NODE_GENERATION_SUPERSEDED', 'start'],
+  ])('a node failure %s is stored at step %s', (code, step) => {
+    expect(nodeFailureStep(code)).toBe(step);
   });
 });
