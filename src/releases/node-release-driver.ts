@@ -117,13 +117,15 @@ export function settleNodeGeneration(deps: ReleaseDeps, projectId: string, gener
     if (!row) return outcome;
     const run = newReleaseRun(deps, subject, row, active);
     if (!outcome.ok) run.failure = { step: nodeFailureStep(outcome.code), code: outcome.code, message: `The runner node reported ${outcome.code}.` };
-    if (g.rollback === null) {
+    // An operator's running generation of an inactive release (POST …/generations) is a code-only rollback to it.
+    const rerun = outcome.ok && g.rollback === null && row.status === 'inactive' && deps.placement?.newestGeneration(projectId)?.generation === generation;
+    if (g.rollback === null && !rerun) {
       if (row.status !== 'candidate') return outcome;
       await runReleaseEffects(deps, run, planNodeSettle('deploy', outcome));
       if (deps.observer?.onOutcome) observe(deps.ctx.logger, () => deps.observer!.onOutcome!({ id: row.id, projectId }));
       return outcome;
     }
-    const intent = g.rollback;
+    const intent = g.rollback ?? { restoreData: false, fromReleaseId: active?.id ?? null };
     const set = loadReleaseSet(deps.ctx, projectId, project.slug);
     if (outcome.ok) {
       // Only the rollback that was asked for commits: a release deployed or rolled back since wins.

@@ -366,6 +366,16 @@ describe('push-to-deploy on a placed project', () => {
     expect(restored.statusCode, restored.body).toBe(200);
     expect(restored.json()).toMatchObject({ release: { id: b, status: 'active' }, previousReleaseId: first, restoredData: true });
 
+    // An operator's running generation of an inactive release, once observed, is committed as a code-only rollback to it.
+    expect((await inject('POST', `/api/projects/${project.id}/generations`, owner, { state: 'running', releaseId: first })).statusCode).toBe(201);
+    const rerunOp = await leaseSoon(web);
+    expect(rerunOp.desired).toMatchObject({ state: 'running', releaseId: first });
+    await observe(web, rerunOp, rerunOp.fence);
+    for (let i = 0; i < 100 && (await inject('GET', `/api/projects/${project.id}/releases`, owner)).json().activeReleaseId !== first; i++) await new Promise((r) => setTimeout(r, 20));
+    const rerun = (await inject('GET', `/api/projects/${project.id}/releases`, owner)).json();
+    expect(rerun.activeReleaseId).toBe(first);
+    expect(rerun.releases.find((r: { id: string }) => r.id === b).status).toBe('inactive');
+
     const moved = await place(project.id, { region: 'us-east' });
     expect(moved.json().error.code).toBe('SVC_NODE_PLACEMENT_LOCKED');
     expect((await place(project.id, { region: 'eu-north' })).json()).toMatchObject({ nodeId: 'node-web' });

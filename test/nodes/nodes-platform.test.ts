@@ -180,4 +180,24 @@ describe('runner node against the control-plane process', () => {
       await rm(home, { recursive: true, force: true });
     }
   }, 120_000);
+  it('past the wait bound the upload answers with the candidate; the report that comes later is committed by the same pipeline', async () => {
+    await platform.stop();
+    platform = await startPlatform({ dataDir, env: { SVC_NODE_OPERATION_LEASE_MS: '5000', SVC_NODE_DEPLOY_WAIT_MS: '300' } });
+    const waited = await fetch(`${platform.url}/api/projects/${projectId}/releases`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': 'nodes-platform-5' },
+      body: new Uint8Array(artifact.bytes),
+    });
+    const release = ((await waited.json()) as { release: { id: string; status: string } }).release;
+    expect([waited.status, release.status]).toEqual([201, 'candidate']);
+    const op = (await call('POST', '/api/nodes/operations/lease', credential)).json.operation;
+    expect(op.desired).toMatchObject({ state: 'running', releaseId: release.id });
+    expect((await call('POST', `/api/nodes/operations/${op.id}/observe`, credential, { fence: op.fence, result: { kind: 'process', generation: op.desired.generation, releaseId: release.id, state: 'running' } })).status).toBe(200);
+    let active: string | undefined;
+    for (let i = 0; i < 100 && active !== release.id; i++) {
+      active = (await call('GET', `/api/projects/${projectId}/releases`, admin.accessToken)).json.activeReleaseId as string;
+      if (active !== release.id) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(active).toBe(release.id);
+  });
 });
