@@ -196,7 +196,7 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
     try {
       generation = await requestNodeDeploy(deps, input, candidate, Buffer.concat(kept));
     } finally {
-      await discardStagedArtifact(decoded); // the node runs it from the kept bytes
+      await discardStagedArtifact(decoded).catch((e: unknown) => deps.ctx.logger.warn({ err: e }, 'could not remove a staged upload')); // the node runs it from the kept bytes
       await lock.release().catch((e: unknown) => deps.ctx.logger.error({ err: e }, 'could not release the project lock'));
     }
     void awaitNodeDeploy(deps, tracker, placement, candidate, generation).then(finish, abort);
