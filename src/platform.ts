@@ -107,7 +107,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const recovery = createRecovery(ctx, { keyring: secrets.keyring }); // svc:recovery — per-project point-in-time recovery
   const github = createGithub(ctx, deps.github); // svc:github — observer of releases; gets their rollback at start
   const nodes = createNodes(ctx); // svc:nodes — reads SVC_NODE_* timings
-  const canary = createCanary(ctx, ingress, { recoveryEnabled: (projectId) => recoveryEnabled(ctx, projectId), providerManaged: nodes.isPlaced, observer: github.canaryObserver }); // svc:canary — canary rollouts over the ingress split; refused when recovery is on (spec 002 rule 2); svc:github — the svc/canary check run
+  const canary = createCanary(ctx, ingress, { recoveryEnabled: (projectId) => recoveryEnabled(ctx, projectId), observer: github.canaryObserver }); // svc:canary — canary rollouts over the ingress split; refused when recovery is on (spec 002 rule 2); svc:github — the svc/canary check run
   // svc:releases — the local release driver over the runner SVC_RUNNER / SVC_SANDBOX select; the releases feature gives it its hooks
   const driver = (hooks: ReleaseDriverHooks) => openLocalReleaseDriver(config.env, { ...hooks, dataDir: config.dataDir, clock, uidFor: (projectId, uidBase) => projectUid(ctx, projectId, uidBase), traversableRoots: [dirname(config.dataDir)] });
   const releases = createReleases(ctx, { driver, routing: ingress.routes, loadSecrets: secrets.loadSecrets, uploadPrincipal, recovery: recovery.hooks, observer: github.observer, canary: canary.hooks, appEnv: (projectId, layout) => projectBucketEnvironment(projectId, layout.dataDir, secrets.keyring.secretsKey, bucketLimits), placement: nodes.placement }); // svc:releases

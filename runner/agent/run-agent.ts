@@ -143,13 +143,25 @@ export function nodeReporter(provider: DeploymentProvider, advertiseHost: string
   const advertise = (upstream: ProjectRunState['upstream']): ProjectRunState['upstream'] => (upstream && advertiseHost ? { host: advertiseHost, port: upstream.port } : upstream);
   const running = provider.running?.bind(provider);
   return {
-    // The five fields the control plane's heartbeat accepts; a staged canary's address is not reported yet.
+    // The fields the control plane's heartbeat accepts, with a staged canary's generation, release and address.
     report: running
-      ? async () => ({ provider: provider.kind, projects: (await running()).map((p) => ({ projectId: p.projectId, generation: p.generation, state: p.state, releaseId: p.releaseId, upstream: advertise(p.upstream) })) })
+      ? async () => ({
+          provider: provider.kind,
+          projects: (await running()).map((p) => ({
+            projectId: p.projectId,
+            generation: p.generation,
+            state: p.state,
+            releaseId: p.releaseId,
+            upstream: advertise(p.upstream),
+            ...(p.canary ? { canary: { generation: p.canary.generation, releaseId: p.canary.releaseId, upstream: advertise(p.canary.upstream) } } : {}),
+          })),
+        })
       : undefined,
     locate: running
       ? async (op: AgentOperation) => {
           const state = (await running()).find((p) => p.projectId === op.projectId);
+          // A canary's address is its candidate's (the control plane never routes it, its rollout splits to it).
+          if (op.canary) return state?.canary && state.canary.generation === op.desired.generation && state.canary.releaseId === op.desired.releaseId ? advertise(state.canary.upstream) : undefined;
           // Only the generation just converged counts; anything else is not this observation's address.
           return state && state.generation === op.desired.generation && state.releaseId === op.desired.releaseId ? advertise(state.upstream) : undefined;
         }

@@ -17,8 +17,6 @@ export interface CanaryOptions {
   observer?: CanaryObserver;
   /** svc:github — whether a deploy still has deployment authority (e.g. not superseded); false fails the canary. */
   authority?: (projectId: string, releaseId: string) => boolean | Promise<boolean>;
-  /** Projects whose generations a deployment provider manages: their canaries fail closed. */
-  providerManaged?: (projectId: string) => boolean;
   /** Projects with point-in-time recovery on: a candidate would be a second writer to the journaled database (spec 002 rule 2), so their canaries fail closed. */
   recoveryEnabled?: (projectId: string) => boolean;
   /** Controller intervals (tests shorten them). */
@@ -59,11 +57,10 @@ export function createCanary(ctx: FeatureContext, ingress: Pick<Ingress, 'routes
       const policy: CanaryPolicy | null = input.config.canary ? policyFromConfig(input.config.canary) : input.requested ? defaultCanaryPolicy : null;
       if (policy === null) return null;
       const base = { projectId: input.projectId, releaseId: input.releaseId, baselineReleaseId: input.baselineReleaseId, policy };
-      const refusal = options.providerManaged?.(input.projectId)
-        ? new SvcError('SVC_CANARY_PROVIDER_UNSUPPORTED', 'Canary rollouts are not available for provider-managed generations.')
-        : options.recoveryEnabled?.(input.projectId)
-          ? new SvcError('SVC_CANARY_RECOVERY_ENABLED', 'Canary rollouts are refused while point-in-time recovery is enabled: the candidate would be a second writer to the journaled database. Deploy without a canary.')
-          : null;
+      // Placed projects run canaries too; a node (provider) that cannot refuses its canary generation with SVC_CANARY_PROVIDER_UNSUPPORTED.
+      const refusal = options.recoveryEnabled?.(input.projectId)
+        ? new SvcError('SVC_CANARY_RECOVERY_ENABLED', 'Canary rollouts are refused while point-in-time recovery is enabled: the candidate would be a second writer to the journaled database. Deploy without a canary.')
+        : null;
       if (refusal) {
         // Refused during verify: the baseline was never stopped, snapshotted or migrated.
         store.createRun({ ...base, state: 'rejected', failure: { code: refusal.code, message: refusal.message } });
@@ -82,6 +79,7 @@ export function createCanary(ctx: FeatureContext, ingress: Pick<Ingress, 'routes
             projectId: input.projectId,
             releaseId: input.releaseId,
             policy,
+            // A local app's exit, or a runner node no longer showing its candidate.
             candidate: { host: app.host, port: app.port, releaseId: input.releaseId, onExit: (listener) => app.onExit(() => listener()) },
             health: async () => {
               const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });

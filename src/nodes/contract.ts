@@ -125,6 +125,8 @@ export const nodeProjectReportSchema = z.strictObject({
   releaseId: wireId.nullable(),
   /** Null when nothing listens (stopped, or the app is down right now). */
   upstream: nodeUpstreamSchema.nullable(),
+  /** A canary candidate staged beside this (baseline) release: the generation that staged it and where it listens. */
+  canary: z.strictObject({ generation: counter.min(1), releaseId: wireId, upstream: nodeUpstreamSchema.nullable() }).optional(),
 });
 
 /** `POST /api/nodes/heartbeat` request: liveness plus what may change without re-enrolling. */
@@ -165,6 +167,8 @@ export const nodeOperationSchema = z.strictObject({
   artifactSha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
   /** Only on rollbacks (agents that predate it refuse such operations with SVC_VALIDATION). */
   rollback: nodeRollbackSchema.optional(),
+  /** Only on canaries: stage the release beside the running baseline without switching (never with a rollback). */
+  canary: z.literal(true).optional(),
 });
 
 /** `POST /api/nodes/operations/lease` response (`204` when there is nothing to do). */
@@ -209,7 +213,7 @@ export const observeRequestSchema = z.strictObject({
     releaseId: wireId.nullable(),
     state: z.enum(['running', 'stopped']),
   }),
-  /** Where the observed release listens (running only); the project's ingress route moves there. */
+  /** Where the observed release listens (running only); the project's ingress route moves there. Of a canary operation: where the candidate listens (nothing is routed). */
   upstream: nodeUpstreamSchema.nullable().optional(),
 });
 /** `POST .../observe` response; a stale observation gets `409 SVC_PROVIDER_STALE_FENCE` instead. */

@@ -13,7 +13,8 @@ import { finishOperation, getDesired, insertOperation, openOperationsOfProject, 
 import type { ProjectSubject } from './placement-service.js';
 
 /** What a generation asks for (a rollback's running generation carries its intent for the node). */
-export type GenerationRequest = { state: 'running'; releaseId: string; rollback?: NodeRollback } | { state: 'stopped' };
+/** A canary's running generation stages its release beside the running baseline (never with a rollback). */
+export type GenerationRequest = { state: 'running'; releaseId: string; rollback?: NodeRollback; canary?: true } | { state: 'stopped' };
 
 /**
  * Create the next desired generation of a placed project, in its own transaction (the release
@@ -32,6 +33,8 @@ export function requestGeneration(n: NodesContext, subject: ProjectSubject, requ
     const placement = getPlacement(ctx.db, projectId);
     if (!placement) throw new SvcError('SVC_NODE_NOT_PLACED');
     let digest: string | null = null;
+    const canary = request.state === 'running' && request.canary === true;
+    if (canary && request.state === 'running' && request.rollback) throw new SvcError('SVC_VALIDATION', 'A rollback is never staged as a canary.');
     if (request.state === 'running') {
       const release = findRelease(ctx, projectId, request.releaseId);
       if (!release) throw new SvcError('SVC_RELEASE_NOT_FOUND', `Release ${request.releaseId} of this project does not exist.`);
@@ -55,13 +58,14 @@ export function requestGeneration(n: NodesContext, subject: ProjectSubject, requ
       fence: next.fence,
       created_at: now,
       rollback: request.state === 'running' && request.rollback ? JSON.stringify(nodeRollbackSchema.parse(request.rollback)) : null,
+      canary: canary ? 1 : 0,
     });
     appendAudit(ctx, {
       kind: 'node.generation',
       organizationId: subject.project.organizationId,
       projectId,
       actor: subject.actor,
-      metadata: { generation: next.generation, state: request.state, releaseId, nodeId: placement.node_id, ...(request.state === 'running' && request.rollback ? { rollback: request.rollback } : {}) },
+      metadata: { generation: next.generation, state: request.state, releaseId, nodeId: placement.node_id, ...(request.state === 'running' && request.rollback ? { rollback: request.rollback } : {}), ...(canary ? { canary: true } : {}) },
     });
     return next.generation;
   })();

@@ -34,6 +34,7 @@ export function leaseNext(n: NodesContext, node: NodeRow): LeaseResponse | null 
           desired: { generation: row.generation, state: row.state, releaseId: row.release_id },
           artifactSha256: row.state === 'running' ? row.artifact_sha256 : null,
           ...(row.state === 'running' && row.rollback !== null ? { rollback: nodeRollbackSchema.parse(JSON.parse(row.rollback)) } : {}),
+          ...(row.state === 'running' && row.canary === 1 ? { canary: true as const } : {}),
         },
         leaseExpiresAt: isoTime(expiresAt),
         leaseMs: settings.operationLeaseMs,
@@ -136,7 +137,7 @@ export function observeFromReports(n: NodesContext, node: NodeRow, kind: string,
       const now = ctx.clock.now();
       for (const report of reports) {
         for (const op of openOperationsOfProject(ctx.db, report.projectId)) {
-          if (op.node_id !== node.id || op.generation !== report.generation || op.state !== report.state || op.release_id !== report.releaseId) continue;
+          if (op.node_id !== node.id || !reportShows(op, report)) continue;
           finishOperation(ctx.db, op.id, 'observed', null, now);
           recordObserved(ctx.db, op.project_id, { kind, generation: op.generation, releaseId: op.release_id, state: op.state }, now);
           notifySettled(n, op);
@@ -144,6 +145,12 @@ export function observeFromReports(n: NodesContext, node: NodeRow, kind: string,
       }
     })
     .immediate();
+}
+
+/** Pure: whether a report shows the operation converged (a canary's: its candidate staged beside the baseline). */
+export function reportShows(op: Pick<OperationRow, 'generation' | 'state' | 'release_id' | 'canary'>, report: NodeProjectReport): boolean {
+  if (op.canary === 1) return report.canary?.generation === op.generation && report.canary.releaseId === op.release_id;
+  return op.generation === report.generation && op.state === report.state && op.release_id === report.releaseId;
 }
 
 /** The artifact file of a running operation this node holds a live lease on. */

@@ -80,6 +80,7 @@ export function nodeRoutes(n: NodesContext, routing: NodeRouting) {
           // What the node runs is the truth: route to it, then settle operations it already converged
           // (in that order, so a release answered `active` from a heartbeat is already reachable).
           await routing.report(node, projects, { complete: true });
+          n.canaries.report(node.id, projects, (projectId) => getPlacement(ctx.db, projectId)?.node_id, { complete: true });
           observeFromReports(n, node, request.body.provider ?? 'unknown', projects);
         }
         return { nodeLeaseMs: n.settings.nodeLeaseMs, serverTime: new Date(now).toISOString() };
@@ -121,9 +122,15 @@ export function nodeRoutes(n: NodesContext, routing: NodeRouting) {
       async (request) => {
         const node = authenticateNode(ctx.db, request);
         const { result, upstream } = request.body;
-        const projectId = getOperation(ctx.db, request.params.operationId)?.project_id;
-        // Route before the release settles, so a deploy answered `active` is reachable at once.
-        if (upstream !== undefined && projectId) await routing.report(node, [{ projectId, generation: result.generation, state: result.state, releaseId: result.releaseId, upstream }]);
+        const op = getOperation(ctx.db, request.params.operationId);
+        const projectId = op?.project_id;
+        if (op?.canary === 1 && op.node_id === node.id) {
+          // A canary's address is its candidate's: never routed (the canary rollout splits traffic to it).
+          if (upstream && op.release_id !== null && result.releaseId === op.release_id) n.canaries.observed(node.id, op.project_id, { generation: op.generation, releaseId: op.release_id, upstream });
+        } else if (upstream !== undefined && projectId) {
+          // Route before the release settles, so a deploy answered `active` is reachable at once.
+          await routing.report(node, [{ projectId, generation: result.generation, state: result.state, releaseId: result.releaseId, upstream }]);
+        }
         return observeOperation(n, node, request.params.operationId, request.body);
       },
     );

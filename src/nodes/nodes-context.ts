@@ -1,5 +1,6 @@
 // What the node services share: the feature context, settings, the artifact store, the release
 // listener, the ingress routes of placed projects and the waiters of generation outcomes.
+import type { NodeCanaries } from './node-canaries.js';
 import type { FeatureContext } from '../core/feature-context.js';
 import type { GenerationWaiters } from './generation-waiters.js';
 import type { NodeArtifactStore } from './node-artifacts.js';
@@ -50,4 +51,6 @@ export interface NodesContext {
   listener(): NodeReleaseListener | undefined;
   /** Woken whenever an operation settles (observed, failed or superseded). */
   waiters: GenerationWaiters;
+  /** svc:canary — candidates nodes report beside a baseline. */
+  canaries: NodeCanaries;
 }

@@ -7,6 +7,7 @@ import type { NodeGeneration, ReleasePlacementHooks } from '../releases/index.js
 import { nodeRollbackSchema } from './contract.js';
 import { GenerationWaiters, outcomeOfOperation } from './generation-waiters.js';
 import { requestGeneration } from './generations.js';
+import { NodeCanaries } from './node-canaries.js';
 import { nodeArtifactStore } from './node-artifacts.js';
 import { nodeRoutes } from './node-routes.js';
 import { createNodeRouting, type NodeRouting } from './node-routing.js';
@@ -36,14 +37,36 @@ export interface NodesFeature {
 export function generationOf(op: OperationRow | undefined): NodeGeneration | null {
   if (!op || op.state !== 'running' || !op.release_id) return null;
   const outcome = outcomeOfOperation(op);
-  return { generation: op.generation, releaseId: op.release_id, rollback: op.rollback === null ? null : nodeRollbackSchema.parse(JSON.parse(op.rollback)), outcome: outcome === 'open' ? null : outcome };
+  return { generation: op.generation, releaseId: op.release_id, rollback: op.rollback === null ? null : nodeRollbackSchema.parse(JSON.parse(op.rollback)), canary: op.canary === 1, outcome: outcome === 'open' ? null : outcome };
+}
+
+/**
+ * svc:canary — the candidate of a canary generation once its node shows it listening, or the node's
+ * failure code (a refusal such as SVC_CANARY_PROVIDER_UNSUPPORTED, a failed candidate); null after `waitMs`.
+ */
+async function awaitNodeCanary(n: NodesContext, projectId: string, generation: number, waitMs: number): Promise<{ ok: true; upstream: { host: string; port: number } } | { ok: false; code: string } | null> {
+  let expired = false;
+  const timer = setTimeout(() => (expired = true), waitMs);
+  timer.unref();
+  try {
+    for (;;) {
+      const shown = n.canaries.get(projectId, generation);
+      if (shown?.upstream) return { ok: true, upstream: shown.upstream };
+      const outcome = outcomeOfOperation(operationOfGeneration(n.ctx.db, projectId, generation));
+      if (outcome !== 'open' && !outcome.ok) return outcome;
+      if (expired || !n.ctx.db.open) return null;
+      await new Promise((resolve) => setTimeout(resolve, 50).unref());
+    }
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Build the nodes feature (settings from SVC_NODE_* unless given). */
 export function createNodes(ctx: FeatureContext, options: { settings?: Partial<NodeSettings> } = {}): NodesFeature {
   const settings = { ...readNodeSettings(ctx.config.env), ...options.settings };
   let listener: NodeReleaseListener | undefined;
-  const n: NodesContext = { ctx, settings, artifacts: nodeArtifactStore(ctx.config.dataDir), listener: () => listener, waiters: new GenerationWaiters() };
+  const n: NodesContext = { ctx, settings, artifacts: nodeArtifactStore(ctx.config.dataDir), listener: () => listener, waiters: new GenerationWaiters(), canaries: new NodeCanaries() };
   const routing = createNodeRouting(n);
   const isPlaced = (projectId: string): boolean => getPlacement(ctx.db, projectId) !== undefined;
   let sweeper: NodeJS.Timeout | undefined;
@@ -68,8 +91,14 @@ export function createNodes(ctx: FeatureContext, options: { settings?: Partial<N
     placement: {
       isPlaced,
       keepArtifact: (projectId, digest, bytes) => n.artifacts.put(projectId, digest, bytes),
-      // A rollback passes its intent (restore-data or code only, from which release); a deploy has none.
-      deploy: (subject, releaseId, rollback) => requestGeneration(n, subject, { state: 'running', releaseId, ...(rollback ? { rollback: nodeRollbackSchema.parse(rollback) } : {}) }),
+      // A rollback passes its intent (restore-data or code only, from which release), a canary its own; a deploy has none.
+      deploy: (subject, releaseId, rollback, canary) => requestGeneration(n, subject, { state: 'running', releaseId, ...(rollback ? { rollback: nodeRollbackSchema.parse(rollback) } : {}), ...(canary ? { canary: true as const } : {}) }),
+      awaitCanary: (projectId, generation, waitMs) => awaitNodeCanary(n, projectId, generation, waitMs),
+      onCanaryGone: (projectId, generation, listener) => n.canaries.onGone(projectId, generation, listener),
+      routedRelease: (projectId) => {
+        const route = routing.get(projectId);
+        return route?.upstream && route.nodeId === getPlacement(ctx.db, projectId)?.node_id ? route.releaseId : null;
+      },
       awaitGeneration: (projectId, generation, waitMs) => n.waiters.await(ctx.db, projectId, generation, waitMs),
       generation: (projectId, generation) => generationOf(operationOfGeneration(ctx.db, projectId, generation)),
       newestGeneration: (projectId, releaseId) => generationOf(newestRunningOperation(ctx.db, projectId, releaseId)),

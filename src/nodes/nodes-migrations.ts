@@ -54,4 +54,12 @@ export const nodesMigrations: readonly Migration[] = [
       db.exec('ALTER TABLE node_operations ADD COLUMN rollback TEXT');
     },
   },
+  {
+    scope: 'nodes',
+    version: 4,
+    name: 'running operations of a canary stage their release beside the baseline (1) instead of switching',
+    up(db) {
+      db.exec('ALTER TABLE node_operations ADD COLUMN canary INTEGER NOT NULL DEFAULT 0');
+    },
+  },
 ];

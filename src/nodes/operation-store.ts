@@ -36,6 +36,8 @@ export interface OperationRow {
   retry_at: number | null;
   /** JSON of a rollback's intent (nodeRollbackSchema), null for a deploy or a stop. */
   rollback: string | null;
+  /** 1 for a canary's running generation (staged beside the baseline), else 0. */
+  canary: number;
 }
 
 /** The decision view of an operation row. */
@@ -88,12 +90,12 @@ export function recordObserved(db: ControlDb, projectId: string, result: Observe
 }
 
 /** Insert a new pending operation. */
-export function insertOperation(db: ControlDb, row: Omit<OperationRow, 'status' | 'lease_expires_at' | 'attempts' | 'error_code' | 'finished_at' | 'retry_at'>): void {
+export function insertOperation(db: ControlDb, row: Omit<OperationRow, 'status' | 'lease_expires_at' | 'attempts' | 'error_code' | 'finished_at' | 'retry_at' | 'canary'> & { canary?: number }): void {
   cachedStatement(
     db,
-    `INSERT INTO node_operations (id, project_id, node_id, generation, state, release_id, artifact_sha256, fence, status, attempts, created_at, rollback)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
-  ).run(row.id, row.project_id, row.node_id, row.generation, row.state, row.release_id, row.artifact_sha256, row.fence, row.created_at, row.rollback);
+    `INSERT INTO node_operations (id, project_id, node_id, generation, state, release_id, artifact_sha256, fence, status, attempts, created_at, rollback, canary)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
+  ).run(row.id, row.project_id, row.node_id, row.generation, row.state, row.release_id, row.artifact_sha256, row.fence, row.created_at, row.rollback, row.canary ?? 0);
 }
 
 /** One operation by id. */

@@ -11,6 +11,8 @@ export interface NodeProjectReport {
   releaseId: string | null;
   /** Where the app listens as the node advertises it; null when nothing listens. */
   upstream: NodeUpstream | null;
+  /** A canary candidate staged beside this release (never routed from here: the canary splits traffic to it). */
+  canary?: { generation: number; releaseId: string; upstream: NodeUpstream | null } | undefined;
 }
 
 /** The route the control plane set for a placed project. */

@@ -4,18 +4,17 @@
 // The outcome is committed by `settleNodeGeneration` with the same commit effects as local releases,
 // in the pipeline's own SQLite transactions: by the deploy or rollback itself when the node answers
 // within the wait bound, else when src/nodes reports the settled operation (after its transaction).
-import { errorCodes, type ErrorCode } from '../core/error-codes/index.js';
-import { SvcError } from '../core/errors.js';
+import type { SvcError } from '../core/errors.js';
 import { findProject } from '../projects/index.js';
 import type { TransactionSubject } from './release-commits.js';
-import type { NodeOutcome, NodeRollbackIntent, ReleaseDeps } from './release-deps.js';
+import type { NodeOutcome, NodeRollbackIntent, ReleaseCanaryRun, ReleaseDeps } from './release-deps.js';
 import { observe } from './release-observer.js';
-import { nodeFailureStep, planNodeDeploy, planNodeDeployFailure, planNodeRollback, planNodeSettle } from './release-plan.js';
+import { nodeFailureStep, planNodeCanaryDeploy, planNodeCanaryFailure, planNodeDeploy, planNodeDeployFailure, planNodeRollback, planNodeSettle } from './release-plan.js';
 import type { ReleaseUpstream } from './release-routing.js';
 import { restorePhrase, transition } from './release-state.js';
-import { activeReleaseRow, findRelease, getRelease, listActiveReleases, listCandidates, loadReleaseSet, type ReleaseRow } from './release-store.js';
+import { activeReleaseRow, findRelease, getRelease, listActiveReleases, listCandidates, loadReleaseSet, releaseConfig, type ReleaseRow } from './release-store.js';
 import { failureOf } from './release-transaction.js';
-import { newReleaseRun, runReleaseEffects } from './run-release-effects.js';
+import { newReleaseRun, nodeFailure, runReleaseEffects } from './run-release-effects.js';
 import { checkSameDatabasePath, type RollbackInput, type RollbackResult } from './rollback.js';
 
 const nodeActor = (projectId: string) => ({ type: 'system' as const, id: 'svc-nodes', name: `runner node of ${projectId}` });
@@ -35,6 +34,19 @@ export class NodeSettles {
     if (this.#settles.size > 1000) this.#settles.delete(this.#settles.keys().next().value!);
     return settle;
   }
+
+  readonly #canaries = new Map<string, ReleaseCanaryRun>();
+
+  /** svc:canary — a promoted placed canary's run, settled with the commit of its promotion's outcome. */
+  keepCanary(releaseId: string, run: ReleaseCanaryRun): void {
+    this.#canaries.set(releaseId, run);
+  }
+
+  takeCanary(releaseId: string): ReleaseCanaryRun | null {
+    const run = this.#canaries.get(releaseId) ?? null;
+    this.#canaries.delete(releaseId);
+    return run;
+  }
 }
 
 /**
@@ -45,14 +57,31 @@ export async function requestNodeDeploy(deps: ReleaseDeps, subject: TransactionS
   const run = newReleaseRun(deps, subject, candidate, activeReleaseRow(deps.ctx, subject.project.id));
   run.kept = kept;
   try {
-    await runReleaseEffects(deps, run, planNodeDeploy(candidate.id));
+    // svc:canary — the same decision as a local deploy's, with the baseline the node's reports route.
+    run.canary = beginNodeCanary(deps, subject, candidate, run.prior);
+    await runReleaseEffects(deps, run, run.canary ? planNodeCanaryDeploy(candidate.id) : planNodeDeploy(candidate.id));
+    if (run.canary) deps.nodeSettles.keepCanary(candidate.id, run.canary);
     return run.generation ?? null;
   } catch (error) {
     run.failure = failureOf(run.step, error);
-    await runReleaseEffects(deps, run, planNodeDeployFailure(`${run.failure.code}: ${run.failure.message}`)).catch((e: unknown) => deps.ctx.logger.error({ err: e, releaseId: candidate.id }, 'could not fail a node release'));
+    const reason = `${run.failure.code}: ${run.failure.message}`;
+    // A canary the node got is aborted by an ordinary generation of the baseline's release.
+    const plan = run.canary ? planNodeCanaryFailure(reason, run.canaryGeneration !== undefined ? (run.prior?.id ?? null) : null) : planNodeDeployFailure(reason);
+    await runReleaseEffects(deps, run, plan).catch((e: unknown) => deps.ctx.logger.error({ err: e, releaseId: candidate.id }, 'could not fail a node release'));
     if (deps.observer?.onOutcome) observe(deps.ctx.logger, () => deps.observer!.onOutcome!({ id: candidate.id, projectId: candidate.project_id }));
     return null;
   }
+}
+
+/** svc:canary — the canary run of a placed deploy whose baseline the node serves (null: an ordinary node deploy). */
+function beginNodeCanary(deps: ReleaseDeps, subject: TransactionSubject, candidate: ReleaseRow, prior: ReleaseRow | undefined): ReleaseCanaryRun | null {
+  const projectId = subject.project.id;
+  if (!deps.canary || !prior || deps.placement?.routedRelease(projectId) !== prior.id) return null;
+  const authority = async (): Promise<boolean> => {
+    const holder = await deps.locks.holder(projectId);
+    return holder !== null && holder.pid === process.pid && holder.operation === 'deploy';
+  };
+  return deps.canary.begin({ projectId, releaseId: candidate.id, baselineReleaseId: prior.id, requested: subject.canaryRequested === true, config: releaseConfig(candidate), authority });
 }
 
 /**
@@ -114,14 +143,16 @@ export function settleNodeGeneration(deps: ReleaseDeps, projectId: string, gener
     const subject: TransactionSubject = { project: { id: project.id, slug: project.slug, organizationId: project.organization_id }, actor: nodeActor(project.id) };
     const active = activeReleaseRow(deps.ctx, projectId);
     const outcome = g.outcome;
-    if (!row) return outcome;
+    // svc:canary — a canary's generation only stages its candidate: its deploy commits with the promotion's (or fails).
+    if (!row || g.canary) return outcome;
     const run = newReleaseRun(deps, subject, row, active);
     if (!outcome.ok) run.failure = { step: nodeFailureStep(outcome.code), code: outcome.code, message: `The runner node reported ${outcome.code}.` };
     // An operator's running generation of an inactive release (POST …/generations) is a code-only rollback to it.
     const rerun = outcome.ok && g.rollback === null && row.status === 'inactive' && deps.placement?.newestGeneration(projectId)?.generation === generation;
     if (g.rollback === null && !rerun) {
       if (row.status !== 'candidate') return outcome;
-      await runReleaseEffects(deps, run, planNodeSettle('deploy', outcome));
+      run.canary = deps.nodeSettles.takeCanary(row.id);
+      await runReleaseEffects(deps, run, planNodeSettle('deploy', outcome, run.canary !== null));
       if (deps.observer?.onOutcome) observe(deps.ctx.logger, () => deps.observer!.onOutcome!({ id: row.id, projectId }));
       return outcome;
     }
@@ -159,8 +190,8 @@ export async function settlePlacedReleases(deps: ReleaseDeps): Promise<void> {
   if (!placement) return;
   for (const candidate of listCandidates(deps.ctx).filter((r) => placement.isPlaced(r.project_id) && !placement.awaitingNode(r.id))) {
     const g = placement.newestGeneration(candidate.project_id, candidate.id);
-    if (g) await onNodeSettled(deps, { projectId: candidate.project_id, generation: g.generation });
-    else await failInterrupted(deps, candidate);
+    if (g && !g.canary) await onNodeSettled(deps, { projectId: candidate.project_id, generation: g.generation });
+    else await failInterrupted(deps, candidate, g !== null);
   }
   for (const active of listActiveReleases(deps.ctx).filter((r) => placement.isPlaced(r.project_id))) {
     const newest = placement.newestGeneration(active.project_id);
@@ -168,12 +199,18 @@ export async function settlePlacedReleases(deps: ReleaseDeps): Promise<void> {
   }
 }
 
-async function failInterrupted(deps: ReleaseDeps, candidate: ReleaseRow): Promise<void> {
+async function failInterrupted(deps: ReleaseDeps, candidate: ReleaseRow, canary: boolean): Promise<void> {
   const project = findProject(deps.ctx, candidate.project_id);
   if (!project) return;
   const subject: TransactionSubject = { project: { id: project.id, slug: project.slug, organizationId: project.organization_id }, actor: nodeActor(project.id) };
   const run = newReleaseRun(deps, subject, candidate, activeReleaseRow(deps.ctx, project.id));
   const step = candidate.step ?? 'recovery';
+  if (canary) {
+    // svc:canary — a canary whose control plane stopped: the node aborts the candidate, the baseline stays (as for local canaries).
+    run.failure = { step, code: 'SVC_RELEASE_INTERRUPTED', message: 'The control plane stopped during the canary; the prior release was retained.' };
+    await runReleaseEffects(deps, run, planNodeCanaryFailure(run.failure.message, run.prior?.id ?? null));
+    return;
+  }
   run.failure = { step, code: 'SVC_RELEASE_INTERRUPTED', message: `The control plane stopped during step "${step}" before the runner node was asked to run it.` };
   await runReleaseEffects(deps, run, planNodeDeployFailure(run.failure.message));
 }
@@ -184,11 +221,7 @@ function reportRollback(deps: ReleaseDeps, phase: 'start' | 'complete' | 'fail',
   observe(deps.ctx.logger, () => deps.observer!.onRollback!({ phase, projectId: e.projectId, releaseId: e.releaseId, fromReleaseId: e.rollback.fromReleaseId, restoreData: e.rollback.restoreData, actor: e.actor, ...failure }));
 }
 
-/** The node's stable code as an error: its own registry entry, or SVC_PROVIDER_FAILED naming an unknown one. */
-export function nodeFailure(code: string): SvcError {
-  const known = Object.hasOwn(errorCodes, code);
-  return new SvcError(known ? (code as ErrorCode) : 'SVC_PROVIDER_FAILED', `The runner node did not run the release: ${code}.`, { details: { nodeCode: code } });
-}
+export { nodeFailure } from './run-release-effects.js';
 
 /**
  * Route a placed project's hosts to where its node says the release listens (null: unroute), or with

@@ -57,6 +57,8 @@ export interface NodeGeneration {
   releaseId: string;
   /** A rollback's intent; null for a deploy. */
   rollback: NodeRollbackIntent | null;
+  /** svc:canary — a canary's generation (its candidate staged beside the baseline; never committed by itself). */
+  canary: boolean;
   /** Null while the node works on it. */
   outcome: NodeOutcome | null;
 }
@@ -73,7 +75,13 @@ export interface ReleasePlacementHooks {
   /** Durably keep the verified artifact bytes for the node, before any generation refers to them. */
   keepArtifact(projectId: string, digest: string, bytes: Buffer): Promise<void>;
   /** A new running generation of this release, in its own transaction (throws to refuse); returns its number. */
-  deploy(subject: { project: { id: string; organizationId: string }; actor: { type: 'user' | 'token' | 'github' | 'system'; id: string; name?: string | null } }, releaseId: string, rollback?: NodeRollbackIntent): number;
+  deploy(subject: { project: { id: string; organizationId: string }; actor: { type: 'user' | 'token' | 'github' | 'system'; id: string; name?: string | null } }, releaseId: string, rollback?: NodeRollbackIntent, canary?: true): number;
+  /** svc:canary — where the candidate of a canary generation listens once its node shows it, its node's failure code, or null after `waitMs`. */
+  awaitCanary(projectId: string, generation: number, waitMs: number): Promise<{ ok: true; upstream: { host: string; port: number } } | { ok: false; code: string } | null>;
+  /** svc:canary — call `listener` once the node's reports stop showing the candidate of `generation`; returns the remover. */
+  onCanaryGone(projectId: string, generation: number, listener: () => void): () => void;
+  /** svc:canary — the release the node's reports route the project to now (the baseline of a canary), or null. */
+  routedRelease(projectId: string): string | null;
   /** The node's outcome of a generation, or null when none came within `waitMs`. */
   awaitGeneration(projectId: string, generation: number, waitMs: number): Promise<NodeOutcome | null>;
   /** A running generation of the project, or null when it has none of that number. */
@@ -89,10 +97,13 @@ export interface ReleasePlacementHooks {
 /** svc:canary — one canary rollout as the release transaction drives it (src/canary implements it). */
 export interface ReleaseCanaryRun {
   /** After the health gate: run every stage; resolves when the candidate may be promoted, throws an SvcError once it failed (candidate routing already removed). */
-  run(app: RunningApp, health: { path: string }): Promise<void>;
+  run(candidate: CanaryCandidateApp, health: { path: string }): Promise<void>;
   /** The transaction ended: activated after promotion, or failed or rejected with this failure. Idempotent. */
   settle(result: { ok: true } | { ok: false; code: string; message: string }): void;
 }
+
+/** svc:canary — a canary's candidate: a started local app, or the one a runner node reports beside the baseline. */
+export type CanaryCandidateApp = Pick<RunningApp, 'host' | 'port'> & { onExit(listener: () => void): () => void };
 
 /** svc:canary — what the release transaction asks of canary rollouts (declared where consumed). */
 export interface ReleaseCanaryHooks {

@@ -54,7 +54,11 @@ export type PipelineEffect =
   /** Placed project: keep the verified upload's bytes for its runner node (the node's stage). */
   | { type: 'keep-artifact'; releaseId: string }
   /** Placed project: request a running generation of the release (a rollback with its intent); the node converges it. */
-  | { type: 'converge-on-node'; releaseId: string; rollback: NodeRollbackIntent | null };
+  | { type: 'converge-on-node'; releaseId: string; rollback: NodeRollbackIntent | null; canary?: true }
+  /** svc:canary — placed project: wait until the node reports where the canary generation's candidate listens (its refusal fails the deploy). */
+  | { type: 'await-node-canary'; releaseId: string }
+  /** svc:canary — undo of a placed canary: an ordinary generation of the baseline's release (the node aborts the candidate; never throws). */
+  | { type: 'converge-back-on-node'; releaseId: string };
 
 /** Steps 4 and the read-only part of verify: the same for every deploy. */
 export function planDeployStart(releaseId: string): PipelineEffect[] {
@@ -208,6 +212,43 @@ export function planNodeDeploy(releaseId: string): PipelineEffect[] {
   return [{ type: 'enter', step: 'extract' }, { type: 'keep-artifact', releaseId }, { type: 'failpoint', name: 'after-extract' }, { type: 'enter', step: 'start' }, { type: 'converge-on-node', releaseId, rollback: null }];
 }
 
+/**
+ * svc:canary — a placed project's canary under the project lock: the candidate starts on the node
+ * beside the baseline (a canary generation), the rollout splits traffic to the address the node
+ * reports, and promotion is an ordinary generation of the candidate's release (the node switches to
+ * the running candidate without a restart); its outcome commits as any node deploy's.
+ */
+export function planNodeCanaryDeploy(releaseId: string): PipelineEffect[] {
+  return [
+    { type: 'enter', step: 'extract' },
+    { type: 'keep-artifact', releaseId },
+    { type: 'failpoint', name: 'after-extract' },
+    { type: 'enter', step: 'start' },
+    { type: 'converge-on-node', releaseId, rollback: null, canary: true },
+    { type: 'enter', step: 'health' },
+    { type: 'await-node-canary', releaseId },
+    { type: 'note', line: 'deploy: canary on the runner node' },
+    { type: 'canary-run', releaseId },
+    { type: 'failpoint', name: 'after-health' },
+    { type: 'enter', step: 'activate' },
+    { type: 'converge-on-node', releaseId, rollback: null },
+  ];
+}
+
+/**
+ * svc:canary — a placed canary that failed (refused, candidate failed or lost, criteria missed): when
+ * the node got the canary generation, an ordinary generation of the baseline's release aborts the
+ * candidate (the baseline was never interrupted); then the same failure commit, and the run settles.
+ */
+export function planNodeCanaryFailure(reason: string, baselineBack: string | null): PipelineEffect[] {
+  return [
+    { type: 'note', line: `deploy failed: ${reason}` },
+    ...(baselineBack ? [{ type: 'converge-back-on-node' as const, releaseId: baselineBack }] : []),
+    { type: 'commit-failure', outcome: 'deploy' },
+    { type: 'settle-canary' },
+  ];
+}
+
 /** A placed project's deploy that failed before its node got it (the bytes could not be kept, the generation was refused). */
 export function planNodeDeployFailure(reason: string): PipelineEffect[] {
   return [{ type: 'note', line: `deploy failed: ${reason}` }, { type: 'commit-failure', outcome: 'deploy' }];
@@ -224,9 +265,11 @@ export function planNodeRollback(effects: readonly ReleaseEffect[], d: { line: s
 }
 
 /** What settling a node's outcome commits: an activation or rollback, or the failure with the node's code. */
-export function planNodeSettle(kind: 'deploy' | 'rollback', outcome: NodeOutcome): PipelineEffect[] {
-  if (kind === 'deploy' && outcome.ok) return [{ type: 'enter', step: 'activate' }, { type: 'commit', outcome: 'activate' }, { type: 'note', line: 'deploy: active (observed by the runner node)' }];
-  if (kind === 'deploy' && !outcome.ok) return [{ type: 'note', line: `deploy failed on the runner node: ${outcome.code}` }, { type: 'commit-failure', outcome: 'deploy' }];
+export function planNodeSettle(kind: 'deploy' | 'rollback', outcome: NodeOutcome, canary = false): PipelineEffect[] {
+  // svc:canary — a promoted canary's run settles once its activation (or failure) is committed.
+  const settle: PipelineEffect[] = canary ? [{ type: 'settle-canary' }] : [];
+  if (kind === 'deploy' && outcome.ok) return [{ type: 'enter', step: 'activate' }, { type: 'commit', outcome: 'activate' }, ...settle, { type: 'note', line: 'deploy: active (observed by the runner node)' }];
+  if (kind === 'deploy' && !outcome.ok) return [{ type: 'note', line: `deploy failed on the runner node: ${outcome.code}` }, { type: 'commit-failure', outcome: 'deploy' }, ...settle];
   if (outcome.ok) return [{ type: 'commit', outcome: 'rollback' }, { type: 'note', line: 'rollback: active (observed by the runner node)' }];
   return [{ type: 'commit-failure', outcome: 'rollback' }, { type: 'note', line: `rollback failed on the runner node: ${outcome.code}` }];
 }

@@ -7,13 +7,14 @@
 import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { atomicWriteFile } from '../core/atomic-write.js';
+import { errorCodes, type ErrorCode } from '../core/error-codes/index.js';
 import { SvcError } from '../core/errors.js';
 import { placeStagedArtifact, type StagedArtifact } from '../artifacts/index.js';
 import type { RunningApp, SnapshotFile } from '../../runner/release-driver.js';
 import type { ReleaseFailure, ReleaseStep } from './contract.js';
 import { databasePathOf, projectLayout, releaseDirOf, snapshotPathOf } from './project-layout.js';
 import { auditRollback, commitActivation, commitRollback, markFailed, removeCandidateFiles, type TransactionSubject } from './release-commits.js';
-import { checkStartedHealth, givePriorBack, note, quiesce, routeTo, type ReleaseCanaryRun, type ReleaseDeps } from './release-deps.js';
+import { checkStartedHealth, givePriorBack, note, quiesce, routeTo, type CanaryCandidateApp, type ReleaseCanaryRun, type ReleaseDeps } from './release-deps.js';
 import { observe } from './release-observer.js';
 import type { PipelineEffect } from './release-plan.js';
 import type { ReleaseSetState } from './release-state.js';
@@ -55,6 +56,9 @@ export interface ReleaseRun {
   kept?: Buffer;
   /** svc:nodes — the generation requested of the node. */
   generation?: number;
+  /** svc:canary — a placed canary: its generation and the candidate its node reports. */
+  canaryGeneration?: number;
+  nodeCandidate?: CanaryCandidateApp;
 }
 
 /** A fresh run of `release` for `subject`. */
@@ -134,7 +138,7 @@ async function runEffect(deps: ReleaseDeps, run: ReleaseRun, effect: PipelineEff
     case 'recovery-after-healthy':
       return deps.recovery?.afterHealthy(projectId, run.databasePath);
     case 'canary-run':
-      return run.canary?.run(startedApp(run), { path: config.health.path });
+      return run.canary?.run(run.nodeCandidate ?? startedApp(run), { path: config.health.path });
     case 'route-traffic':
       await routeTo(deps, startedApp(run));
       run.routed = true;
@@ -192,9 +196,37 @@ async function runEffect(deps: ReleaseDeps, run: ReleaseRun, effect: PipelineEff
       if (!run.kept) throw new SvcError('SVC_INTERNAL', `No kept upload for ${release.id}`);
       return placementOf(deps).keepArtifact(projectId, release.digest, run.kept);
     case 'converge-on-node':
-      run.generation = placementOf(deps).deploy(run.subject, effect.releaseId, effect.rollback ?? undefined);
+      if (effect.canary) run.canaryGeneration = placementOf(deps).deploy(run.subject, effect.releaseId, undefined, true);
+      else run.generation = placementOf(deps).deploy(run.subject, effect.releaseId, effect.rollback ?? undefined);
+      return;
+    case 'await-node-canary':
+      run.nodeCandidate = await awaitNodeCandidate(deps, projectId, run.canaryGeneration);
+      return;
+    case 'converge-back-on-node':
+      try {
+        run.generation = placementOf(deps).deploy(run.subject, effect.releaseId);
+      } catch (error) {
+        ctx.logger.error({ err: error, projectId }, 'could not ask the runner node to abort the canary');
+        note(deps, projectId, release.id, `canary: could not ask the runner node to abort the candidate: ${(error as Error).message}`);
+      }
       return;
   }
+}
+
+/** svc:canary — the candidate of a placed canary once its node reports it listening; its refusal or failure as the node's code. */
+async function awaitNodeCandidate(deps: ReleaseDeps, projectId: string, generation: number | undefined): Promise<CanaryCandidateApp> {
+  const placement = placementOf(deps);
+  if (generation === undefined) throw new SvcError('SVC_INTERNAL', 'No canary generation was requested');
+  const shown = await placement.awaitCanary(projectId, generation, placement.waitMs);
+  if (shown === null) throw new SvcError('SVC_CANARY_CANDIDATE_LOST', `The runner node did not report the canary candidate within ${placement.waitMs} ms.`);
+  if (!shown.ok) throw nodeFailure(shown.code);
+  return { host: shown.upstream.host, port: shown.upstream.port, onExit: (listener) => placement.onCanaryGone(projectId, generation, listener) };
+}
+
+/** The node's stable code as an error: its own registry entry, or SVC_PROVIDER_FAILED naming an unknown one. */
+export function nodeFailure(code: string): SvcError {
+  const known = Object.hasOwn(errorCodes, code);
+  return new SvcError(known ? (code as ErrorCode) : 'SVC_PROVIDER_FAILED', `The runner node did not run the release: ${code}.`, { details: { nodeCode: code } });
 }
 
 /** A failed restore-data rollback: the saved data goes back (left for boot recovery when that fails). */

@@ -144,10 +144,6 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
     // inflating, hashing and writing never hold up the event loop (health, API, ingress).
     const staging = uploadStagingDir(projectLayout(deps.ctx.config.dataDir, projectId));
     decoded = await stageArtifactOffThread(placement ? keepChunks(input.body, kept) : input.body, staging, { expectedDigest: digest, limits });
-    if (placement) {
-      // svc:canary — canaries of provider-managed generations fail closed, before any release exists.
-      if (input.canaryRequested || decoded.config.canary) throw new SvcError('SVC_CANARY_PROVIDER_UNSUPPORTED', 'Canary rollouts are not available for projects placed on a runner node.');
-    }
     const active = activeReleaseRow(deps.ctx, projectId);
     if (active && releaseConfig(active).database.path !== decoded.config.database.path) {
       throw new SvcError('SVC_DATABASE_PATH_CHANGED', `database.path is "${decoded.config.database.path}", the active release uses "${releaseConfig(active).database.path}".`);
@@ -192,14 +188,23 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
     // svc:nodes — the node plan under the lock (keep the bytes, request the generation), then the
     // node's outcome awaited (bounded) and committed by the same commit effects; the upload answers
     // with the candidate meanwhile, as a local deploy does.
-    let generation: number | null = null;
-    try {
-      generation = await requestNodeDeploy(deps, input, candidate, Buffer.concat(kept));
-    } finally {
-      await discardStagedArtifact(decoded).catch((e: unknown) => deps.ctx.logger.warn({ err: e }, 'could not remove a staged upload')); // the node runs it from the kept bytes
-      await lock.release().catch((e: unknown) => deps.ctx.logger.error({ err: e }, 'could not release the project lock'));
+    const staged = decoded;
+    const requested = (async (): Promise<number | null> => {
+      try {
+        return await requestNodeDeploy(deps, input, candidate, Buffer.concat(kept));
+      } finally {
+        await discardStagedArtifact(staged).catch((e: unknown) => deps.ctx.logger.warn({ err: e }, 'could not remove a staged upload')); // the node runs it from the kept bytes
+        await lock.release().catch((e: unknown) => deps.ctx.logger.error({ err: e }, 'could not release the project lock'));
+      }
+    })();
+    const running = requested.then((generation) => awaitNodeDeploy(deps, tracker, placement, candidate, generation));
+    running.then(finish, abort);
+    // svc:canary — a canary runs its stages under the lock: the upload answers with the candidate meanwhile, as a local deploy does.
+    if (deps.canary && (input.canaryRequested || decoded.config.canary)) {
+      tracker.trackRelease(candidate.id, done);
+      return { release: candidate, created: true, done };
     }
-    void awaitNodeDeploy(deps, tracker, placement, candidate, generation).then(finish, abort);
+    await requested.catch(() => undefined);
     return { release: getReleaseById(deps.ctx, candidate.id)!, created: true, done };
   }
   const running = runReleaseTransaction(deps, input, candidate, decoded).finally(() => lock.release().catch((e: unknown) => deps.ctx.logger.error({ err: e }, 'could not release the project lock')));

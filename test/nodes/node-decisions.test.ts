@@ -1,5 +1,7 @@
 // Pure decisions of src/nodes: placement, node status, lease choice, fences and report judgement.
 import { describe, expect, it } from 'vitest';
+import { CANARY_GONE_AFTER, nextCanary } from '../../src/nodes/node-canaries.js';
+import { reportShows } from '../../src/nodes/node-leases.js';
 import { nodeStatus } from '../../src/nodes/node-status.js';
 import { chooseLease, decideFailure, judgeFailure, judgeObservation, nextGeneration, type OperationRecord } from '../../src/nodes/operation-decisions.js';
 import { decideNodeRoute, heldRoute, routeStillValid } from '../../src/nodes/route-decisions.js';
@@ -222,5 +224,35 @@ describe('a restore-data rollback of a placed project (the state machine with da
     expect(rollback('r1', 'restore shop')).toThrow(expect.objectContaining({ code: 'SVC_RESTORE_NOT_ALLOWED' }));
     // A local project needs the snapshot row.
     expect(rollback('r2', 'restore shop', false)).toThrow(expect.objectContaining({ code: 'SVC_RESTORE_NOT_ALLOWED' }));
+  });
+});
+
+describe('canary candidates a node reports', () => {
+  const up = { host: '10.0.0.5', port: 4100 };
+  const report = (canary?: { generation: number; releaseId: string; upstream: { host: string; port: number } | null }) => ({ projectId: 'p', generation: 3, state: 'running' as const, releaseId: 'A', upstream: { host: '10.0.0.5', port: 4000 }, ...(canary ? { canary } : {}) });
+
+  it('a shown candidate is kept; it is gone only after reports in a row without it (one may predate it) or when it is down', () => {
+    const shown = nextCanary(undefined, report({ generation: 4, releaseId: 'C', upstream: up }), 'n1');
+    expect(shown).toEqual({ nodeId: 'n1', generation: 4, releaseId: 'C', upstream: up, misses: 0 });
+    const once = nextCanary(shown!, report(), 'n1');
+    expect(once?.misses).toBe(1);
+    expect(nextCanary(once!, report({ generation: 4, releaseId: 'C', upstream: up }), 'n1')?.misses).toBe(0);
+    expect(CANARY_GONE_AFTER).toBe(2);
+    expect(nextCanary(once!, report(), 'n1')).toBeNull();
+    expect(nextCanary(once!, undefined, 'n1')).toBeNull();
+    expect(nextCanary(nextCanary(shown!, report({ generation: 4, releaseId: 'C', upstream: null }), 'n1')!, report({ generation: 4, releaseId: 'C', upstream: null }), 'n1')).toBeNull();
+    // An older candidate never replaces a newer one.
+    expect(nextCanary(shown!, report({ generation: 2, releaseId: 'B', upstream: up }), 'n1')?.generation).toBe(4);
+    expect(nextCanary(undefined, report(), 'n1')).toBeNull();
+  });
+
+  it('a canary operation is observed from a report only by its staged candidate, an ordinary one only by what serves', () => {
+    const canaryOp = { generation: 4, state: 'running' as const, release_id: 'C', canary: 1 };
+    expect(reportShows(canaryOp, report({ generation: 4, releaseId: 'C', upstream: up }))).toBe(true);
+    expect(reportShows(canaryOp, report({ generation: 5, releaseId: 'C', upstream: up }))).toBe(false);
+    expect(reportShows(canaryOp, { ...report(), generation: 4, releaseId: 'C' })).toBe(false);
+    const promote = { ...canaryOp, generation: 5, canary: 0 };
+    expect(reportShows(promote, { ...report(), generation: 5, releaseId: 'C' })).toBe(true);
+    expect(reportShows(promote, report({ generation: 5, releaseId: 'C', upstream: up }))).toBe(false);
   });
 });

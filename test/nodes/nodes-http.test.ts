@@ -319,8 +319,17 @@ describe('push-to-deploy on a placed project', () => {
     expect(done.json().release).toMatchObject({ status: 'failed', failure: { code: 'SVC_HEALTH_CHECK_FAILED' } });
     expect((await inject('GET', `/api/projects/${project.id}/releases`, owner)).json().activeReleaseId).toBe(releaseId);
 
+    // No baseline routed from the node's reports (nothing listens): a requested canary is an ordinary node deploy.
     const canary = await upload(project.id, artifacts[1]!, { wait: false, headers: { 'x-svc-canary': '1' } });
-    expect([canary.statusCode, canary.json().error.code]).toEqual([409, 'SVC_CANARY_PROVIDER_UNSUPPORTED']);
+    expect(canary.statusCode, canary.body).toBe(202);
+    const canaryOp = await leaseSoon(web);
+    expect(canaryOp.desired.releaseId).toBe(canary.json().release.id);
+    expect('canary' in canaryOp).toBe(false);
+    expect((await observe(web, canaryOp, canaryOp.fence)).status).toBe(200);
+    // A heartbeat may show a staged canary beside a project's release (validated: no other fields).
+    const shown = { projectId: project.id, generation: canaryOp.desired.generation, state: 'running', releaseId: canaryOp.desired.releaseId, upstream: null, canary: { generation: 9, releaseId: releaseId, upstream: { host: '127.0.0.1', port: 1 } } };
+    expect((await heartbeat(web, { projects: [shown] })).status).toBe(200);
+    expect((await heartbeat(web, { projects: [{ ...shown, canary: { ...shown.canary, extra: 1 } }] })).status).toBe(400);
   });
 
   it('a superseded upload fails, rollback becomes a generation of the older release, moving is refused', async () => {

@@ -6,6 +6,8 @@ import {
   planDeploy,
   planDeployFailure,
   planDeployStart,
+  planNodeCanaryDeploy,
+  planNodeCanaryFailure,
   planNodeDeploy,
   planNodeDeployFailure,
   planNodeRollback,
@@ -174,6 +176,38 @@ describe('placed projects (a runner node converges the generation)', () => {
       { type: 'commit-failure', outcome: 'rollback' },
       { type: 'note', line: 'rollback failed on the runner node: SVC_MIGRATION_FAILED' },
     ]);
+  });
+
+  it('canary: a canary generation, the candidate the node reports, the rollout, then an ordinary generation of the candidate promotes it', () => {
+    const plan = planNodeCanaryDeploy('C');
+    expect(shape(plan)).toEqual([
+      'enter:extract',
+      'keep-artifact:C',
+      'failpoint:after-extract',
+      'enter:start',
+      'converge-on-node:C',
+      'enter:health',
+      'await-node-canary:C',
+      'canary-run:C',
+      'failpoint:after-health',
+      'enter:activate',
+      'converge-on-node:C',
+    ]);
+    const converges = plan.filter((e) => e.type === 'converge-on-node');
+    expect(converges).toEqual([
+      { type: 'converge-on-node', releaseId: 'C', rollback: null, canary: true },
+      { type: 'converge-on-node', releaseId: 'C', rollback: null },
+    ]);
+    // Nothing stops, snapshots, migrates or commits under the lock: the promotion's outcome commits as any node deploy's.
+    expect(plan.some((e) => ['quiesce', 'snapshot', 'migrate', 'commit', 'route-traffic', 'start-release'].includes(e.type))).toBe(false);
+    expect(shape(planNodeSettle('deploy', { ok: true }, true))).toEqual(['enter:activate', 'commit:activate', 'settle-canary']);
+    expect(shape(planNodeSettle('deploy', { ok: false, code: 'SVC_HEALTH_CHECK_FAILED' }, true))).toEqual(['commit-failure:deploy', 'settle-canary']);
+  });
+
+  it('canary failure: an ordinary generation of the baseline aborts the candidate, then the same failure commit; no baseline generation when the node never got the canary', () => {
+    expect(shape(planNodeCanaryFailure('SVC_CANARY_CRITERIA_FAILED: x', 'A'))).toEqual(['converge-back-on-node:A', 'commit-failure:deploy', 'settle-canary']);
+    expect(planNodeCanaryFailure('SVC_CANARY_CRITERIA_FAILED: x', 'A')[0]).toEqual({ type: 'note', line: 'deploy failed: SVC_CANARY_CRITERIA_FAILED: x' });
+    expect(shape(planNodeCanaryFailure('SVC_CANARY_RECOVERY_ENABLED: refused', null))).toEqual(['commit-failure:deploy', 'settle-canary']);
   });
 
   it('rollback: the target start becomes one generation carrying the intent; the node stops, restores, checks and routes', () => {
