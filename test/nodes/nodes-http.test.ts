@@ -62,7 +62,7 @@ async function enroll(nodeId: string, over: Record<string, unknown> = {}): Promi
 const heartbeat = (credential: string, over: Record<string, unknown> = {}) => http('POST', '/api/nodes/heartbeat', { bearer: credential, body: { draining: false, capacity: 10, labels: {}, ...over } });
 
 interface Lease {
-  operation: { id: string; projectId: string; fence: number; desired: { generation: number; state: string; releaseId: string | null }; artifactSha256: string | null; rollback?: { restoreData: boolean; fromReleaseId: string | null } };
+  operation: { id: string; projectId: string; fence: number; desired: { generation: number; state: string; releaseId: string | null }; artifactSha256: string | null; rollback?: { restoreData: boolean; fromReleaseId: string | null }; canary?: true };
   leaseExpiresAt: string;
 }
 const lease = (credential: string) => http<Lease>('POST', '/api/nodes/operations/lease', { bearer: credential });
@@ -441,6 +441,84 @@ describe('push-to-deploy on a placed project', () => {
       expect(observed.status).toBe(200);
       expect(await heldAgain).toEqual({ status: 200, release: 'B' });
       expect((await inject('GET', `/api/projects/${project.id}/releases`, owner)).json().activeReleaseId).toBe(up.json().release.id);
+    } finally {
+      for (const server of apps) server.closeAllConnections();
+      await Promise.all(apps.map((server) => new Promise((r) => server.close(r))));
+    }
+  });
+
+  it('a canary: the lease carries canary: true, the split points at the candidate the node reports beside the routed baseline, a lost candidate or a refusing node fails it and the baseline release is asked for', async () => {
+    const apps: Server[] = [];
+    const fakeApp = async (name: string): Promise<number> => {
+      const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ release: name })));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      apps.push(server);
+      return (server.address() as AddressInfo).port;
+    };
+    const viaHost = async (): Promise<string | undefined> => {
+      const res = await request(`${base}/`, { headers: { host: `${project.slug}.localhost` }, signal: AbortSignal.timeout(20_000) });
+      return ((await res.body.json()) as { release?: string }).release;
+    };
+    const releaseOf = async (id: string) => (await inject('GET', `/api/projects/${project.id}/releases/${id}`, owner)).json().release as { status: string; failure?: { code: string } };
+    const eventuallyTrue = async (check: () => Promise<boolean>): Promise<void> => {
+      for (let i = 0; i < 200; i++) if (await check()) return;
+      else await new Promise((r) => setTimeout(r, 50));
+      throw new Error('condition not met in time');
+    };
+    try {
+      const portBase = await fakeApp('base');
+      const portCandidate = await fakeApp('candidate');
+      const baselineId = (await inject('GET', `/api/projects/${project.id}/releases`, owner)).json().activeReleaseId as string;
+      const desired = (await inject('GET', `/api/projects/${project.id}/generations`, owner)).json().desired as { generation: number; releaseId: string };
+      const baseline = { projectId: project.id, generation: desired.generation, state: 'running', releaseId: baselineId, upstream: { host: '127.0.0.1', port: portBase } };
+      expect((await heartbeat(web, { provider: 'test', projects: [baseline] })).status).toBe(200);
+      expect(await viaHost()).toBe('base');
+
+      // The canary generation: staged beside the baseline; its observation's address is the candidate's and is not routed.
+      const up = await upload(project.id, artifacts[1]!, { wait: false, headers: { 'x-svc-canary': '1' } });
+      expect(up.statusCode, up.body).toBe(202);
+      const candidateId = up.json().release.id as string;
+      const op = await leaseSoon(web);
+      expect(op).toMatchObject({ desired: { state: 'running', releaseId: candidateId }, canary: true });
+      const observed = await http('POST', `/api/nodes/operations/${op.id}/observe`, {
+        bearer: web,
+        body: { fence: op.fence, result: { kind: 'test', generation: op.desired.generation, releaseId: candidateId, state: 'running' }, upstream: { host: '127.0.0.1', port: portCandidate } },
+      });
+      expect(observed.status).toBe(200);
+      expect(await releaseOf(candidateId)).toMatchObject({ status: 'candidate' }); // a canary generation never commits by itself
+      // The default policy's first stage (10%) splits the node-routed baseline's route to the candidate; heartbeats showing both keep it.
+      const shown = { ...baseline, canary: { generation: op.desired.generation, releaseId: candidateId, upstream: { host: '127.0.0.1', port: portCandidate } } };
+      const answers = new Set<string | undefined>();
+      for (let i = 0; i < 40 && answers.size < 2; i++) {
+        expect((await heartbeat(web, { provider: 'test', projects: [shown] })).status).toBe(200);
+        answers.add(await viaHost());
+      }
+      expect(answers).toEqual(new Set(['base', 'candidate']));
+
+      // The node stops showing the candidate: the canary fails and an ordinary generation of the baseline aborts it on the node.
+      for (let i = 0; i < 2; i++) expect((await heartbeat(web, { provider: 'test', projects: [baseline] })).status).toBe(200);
+      await eventuallyTrue(async () => (await releaseOf(candidateId)).status === 'failed');
+      expect(await releaseOf(candidateId)).toMatchObject({ failure: { code: 'SVC_CANARY_CANDIDATE_LOST' } });
+      const abort = await leaseSoon(web);
+      expect(abort.desired).toMatchObject({ state: 'running', releaseId: baselineId });
+      expect('canary' in abort).toBe(false);
+      expect((await observe(web, abort, abort.fence)).status).toBe(200);
+      for (let i = 0; i < 10; i++) expect(await viaHost()).toBe('base');
+      expect((await inject('GET', `/api/projects/${project.id}/releases`, owner)).json().activeReleaseId).toBe(baselineId);
+
+      // A node whose provider cannot stage canaries refuses the operation: the release fails with that code, the run is rejected.
+      const refused = await upload(project.id, artifacts[1]!, { wait: false, headers: { 'x-svc-canary': '1' } });
+      const refusedId = refused.json().release.id as string;
+      const refusedOp = await leaseSoon(web);
+      expect(refusedOp.canary).toBe(true);
+      expect((await http('POST', `/api/nodes/operations/${refusedOp.id}/fail`, { bearer: web, body: { code: 'SVC_CANARY_PROVIDER_UNSUPPORTED', fence: refusedOp.fence } })).status).toBe(200);
+      await eventuallyTrue(async () => (await releaseOf(refusedId)).status === 'failed');
+      expect(await releaseOf(refusedId)).toMatchObject({ failure: { code: 'SVC_CANARY_PROVIDER_UNSUPPORTED' } });
+      const runs = (await inject('GET', `/api/projects/${project.id}/canary`, owner)).json().runs as { releaseId: string; state: string }[];
+      expect(runs.find((r) => r.releaseId === refusedId)).toMatchObject({ state: 'rejected' });
+      expect(runs.find((r) => r.releaseId === candidateId)).toMatchObject({ state: 'failed' });
+      expect((await leaseSoon(web)).desired).toMatchObject({ releaseId: baselineId });
+      expect(await viaHost()).toBe('base');
     } finally {
       for (const server of apps) server.closeAllConnections();
       await Promise.all(apps.map((server) => new Promise((r) => server.close(r))));
