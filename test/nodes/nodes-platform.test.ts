@@ -1,6 +1,8 @@
 // The control plane as a real process (test/support/start-platform.ts): enroll a node, place a
 // project, push a release, and converge it from the node side with plain HTTP calls.
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -199,5 +201,58 @@ describe('runner node against the control-plane process', () => {
       if (active !== release.id) await new Promise((r) => setTimeout(r, 20));
     }
     expect(active).toBe(release.id);
+  });
+
+  it('a control plane that stops during a placed canary fails the candidate as interrupted at the next start and asks the node for the baseline', async () => {
+    await platform.stop();
+    platform = await startPlatform({ dataDir, env: { SVC_NODE_OPERATION_LEASE_MS: '5000' } });
+    const apps: Server[] = [];
+    const fakeApp = async (): Promise<number> => {
+      const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      apps.push(server);
+      return (server.address() as AddressInfo).port;
+    };
+    try {
+      const baselineId = (await call('GET', `/api/projects/${projectId}/releases`, admin.accessToken)).json.activeReleaseId as string;
+      const desired = (await call('GET', `/api/projects/${projectId}/generations`, admin.accessToken)).json.desired as { generation: number };
+      const report = { projectId, generation: desired.generation, state: 'running', releaseId: baselineId, upstream: { host: '127.0.0.1', port: await fakeApp() } };
+      expect((await call('POST', '/api/nodes/heartbeat', credential, { draining: false, capacity: 4, labels: { os: 'linux' }, provider: 'process', projects: [report] })).status).toBe(200);
+      const started = await fetch(`${platform.url}/api/projects/${projectId}/releases?wait=false`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': 'nodes-platform-canary', 'x-svc-canary': '1' },
+        body: new Uint8Array(artifact.bytes),
+      });
+      const candidate = ((await started.json()) as { release: { id: string } }).release;
+      let op: Json | undefined;
+      for (let i = 0; i < 100 && !op; i++) {
+        op = (await call('POST', '/api/nodes/operations/lease', credential)).json.operation as Json | undefined;
+        if (!op) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(op).toMatchObject({ desired: { state: 'running', releaseId: candidate.id }, canary: true });
+      const upstream = { host: '127.0.0.1', port: await fakeApp() };
+      expect((await call('POST', `/api/nodes/operations/${op!.id}/observe`, credential, { fence: op!.fence, result: { kind: 'process', generation: op!.desired.generation, releaseId: candidate.id, state: 'running' }, upstream })).status).toBe(200);
+      let state: string | undefined;
+      for (let i = 0; i < 100 && state !== 'running'; i++) {
+        const runs = (await call('GET', `/api/projects/${projectId}/canary`, admin.accessToken)).json.runs as { releaseId: string; state: string }[];
+        state = runs.find((r) => r.releaseId === candidate.id)?.state;
+        if (state !== 'running') await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(state).toBe('running');
+
+      await platform.stop();
+      platform = await startPlatform({ dataDir, env: { SVC_NODE_OPERATION_LEASE_MS: '5000' } });
+      expect((await call('GET', `/api/projects/${projectId}/releases/${candidate.id}`, admin.accessToken)).json.release).toMatchObject({ status: 'failed', failure: { code: 'SVC_RELEASE_INTERRUPTED' } });
+      expect((await call('GET', `/api/projects/${projectId}/releases`, admin.accessToken)).json.activeReleaseId).toBe(baselineId);
+      const runs = (await call('GET', `/api/projects/${projectId}/canary`, admin.accessToken)).json.runs as { releaseId: string; state: string }[];
+      expect(runs.find((r) => r.releaseId === candidate.id)?.state).toBe('interrupted');
+      // The node is asked for the baseline's release: its candidate is aborted, the baseline never interrupted.
+      const abort = (await call('POST', '/api/nodes/operations/lease', credential)).json.operation as Json;
+      expect(abort.desired).toMatchObject({ state: 'running', releaseId: baselineId });
+      expect(abort).not.toHaveProperty('canary');
+    } finally {
+      for (const server of apps) server.closeAllConnections();
+      await Promise.all(apps.map((server) => new Promise((r) => server.close(r))));
+    }
   });
 });
