@@ -22,15 +22,19 @@ const zones = [
   // node agent's HTTP contract with the control plane.
   ...features.map((f) => ({ target: './runner', from: `./src/${f}`, except: ['./contract.ts'], message: `runner/ (the drivers) never imports src/${f}; the pipeline calls the drivers, not the other way.` })),
   { target: './runner', from: './src/platform.ts', message: 'runner/ never imports the composition root.' },
-  // The release pipeline knows apps only through the ReleaseDriver interface: nothing in src/releases
-  // starts a process, runs a job or touches a release directory itself. Besides the interface it may
-  // import only pure decisions (choose-cutover) and pure settings readers (describe-isolation).
-  {
-    target: './src/releases',
+  // Features know apps only through the ReleaseDriver interface: no feature folder starts a process, runs a
+  // job (snapshot, restore, migrate) or touches a release directory itself; the composition root
+  // (src/platform.ts, src/platform-main.ts) builds the drivers and hands them out. Besides the interface
+  // a feature may import only pure modules: runner-settings.ts (SVC_* settings read from the env, no I/O)
+  // and jobs/choose-cutover.ts (a decision over data). src/operations.ts is the svc/operations package
+  // entry (it re-exports the provider for runner nodes), not a feature. core, artifacts and runtime import
+  // no runner/ module at all (zones above).
+  ...[...features, 'backups', 'console'].map((f) => ({
+    target: `./src/${f}`,
     from: './runner',
     except: ['./release-driver.ts', './jobs/choose-cutover.ts', './runner-settings.ts'],
-    message: 'src/releases reaches runner/ only through runner/release-driver.ts (and pure decisions); see runner/README.md.',
-  },
+    message: `src/${f} reaches runner/ only through runner/release-driver.ts (and pure modules); the composition root builds the drivers. See runner/README.md.`,
+  })),
   // The CLI and the Action talk to the control plane over HTTP: only contract files of features.
   ...['./cli', './action/src'].flatMap((target) =>
     features.map((f) => ({ target, from: `./src/${f}`, except: ['./contract.ts'], message: `${target} reaches src/${f} only through its contract.ts (HTTP).` })),

@@ -71,8 +71,8 @@ export class LocalReleaseDriver implements ReleaseDriver {
     return this.options.resolveSpec(projectId, releaseId).then((spec) => this.runner.start(spec));
   }
 
-  checkHealth(app: RunningApp, health: { path: string; timeoutMs: number }): Promise<HealthResult> {
-    return checkHealth({ host: app.host, port: app.port, path: health.path, timeoutMs: health.timeoutMs, exited: app.wait() });
+  checkHealth(app: RunningApp, health: { path: string; timeoutMs: number; signal?: AbortSignal }): Promise<HealthResult> {
+    return checkHealth({ host: app.host, port: app.port, path: health.path, timeoutMs: health.timeoutMs, exited: app.wait(), ...(health.signal ? { signal: health.signal } : {}) });
   }
 
   serve(app: RunningApp): Promise<void> {

@@ -73,8 +73,8 @@ export interface ReleaseDriver {
   runJob<J extends ReleaseJob>(job: J): Promise<ReleaseJobResults[J['type']]>;
   /** Start a release beside whatever serves (not supervised, not routed). */
   startCandidate(projectId: string, releaseId: string): Promise<RunningApp>;
-  /** Poll the app's health route until a 2xx, its exit, or the timeout. */
-  checkHealth(app: RunningApp, health: { path: string; timeoutMs: number }): Promise<HealthResult>;
+  /** Poll the app's health route until a 2xx, its exit, the timeout, or `signal` aborts. */
+  checkHealth(app: RunningApp, health: { path: string; timeoutMs: number; signal?: AbortSignal }): Promise<HealthResult>;
   /** Make a started, healthy app the project's supervised app (the one it replaces is stopped). */
   serve(app: RunningApp): Promise<void>;
   /** Start a release as the project's supervised app (restarts outside a deploy). */

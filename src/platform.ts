@@ -27,10 +27,10 @@ import { createGithub, githubMigrations, type GithubFeature, type GithubOptions 
 import { createRecovery, recoveryEnabled, recoveryMigrations } from './recovery/platform/index.js'; // svc:recovery
 import { bucketLimitsFromEnv, projectBucketEnvironment } from './projects/bucket-environment.js'; // svc:buckets
 import { canaryMigrations, createCanary, type CanaryFeature } from './canary/index.js'; // svc:canary
-import { createOps, opsMigrations, type OpsFeature } from './ops/index.js'; // svc:ops
+import { createOps, opsMigrations, type OpenDrillDriver, type OpsFeature } from './ops/index.js'; // svc:ops
 import { createNodes, nodesMigrations, type NodesFeature } from './nodes/index.js'; // svc:nodes
 import { openLocalReleaseDriver } from '../runner/local-release-driver.js'; // svc:releases — apps run on this machine
-import type { ReleaseDriverHooks } from '../runner/release-driver.js'; // svc:releases
+import type { ReleaseDriver, ReleaseDriverHooks } from '../runner/release-driver.js'; // svc:releases
 
 /** Every control-database migration, in dependency order (identity before projects before audit). */
 export const controlMigrations: readonly Migration[] = [...identityMigrations, ...projectsMigrations, ...auditMigrations, ...ingressMigrations, ...releasesMigrations, ...secretsMigrations, ...backupsMigrations, ...domainsMigrations, ...oidcMigrations, ...recoveryMigrations, ...githubMigrations, ...canaryMigrations, ...opsMigrations, ...nodesMigrations];
@@ -104,21 +104,28 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const secrets = createSecrets(ctx); // svc:lifecycle — loads the master key; a wrong key stops start-up here
   const uploadPrincipal = createOidcUploadAuth(ctx, { links: githubLinkLookup(ctx) }); // svc:oidc — GitHub Actions OIDC uploads
   const bucketLimits = bucketLimitsFromEnv(config.env); // svc:buckets — administrator limits for every project's buckets
-  const recovery = createRecovery(ctx, { keyring: secrets.keyring }); // svc:recovery — per-project point-in-time recovery
+  // svc:lifecycle, svc:recovery — database snapshots and restores run as the release driver's jobs. Recovery is
+  // built before releases (they call its hooks), so it reaches the driver when a job runs, never before.
+  const driverJobs: Pick<ReleaseDriver, 'runJob'> = { runJob: (job) => releases.driver.runJob(job) };
+  const recovery = createRecovery(ctx, { keyring: secrets.keyring, jobs: driverJobs }); // svc:recovery — per-project point-in-time recovery
   const github = createGithub(ctx, deps.github); // svc:github — observer of releases; gets their rollback at start
   const nodes = createNodes(ctx); // svc:nodes — reads SVC_NODE_* timings
   const canary = createCanary(ctx, ingress, { recoveryEnabled: (projectId) => recoveryEnabled(ctx, projectId), observer: github.canaryObserver }); // svc:canary — canary rollouts over the ingress split; refused when recovery is on (spec 002 rule 2); svc:github — the svc/canary check run
   // svc:releases — the local release driver over the runner SVC_RUNNER / SVC_SANDBOX select; the releases feature gives it its hooks
   const driver = (hooks: ReleaseDriverHooks) => openLocalReleaseDriver(config.env, { ...hooks, dataDir: config.dataDir, clock, uidFor: (projectId, uidBase) => projectUid(ctx, projectId, uidBase), traversableRoots: [dirname(config.dataDir)] });
+  // svc:ops — restore drills start the release copy through a driver of their own over the same runner kind,
+  // everything it keeps in the drill's temp directory (never the production supervisor state or logs).
+  const openDrillDriver: OpenDrillDriver = (workDir, resolveSpec) =>
+    openLocalReleaseDriver(config.env, { resolveSpec, onEvent: () => undefined, dataDir: workDir, clock, stopGraceMs: 5000, uidFor: (projectId, uidBase) => projectUid(ctx, projectId, uidBase), traversableRoots: [dirname(config.dataDir), workDir] });
   const releases = createReleases(ctx, { driver, routing: ingress.routes, loadSecrets: secrets.loadSecrets, uploadPrincipal, recovery: recovery.hooks, observer: github.observer, canary: canary.hooks, appEnv: (projectId, layout) => projectBucketEnvironment(projectId, layout.dataDir, secrets.keyring.secretsKey, bucketLimits), placement: nodes.placement }); // svc:releases
   logIsolation(logger, releases.isolation()); // svc:releases — once per start: apps unisolated or unable to start must not go unnoticed
   // The one late binding left: releases need nodes' placement to be built, and nodes report back to releases.
   nodes.setReleaseListener({ settled: (o) => void releases.nodeSettled(o), route: (o) => releases.nodeRoute(o) }); // svc:nodes
   const apps = releases.apps; // svc:lifecycle — restore, recovery and site deletion stop/restart apps through the release pipeline
-  const backups = createBackups(ctx, { locks: releases.locks, keyring: secrets.keyring, apps });
+  const backups = createBackups(ctx, { locks: releases.locks, keyring: secrets.keyring, apps, jobs: driverJobs });
   const domains = createDomains(ctx, ingress.routes);
   domains.load();
-  const ops = createOps(ctx, { backups, metrics: ingress.metrics, supervisor: releases.driver, loadSecrets: secrets.loadSecrets, drillObserver: github.drillObserver, isPlaced: (projectId) => nodes.placement.isPlaced(projectId) }); // svc:ops — reads SVC_AUDIT_EXPORT_* / SVC_OPS_* (all opt-in)
+  const ops = createOps(ctx, { backups, metrics: ingress.metrics, supervisor: releases.driver, openDrillDriver, loadSecrets: secrets.loadSecrets, drillObserver: github.drillObserver, isPlaced: (projectId) => nodes.placement.isPlaced(projectId) }); // svc:ops — reads SVC_AUDIT_EXPORT_* / SVC_OPS_* (all opt-in)
   const siteDeletion = {
     ctx,
     locks: releases.locks,

@@ -9,7 +9,7 @@ import { SvcError, isSvcError } from '../core/errors.js';
 import type { ProjectLocks } from '../core/project-lock.js';
 import { appendAudit, type AuditInput } from '../audit/append-audit.js';
 import { projectRoot } from '../projects/index.js';
-import { createSnapshot, restoreSnapshot } from '../../runner/jobs/snapshot.js';
+import type { ReleaseDriver } from '../../runner/release-driver.js';
 import type { Keyring } from '../secrets/master-key.js';
 import { backupRestorePhrase } from './contract.js';
 import { decryptBackupFile, encryptBackupFile } from './backup-format.js';
@@ -27,11 +27,18 @@ export interface AppControl {
   start(projectId: string, releaseId: string): Promise<void>;
 }
 
+/**
+ * The release driver's one-off jobs: backups copy and put back a database only through its
+ * `snapshot` and `restore-snapshot` jobs, so they run where and how the driver runs them.
+ */
+export type BackupJobs = Pick<ReleaseDriver, 'runJob'>;
+
 export interface BackupDeps {
   ctx: FeatureContext;
   locks: ProjectLocks;
   keyring: Keyring;
   apps: AppControl;
+  jobs: BackupJobs;
   /** The project database path and active release, or null when the project has no release yet. */
   database(projectId: string): { path: string; activeReleaseId: string | null } | null;
   /** How long a backup waits for the project lock (a deploy may be running). */
@@ -69,7 +76,7 @@ export async function createBackup(deps: BackupDeps, subject: BackupSubject, kin
         const dest = join(backupsDir(ctx.config.dataDir, projectId), `${id}.svcbak`);
         await mkdir(backupsDir(ctx.config.dataDir, projectId), { recursive: true, mode: 0o700 });
         try {
-          const snapshot = await createSnapshot(database.path, scratch);
+          const snapshot = await deps.jobs.runJob({ type: 'snapshot', databasePath: database.path, snapshotPath: scratch });
           const dataKey = randomBytes(32);
           const now = ctx.clock.now();
           const size = await encryptBackupFile(scratch, dest, dataKey, { format: 'svc-backup/1', backupId: id, projectId, createdAt: now, hadDatabase: snapshot.hadDatabase });
@@ -189,7 +196,7 @@ export async function restoreBackup(deps: BackupDeps, subject: BackupSubject, ba
         await deps.apps.stop(projectId);
         let restoreError: unknown = null;
         try {
-          await restoreSnapshot(scratch, database.path);
+          await deps.jobs.runJob({ type: 'restore-snapshot', snapshotPath: scratch, databasePath: database.path });
         } catch (error) {
           restoreError = error;
         }

@@ -9,7 +9,7 @@ import type { Keyring } from '../secrets/master-key.js';
 import type { BackupListResponse, BackupSchedule, SetScheduleBody } from './contract.js';
 import { setScheduleBodySchema } from './contract.js';
 import { BackupScheduler, type SchedulerTimer } from './backup-scheduler.js';
-import { createBackup, deleteBackup, openBackupForDownload, restoreBackup, type AppControl, type BackupDeps, type BackupSubject } from './backup-service.js';
+import { createBackup, deleteBackup, openBackupForDownload, restoreBackup, type AppControl, type BackupDeps, type BackupJobs, type BackupSubject } from './backup-service.js';
 import { deleteSchedule, findSchedule, listBackups, toBackup, toSchedule, upsertSchedule, type BackupRow } from './backup-store.js';
 import { backupRoutes } from './backup-routes.js';
 import type { HttpApp } from '../core/http/create-http-app.js';
@@ -18,6 +18,8 @@ export interface BackupsOptions {
   locks: ProjectLocks;
   keyring: Keyring;
   apps: AppControl;
+  /** The release driver's snapshot jobs (releases.driver). */
+  jobs: BackupJobs;
   /** Scheduler timer (default setInterval) and tick interval (default SVC_BACKUP_TICK_MS or 60 s). */
   timer?: SchedulerTimer;
   tickMs?: number;
@@ -60,6 +62,7 @@ export function createBackups(ctx: FeatureContext, options: BackupsOptions): Bac
     locks: options.locks,
     keyring: options.keyring,
     apps: options.apps,
+    jobs: options.jobs,
     database: (projectId) => projectDatabase(ctx, projectId),
     lockWaitMs: options.lockWaitMs ?? envInt(ctx.config.env.SVC_BACKUP_LOCK_WAIT_MS, 10 * 60_000),
   };

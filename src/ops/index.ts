@@ -1,5 +1,6 @@
 // Public surface of src/ops for the composition root and other features.
 export { createOps, type OpsFeature } from './ops-feature.js';
+export type { OpenDrillDriver } from './drills/release-drill-boot.js';
 export { opsMigrations } from './ops-migrations.js';
 export { isPlatformAdmin, requirePlatformAdmin } from './platform-admin.js';
 export { createOperationsMonitor, type OperationsMonitor, type OperationsMonitorOptions } from './monitor/operations-monitor.js';

@@ -3,7 +3,7 @@ import { findSchedule, listSchedules } from '../backups/backup-store.js';
 import type { FeatureContext } from '../core/feature-context.js';
 import type { HttpApp } from '../core/http/create-http-app.js';
 import { activeReleaseRow, releaseConfig } from '../releases/release-store.js';
-import type { Supervisor } from '../../runner/supervisor.js';
+import type { ReleaseDriver } from '../../runner/release-driver.js';
 import { auditExportConfigFromEnv } from './audit-export/audit-export-config.js';
 import { auditExportRoutes } from './audit-export/audit-export-routes.js';
 import { auditExportStatus } from './audit-export/audit-exporter.js';
@@ -11,7 +11,7 @@ import { createAuditExporter, type AuditExporter } from './audit-export/audit-ex
 import { backupDrillSource } from './drills/backup-drill-source.js';
 import { drillConfigFromEnv } from './drills/drill-config.js';
 import type { StoredDrillReceipt } from './drills/drill-store.js';
-import { releaseDrillBoot, releaseHealthChecks } from './drills/release-drill-boot.js';
+import { releaseDrillBoot, releaseHealthChecks, type OpenDrillDriver } from './drills/release-drill-boot.js';
 import type { RestoreDrillsOptions } from './drills/run-due-drill.js';
 import { unhealthyAppSource } from './monitor/app-health-source.js';
 import type { JobProvider } from './monitor/job-inspection.js';
@@ -40,8 +40,10 @@ export interface OpsFeature {
 export interface OpsDeps {
   backups: Pick<BackupsFeature, 'list' | 'deps'>;
   metrics?: UsageMetrics;
-  /** The releases' supervisor (unhealthy always-on apps); without it that source is off. */
-  supervisor?: Pick<Supervisor, 'status' | 'current'>;
+  /** The releases' driver, read for unhealthy always-on apps; without it that source is off. */
+  supervisor?: Pick<ReleaseDriver, 'status' | 'current'>;
+  /** A release driver of its own per restore drill (the platform's runner kind); without it drills are off. */
+  openDrillDriver?: OpenDrillDriver;
   /** Decrypted project secrets (drills pass them only with SVC_RESTORE_DRILL_SECRETS=true). */
   loadSecrets?: (projectId: string) => Promise<Record<string, string>>;
   /** svc:nodes — projects a runner node converges: no local app to probe or drill. */
@@ -82,11 +84,12 @@ export function createOps(ctx: FeatureContext, deps: OpsDeps, env: NodeJS.Proces
   const monitorConfig = monitorConfigFromEnv(env);
   const usageConfig = usageConfigFromEnv(env);
   const drillConfig = monitorConfig ? drillConfigFromEnv(env) : undefined;
-  const restoreDrills: RestoreDrillsOptions | undefined = drillConfig
+  const openDrillDriver = deps.openDrillDriver;
+  const restoreDrills: RestoreDrillsOptions | undefined = drillConfig && openDrillDriver
     ? {
         intervalMs: drillConfig.intervalMs,
         timeoutMs: drillConfig.timeoutMs,
-        boot: releaseDrillBoot(ctx, { withSecrets: drillConfig.withSecrets, ...(deps.loadSecrets ? { loadSecrets: deps.loadSecrets } : {}) }),
+        boot: releaseDrillBoot(ctx, { openDriver: openDrillDriver, withSecrets: drillConfig.withSecrets, ...(deps.loadSecrets ? { loadSecrets: deps.loadSecrets } : {}) }),
         checks: drillConfig.checks ?? releaseHealthChecks(ctx),
         backups: backupDrillSource(deps.backups),
         eligible: (projectId) => !deps.isPlaced?.(projectId) && activeReleaseRow(ctx, projectId) !== undefined,

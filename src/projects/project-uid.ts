@@ -1,6 +1,6 @@
 // The unprivileged uid each project's apps run under when svc runs as root: allocated once, in order,
 // never reused, so files a project leaves behind can never become another project's.
-import { DEFAULT_SANDBOX_UID_BASE } from '../../runner/sandbox/sandbox-settings.js';
+import { DEFAULT_SANDBOX_UID_BASE } from '../../runner/runner-settings.js';
 import type { FeatureContext } from '../core/feature-context.js';
 
 /** First uid handed to a project, unless SVC_SANDBOX_UID_BASE says otherwise. */

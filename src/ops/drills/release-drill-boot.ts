@@ -1,7 +1,8 @@
-// The packaged platform's default drill `boot`: start the project's active release code with the
-// platform's app runner (SVC_RUNNER: process or container) against the disposable database copy,
-// and wait for its health path. The app gets its public env (and secrets only when configured),
-// never the production data directory, bucket volume or recovery journal.
+// The packaged platform's default drill `boot`: start the project's active release code through a
+// release driver of its own (the platform's runner kind: sandbox, container or process) against the
+// disposable database copy, and wait for its health path. The app gets its public env (and secrets
+// only when configured), never the production data directory, bucket volume or recovery journal;
+// it is a candidate of that driver, so it is never supervised or routed as the project's app.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -9,15 +10,19 @@ import type { FeatureContext } from '../../core/feature-context.js';
 import { SvcError } from '../../core/errors.js';
 import { projectLayout, releaseDirOf } from '../../releases/project-layout.js';
 import { activeReleaseRow, releaseConfig } from '../../releases/release-store.js';
-import { selectAppRunner } from '../../../runner/container/select-runner.js';
-import { readSandboxSettings } from '../../../runner/sandbox/sandbox-settings.js';
-import { projectUid } from '../../projects/index.js';
-import { checkHealth } from '../../../runner/health-check.js';
-import { LogStore } from '../../../runner/log-store.js';
+import type { AppStartSpec, ReleaseDriver } from '../../../runner/release-driver.js';
 import type { RestoreDrillOptions } from './run-restore-drill.js';
 import type { DrillCheck } from './run-due-drill.js';
 
+/**
+ * A release driver for one drill, built by the composition root like the production one: its runs,
+ * logs and supervisor state live under `workDir` (deleted after the drill), and every app it starts
+ * gets the spec `resolveSpec` answers.
+ */
+export type OpenDrillDriver = (workDir: string, resolveSpec: (projectId: string, releaseId: string) => Promise<AppStartSpec>) => Pick<ReleaseDriver, 'startCandidate' | 'checkHealth'>;
+
 export interface ReleaseDrillBootOptions {
+  openDriver: OpenDrillDriver;
   /** Decrypted secrets of a project; only used when `withSecrets`. */
   loadSecrets?: (projectId: string) => Promise<Record<string, string>>;
   withSecrets: boolean;
@@ -25,36 +30,26 @@ export interface ReleaseDrillBootOptions {
 
 /** A `boot(projectId, {databasePath, signal})` that runs the active release on the restored copy. */
 export function releaseDrillBoot(ctx: FeatureContext, options: ReleaseDrillBootOptions): RestoreDrillOptions['boot'] {
-  const uidBase = readSandboxSettings(ctx.config.env).uidBase;
   return async (projectId, { databasePath, signal }) => {
     const active = activeReleaseRow(ctx, projectId);
     if (!active) throw new SvcError('SVC_OPS_DRILL_FAILED', `Project ${projectId} has no active release to boot.`);
     const config = releaseConfig(active);
     const work = await mkdtemp(join(tmpdir(), 'svc-drill-run-'));
-    const runner = selectAppRunner(ctx.config.env, {
-      runsDir: join(work, 'runs'),
-      logs: new LogStore({ dir: join(work, 'logs'), clock: ctx.clock }),
-      clock: ctx.clock,
-      stopGraceMs: 5000,
-      // The drill runs the project's own code, so under the project's own uid.
-      uidFor: (id) => projectUid(ctx, id, uidBase),
-      traversableRoots: [dirname(ctx.config.dataDir), work],
-    });
+    const driver = options.openDriver(work, async (id, releaseId) => ({
+      projectId: id,
+      releaseId,
+      releaseDir: releaseDirOf(projectLayout(ctx.config.dataDir, id), releaseId),
+      entry: config.entry,
+      dataDir: dirname(databasePath),
+      databasePath,
+      env: config.env,
+      secrets: options.withSecrets && options.loadSecrets ? await options.loadSecrets(id) : {},
+      host: '127.0.0.1',
+    }));
     const cleanup = () => rm(work, { recursive: true, force: true });
     let app;
     try {
-      const secrets = options.withSecrets && options.loadSecrets ? await options.loadSecrets(projectId) : {};
-      app = await runner.start({
-        projectId,
-        releaseId: active.id,
-        releaseDir: releaseDirOf(projectLayout(ctx.config.dataDir, projectId), active.id),
-        entry: config.entry,
-        dataDir: dirname(databasePath),
-        databasePath,
-        env: config.env,
-        secrets,
-        host: '127.0.0.1',
-      });
+      app = await driver.startCandidate(projectId, active.id);
     } catch (error) {
       await cleanup();
       throw error;
@@ -64,7 +59,7 @@ export function releaseDrillBoot(ctx: FeatureContext, options: ReleaseDrillBootO
       await started.stop().catch(() => undefined);
       await cleanup();
     };
-    const health = await checkHealth({ host: started.host, port: started.port, path: config.health.path, timeoutMs: config.health.timeoutMs, exited: started.wait(), signal });
+    const health = await driver.checkHealth(started, { path: config.health.path, timeoutMs: config.health.timeoutMs, signal });
     if (!health.ok) {
       await stop();
       throw new SvcError('SVC_OPS_DRILL_FAILED', `The restored app did not become healthy on ${config.health.path} (${health.reason}).`);

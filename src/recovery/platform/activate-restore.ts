@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { SvcError } from '../../core/errors.js';
 import type { ProjectLocks } from '../../core/project-lock.js';
 import { appendAudit } from '../../audit/append-audit.js';
-import { createSnapshot, restoreSnapshot } from '../../../runner/jobs/snapshot.js';
 import { recoveryRestorePhrase } from '../contract.js';
 import { restoresDir, type ProjectRecoveryDeps, type RecoverySubject } from './project-recovery.js';
 import { findRestore, markRestoreActivated, type RestoreRow } from './recovery-store.js';
@@ -56,11 +55,11 @@ export async function activateRestore(deps: ActivationDeps, subject: RecoverySub
       await deps.apps.stop(projectId);
       try {
         // The app flushed its epoch on SIGTERM; the snapshot keeps the database (and its journal) for undo.
-        await createSnapshot(databasePath, undoPath);
+        await deps.jobs.runJob({ type: 'snapshot', databasePath, snapshotPath: undoPath });
         try {
-          await restoreSnapshot(restoredPath, databasePath);
+          await deps.jobs.runJob({ type: 'restore-snapshot', snapshotPath: restoredPath, databasePath });
         } catch (error) {
-          await restoreSnapshot(undoPath, databasePath);
+          await deps.jobs.runJob({ type: 'restore-snapshot', snapshotPath: undoPath, databasePath });
           throw error;
         }
         ctx.db

@@ -4,3 +4,4 @@ export { recoveryRoutes } from './recovery-routes.js';
 export { recoveryEnabled, recoveryMigrations } from './recovery-store.js';
 export { rewrapRecoveryKeys } from './recovery-key-store.js';
 export type { ActivationDeps, RecoveryAppControl } from './activate-restore.js';
+export type { RecoveryJobs } from './project-recovery.js';

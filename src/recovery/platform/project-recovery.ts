@@ -9,6 +9,7 @@ import { appendAudit, type AuditInput } from '../../audit/append-audit.js';
 import { projectRoot } from '../../projects/index.js';
 import { getReleaseById } from '../../releases/index.js';
 import type { Keyring } from '../../secrets/index.js';
+import type { ReleaseDriver } from '../../../runner/release-driver.js';
 import type { RecoveryStatusResponse, RestoreRecoveryBody } from '../contract.js';
 import { restorePointInTimeOffThread } from '../recovery-off-thread.js';
 import { readDatabaseEpoch, type DatabaseEpoch } from './database-epoch.js';
@@ -22,10 +23,17 @@ export interface RecoverySubject {
   actor: AuditInput['actor'];
 }
 
+/**
+ * The release driver's one-off jobs: recovery puts a database in place (and keeps an undo copy) only
+ * through its `snapshot` and `restore-snapshot` jobs, never by touching the files itself.
+ */
+export type RecoveryJobs = Pick<ReleaseDriver, 'runJob'>;
+
 /** What the recovery service needs. */
 export interface ProjectRecoveryDeps {
   ctx: FeatureContext;
   keyring: Keyring;
+  jobs: RecoveryJobs;
   /** The project database path, or null before the first release. */
   databasePath(projectId: string): string | null;
 }

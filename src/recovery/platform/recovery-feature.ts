@@ -14,7 +14,7 @@ import { chooseEpoch, recoveryEnv } from './recovery-app-env.js';
 import { loadRecoveryKey } from './recovery-key-store.js';
 import { findProjectRecovery, setCurrentEpoch, setEpochRelease } from './recovery-store.js';
 import { rotateStoppedEpoch, verifyStartedEpoch } from './rotate-release-epoch.js';
-import type { ProjectRecoveryDeps, RecoverySubject } from './project-recovery.js';
+import type { ProjectRecoveryDeps, RecoveryJobs, RecoverySubject } from './project-recovery.js';
 import type { RecoveryAppControl } from './activate-restore.js';
 import { recoveryRoutes } from './recovery-routes.js';
 
@@ -39,10 +39,11 @@ export interface RecoveryFeature {
 }
 
 /** Build platform recovery over the control database and the master keyring. */
-export function createRecovery(ctx: FeatureContext, options: { keyring: Keyring; attachWaitMs?: number }): RecoveryFeature {
+export function createRecovery(ctx: FeatureContext, options: { keyring: Keyring; jobs: RecoveryJobs; attachWaitMs?: number }): RecoveryFeature {
   const deps: ProjectRecoveryDeps = {
     ctx,
     keyring: options.keyring,
+    jobs: options.jobs,
     databasePath: (projectId) => projectDatabase(ctx, projectId)?.path ?? null,
   };
   const enabled = (projectId: string): boolean => findProjectRecovery(ctx, projectId) !== undefined;
@@ -75,7 +76,7 @@ export function createRecovery(ctx: FeatureContext, options: { keyring: Keyring;
       const key = loadRecoveryKey(ctx, options.keyring, projectId);
       const choice = chooseEpoch(database, await readEpochs(epochsRoot(ctx.config.dataDir, projectId), key));
       if (choice.kind !== 'continue') return;
-      const result = await rotateStoppedEpoch({ databasePath, epoch: choice.epoch, key, scratchDir: await scratch(projectId) });
+      const result = await rotateStoppedEpoch({ databasePath, epoch: choice.epoch, key, scratchDir: await scratch(projectId), jobs: options.jobs });
       ctx.db.transaction(() =>
         appendAudit(ctx, { kind: 'recovery.rotate', organizationId: subject.project.organizationId, projectId, actor: subject.actor, metadata: { releaseId, ...result } }),
       )();

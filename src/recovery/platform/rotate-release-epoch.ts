@@ -9,12 +9,12 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SvcError } from '../../core/errors.js';
-import { restoreSnapshot } from '../../../runner/jobs/snapshot.js';
 import { openPointInTimeRecovery, type RecoveryStatus } from '../open-point-in-time-recovery.js';
 import type { RecoveryDatabase } from '../recovery-options.js';
 import { databaseFingerprintOffThread, restorePointInTimeOffThread } from '../recovery-off-thread.js';
 import { readEpochInfo, type EpochInfo } from './epoch-directories.js';
 import { readDatabaseEpoch } from './database-epoch.js';
+import type { RecoveryJobs } from './project-recovery.js';
 
 /** Where a rotation works: the stopped database, its epoch repository, the key, a scratch directory. */
 export interface RotationInput {
@@ -22,6 +22,8 @@ export interface RotationInput {
   epoch: EpochInfo;
   key: Uint8Array;
   scratchDir: string;
+  /** The release driver's jobs: the verified restore goes in place through its `restore-snapshot`. */
+  jobs: RecoveryJobs;
 }
 
 /** What a rotation did. */
@@ -61,7 +63,7 @@ export async function rotateStoppedEpoch(input: RotationInput): Promise<Rotation
     if ((await databaseFingerprintOffThread(restored)) !== (await databaseFingerprintOffThread(input.databasePath))) {
       throw new SvcError('SVC_RECOVERY_ROTATION_MISMATCH', `The final sequence ${final.sequence} of epoch ${input.epoch.id} does not restore to the stopped database.`);
     }
-    await restoreSnapshot(restored, input.databasePath);
+    await input.jobs.runJob({ type: 'restore-snapshot', snapshotPath: restored, databasePath: input.databasePath });
     return { fromEpoch: input.epoch.id, fromEpochId: final.epochId, finalSequence: final.sequence };
   } finally {
     await rm(restored, { force: true });
