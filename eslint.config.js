@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
-const features = ['identity', 'projects', 'releases', 'secrets', 'ingress', 'canary', 'recovery', 'ops', 'audit', 'github', 'nodes'];
+const features = ['identity', 'projects', 'releases', 'secrets', 'ingress', 'canary', 'recovery', 'ops', 'audit', 'github', 'nodes', 'backups', 'console'];
 const outside = ['./cli', './action', './web', './runner'];
 
 const zones = [
@@ -29,7 +29,7 @@ const zones = [
   // and jobs/choose-cutover.ts (a decision over data). src/operations.ts is the svc/operations package
   // entry (it re-exports the provider for runner nodes), not a feature. core, artifacts and runtime import
   // no runner/ module at all (zones above).
-  ...[...features, 'backups', 'console'].map((f) => ({
+  ...features.map((f) => ({
     target: `./src/${f}`,
     from: './runner',
     except: ['./release-driver.ts', './jobs/choose-cutover.ts', './runner-settings.ts'],

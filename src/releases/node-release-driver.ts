@@ -15,7 +15,7 @@ import { restorePhrase, transition } from './release-state.js';
 import { activeReleaseRow, findRelease, getRelease, listActiveReleases, listCandidates, loadReleaseSet, releaseConfig, type ReleaseRow } from './release-store.js';
 import { failureOf } from './release-transaction.js';
 import { newReleaseRun, nodeFailure, runReleaseEffects } from './run-release-effects.js';
-import { checkSameDatabasePath, type RollbackInput, type RollbackResult } from './rollback.js';
+import { decideRollback, type RollbackInput, type RollbackResult } from './rollback-decision.js';
 
 const nodeActor = (projectId: string) => ({ type: 'system' as const, id: 'svc-nodes', name: `runner node of ${projectId}` });
 
@@ -90,19 +90,8 @@ function beginNodeCanary(deps: ReleaseDeps, subject: TransactionSubject, candida
  * carrying the intent. Returns the generation and the release that was active.
  */
 export async function requestNodeRollback(deps: ReleaseDeps, input: RollbackInput): Promise<{ generation: number; active: ReleaseRow | undefined }> {
-  const { ctx } = deps;
   const projectId = input.project.id;
-  const target = getRelease(ctx, projectId, input.releaseId);
-  const decision = transition(loadReleaseSet(ctx, projectId, input.project.slug), {
-    type: 'rollback',
-    releaseId: target.id,
-    restoreData: input.restoreData,
-    ...(input.confirm === undefined ? {} : { confirmation: input.confirm }),
-    canRollback: true,
-    dataOnNode: true,
-  });
-  const active = activeReleaseRow(ctx, projectId);
-  checkSameDatabasePath(active, target);
+  const { target, active, decision } = decideRollback(deps, input, { dataOnNode: true });
   const rollback: NodeRollbackIntent = { restoreData: input.restoreData, fromReleaseId: active?.id ?? null };
   const run = newReleaseRun(deps, input, target, active);
   reportRollback(deps, 'start', { projectId, releaseId: target.id, rollback, actor: input.actor });

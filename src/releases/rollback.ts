@@ -7,29 +7,18 @@
 // pre-deploy snapshot. Only a healthy, routed target is marked active; a failure puts the previous app
 // (and data) back.
 import { join } from 'node:path';
-import { SvcError } from '../core/errors.js';
+import type { SvcError } from '../core/errors.js';
 import { chooseCutover } from '../../runner/jobs/choose-cutover.js';
 import { projectLayout, releaseDirOf } from './project-layout.js';
-import type { TransactionSubject } from './release-commits.js';
 import { servingFacts, type ReleaseDeps } from './release-deps.js';
 import { planRollback, planRollbackFailure } from './release-plan.js';
-import { transition } from './release-state.js';
-import { activeReleaseRow, findSnapshot, getRelease, loadReleaseSet, releaseConfig, type ReleaseRow } from './release-store.js';
+import { findSnapshot, getRelease, releaseConfig, type ReleaseRow } from './release-store.js';
 import { newReleaseRun, runReleaseEffects, type ReleaseRun } from './run-release-effects.js';
 import { observe, type ObservedRollback } from './release-observer.js';
 import { awaitNodeRollback, requestNodeRollback } from './node-release-driver.js';
+import { decideRollback, type RollbackInput, type RollbackResult } from './rollback-decision.js';
 
-export interface RollbackInput extends TransactionSubject {
-  releaseId: string;
-  restoreData: boolean;
-  confirm?: string | undefined;
-}
-
-export interface RollbackResult {
-  release: ReleaseRow;
-  previousReleaseId: string | null;
-  restoredData: boolean;
-}
+export type { RollbackInput, RollbackResult } from './rollback-decision.js';
 
 /** File that marks a data-restoring rollback in progress; boot recovery puts the saved data back. */
 export function rollbackMarkerPath(dataDir: string, projectId: string): string {
@@ -50,16 +39,7 @@ export async function rollbackRelease(deps: ReleaseDeps, input: RollbackInput): 
     projectId,
     'rollback',
     async () => {
-      const target = getRelease(ctx, projectId, input.releaseId);
-      const decision = transition(loadReleaseSet(ctx, projectId, input.project.slug), {
-        type: 'rollback',
-        releaseId: target.id,
-        restoreData: input.restoreData,
-        ...(input.confirm === undefined ? {} : { confirmation: input.confirm }),
-        canRollback: true,
-      });
-      const active = activeReleaseRow(ctx, projectId);
-      checkSameDatabasePath(active, target);
+      const { target, active, decision } = decideRollback(deps, input);
       const run = newReleaseRun(deps, input, target, active);
       const restoreFrom = input.restoreData ? findSnapshot(ctx, active?.restore_snapshot_id ?? null) : undefined;
       const tmpDir = projectLayout(ctx.config.dataDir, projectId).tmpDir;
@@ -94,13 +74,6 @@ export async function rollbackRelease(deps: ReleaseDeps, input: RollbackInput): 
     },
     { waitMs: deps.settings.lockWaitMs },
   );
-}
-
-/** A rollback keeps the database where the active release has it. */
-export function checkSameDatabasePath(active: ReleaseRow | undefined, target: ReleaseRow): void {
-  if (active && releaseConfig(active).database.path !== releaseConfig(target).database.path) {
-    throw new SvcError('SVC_DATABASE_PATH_CHANGED', `${target.id} uses database.path "${releaseConfig(target).database.path}", the active release "${releaseConfig(active).database.path}".`);
-  }
 }
 
 /** Stop the target, put the saved data back, audit the failure, give the prior release back. */
