@@ -1,5 +1,5 @@
 // The subset of the Docker Engine API v1.41 request bodies svc sends, as types (field names are the
-// API's own). Only what svc sets is typed; the Engine ignores nothing here silently on 1.41.
+// API's own). Only what svc sets is typed; every field exists in v1.41 (Docker 20.10).
 
 export type EngineLabels = Record<string, string>;
 
