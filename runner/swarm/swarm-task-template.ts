@@ -150,6 +150,8 @@ export function swarmTaskTemplate(input: SwarmTaskInput, extras: TaskExtras): En
     SVC_RELEASE_DIGEST: input.releaseDigest,
     SVC_ARTIFACT_URL: input.artifactUrl,
   };
+  // The entrypoint exports secrets after the platform values: one may never stand in for another.
+  for (const name of secretNames) if (name in platform) throw new SvcError('SVC_VALIDATION', `secret name ${name} is reserved by the platform`);
   const labels = { ...swarmLabels(input, extras.role), ...extras.extraLabels };
   const { limits } = input;
   const container: EngineContainerSpec = {
