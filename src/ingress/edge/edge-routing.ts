@@ -100,7 +100,7 @@ export class EdgeRouting {
       this.outbox.connect((records, dropped) => writeLine(socket, { type: 'records', records, dropped }));
     } else if (command.op === 'route') {
       this.#provisional.delete(command.route.projectId);
-      this.#apply(command.route, false);
+      this.#apply(command.route);
       this.#scheduleSave();
     } else if (command.op === 'remove') {
       this.#provisional.delete(command.projectId);
@@ -158,7 +158,7 @@ export class EdgeRouting {
     for (const projectId of table.projectIds()) if (!byProject.has(projectId) && !this.#provisional.has(projectId)) table.removeProject(projectId);
     const applied = routes.filter((route) => !this.#provisional.has(route.projectId));
     // Twice: a custom domain that moved between projects is free only once its old owner was updated.
-    for (let pass = 0; pass < 2; pass++) for (const route of applied) this.#apply(route, true);
+    for (let pass = 0; pass < 2; pass++) for (const route of applied) this.#apply(route);
     if (this.#provisionalTimer !== null) clearTimeout(this.#provisionalTimer);
     this.#provisionalTimer = this.#provisional.size === 0 ? null : setTimeout(() => this.#endProvisional(), PROVISIONAL_MS);
     this.#provisionalTimer?.unref();
@@ -169,30 +169,31 @@ export class EdgeRouting {
     this.#provisionalTimer = null;
     for (const [projectId, route] of this.#provisional) {
       if (route === null) this.#table?.removeProject(projectId);
-      else this.#apply(route, true);
+      else this.#apply(route);
     }
     this.#provisional.clear();
     this.#scheduleSave();
   }
 
-  #apply(route: RouteState, snapshot: boolean): void {
+  #apply(route: RouteState): void {
     const table = this.#table;
     if (table === null) return;
     try {
-      table.applyRoute(route, (target) => this.#resolve(target, snapshot));
+      table.applyRoute(route, (target) => this.#resolve(target));
     } catch (error) {
       this.#log({ level: 'warn', msg: 'route not applied', projectId: route.projectId, err: (error as Error).message });
     }
   }
 
   /**
-   * This table's target for a control-plane target: the one already known by id; in a snapshot (a
-   * new control plane names the same processes with new ids) the routed one with the same address
-   * and release, so its in-flight count and connections carry on; else a new one.
+   * This table's target for a control-plane target: the one already known by id; else the routed one
+   * with the same address and release (a restarted control plane names the processes it re-adopted
+   * with new ids, in its snapshot or when it routes them later), so its in-flight count and open
+   * connections carry on and its next cutover drains them; else a new one.
    */
-  #resolve(state: TargetState, snapshot: boolean): UpstreamTarget {
+  #resolve(state: TargetState): UpstreamTarget {
     let target = this.#targets.get(state.id);
-    if (target === undefined && snapshot) {
+    if (target === undefined) {
       for (const [id, candidate] of this.#targets) {
         if (candidate.routed && sameUpstream(candidate, state)) {
           this.#targets.delete(id);

@@ -89,3 +89,35 @@ it('joins app WebSockets to the release with no control plane, keeps them across
   expect(Date.now() - closedAt).toBeLessThan(1_500);
   follower.close();
 }, 30_000);
+
+it('a restarted control plane routing its re-adopted app (new target id, same address and release) keeps the open socket counted, so the next cutover drains it', async () => {
+  const [red, white] = await Promise.all([startEchoApp('rel_red'), startEchoApp('rel_white')]);
+  apps.push(red, white);
+  const settings = { baseDomain: 'localhost', platformHosts: [], trustProxy: false };
+  const before = new RouteTable();
+  before.setProject({ id: 'prj_ws2', slug: 'ws2' }, red, 'rel_red');
+  const first = followEdgeRoutes({ socketPath: edgePaths(dir).ingressSocket, ingress: { routes: before, report: () => undefined }, settings, logger });
+  expect(await first.attached(5_000)).toBe(true);
+  const host = `ws2.localhost:${port}`;
+  const socket = await openWebSocket(port, host, '/ws');
+  expect((await hello(socket)).release).toBe('rel_red');
+  first.close();
+
+  // The next control plane starts with an empty table, attaches, then routes the app it re-adopted.
+  const after = new RouteTable();
+  const second = followEdgeRoutes({ socketPath: edgePaths(dir).ingressSocket, ingress: { routes: after, report: () => undefined }, settings, logger });
+  expect(await second.attached(5_000)).toBe(true);
+  after.setProject({ id: 'prj_ws2', slug: 'ws2' }, red, 'rel_red');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const live = await askEdge(edgePaths(dir).ingressSocket, { op: 'routes' });
+  expect(live?.ok && live.routes?.find((r) => r.projectId === 'prj_ws2')).toMatchObject({ inFlight: 1 });
+  expect(await socket.echo('still red')).toBe('still red');
+
+  // Its first cutover drains the socket it never saw opened, and closes it when the drain runs out.
+  const redTarget = await after.switchUpstream('prj_ws2', white, 'rel_white');
+  const began = Date.now();
+  expect(await after.drain(redTarget, 600)).toBe(false);
+  await socket.closed;
+  expect(Date.now() - began).toBeGreaterThanOrEqual(550);
+  second.close();
+}, 30_000);
