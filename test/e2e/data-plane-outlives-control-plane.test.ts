@@ -4,7 +4,7 @@
 // process routes the app itself, so no app request fails and app traffic keeps flowing while the
 // control plane is down; the app is never restarted; request metrics of that time arrive once it is
 // back; a migration deploy afterwards holds and then routes to the new release; SIGINT stops everything.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { bootstrapAccount } from '../support/account.js';
 import { deployFixture, deployNext } from '../support/deploy-fixture.js';
 import { mixedTraffic, type TrafficSample } from '../support/mixed-traffic.js';
 import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
+import { alive } from '../support/process-alive.js';
 
 let root: string | undefined;
 const planes: StartedPlatform[] = [];
@@ -26,14 +27,6 @@ afterAll(async () => {
   if (root) await removeDataDir(root);
 }, 60_000);
 
-/** Running and not a zombie (an exited process whose parent has not reaped it yet). */
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 async function appRecord(dataDir: string, projectId: string): Promise<{ id: string; pid: number }> {
   const state = JSON.parse(await readFile(join(dataDir, 'supervisor.json'), 'utf8')) as { projects: Record<string, { record: { id: string; pid?: number; sandbox?: { initPid: number } } }> };

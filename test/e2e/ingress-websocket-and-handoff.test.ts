@@ -3,7 +3,6 @@
 // restarted, and a deploy's cutover drains it and then closes it; and a control plane whose
 // ingress code differs from the running ingress's (one started from dist/, the next from src/) has
 // the ingress hand its listening socket to a successor under steady traffic without a failed request.
-import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +15,7 @@ import { bootstrapAccount } from '../support/account.js';
 import { deployFixture, deployNext } from '../support/deploy-fixture.js';
 import { mixedTraffic } from '../support/mixed-traffic.js';
 import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
+import { alive } from '../support/process-alive.js';
 
 const roots: string[] = [];
 const planes: StartedPlatform[] = [];
@@ -25,14 +25,6 @@ afterAll(async () => {
   for (const root of roots) await removeDataDir(root);
 }, 60_000);
 
-/** Running and not a zombie. */
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -57,6 +57,22 @@ function rawHeaders(extra: Record<string, string> = {}, sha = artifact.sha256): 
   };
 }
 
+/** A provider behind a bridge that predates `path`: it answers 404 there, as for any unknown path. */
+async function providerWithout(path: string): Promise<{ old: ReturnType<typeof recorder>; oldServer: { url: string } }> {
+  const old = recorder();
+  const oldHandler = createDeploymentProviderHandler({ provider: old, token: TOKEN, maxArtifactBytes: 8 * 1024 * 1024 });
+  const oldServer = await listen((req, res) => {
+    if (req.url === path) {
+      req.resume();
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'SVC_NOT_FOUND' } }));
+      return;
+    }
+    oldHandler(req, res);
+  });
+  closers.push(oldServer.close);
+  return { old, oldServer };
+}
+
 describe('provider HTTP bridge', () => {
   it('delivers a running generation with a re-verified artifact and a stopped one without body; 204', async () => {
     const provider = recorder();
@@ -246,17 +262,7 @@ describe('provider HTTP bridge', () => {
     expect(provider.calls).toHaveLength(2);
 
     // A provider that predates rollbacks (404 on the rollback path, as any unknown path).
-    const old = recorder();
-    const oldHandler = createDeploymentProviderHandler({ provider: old, token: TOKEN, maxArtifactBytes: 8 * 1024 * 1024 });
-    const oldServer = await listen((req, res) => {
-      if (req.url === BRIDGE_ROLLBACK_PATH) {
-        req.resume();
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'SVC_NOT_FOUND' } }));
-        return;
-      }
-      oldHandler(req, res);
-    });
-    closers.push(oldServer.close);
+    const { old, oldServer } = await providerWithout(BRIDGE_ROLLBACK_PATH);
     const toOld = createHttpDeploymentProvider({ baseUrl: oldServer.url, token: TOKEN, retryDelayMs: 1 });
     await expect(toOld.reconcile({ ...running(3), rollback: { restoreData: true, fromReleaseId: 'rel_2' } })).rejects.toMatchObject({ code: 'SVC_NODE_RESTORE_UNSUPPORTED' });
     expect(old.calls).toHaveLength(0);
@@ -294,17 +300,7 @@ describe('provider HTTP bridge', () => {
     expect(plain.calls).toHaveLength(0);
 
     // A provider that predates canaries (404 on the canary path, as any unknown path).
-    const old = recorder();
-    const oldHandler = createDeploymentProviderHandler({ provider: old, token: TOKEN, maxArtifactBytes: 8 * 1024 * 1024 });
-    const oldServer = await listen((req, res) => {
-      if (req.url === BRIDGE_CANARY_PATH) {
-        req.resume();
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'SVC_NOT_FOUND' } }));
-        return;
-      }
-      oldHandler(req, res);
-    });
-    closers.push(oldServer.close);
+    const { old, oldServer } = await providerWithout(BRIDGE_CANARY_PATH);
     const toOld = createHttpDeploymentProvider({ baseUrl: oldServer.url, token: TOKEN, retryDelayMs: 1 });
     await expect(toOld.reconcile({ ...running(4), canary: true })).rejects.toMatchObject({ code: 'SVC_CANARY_PROVIDER_UNSUPPORTED' });
     expect(old.calls).toHaveLength(0);
