@@ -48,3 +48,43 @@ export const swarmServiceSchema = z.looseObject({
   UpdateStatus: swarmUpdateStatusSchema.optional(),
 });
 export type SwarmService = z.infer<typeof swarmServiceSchema>;
+
+// Answers the engine client reads besides tasks and services (same rule: extra fields pass).
+const labelsSchema = z.record(z.string(), z.string()).nullish().transform((labels) => labels ?? {});
+
+/** `GET /services/{id}` and `GET /services` items, with the spec an update would roll back to. */
+export const swarmServiceDetailSchema = swarmServiceSchema.extend({
+  PreviousSpec: z.looseObject({ Name: z.string(), Labels: z.record(z.string(), z.string()).optional() }).optional(),
+});
+export type SwarmServiceDetail = z.infer<typeof swarmServiceDetailSchema>;
+
+/** `GET /version`. */
+export const engineVersionSchema = z.looseObject({ Version: z.string(), ApiVersion: z.string(), Os: z.string().optional(), Arch: z.string().optional() });
+
+/** `GET /nodes` items. */
+export const swarmNodeSchema = z.looseObject({
+  ID: z.string().min(1),
+  Spec: z.looseObject({ Role: z.enum(['manager', 'worker']), Availability: z.enum(['active', 'pause', 'drain']), Labels: labelsSchema }),
+  Description: z.looseObject({ Hostname: z.string().optional() }).optional(),
+  Status: z.looseObject({ State: z.enum(['unknown', 'down', 'ready', 'disconnected']), Addr: z.string().optional() }),
+});
+
+/** `GET /secrets` items (the value never comes back). */
+export const swarmSecretSchema = z.looseObject({ ID: z.string().min(1), Spec: z.looseObject({ Name: z.string(), Labels: labelsSchema }) });
+
+/** `GET /networks` items. */
+export const engineNetworkSchema = z.looseObject({ Id: z.string().min(1), Name: z.string(), Driver: z.string().optional(), Scope: z.string().optional(), Labels: labelsSchema });
+
+/** `GET /volumes`. */
+export const engineVolumeListSchema = z.looseObject({
+  Volumes: z
+    .array(z.looseObject({ Name: z.string().min(1), Driver: z.string().optional(), Labels: labelsSchema }))
+    .nullish()
+    .transform((volumes) => volumes ?? []),
+});
+
+/** `GET /images/{name}/json`. */
+export const engineImageSchema = z.looseObject({ Id: z.string().regex(/^sha256:[0-9a-f]{64}$/) });
+
+/** Any answer that only carries an id (`POST …/create`). */
+export const engineCreatedSchema = z.looseObject({ ID: z.string().min(1) });

@@ -3,6 +3,8 @@ import { defineCodes } from './define.js';
 /** Codes of the container runner, the provider contract and its HTTP bridge. */
 export const runnerCodes = defineCodes({
   SVC_CONTAINER_UNAVAILABLE: { status: 503, retryable: false, summary: 'podman (or its OCI runtime) is not usable on this host.', hint: 'Check `podman --runtime runc info`.' },
+  SVC_SWARM_UNAVAILABLE: { status: 503, retryable: true, summary: 'The Docker engine of the swarm driver is not reachable, or it is not a swarm manager.', hint: 'Check that dockerd runs and answers on the configured socket (`docker -H <host> info`) and that this node is a swarm manager (`docker swarm init` or join as a manager).' },
+  SVC_SWARM_REQUEST_FAILED: { status: 502, retryable: false, summary: 'The Docker engine refused a swarm request (the message carries its status and answer).', hint: "Read the engine's message: a name conflict, an object that no longer exists or an invalid spec; `docker -H <host> service ps --no-trunc <service>` shows task errors." },
   SVC_CONTAINER_IMAGE_MISSING: { status: 503, retryable: false, summary: 'The container image named by SVC_CONTAINER_IMAGE does not exist locally.', hint: 'Build it with `npm run build:image`.' },
   SVC_CONTAINER_INVALID_SPEC: { status: 400, retryable: false, summary: 'A container launch was refused: a path, user or address broke a hardening rule.', hint: 'Fix the container settings named in the message (SVC_CONTAINER_USER must be a numeric non-root uid:gid; see docs/container-runner.md).' },
   SVC_RUNNER_CONFIG: { status: 400, retryable: false, summary: 'The runner configuration (SVC_RUNNER, SVC_CONTAINER_*, SVC_PROVIDER_*) is invalid.', hint: 'Fix the setting named in the message (see docs/container-runner.md or `svc-runner --help`).' },
