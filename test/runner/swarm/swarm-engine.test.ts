@@ -1,11 +1,16 @@
 // The real-engine suites' throwaway swarm: it starts, is a ready single-node manager, and stop()
-// leaves nothing behind, even when dockerd was killed and left its mounts.
+// leaves nothing behind, even when dockerd was killed and left its mounts, shims and task processes.
 import { existsSync, readFileSync, readlinkSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { command } from '../../../src/core/command.js';
-import { execCommand } from '../../../src/core/exec.js';
+import { execChecked, execCommand } from '../../../src/core/exec.js';
+import { assembleNodeRootfs, buildTarCommand } from '../../../runner/container/node-rootfs.js';
+import { createEngineClient } from '../../../runner/swarm/engine-client.js';
+import type { EngineServiceSpec } from '../../../runner/swarm/engine-spec.js';
 import { alive } from '../../support/process-alive.js';
 import { startSwarmEngine, swarmEngineGate, type SwarmEngine } from '../../support/swarm-engine.js';
 import { mountsUnder, processesUnder } from '../../support/swarm-engine-cleanup.js';
@@ -107,4 +112,47 @@ describe.skipIf(gate.skip)('test swarm engine stop', () => {
     await engine.stop();
     expect(await leftovers(engine, containerd)).toEqual([]);
   }, 120_000);
+
+  it('cleans up the shims and container processes of a running task whose dockerd was killed hard', async () => {
+    const engine = await startSwarmEngine();
+    const work = await mkdtemp(join(tmpdir(), 'svc-engine-kill-'));
+    try {
+      const client = createEngineClient({ dockerHost: engine.dockerHost });
+      await assembleNodeRootfs(join(work, 'root'), { user: '10001:10001' });
+      await execChecked(buildTarCommand(join(work, 'root'), join(work, 'rootfs.tar')));
+      const image = await client.importImage(join(work, 'rootfs.tar'), { repository: 'svc-test/kill', tag: 'x', changes: ['USER 10001:10001'] });
+      const service = await client.createService(sleeperService(image));
+      for (let i = 0; i < 240 && !(await client.listTasks({ service })).some((task) => task.Status.State === 'running'); i++) await new Promise((resolve) => setTimeout(resolve, 250));
+      const containerd = containerdPid(engine);
+      process.kill(engine.pid, 'SIGKILL');
+      for (let i = 0; i < 50 && alive(engine.pid); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      const survivors = processesUnder(dirname(engine.socketPath));
+      // The shim and the task's own processes outlive dockerd; stop() must find them by the temp dir.
+      expect(survivors.length).toBeGreaterThanOrEqual(2);
+      await engine.stop();
+      expect(await leftovers(engine, containerd)).toEqual([]);
+      expect(survivors.filter(alive)).toEqual([]);
+    } finally {
+      await engine.stop();
+      await rm(work, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
+
+/** One task that only sleeps. */
+function sleeperService(image: string): EngineServiceSpec {
+  return {
+    Name: 'svc-test-sleeper',
+    Labels: {},
+    TaskTemplate: {
+      ContainerSpec: { Image: image, Labels: {}, Command: ['/usr/bin/node'], Args: ['-e', 'setInterval(() => {}, 1000)'], Env: [], Dir: '/', User: '10001:10001', ReadOnly: true, Init: true, CapabilityDrop: ['ALL'], CapabilityAdd: [], Ulimits: [], Mounts: [], Secrets: [], StopGracePeriod: 1_000_000_000, StopSignal: 'SIGTERM' },
+      Resources: { Limits: { NanoCPUs: 500_000_000, MemoryBytes: 128 * 1024 * 1024, Pids: 50 } },
+      RestartPolicy: { Condition: 'none', Delay: 0, MaxAttempts: 0, Window: 0 },
+      Placement: { Constraints: [] },
+      Networks: [],
+      ForceUpdate: 0,
+    },
+    Mode: { Replicated: { Replicas: 1 } },
+    EndpointSpec: { Mode: 'dnsrr', Ports: [] },
+  };
+}
