@@ -27,8 +27,9 @@ import { nodesCodes } from './nodes.js';
 import { sandboxCodes } from './sandbox.js';
 import { faultCodes } from './faults.js';
 import { edgeCodes } from './edge.js';
+import { swarmReleaseCodes } from './swarm-release.js';
 
-const tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes, githubCodes, oidcCodes, canaryCodes, runnerCodes, runnerAgentCodes, opsCodes, nodesCodes, sandboxCodes, faultCodes, edgeCodes] as const;
+const tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes, githubCodes, oidcCodes, canaryCodes, runnerCodes, runnerAgentCodes, opsCodes, nodesCodes, sandboxCodes, faultCodes, edgeCodes, swarmReleaseCodes] as const;
 
 type Merge<T extends readonly object[]> = T extends readonly [infer H, ...infer R extends readonly object[]] ? H & Merge<R> : unknown;
 
