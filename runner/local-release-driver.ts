@@ -2,20 +2,12 @@
 // process): candidates start through the runner, the Supervisor keeps the serving app running, and
 // the one-off jobs (runner/jobs) run beside the project's data. openLocalReleaseDriver picks the
 // runner the SVC_* settings select.
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Clock } from '../src/core/clock.js';
 import type { AppRunner, RunningApp, RunningAppRecord } from './app-runner.js';
 import { selectAppRunner } from './container/select-runner.js';
 import { checkHealth, type HealthResult } from './health-check.js';
-import { readAppliedHistory } from './jobs/apply-migrations.js';
-import { unappliedMigrations } from './jobs/choose-cutover.js';
-import { migrateOffThread } from './jobs/migrate-off-thread.js';
-import { readMigrationFiles } from './jobs/migration-files.js';
-import type { AppliedMigration } from './jobs/migration-history.js';
-import { precheckMigrations } from './jobs/precheck-migrations.js';
-import { createSnapshot, databaseFootprint, restoreSnapshot } from './jobs/snapshot.js';
+import { runReleaseJob } from './jobs/run-release-job.js';
 import { LogStore } from './log-store.js';
 import { platformPackageDir } from './platform-package-dir.js';
 import { prepareReleaseDir, removeReleaseDir } from './prepare-release-dir.js';
@@ -64,7 +56,7 @@ export class LocalReleaseDriver implements ReleaseDriver {
   }
 
   async runJob<J extends ReleaseJob>(job: J): Promise<ReleaseJobResults[J['type']]> {
-    return (await runLocalJob(job)) as ReleaseJobResults[J['type']];
+    return runReleaseJob(job);
   }
 
   startCandidate(projectId: string, releaseId: string): Promise<RunningApp> {
@@ -113,36 +105,6 @@ export class LocalReleaseDriver implements ReleaseDriver {
 
   sandboxStatus(): SandboxStatus | undefined {
     return this.runner instanceof SandboxRunner ? this.runner.status() : undefined;
-  }
-}
-
-/** The jobs of runner/jobs, each in its own worker or child process where it can take long. */
-async function runLocalJob(job: ReleaseJob): Promise<ReleaseJobResults[ReleaseJob['type']]> {
-  switch (job.type) {
-    case 'precheck':
-      return precheckMigrations(job.target);
-    case 'migrate':
-      return [...(await migrateOffThread({ ...job.target, clock: { now: () => job.now } })).applied];
-    case 'snapshot':
-      return createSnapshot(job.databasePath, job.snapshotPath);
-    case 'restore-snapshot':
-      await restoreSnapshot(job.snapshotPath, job.databasePath);
-      return undefined;
-    case 'unapplied-migrations':
-      return unappliedMigrations(await readMigrationFiles(job.migrationsDir), readHistory(job.databasePath));
-    case 'database-footprint':
-      return databaseFootprint(job.databasePath);
-  }
-}
-
-/** The applied migrations of the project database, read-only (none when it does not exist yet). */
-function readHistory(databasePath: string): AppliedMigration[] {
-  if (!existsSync(databasePath)) return [];
-  const db = new Database(databasePath, { readonly: true, fileMustExist: true });
-  try {
-    return readAppliedHistory(db);
-  } finally {
-    db.close();
   }
 }
 
