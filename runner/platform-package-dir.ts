@@ -11,7 +11,8 @@ export function platformPackageDir(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++, dir = dirname(dir)) {
     const file = join(dir, 'package.json');
-    if (existsSync(file) && existsSync(join(dir, 'bin'))) {
+    // An installed package has bin/ and dist/; the copy in the swarm image (/svc/platform) only dist/.
+    if (existsSync(file) && (existsSync(join(dir, 'bin')) || existsSync(join(dir, 'dist')))) {
       const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string };
       if (pkg.name === 'svc') return (packageDir = dir);
     }
