@@ -23,6 +23,8 @@ export interface AppStartSpec {
   port?: number;
   /** Interface to listen on (default 127.0.0.1). */
   host?: string;
+  /** The release's digest and health route (drivers that run the original artifact and probe health themselves, e.g. swarm). */
+  release?: { digest: string; health: { path: string; timeoutMs: number } };
 }
 
 /** How an app ended. `code`/`signal` are null when the exit was observed without a parent (adopted). */
@@ -35,7 +37,7 @@ export interface AppExit {
 
 /** Durable description of a running app, persisted by the supervisor so a restarted control plane can re-adopt it. */
 export interface RunningAppRecord {
-  kind: 'process' | 'container' | 'sandbox';
+  kind: 'process' | 'container' | 'sandbox' | 'swarm';
   id: string;
   projectId: string;
   releaseId: string;
@@ -51,6 +53,8 @@ export interface RunningAppRecord {
   containerId?: string;
   /** Sandbox runner: the sandbox's init (its session leads the app) and its network helper, each with /proc start time. */
   sandbox?: { initPid: number; initStartTime: string | null; netPid?: number; netStartTime?: string | null; uid?: number };
+  /** Swarm driver: the service, its task and the generation of the release it runs. */
+  swarm?: { serviceName: string; taskId: string; generation: number; role: 'app' | 'canary' };
 }
 
 export interface StopOptions {

@@ -11,6 +11,18 @@ import type { SupervisedStatus, SupervisorEvent } from './supervisor.js';
 export type { AppStartSpec, HealthResult, LogStore, RunningApp, RunningAppRecord, SandboxStatus, SupervisedStatus, SupervisorEvent };
 export type { LogEntry, LogFilter } from './log-store.js';
 
+/** Where a driver that keeps artifacts stores a release's original svc-deploy/1 bytes: beside its directory. */
+export function keptArtifactPath(releaseDir: string): string {
+  return `${releaseDir}.svc-deploy`;
+}
+
+/** The original, verified upload of a release (what drivers that keep artifacts store at stage). */
+export interface ReleaseArtifact {
+  /** SHA-256 (lowercase hex) of `bytes`. */
+  sha256: string;
+  bytes: Buffer;
+}
+
 /** Where a release's migrations and the project database are, and how unsafe SQL is treated. */
 export interface MigrationJobTarget {
   databasePath: string;
@@ -62,17 +74,26 @@ export interface ReleaseDriverHooks {
 
 /** Where apps run, as the release pipeline drives it. */
 export interface ReleaseDriver {
-  readonly kind: 'process' | 'container' | 'sandbox';
+  readonly kind: 'process' | 'container' | 'sandbox' | 'swarm';
   /** Output of the apps and the platform's lines about them. */
   readonly logs: LogStore;
-  /** Place a release's verified files (`place` moves them into `releaseDir`), then make them read-only and ready to start. */
-  stage(input: { releaseDir: string; place: (dir: string) => Promise<void> }): Promise<void>;
-  /** Remove a staged release's files (failed candidate, release cleanup, site deletion). */
+  /** The driver runs releases from their original bytes: the pipeline hands them to `stage` (`artifact`). */
+  readonly keepsArtifacts?: boolean;
+  /**
+   * Place a release's verified files (`place` moves them into `releaseDir`), then make them read-only
+   * and ready to start. `artifact` (the original upload) is given when the driver keeps artifacts; it
+   * stays at keptArtifactPath(releaseDir) until unstage, so rollbacks to older releases still work.
+   */
+  stage(input: { releaseDir: string; place: (dir: string) => Promise<void>; artifact?: ReleaseArtifact }): Promise<void>;
+  /** Remove a staged release's files, and its kept artifact (failed candidate, release cleanup, site deletion). */
   unstage(releaseDir: string): Promise<void>;
   /** Run one job next to the project's data. */
   runJob<J extends ReleaseJob>(job: J): Promise<ReleaseJobResults[J['type']]>;
-  /** Start a release beside whatever serves (not supervised, not routed). */
-  startCandidate(projectId: string, releaseId: string): Promise<RunningApp>;
+  /**
+   * Start a release beside whatever serves (not supervised, not routed). `canary`: the candidate runs
+   * for a while beside the serving app (a canary rollout) before `serve` promotes it or `stop` ends it.
+   */
+  startCandidate(projectId: string, releaseId: string, options?: { canary?: boolean }): Promise<RunningApp>;
   /** Poll the app's health route until a 2xx, its exit, the timeout, or `signal` aborts. */
   checkHealth(app: RunningApp, health: { path: string; timeoutMs: number; signal?: AbortSignal }): Promise<HealthResult>;
   /** Make a started, healthy app the project's supervised app (the one it replaces is stopped). */
@@ -94,4 +115,9 @@ export interface ReleaseDriver {
   detachAll(): Promise<void>;
   /** The sandbox's own status when apps run in sandboxes (undefined otherwise). */
   sandboxStatus(): SandboxStatus | undefined;
+  /**
+   * Site deletion, after `stop`: remove what the driver keeps for a project outside the control
+   * plane's data directory (a swarm's services, secrets, network and volume). Absent: nothing to remove.
+   */
+  removeProject?(projectId: string): Promise<void>;
 }

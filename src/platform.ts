@@ -20,7 +20,7 @@ import { createDomains, deleteProjectRoutes, domainsMigrations, domainsRoutes, t
 import { createSecrets, secretRoutes, secretsMigrations, type SecretsFeature } from './secrets/index.js'; // svc:lifecycle
 import { backupsMigrations, createBackups, type BackupsFeature } from './backups/index.js'; // svc:lifecycle
 import { createIngress, ingressMigrations, ingressRoutes, serveUpgrades, type Ingress } from './ingress/index.js';
-import { createReleases, deleteReleaseRoutes, isolationSchema, logIsolation, releasesMigrations, type ReleasesFeature } from './releases/index.js';
+import { createReleases, deleteReleaseRoutes, isolationSchema, locateProjectPath, logIsolation, projectLayout, releaseDirOf, releasesMigrations, type ReleasesFeature } from './releases/index.js';
 import { createOidcUploadAuth, githubLinkLookup, oidcMigrations } from './github/oidc/index.js'; // svc:oidc
 import { consoleRoutes } from './console/index.js'; // svc:console
 import { createGithub, githubMigrations, type GithubFeature, type GithubOptions } from './github/index.js'; // svc:github
@@ -30,6 +30,8 @@ import { canaryMigrations, createCanary, type CanaryFeature } from './canary/ind
 import { createOps, opsMigrations, type OpenDrillDriver, type OpsFeature } from './ops/index.js'; // svc:ops
 import { createNodes, nodesMigrations, type NodesFeature } from './nodes/index.js'; // svc:nodes
 import { openLocalReleaseDriver } from '../runner/local-release-driver.js'; // svc:releases — apps run on this machine
+import { openSwarmReleaseDriver } from '../runner/swarm/open-swarm-release-driver.js'; // svc:releases — or on a Docker swarm (SVC_DRIVER=swarm)
+import { readDriverChoice } from '../runner/runner-settings.js'; // svc:releases
 import type { ReleaseDriver, ReleaseDriverHooks } from '../runner/release-driver.js'; // svc:releases
 
 /** Every control-database migration, in dependency order (identity before projects before audit). */
@@ -111,8 +113,13 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const github = createGithub(ctx, deps.github); // svc:github — observer of releases; gets their rollback at start
   const nodes = createNodes(ctx); // svc:nodes — reads SVC_NODE_* timings
   const canary = createCanary(ctx, ingress, { recoveryEnabled: (projectId) => recoveryEnabled(ctx, projectId), observer: github.canaryObserver }); // svc:canary — canary rollouts over the ingress split; refused when recovery is on (spec 002 rule 2); svc:github — the svc/canary check run
-  // svc:releases — the local release driver over the runner SVC_RUNNER / SVC_SANDBOX select; the releases feature gives it its hooks
-  const driver = (hooks: ReleaseDriverHooks) => openLocalReleaseDriver(config.env, { ...hooks, dataDir: config.dataDir, clock, uidFor: (projectId, uidBase) => projectUid(ctx, projectId, uidBase), traversableRoots: [dirname(config.dataDir)] });
+  // svc:releases — the local release driver over the runner SVC_RUNNER / SVC_SANDBOX select, or the swarm driver
+  // (SVC_DRIVER=swarm; invalid settings stop start-up, never a fallback); the releases feature gives it its hooks
+  const driverChoice = readDriverChoice(config.env);
+  const driver = (hooks: ReleaseDriverHooks) =>
+    driverChoice === 'swarm'
+      ? openSwarmReleaseDriver(config.env, { ...hooks, dataDir: config.dataDir, clock, locate: (path) => locateProjectPath(config.dataDir, path), releaseDirOf: (projectId, releaseId) => releaseDirOf(projectLayout(config.dataDir, projectId), releaseId) })
+      : openLocalReleaseDriver(config.env, { ...hooks, dataDir: config.dataDir, clock, uidFor: (projectId, uidBase) => projectUid(ctx, projectId, uidBase), traversableRoots: [dirname(config.dataDir)] });
   // svc:ops — restore drills start the release copy through a driver of their own over the same runner kind,
   // everything it keeps in the drill's temp directory (never the production supervisor state or logs).
   const openDrillDriver: OpenDrillDriver = (workDir, resolveSpec) =>
@@ -133,6 +140,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     outsideRoot: (projectId: string) => [['logs', projectId]],
     cleanups: [(projectId: string) => ingress.metrics.deleteProject(projectId)],
     forget: (projectId: string) => void ingress.routes.removeProject(projectId),
+    removeRuntime: async (projectId: string) => releases.driver.removeProject?.(projectId), // svc:releases — a swarm's objects of the project
   };
   const app = await createHttpApp({ logger, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy, version: platformVersion(), intercept: ingress.handle });
   serveUpgrades(app.server, ingress); // svc:ingress — apps' WebSockets when this process takes app traffic (SVC_INGRESS_PROCESS=off, SVC_INGRESS_ROUTES=control-plane)

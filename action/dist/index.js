@@ -734,8 +734,30 @@ var swarmReleaseCodes = defineCodes({
   }
 });
 
+// src/core/error-codes/swarm-driver.ts
+var swarmDriverCodes = defineCodes({
+  SVC_SWARM_CONFIG: {
+    status: 400,
+    retryable: false,
+    summary: "The swarm driver settings (SVC_DRIVER, DOCKER_HOST, SVC_SWARM_*) are invalid, or the release endpoint cannot listen where they say.",
+    hint: "Fix the setting named in the message (see docs/swarm.md); svc does not start on another driver instead."
+  },
+  SVC_SWARM_ARTIFACT_MISSING: {
+    status: 409,
+    retryable: false,
+    summary: "The release's original artifact is not kept beside it, so swarm tasks cannot fetch it (it was staged before the swarm driver ran this project).",
+    hint: "Deploy the release again (upload the same artifact): the swarm driver keeps its bytes from then on."
+  },
+  SVC_SWARM_JOB_FAILED: {
+    status: 500,
+    retryable: false,
+    summary: "A swarm job task (migration, snapshot, restore or check) ended without reporting a result.",
+    hint: "Read the task's last log lines in the message (or `docker service logs` of the job while it exists) and the release endpoint's reachability from the node, fix the cause, then run the operation again."
+  }
+});
+
 // src/core/error-codes/index.ts
-var tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes, githubCodes, oidcCodes, canaryCodes, runnerCodes, runnerAgentCodes, opsCodes, nodesCodes, sandboxCodes, faultCodes, edgeCodes, swarmReleaseCodes];
+var tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes, githubCodes, oidcCodes, canaryCodes, runnerCodes, runnerAgentCodes, opsCodes, nodesCodes, sandboxCodes, faultCodes, edgeCodes, swarmReleaseCodes, swarmDriverCodes];
 var errorCodes = mergeTables(tables);
 function mergeTables(list) {
   const merged = {};
@@ -20997,9 +21019,9 @@ var deleteReleaseResponseSchema = external_exports.object({
 });
 
 // src/releases/isolation-contract.ts
-var isolationModeValues = ["sandbox", "unsandboxed", "container"];
+var isolationModeValues = ["sandbox", "unsandboxed", "container", "swarm"];
 var isolationSchema = external_exports.object({
-  mode: external_exports.enum(isolationModeValues).describe("sandbox: bubblewrap per app (default); unsandboxed: plain processes (SVC_SANDBOX=off); container: podman (SVC_RUNNER=container)"),
+  mode: external_exports.enum(isolationModeValues).describe("sandbox: bubblewrap per app (default); unsandboxed: plain processes (SVC_SANDBOX=off); container: podman (SVC_RUNNER=container); swarm: Docker swarm services (SVC_DRIVER=swarm)"),
   network: external_exports.enum(["isolated", "shared"]).describe("isolated: an app reaches only its own forwarded port; shared: apps use the host's network"),
   perProjectUid: external_exports.boolean().describe("each project runs under a uid of its own"),
   available: external_exports.boolean().describe("false when apps cannot be started at all (see problem)"),

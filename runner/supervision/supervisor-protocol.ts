@@ -58,7 +58,7 @@ export type ControlMessage = z.infer<typeof controlMessageSchema>;
 
 const exitSchema = z.object({ code: z.number().nullable(), signal: z.string().nullable(), at: z.number() });
 const recordSchema = z.object({
-  kind: z.enum(['process', 'container', 'sandbox']),
+  kind: z.enum(['process', 'container', 'sandbox', 'swarm']),
   id: z.string(),
   projectId: z.string(),
   releaseId: z.string(),

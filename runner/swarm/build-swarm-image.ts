@@ -4,7 +4,7 @@
 // package.json, dist/ and only its production node_modules, native builds included, so a release
 // that links node_modules/svc → /svc/platform resolves svc/runtime and svc/sqlite) and the task
 // entrypoint /svc/swarm-entrypoint.mjs. Tasks pin it by the `sha256:` id this returns.
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,6 +85,9 @@ export async function buildSwarmImage(client: EngineClient, options: BuildSwarmI
       }
     }
     writeFileSync(join(root, IMAGE_ENTRYPOINT), ENTRYPOINT_SHIM);
+    // Docker gives a tmpfs (and an empty volume) mounted over an image directory that directory's
+    // owner and mode: the app user must write the release tmpfs (/app) and the project volume (/data).
+    for (const dir of ['app', 'data']) chmodSync(join(root, dir), 0o1777);
     log(`root filesystem: node ${rootfs.nodePath}, ${rootfs.libraries} libraries; svc from ${packageDir} with ${packages} production packages, ${addons.length} native addons`);
     const tarPath = join(work, 'rootfs.tar');
     await execChecked(buildTarCommand(root, tarPath));

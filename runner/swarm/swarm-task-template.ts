@@ -46,6 +46,8 @@ export interface SwarmTaskInput {
   /** Size of the tmpfs the entrypoint extracts the release into (the root filesystem stays read-only). */
   releaseTmpfsSize: string;
   stopGraceMs: number;
+  /** How long a stopped task keeps serving before its app gets SIGTERM (the entrypoint's SVC_DRAIN_MS); keep it below stopGraceMs. */
+  drainMs?: number;
 }
 
 const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -53,6 +55,19 @@ const digestImage = /^(?:[a-z0-9][a-z0-9._/:-]*@)?sha256:[0-9a-f]{64}$/;
 const hexDigest = /^[0-9a-f]{64}$/;
 const nodeIdPattern = /^[a-zA-Z0-9]{1,64}$/;
 const idPattern = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/**
+ * Loopback and private IP literals (RFC 1918, IPv6 unique local): the only places plain http may
+ * carry a task's credential, i.e. a link between the control plane and its swarm nodes.
+ */
+function privateAddress(hostname: string): boolean {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (host === 'localhost' || host === '::1' || /^f[cd][0-9a-f]{2}:/.test(host)) return true;
+  const octets = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host)?.slice(1).map(Number);
+  if (!octets || octets.some((o) => o > 255)) return false;
+  const [a = 0, b = 0] = octets;
+  return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168);
+}
 
 function invalid(message: string): SvcError {
   return new SvcError('SVC_CONTAINER_INVALID_SPEC', message);
@@ -65,10 +80,10 @@ function checkInput(input: SwarmTaskInput): void {
   if (!digestImage.test(input.image)) throw invalid('Swarm tasks run only an image pinned by digest (name@sha256:… or sha256:…), never a tag');
   if (!nodeIdPattern.test(input.nodeId)) throw invalid('The node id must be a swarm node id');
   const url = new URL(input.artifactUrl);
-  const loopback = url.hostname === '127.0.0.1' || url.hostname === '[::1]' || url.hostname === 'localhost';
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) throw invalid('The artifact URL must be https (http only on loopback)');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && privateAddress(url.hostname))) throw invalid('The artifact URL must be https (http only on a loopback or private address)');
   if (url.username !== '' || url.password !== '') throw invalid('The artifact URL may not carry credentials');
   if (!/^(?!\/)(?!.*(?:^|\/)\.\.(?:\/|$))[A-Za-z0-9_.\-/]+$/.test(input.databaseFile)) throw invalid('The database file must be a relative path inside the data volume');
+  if (input.drainMs !== undefined && (!Number.isSafeInteger(input.drainMs) || input.drainMs < 0 || input.drainMs >= input.stopGraceMs)) throw invalid('The drain window must be a whole number of milliseconds below the stop grace period');
   if (/^0(:|$)/.test(input.limits.user) || !/^\d+:\d+$/.test(input.limits.user)) throw invalid('The container user must be a numeric non-root uid:gid');
 }
 
@@ -88,7 +103,13 @@ function secretReference(ref: SwarmSecretRef, file: string, uid: string, gid: st
   return { SecretID: ref.secretId, SecretName: ref.secretName, File: { Name: file, UID: uid, GID: gid, Mode: 0o400 } };
 }
 
-/** The project's volume at /data, /tmp and the release tmpfs at /app (root stays read-only). */
+/**
+ * The project's volume at /data, /tmp and the release tmpfs at /app (root stays read-only). Measured
+ * on dockerd 20.10: a tmpfs or a new volume takes the owner and mode of the image directory it covers
+ * (the base image makes /app, /data and /tmp 1777), and a swarm tmpfs mode with the sticky bit
+ * (0o1777) is dropped altogether, hence 0o777. The volume copies the image's /data when new (no
+ * NoCopy), which is what makes its root writable for the app user.
+ */
 function mounts(input: SwarmTaskInput): EngineMount[] {
   return [
     {
@@ -96,10 +117,10 @@ function mounts(input: SwarmTaskInput): EngineMount[] {
       Source: swarmVolumeName(input.projectId),
       Target: SANDBOX_DATA_DIR,
       ReadOnly: false,
-      VolumeOptions: { NoCopy: true, Labels: { [SWARM_LABELS.project]: input.projectId } },
+      VolumeOptions: { NoCopy: false, Labels: { [SWARM_LABELS.project]: input.projectId } },
     },
-    { Type: 'tmpfs', Target: SANDBOX_RELEASE_DIR, TmpfsOptions: { SizeBytes: sizeBytes(input.releaseTmpfsSize), Mode: 0o1777 } },
-    { Type: 'tmpfs', Target: '/tmp', TmpfsOptions: { SizeBytes: sizeBytes(input.limits.tmpfsSize), Mode: 0o1777 } },
+    { Type: 'tmpfs', Target: SANDBOX_RELEASE_DIR, TmpfsOptions: { SizeBytes: sizeBytes(input.releaseTmpfsSize), Mode: 0o777 } },
+    { Type: 'tmpfs', Target: '/tmp', TmpfsOptions: { SizeBytes: sizeBytes(input.limits.tmpfsSize), Mode: 0o777 } },
   ];
 }
 
@@ -149,6 +170,7 @@ export function swarmTaskTemplate(input: SwarmTaskInput, extras: TaskExtras): En
     SVC_DATABASE_PATH: `${SANDBOX_DATA_DIR}/${input.databaseFile}`,
     SVC_RELEASE_DIGEST: input.releaseDigest,
     SVC_ARTIFACT_URL: input.artifactUrl,
+    ...(input.drainMs === undefined ? {} : { SVC_DRAIN_MS: String(input.drainMs) }),
   };
   // The entrypoint exports secrets after the platform values: one may never stand in for another.
   for (const name of secretNames) if (name in platform) throw new SvcError('SVC_VALIDATION', `secret name ${name} is reserved by the platform`);

@@ -29,6 +29,8 @@ export interface SiteDeletionDeps {
   cleanups?: ((projectId: string) => void)[];
   /** In-memory state to drop after the commit (ingress routes and hosts). */
   forget?: (projectId: string) => void;
+  /** What the app driver keeps for the project outside the data directory (a swarm's services, secrets, network, volume), removed with the files. */
+  removeRuntime?: (projectId: string) => Promise<void>;
   fs?: DeletionFs;
   lockWaitMs?: number;
 }
@@ -89,6 +91,7 @@ export async function deleteSite(deps: SiteDeletionDeps, input: SiteDeletionInpu
         for (const parts of deps.outsideRoot?.(projectId) ?? []) {
           if (await verifyRealDirectory(fs, ctx.config.dataDir, parts)) await removeTree(fs, join(ctx.config.dataDir, ...parts));
         }
+        await deps.removeRuntime?.(projectId);
       } catch (error) {
         ctx.logger.error({ err: error, projectId }, 'site deletion: removing files failed; restarting the previous release');
         if (activeReleaseId) await deps.apps.start(projectId, activeReleaseId).catch((startError: unknown) => ctx.logger.error({ err: startError, projectId }, 'site deletion: restart failed'));

@@ -11,7 +11,7 @@ import type { FeatureContext } from '../core/feature-context.js';
 import type { ProjectLocks } from '../core/project-lock.js';
 import { appendAudit, type AuditInput } from '../audit/append-audit.js';
 import { projectLayout, releaseDirOf } from './project-layout.js';
-import type { ReleaseDriver } from '../../runner/release-driver.js';
+import { keptArtifactPath, type ReleaseDriver } from '../../runner/release-driver.js';
 import { transition } from './release-state.js';
 import { activeReleaseRow, findSnapshot, getRelease, loadReleaseSet, markSnapshotRemoved, persistReleaseSet, type ReleaseRow } from './release-store.js';
 
@@ -65,6 +65,8 @@ export async function deleteReleaseArtifact(deps: { ctx: FeatureContext; locks: 
       const trash = join(layout.tmpDir, `trash-${target.id}-${randomBytes(4).toString('hex')}`);
       await mkdir(trash, { recursive: true, mode: 0o700 });
       const movedRelease = await moveAside(releaseDirOf(layout, target.id), join(trash, 'release'));
+      // The original upload a driver keeps beside the release (swarm) goes with it.
+      const movedArtifact = await moveAside(keptArtifactPath(releaseDirOf(layout, target.id)), keptArtifactPath(join(trash, 'release')));
       const movedSnapshot = snapshot ? await moveAside(snapshot.path, join(trash, 'snapshot.db')) : false;
       try {
         ctx.db
@@ -82,6 +84,7 @@ export async function deleteReleaseArtifact(deps: { ctx: FeatureContext; locks: 
           .immediate();
       } catch (error) {
         if (movedRelease) await rename(join(trash, 'release'), releaseDirOf(layout, target.id)).catch(() => undefined);
+        if (movedArtifact) await rename(keptArtifactPath(join(trash, 'release')), keptArtifactPath(releaseDirOf(layout, target.id))).catch(() => undefined);
         if (movedSnapshot && snapshot) await rename(join(trash, 'snapshot.db'), snapshot.path).catch(() => undefined);
         throw error;
       }

@@ -4,7 +4,7 @@
 import type { ErrorCodeDefinition } from '../core/error-codes/define.js';
 import { errorCodes, type ErrorCode } from '../core/errors.js';
 import type { SandboxStatus } from '../../runner/release-driver.js';
-import { readRunnerSettings, readSandboxSettings } from '../../runner/runner-settings.js';
+import { readDriverChoice, readRunnerSettings, readSandboxSettings, readSwarmSettings } from '../../runner/runner-settings.js';
 import type { Isolation } from './isolation-contract.js';
 
 /** Said wherever apps run as plain processes: they see the host and each other. */
@@ -22,6 +22,12 @@ function hintOf(code: string): string | undefined {
  * nothing probed) a sandbox is described from its settings alone.
  */
 export function describeIsolation(env: Readonly<Record<string, string | undefined>>, runnerStatus?: SandboxStatus): Isolation {
+  if (readDriverChoice(env) === 'swarm') {
+    readSwarmSettings(env);
+    // Each project on its own overlay network; its published ports are kept from other projects' tasks
+    // by Docker's iptables rules on each node; every task runs as the same non-root container user.
+    return { mode: 'swarm', network: 'isolated', perProjectUid: false, available: true, problem: null };
+  }
   if (readRunnerSettings(env).kind === 'container') {
     // Every container is on its project's own podman network, all under one non-root container user.
     return { mode: 'container', network: 'isolated', perProjectUid: false, available: true, problem: null };

@@ -2,7 +2,7 @@
 export { createReleases, createProjectLocks, type ReleasesFeature, type ReleasesOptions } from './releases-feature.js';
 export { releasesMigrations } from './release-store.js';
 export type { ReleaseRouting, ReleaseUpstream } from './release-routing.js';
-export { projectLayout, type ProjectLayout } from './project-layout.js';
+export { locateProjectPath, projectLayout, releaseDirOf, type LocatedPath, type ProjectLayout } from './project-layout.js';
 export { deleteReleaseRoutes } from './delete-release-routes.js';
 export { deleteReleaseArtifact } from './delete-release.js';
 export { describeIsolation } from './describe-isolation.js';

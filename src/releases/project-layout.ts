@@ -35,3 +35,26 @@ export function databasePathOf(layout: ProjectLayout, databasePath: string): str
   if (!full.startsWith(layout.dataDir + sep)) throw new SvcError('SVC_VALIDATION', `database.path ${databasePath} leaves the data directory`);
   return full;
 }
+
+/** A path under a project's directory: its project, with that project's data directory, and the release whose files hold it (if any). */
+export interface LocatedPath {
+  projectId: string;
+  dataDir: string;
+  releaseId?: string;
+  releaseDir?: string;
+}
+
+/**
+ * Which project (and release) a path under the platform data directory belongs to: how a driver that
+ * runs jobs away from this disk (swarm) finds the project of a job's database or migrations. Pure.
+ */
+export function locateProjectPath(platformDataDir: string, path: string): LocatedPath | null {
+  const projects = join(resolve(platformDataDir), 'projects');
+  const rel = resolve(path);
+  if (!rel.startsWith(projects + sep)) return null;
+  const [projectId, area, releaseId] = rel.slice(projects.length + 1).split(sep);
+  if (!projectId || projectId === '..') return null;
+  const layout = projectLayout(platformDataDir, projectId);
+  if (area === 'releases' && releaseId) return { projectId, dataDir: layout.dataDir, releaseId, releaseDir: releaseDirOf(layout, releaseId) };
+  return { projectId, dataDir: layout.dataDir };
+}

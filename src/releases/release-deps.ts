@@ -151,6 +151,7 @@ export async function resolveSpec(deps: ReleaseDeps, projectId: string, releaseI
     databasePath,
     env: config.env,
     secrets: await deps.loadSecrets(projectId),
+    release: { digest: row.digest, health: { path: config.health.path, timeoutMs: config.health.timeoutMs } },
     ...(deps.recovery || deps.appEnv
       ? { platformEnv: { ...deps.appEnv?.(projectId, layout), ...(deps.recovery ? await deps.recovery.appEnv(projectId, databasePath, releaseId) : {}) } }
       : {}),

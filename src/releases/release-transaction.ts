@@ -17,10 +17,11 @@ import { newReleaseRun, runReleaseEffects, type ReleaseRun } from './run-release
 export { markFailed, removeCandidateFiles, type TransactionSubject } from './release-commits.js';
 
 /** Run steps 4–10 for a candidate; resolves with the final row (active or failed), never rejects for a deploy failure. */
-export async function runReleaseTransaction(deps: ReleaseDeps, subject: TransactionSubject, candidate: ReleaseRow, staged: StagedArtifact): Promise<ReleaseRow> {
+export async function runReleaseTransaction(deps: ReleaseDeps, subject: TransactionSubject, candidate: ReleaseRow, staged: StagedArtifact, kept?: Buffer): Promise<ReleaseRow> {
   const { project } = subject;
   const run = newReleaseRun(deps, subject, candidate, activeReleaseRow(deps.ctx, project.id));
   run.staged = staged;
+  if (kept) run.kept = kept; // the original upload, for a driver that keeps artifacts
   try {
     await runReleaseEffects(deps, run, planDeployStart(candidate.id));
     run.canary = beginCanary(deps, subject, candidate, run.prior);

@@ -52,7 +52,7 @@ export interface ReleaseRun {
   /** Set once the run failed (the undo plan reads it). */
   failure?: ReleaseFailure;
   rollback?: { state: ReleaseSetState; restoreData: boolean; restoreFrom: SnapshotRow | undefined; data: SavedData };
-  /** svc:nodes — a placed project's verified upload, kept for its node. */
+  /** A placed project's verified upload, kept for its node (svc:nodes), or for a driver that keeps artifacts. */
   kept?: Buffer;
   /** svc:nodes — the generation requested of the node. */
   generation?: number;
@@ -103,7 +103,9 @@ async function runEffect(deps: ReleaseDeps, run: ReleaseRun, effect: PipelineEff
     case 'stage-release': {
       const staged = run.staged;
       if (!staged) throw new SvcError('SVC_INTERNAL', `No staged upload for ${release.id}`);
-      return deps.driver.stage({ releaseDir: releaseDirOf(layout, release.id), place: (dir) => placeStagedArtifact(staged, dir) });
+      // A driver that runs releases from their original bytes keeps them beside the release files.
+      const artifact = deps.driver.keepsArtifacts && run.kept ? { artifact: { sha256: release.digest, bytes: run.kept } } : {};
+      return deps.driver.stage({ releaseDir: releaseDirOf(layout, release.id), place: (dir) => placeStagedArtifact(staged, dir), ...artifact });
     }
     case 'precheck-migrations':
       // Read-only before the active app stops, so an edited or unsafe history costs no outage.
@@ -129,7 +131,7 @@ async function runEffect(deps: ReleaseDeps, run: ReleaseRun, effect: PipelineEff
       return reportPhase(deps, run, 'migrate', { applied, done: true });
     }
     case 'start-release':
-      run.app = await deps.driver.startCandidate(projectId, effect.releaseId);
+      run.app = await deps.driver.startCandidate(projectId, effect.releaseId, { canary: Boolean(run.canary) });
       // Recorded so a crashed control plane finds and stops it at the next start.
       setRunRecord(ctx, effect.releaseId, run.app.record());
       return;

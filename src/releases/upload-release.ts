@@ -119,7 +119,7 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
   let candidate: ReleaseRow;
   let decoded: StagedArtifact | undefined;
   let placement: ReleasePlacementHooks | undefined; // svc:nodes
-  const kept: Buffer[] = []; // svc:nodes — a placed project's original bytes, for its node
+  const kept: Buffer[] = []; // a placed project's original bytes, for its node (svc:nodes), or for a driver that keeps artifacts
   try {
     deps.failpoint('after-lock');
     // A retry that waited for the lock may find its key used by the upload it waited for.
@@ -143,7 +143,8 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
     // artifact costs the control plane a few chunks of memory, never its whole contents, and its
     // inflating, hashing and writing never hold up the event loop (health, API, ingress).
     const staging = uploadStagingDir(projectLayout(deps.ctx.config.dataDir, projectId));
-    decoded = await stageArtifactOffThread(placement ? keepChunks(input.body, kept) : input.body, staging, { expectedDigest: digest, limits });
+    const keep = placement !== undefined || deps.driver.keepsArtifacts === true;
+    decoded = await stageArtifactOffThread(keep ? keepChunks(input.body, kept) : input.body, staging, { expectedDigest: digest, limits });
     const active = activeReleaseRow(deps.ctx, projectId);
     if (active && releaseConfig(active).database.path !== decoded.config.database.path) {
       throw new SvcError('SVC_DATABASE_PATH_CHANGED', `database.path is "${decoded.config.database.path}", the active release uses "${releaseConfig(active).database.path}".`);
@@ -207,7 +208,7 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
     await requested.catch(() => undefined);
     return { release: getReleaseById(deps.ctx, candidate.id)!, created: true, done };
   }
-  const running = runReleaseTransaction(deps, input, candidate, decoded).finally(() => lock.release().catch((e: unknown) => deps.ctx.logger.error({ err: e }, 'could not release the project lock')));
+  const running = runReleaseTransaction(deps, input, candidate, decoded, deps.driver.keepsArtifacts ? Buffer.concat(kept) : undefined).finally(() => lock.release().catch((e: unknown) => deps.ctx.logger.error({ err: e }, 'could not release the project lock')));
   running.then(finish, abort);
   tracker.trackRelease(candidate.id, done);
   return { release: candidate, created: true, done };

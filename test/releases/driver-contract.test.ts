@@ -18,6 +18,7 @@ import { podmanGate } from '../runner/container/podman-gate.js';
 import { packFixture, removeDataDir, startPlane, type Artifact, type Plane } from './release-support.js';
 import { steadyTraffic, type TrafficReport } from './steady-traffic.js';
 import { startRunner, type RunnerProcess } from '../runner/agent/runner-processes.js';
+import { startSwarmEngine, swarmEngineGate, type SwarmEngine } from '../support/swarm-engine.js';
 
 const CONTAINER_IMAGE = 'localhost/svc-node-test:driver-contract';
 
@@ -34,11 +35,17 @@ interface ReleaseDriver {
   attach?: (plane: Plane, origin: string, work: string) => Promise<() => Promise<void>>;
   /** After the plane stopped (e.g. remove containers and the project network). */
   cleanup?: (plane: Plane) => Promise<void>;
+  /** Last, whether or not the plane started (e.g. stop what prepare started). */
+  teardown?: () => Promise<void>;
   /** Set while a driver cannot run here yet: the suite lists it as a todo (never a silent skip). */
   pending?: string;
 }
 
 const podman = (args: string[]) => execCommand(command('podman', ['--runtime', 'runc', ...args]));
+
+/** The swarm driver's throwaway engine; its settings are filled in once it runs. */
+let swarm: SwarmEngine | undefined;
+const swarmEnv: Record<string, string> = { SVC_DRIVER: 'swarm' };
 
 const drivers: ReleaseDriver[] = [
   {
@@ -63,6 +70,20 @@ const drivers: ReleaseDriver[] = [
     name: 'plain process runner (SVC_SANDBOX=off)',
     env: { SVC_SANDBOX: 'off' },
     gate: () => null,
+  },
+  // The project as a Docker swarm service (SVC_DRIVER=swarm) on a throwaway single-node swarm in its own
+  // network namespace; the plane builds the base image at start-up and serves releases to the tasks.
+  {
+    name: 'docker swarm (SVC_DRIVER=swarm)',
+    env: swarmEnv,
+    gate: () => swarmEngineGate('driver contract: docker swarm'),
+    prepare: async () => {
+      swarm = await startSwarmEngine();
+      Object.assign(swarmEnv, { DOCKER_HOST: swarm.dockerHost, SVC_SWARM_ENDPOINT: `http://${swarm.hostAddress}:0`, SVC_SWARM_DRAIN_MS: '2000' });
+    },
+    teardown: async () => {
+      await swarm?.stop();
+    },
   },
   // The project placed on a runner node: a real `svc-runner agent` process with its local provider
   // (plain processes), leasing from this plane; the plane's ingress routes the project to the node.
@@ -144,7 +165,8 @@ describe.each(drivers)('release contract: $name', (driver) => {
       if (plane) await driver.cleanup?.(plane);
       if (plane) await removeDataDir(plane.dataDir);
       if (work) await removeDataDir(work);
-    }, 60_000);
+      await driver.teardown?.();
+    }, 120_000);
 
     const host = () => `${plane.project.slug}.localhost`;
     const viaIngress = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {

@@ -5,10 +5,10 @@ import { swarmJobServiceName } from '../../../runner/swarm/swarm-names.js';
 import { NODE, serviceInput, taskInput } from './swarm-fixture.js';
 
 const jobs: ReleaseJobInput[] = [
-  { ...taskInput, jobId: 'j1', type: 'migrate', paths: ['/app/migrations', '/data/db/app.db'], values: ['1700000000000'] },
-  { ...taskInput, jobId: 'j2', type: 'snapshot', paths: ['/data/db/app.db', '/data/snapshots/rel_1.db'] },
-  { ...taskInput, jobId: 'j3', type: 'restore-snapshot', paths: ['/data/snapshots/rel_1.db', '/data/db/app.db'] },
-  { ...taskInput, jobId: 'j4', type: 'precheck', paths: ['/app/migrations', '/data/db/app.db'] },
+  { ...taskInput, jobId: 'j1', type: 'migrate' },
+  { ...taskInput, jobId: 'j2', type: 'snapshot' },
+  { ...taskInput, jobId: 'j3', type: 'restore-snapshot' },
+  { ...taskInput, jobId: 'j4', type: 'precheck' },
 ];
 
 describe('releaseJobSpec', () => {
@@ -24,7 +24,7 @@ describe('releaseJobSpec', () => {
           ...app.ContainerSpec,
           HealthCheck: undefined,
           Labels: labels,
-          Args: ['job', 'migrate', '/app/migrations', '/data/db/app.db', '1700000000000'],
+          Args: ['job', 'j1'],
           Env: app.ContainerSpec.Env.filter((e) => e !== 'GREETING=hi').map((e) => (e === 'PORT=3000' ? 'PORT=0' : e)),
           Secrets: [app.ContainerSpec.Secrets[0]],
         },
@@ -57,13 +57,14 @@ describe('releaseJobSpec', () => {
     expect(new Set(jobs.map((j) => releaseJobSpec(j).Name)).size).toBe(jobs.length);
   });
 
-  it('refuses paths outside /data and /app, unknown types and odd ids', () => {
+  it('names only the job id: paths, values, input and output travel through the release endpoint', () => {
+    for (const job of jobs) expect(releaseJobSpec(job).TaskTemplate.ContainerSpec.Args).toEqual(['job', job.jobId]);
+  });
+
+  it('refuses unknown types and odd ids', () => {
     const base = jobs[1] as ReleaseJobInput;
-    expect(() => releaseJobSpec({ ...base, paths: ['/etc/passwd'] })).toThrow(/not inside/);
-    expect(() => releaseJobSpec({ ...base, paths: ['/data/../etc/passwd'] })).toThrow(/not inside/);
-    expect(() => releaseJobSpec({ ...base, paths: ['/database'] })).toThrow(/not inside/);
     expect(() => releaseJobSpec({ ...base, type: 'shell' as ReleaseJobInput['type'] })).toThrow(/Unknown job type/);
-    expect(() => releaseJobSpec({ ...base, values: ['a b'] })).toThrow(/printable/);
     expect(() => releaseJobSpec({ ...base, jobId: 'a/b' })).toThrow(/job id/);
+    expect(() => releaseJobSpec({ ...base, jobId: 'a b' })).toThrow(/job id/);
   });
 });

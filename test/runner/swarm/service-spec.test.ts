@@ -48,9 +48,9 @@ describe('releaseServiceSpec', () => {
             { Name: 'nproc', Soft: 1024, Hard: 1024 },
           ],
           Mounts: [
-            { Type: 'volume', Source: 'svc-v-prj_1', Target: '/data', ReadOnly: false, VolumeOptions: { NoCopy: true, Labels: { 'svc.project': 'prj_1' } } },
-            { Type: 'tmpfs', Target: '/app', TmpfsOptions: { SizeBytes: 256 * 1024 * 1024, Mode: 0o1777 } },
-            { Type: 'tmpfs', Target: '/tmp', TmpfsOptions: { SizeBytes: 64 * 1024 * 1024, Mode: 0o1777 } },
+            { Type: 'volume', Source: 'svc-v-prj_1', Target: '/data', ReadOnly: false, VolumeOptions: { NoCopy: false, Labels: { 'svc.project': 'prj_1' } } },
+            { Type: 'tmpfs', Target: '/app', TmpfsOptions: { SizeBytes: 256 * 1024 * 1024, Mode: 0o777 } },
+            { Type: 'tmpfs', Target: '/tmp', TmpfsOptions: { SizeBytes: 64 * 1024 * 1024, Mode: 0o777 } },
           ],
           Secrets: [
             { SecretID: 'sec-cred-id', SecretName: 'svc-s-cred', File: { Name: 'svc.credential', UID: '10001', GID: '10001', Mode: 0o400 } },
@@ -143,6 +143,9 @@ describe('releaseServiceSpec', () => {
     expect(() => releaseServiceSpec({ ...serviceInput, image: 'localhost/svc-swarm-node:latest' })).toThrow(/pinned by digest/);
     expect(() => releaseServiceSpec({ ...serviceInput, limits: { ...defaultContainerLimits, user: '0:0' } })).toThrow(/non-root/);
     expect(() => releaseServiceSpec({ ...serviceInput, artifactUrl: 'http://svc.example.com/a' })).toThrow(/https/);
+    expect(() => releaseServiceSpec({ ...serviceInput, artifactUrl: 'http://203.0.113.7/a' })).toThrow(/https/);
+    expect(() => releaseServiceSpec({ ...serviceInput, artifactUrl: 'http://172.32.0.1/a' })).toThrow(/https/);
+    expect(() => releaseServiceSpec({ ...serviceInput, drainMs: 600_000 })).toThrow(/drain window/);
     expect(() => releaseServiceSpec({ ...serviceInput, artifactUrl: 'https://u:p@svc.example.com/a' })).toThrow(/credentials/);
     expect(() => releaseServiceSpec({ ...serviceInput, databaseFile: '../etc/passwd' })).toThrow(/inside the data volume/);
     expect(() => releaseServiceSpec({ ...serviceInput, nodeId: 'a b' })).toThrow(/node id/);
@@ -154,6 +157,15 @@ describe('releaseServiceSpec', () => {
     expect(() => releaseServiceSpec({ ...serviceInput, replicas: 0 })).toThrow(/Replicas/);
     expect(() => swarmHealthCheck({ path: 'healthz', timeoutMs: 1000 })).toThrow(/health path/);
     expect(() => swarmHealthCheck({ path: '/h z', timeoutMs: 1000 })).toThrow(/health path/);
+  });
+
+  it('takes plain http only on a loopback or private link, and passes the drain window to the entrypoint', () => {
+    for (const url of ['http://127.0.0.1:7071/a', 'http://10.213.5.1:41234/a', 'http://172.16.0.9/a', 'http://192.168.1.2/a', 'http://[fd00::1]/a']) {
+      expect(releaseServiceSpec({ ...serviceInput, artifactUrl: url }).TaskTemplate.ContainerSpec.Env).toContain(`SVC_ARTIFACT_URL=${url}`);
+    }
+    const env = releaseServiceSpec({ ...serviceInput, drainMs: 2_000 }).TaskTemplate.ContainerSpec.Env;
+    expect(env).toContain('SVC_DRAIN_MS=2000');
+    expect(releaseServiceSpec(serviceInput).TaskTemplate.ContainerSpec.Env.some((e) => e.startsWith('SVC_DRAIN_MS='))).toBe(false);
   });
 
   it('hashes project ids that do not fit a swarm name', () => {

@@ -1,0 +1,123 @@
+// The waits and service changes the swarm driver makes besides launching a release: until a
+// candidate generation runs or fails, until a generation settled (old tasks gone), scale to N, roll a
+// candidate's update back, remove a service. Every wait polls the engine and is bounded.
+import { SvcError } from '../../src/core/errors.js';
+import type { EngineClient, SwarmServiceInfo } from './engine-client.js';
+import type { SwarmTask } from './engine-schemas.js';
+import type { EngineServiceSpec } from './engine-spec.js';
+import { SWARM_LABELS } from './swarm-names.js';
+import type { SwarmRuntime } from './swarm-runtime.js';
+import { allStopped, candidateState, generationSettled, taskEnded, taskGeneration, updateFailed, type CandidateState } from './task-observation.js';
+
+const POLL_MS = 250;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface ServiceView {
+  service: SwarmServiceInfo | null;
+  tasks: SwarmTask[];
+}
+
+/** A service and its tasks (none when it does not exist). */
+export async function viewService(engine: EngineClient, name: string): Promise<ServiceView> {
+  const service = await engine.inspectService(name);
+  return { service, tasks: service ? await engine.listTasks({ service: service.id }) : [] };
+}
+
+/** The generation a service spec (or its previous spec) carries, or null. */
+export function specGeneration(spec: { Labels?: Record<string, string> | undefined } | undefined): number | null {
+  const value = Number(spec?.Labels?.[SWARM_LABELS.generation]);
+  return Number.isSafeInteger(value) && value > 0 ? value : null;
+}
+
+/** Poll `probe` until it answers a value; null after `timeoutMs`. */
+async function pollFor<T>(timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T | null> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() >= deadline) return null;
+    await sleep(POLL_MS);
+  }
+}
+
+/** Until a task of `generation` serves, or the candidate failed; a candidate still pending at the deadline failed its health gate. */
+export async function awaitCandidate(engine: EngineClient, name: string, generation: number, timeoutMs: number): Promise<CandidateState> {
+  const state = await pollFor(timeoutMs, async () => {
+    const view = await viewService(engine, name);
+    const now = candidateState({ tasks: view.tasks, updateStatus: view.service?.updateStatus, specGeneration: specGeneration(view.service?.spec), generation });
+    return now.kind === 'pending' ? undefined : now;
+  });
+  return state ?? { kind: 'failed', code: 'SVC_HEALTH_CHECK_FAILED', reason: `no task of generation ${generation} passed Docker's health check within ${timeoutMs} ms`, exitCode: null };
+}
+
+/** The candidate's state now (no waiting), for health checks that watch Docker's verdict. */
+export async function candidateNow(engine: EngineClient, name: string, generation: number): Promise<CandidateState> {
+  const view = await viewService(engine, name);
+  if (!view.service) return { kind: 'failed', code: 'SVC_APP_START_FAILED', reason: `service ${name} is gone`, exitCode: null };
+  return candidateState({ tasks: view.tasks, updateStatus: view.service.updateStatus, specGeneration: specGeneration(view.service.spec), generation });
+}
+
+/**
+ * Until `generation` settled: its update is no longer in progress, enough of its tasks serve, and
+ * every task of an older generation ended (the lame-duck window included). Throws when Docker rolled
+ * the update back meanwhile; false at the deadline.
+ */
+export async function awaitSettled(engine: EngineClient, name: string, generation: number, replicas: number, timeoutMs: number): Promise<boolean> {
+  const settled = await pollFor(timeoutMs, async () => {
+    const view = await viewService(engine, name);
+    const state = view.service?.updateStatus?.State;
+    if (updateFailed(view.service?.updateStatus, specGeneration(view.service?.spec), generation)) {
+      throw new SvcError('SVC_HEALTH_CHECK_FAILED', `The update of ${name} to generation ${generation} failed after its task passed the health check (${state}${view.service?.updateStatus?.Message ? `: ${view.service.updateStatus.Message}` : ''})`);
+    }
+    return state !== 'updating' && generationSettled(view.tasks, generation, replicas) ? true : undefined;
+  });
+  return settled ?? false;
+}
+
+/** Until no task of `generation` runs any more. */
+export async function awaitGenerationGone(engine: EngineClient, name: string, generation: number, timeoutMs: number): Promise<boolean> {
+  const gone = await pollFor(timeoutMs, async () => {
+    const view = await viewService(engine, name);
+    return view.tasks.filter((t) => taskGeneration(t) === generation).every(taskEnded) ? true : undefined;
+  });
+  return gone ?? false;
+}
+
+/** Set a service's replica count (its tasks are unchanged otherwise); with 0, wait until its tasks stopped. */
+export async function scaleService(engine: EngineClient, name: string, replicas: number, timeoutMs: number): Promise<boolean> {
+  const service = await engine.inspectService(name);
+  if (!service) return true;
+  const spec = { ...(service.spec as unknown as EngineServiceSpec), Mode: { Replicated: { Replicas: replicas } } };
+  await engine.updateService(service.id, service.version, spec);
+  if (replicas > 0) return true;
+  const stopped = await pollFor(timeoutMs, async () => (allStopped(await engine.listTasks({ service: service.id })) ? true : undefined));
+  return stopped ?? false;
+}
+
+/**
+ * Undo a candidate's update: if the service still carries `generation` and Docker has not rolled it
+ * back already, roll it back to the previous spec (or remove a service that has none: the first
+ * deploy failed); then wait until no task of the candidate runs.
+ */
+export async function rollBackGeneration(engine: EngineClient, name: string, generation: number, timeoutMs: number): Promise<void> {
+  const service = await engine.inspectService(name);
+  if (!service) return;
+  if (specGeneration(service.spec) === generation) {
+    if (specGeneration(service.previousSpec) === null) return removeService(engine, name, timeoutMs);
+    await engine.updateService(service.id, service.version, service.spec as unknown as EngineServiceSpec, { rollback: true });
+  }
+  await awaitGenerationGone(engine, name, generation, timeoutMs);
+}
+
+/** Remove a service and wait until the engine no longer lists it or its tasks. */
+export async function removeService(engine: EngineClient, name: string, timeoutMs: number): Promise<void> {
+  const service = await engine.inspectService(name);
+  if (!service) return;
+  await engine.removeService(service.id);
+  await pollFor(timeoutMs, async () => ((await engine.listTasks({ service: service.id })).length === 0 && !(await engine.inspectService(name)) ? true : undefined));
+}
+
+/** How long a candidate may take to serve: start-up (schedule, fetch, extract) plus its health gate as Docker runs it. */
+export function candidateTimeoutMs(rt: Pick<SwarmRuntime, 'settings'>, healthTimeoutMs: number, healthRetries: number, healthIntervalMs: number): number {
+  return rt.settings.startTimeoutMs + healthTimeoutMs + (healthRetries + 1) * healthIntervalMs;
+}

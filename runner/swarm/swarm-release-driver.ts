@@ -1,0 +1,354 @@
+// The ReleaseDriver over a Docker swarm (SVC_DRIVER=swarm). A project is one replicated service; a
+// release is a start-first service update Docker health-gates and rolls back on failure; a canary is a
+// second service; jobs are swarm jobs beside the project's volume. Swarm restarts tasks by itself: the
+// driver watches the served tasks and tells the pipeline where a restarted one listens. See docs/swarm.md.
+import type { Clock } from '../../src/core/clock.js';
+import { systemClock } from '../../src/core/clock.js';
+import { SvcError } from '../../src/core/errors.js';
+import { checkHealth } from '../health-check.js';
+import { platformPackageDir } from '../platform-package-dir.js';
+import { prepareReleaseDir, removeReleaseDir } from '../prepare-release-dir.js';
+import type { AppStartSpec, HealthResult, LogStore, ReleaseArtifact, ReleaseDriver, ReleaseDriverHooks, ReleaseJob, ReleaseJobResults, RunningApp, RunningAppRecord, SandboxStatus, SupervisedStatus } from '../release-driver.js';
+import type { EngineClient } from './engine-client.js';
+import { dropArtifact, keepArtifact, KeptArtifacts } from './kept-artifacts.js';
+import { launchRelease, projectNode } from './release-launch.js';
+import { SWARM_HEALTH_INTERVAL_MS, SWARM_HEALTH_RETRIES } from './service-spec.js';
+import { awaitCandidate, awaitSettled, candidateNow, candidateTimeoutMs, removeService, rollBackGeneration, scaleService, specGeneration, viewService } from './service-control.js';
+import { SwarmApp, type SwarmRole } from './swarm-app.js';
+import { SwarmJobs, type LocatePath } from './swarm-jobs.js';
+import { swarmServiceName } from './swarm-names.js';
+import { openSwarmRuntime, type SwarmRuntime } from './swarm-runtime.js';
+import type { SwarmSettings } from './swarm-settings.js';
+import { removeGenerationSecrets, newestSecretGeneration } from './generation-secrets.js';
+import { removeSwarmProject } from './project-removal.js';
+import { SwarmWatch, type ServedProject } from './swarm-watch.js';
+import { isServing, publishedPort, type CandidateState } from './task-observation.js';
+
+export interface SwarmReleaseDriverOptions extends ReleaseDriverHooks {
+  settings: SwarmSettings;
+  engine: EngineClient;
+  logs: LogStore;
+  /** The driver's own files (the release credential key). */
+  stateDir: string;
+  /** The project (and release) a control-plane path belongs to. */
+  locate: LocatePath;
+  /** The directory of a release (where its kept artifact lies beside). */
+  releaseDirOf: (projectId: string, releaseId: string) => string;
+  /** Builds the base image when SVC_SWARM_IMAGE is not set. */
+  buildImage: (engine: EngineClient) => Promise<string>;
+  clock?: Clock;
+  /** How often served tasks are polled (default 1 s). */
+  watchIntervalMs?: number;
+}
+
+export class SwarmReleaseDriver implements ReleaseDriver {
+  readonly kind = 'swarm' as const;
+  readonly keepsArtifacts = true;
+  readonly logs: LogStore;
+  private readonly artifacts = new KeptArtifacts();
+  private readonly jobs: SwarmJobs;
+  private readonly watch: SwarmWatch;
+  private readonly clock: Clock;
+  private readonly releaseDirs = new Map<string, string>();
+  private readonly generations = new Map<string, number>();
+  private runtime: Promise<SwarmRuntime> | null = null;
+
+  constructor(private readonly options: SwarmReleaseDriverOptions) {
+    this.logs = options.logs;
+    this.clock = options.clock ?? systemClock;
+    this.jobs = new SwarmJobs({ runtime: () => this.ready(), artifacts: this.artifacts, locate: options.locate });
+    this.watch = new SwarmWatch({ runtime: () => this.ready(), onEvent: (event) => options.onEvent(event), intervalMs: options.watchIntervalMs ?? 1_000, clock: this.clock, appOf: (init) => this.app(init) });
+  }
+
+  /** Engine, node, image, endpoint: set up once; a failure stops start-up (recover rethrows it). */
+  private ready(): Promise<SwarmRuntime> {
+    this.runtime ??= openSwarmRuntime({
+      engine: this.options.engine,
+      settings: this.options.settings,
+      clock: this.clock,
+      stateDir: this.options.stateDir,
+      buildImage: this.options.buildImage,
+      endpoint: { artifactFor: (releaseId) => this.artifactFor(releaseId), jobs: this.jobs },
+    }).then((rt) => {
+      this.watch.start();
+      return rt;
+    });
+    return this.runtime;
+  }
+
+  private async artifactFor(releaseId: string): Promise<{ path: string; sha256: string } | null> {
+    const dir = this.releaseDirs.get(releaseId) ?? this.jobs.releaseDirOf(releaseId);
+    return dir === undefined ? null : this.artifacts.find(dir);
+  }
+
+  private remember(releaseId: string, releaseDir: string): void {
+    this.releaseDirs.set(releaseId, releaseDir);
+  }
+
+  async stage(input: { releaseDir: string; place: (dir: string) => Promise<void>; artifact?: ReleaseArtifact }): Promise<void> {
+    if (!input.artifact) throw new SvcError('SVC_SWARM_ARTIFACT_MISSING', `The pipeline handed no original artifact for ${input.releaseDir}; the swarm driver runs releases from their original bytes.`);
+    await input.place(input.releaseDir);
+    // The files stay as every driver leaves them (restore drills start them locally); tasks fetch the bytes.
+    await prepareReleaseDir({ releaseDir: input.releaseDir, platformPackageDir: platformPackageDir() });
+    await keepArtifact(input.releaseDir, input.artifact);
+    this.artifacts.remember(input.releaseDir, input.artifact.sha256);
+    const located = this.options.locate(input.releaseDir);
+    if (located?.releaseId) this.remember(located.releaseId, input.releaseDir);
+  }
+
+  async unstage(releaseDir: string): Promise<void> {
+    this.artifacts.forget(releaseDir);
+    await removeReleaseDir(releaseDir);
+    await dropArtifact(releaseDir);
+  }
+
+  async runJob<J extends ReleaseJob>(job: J): Promise<ReleaseJobResults[J['type']]> {
+    return this.jobs.run(job);
+  }
+
+  async startCandidate(projectId: string, releaseId: string, options: { canary?: boolean } = {}): Promise<RunningApp> {
+    const rt = await this.ready();
+    const role: SwarmRole = options.canary ? 'canary' : 'app';
+    return this.watch.paused(projectId, role === 'app', async () => {
+      const app = await this.launch(rt, await this.options.resolveSpec(projectId, releaseId), role);
+      if (role === 'canary' && !app.failure) this.watch.watchCanary(app);
+      return app;
+    });
+  }
+
+  /** Launch a generation and wait until it serves or failed (a failed one is an app that exited). */
+  private async launch(rt: SwarmRuntime, spec: AppStartSpec, role: SwarmRole): Promise<SwarmApp> {
+    this.remember(spec.releaseId, spec.releaseDir);
+    const generation = await this.nextGeneration(rt, spec.projectId);
+    const node = await projectNode(rt, spec.projectId);
+    const name = swarmServiceName(spec.projectId, role);
+    if (role === 'canary') await removeService(rt.engine, name, this.settleMs(rt)); // an interrupted canary's leftovers
+    await launchRelease(rt, this.artifacts, { spec, role, generation, node, replicas: role === 'app' ? rt.settings.replicas : 1 });
+    const health = spec.release?.health.timeoutMs ?? 30_000;
+    const state = await awaitCandidate(rt.engine, name, generation, candidateTimeoutMs(rt, health, SWARM_HEALTH_RETRIES, SWARM_HEALTH_INTERVAL_MS));
+    return this.app({ projectId: spec.projectId, releaseId: spec.releaseId, role, serviceName: name, generation, host: node.address, state });
+  }
+
+  private app(init: { projectId: string; releaseId: string; role: SwarmRole; serviceName: string; generation: number; host: string; state: CandidateState }): SwarmApp {
+    const { state } = init;
+    return new SwarmApp({
+      ...init,
+      taskId: state.kind === 'running' ? state.task.ID : `${init.serviceName}.g${init.generation}`,
+      port: state.kind === 'running' ? state.port : 0,
+      startedAt: this.clock.now(),
+      ...(state.kind === 'failed' ? { failure: state } : {}),
+      stop: (app) => this.stopApp(app),
+      now: () => this.clock.now(),
+    });
+  }
+
+  async checkHealth(app: RunningApp, health: { path: string; timeoutMs: number; signal?: AbortSignal }): Promise<HealthResult> {
+    const started = this.clock.now();
+    if (!(app instanceof SwarmApp)) return checkHealth({ host: app.host, port: app.port, path: health.path, timeoutMs: health.timeoutMs, exited: app.wait(), ...(health.signal ? { signal: health.signal } : {}) });
+    const failed = (failure: Extract<CandidateState, { kind: 'failed' }>, attempts: number): HealthResult => ({
+      ok: false,
+      reason: failure.code === 'SVC_APP_START_FAILED' ? 'exited' : 'timeout',
+      attempts,
+      elapsedMs: this.clock.now() - started,
+      lastStatus: null,
+      lastError: failure.reason,
+    });
+    if (app.failure) return failed(app.failure, 0);
+    const rt = await this.ready();
+    // Docker's own verdict ends the check early: a rolled-back update or an ended task is final.
+    const verdict = new AbortController();
+    let docker: Extract<CandidateState, { kind: 'failed' }> | null = null;
+    const watching = (async () => {
+      while (!verdict.signal.aborted) {
+        await abortableSleep(500, verdict.signal);
+        if (verdict.signal.aborted) return;
+        const now = await candidateNow(rt.engine, app.serviceName, app.generation).catch(() => null);
+        if (now?.kind === 'failed' && !verdict.signal.aborted) {
+          docker = now;
+          verdict.abort();
+        }
+      }
+    })();
+    const signal = health.signal ? AbortSignal.any([verdict.signal, health.signal]) : verdict.signal;
+    const result = await checkHealth({ host: app.host, port: app.port, path: health.path, timeoutMs: health.timeoutMs, exited: app.wait(), signal });
+    verdict.abort();
+    await watching;
+    if (docker === null || result.ok) return result;
+    const failure: Extract<CandidateState, { kind: 'failed' }> = docker;
+    app.markExited({ code: failure.exitCode, signal: null, at: this.clock.now() });
+    return failed(failure, result.attempts);
+  }
+
+  async serve(app: RunningApp): Promise<void> {
+    if (!(app instanceof SwarmApp)) throw new SvcError('SVC_INTERNAL', 'The swarm driver serves only its own apps');
+    const rt = await this.ready();
+    await this.watch.paused(app.projectId, true, async () => {
+      if (app.role === 'canary') return this.promote(rt, app);
+      await this.settle(rt, app);
+      this.watch.serve(app);
+      await this.cleanup(rt, app.projectId);
+    });
+  }
+
+  /** A canary that passed: the project's service takes its release, the ingress follows, the canary service goes. */
+  private async promote(rt: SwarmRuntime, canary: SwarmApp): Promise<void> {
+    const app = await this.launch(rt, await this.options.resolveSpec(canary.projectId, canary.releaseId), 'app');
+    if (app.failure) throw new SvcError(app.failure.code, `Promoting the canary of ${canary.releaseId} failed: ${app.failure.reason}`);
+    this.watch.serve(app);
+    this.options.onEvent({ type: 'started', projectId: app.projectId, releaseId: app.releaseId, port: app.port });
+    await this.settle(rt, app);
+    // The canary's task keeps serving for the lame-duck window while the ingress moves to the new task.
+    await removeService(rt.engine, canary.serviceName, this.settleMs(rt));
+    this.watch.unwatchCanary(canary.projectId);
+    canary.markExited({ code: 0, signal: null, at: this.clock.now() });
+    await this.cleanup(rt, app.projectId);
+  }
+
+  /** Wait for the update to complete and the replaced tasks to end (a slow stop is logged, not fatal). */
+  private async settle(rt: SwarmRuntime, app: SwarmApp): Promise<void> {
+    if (!(await awaitSettled(rt.engine, app.serviceName, app.generation, rt.settings.replicas, this.settleMs(rt)))) {
+      this.logs.system(app.projectId, app.releaseId, `swarm: tasks replaced by generation ${app.generation} had not stopped within ${this.settleMs(rt)} ms`);
+    }
+  }
+
+  async startServing(projectId: string, releaseId: string): Promise<RunningApp> {
+    const rt = await this.ready();
+    return this.watch.paused(projectId, true, async () => {
+      const app = await this.launch(rt, await this.options.resolveSpec(projectId, releaseId), 'app');
+      if (app.failure) {
+        // Swarm keeps restarting it; the watch reports the task that comes up.
+        this.watch.serveRestarting(projectId, releaseId, app.generation);
+        return app;
+      }
+      await this.settle(rt, app);
+      this.watch.serve(app);
+      await this.cleanup(rt, projectId);
+      this.options.onEvent({ type: 'started', projectId, releaseId, port: app.port });
+      return app;
+    });
+  }
+
+  /** A candidate's stop: roll its update back (or remove its canary); the served app's: stop the project. */
+  private async stopApp(app: SwarmApp): Promise<void> {
+    const rt = await this.ready();
+    await this.watch.paused(app.projectId, app.role === 'app', async () => {
+      if (app.role === 'canary') {
+        this.watch.unwatchCanary(app.projectId);
+        await removeService(rt.engine, app.serviceName, this.settleMs(rt));
+      } else if (this.watch.current(app.projectId) === app) {
+        await this.stopProject(rt, app.projectId);
+      } else {
+        await rollBackGeneration(rt.engine, app.serviceName, app.generation, this.settleMs(rt));
+      }
+      await this.cleanup(rt, app.projectId);
+    });
+  }
+
+  async stop(projectId: string): Promise<void> {
+    const rt = await this.ready();
+    await this.watch.paused(projectId, true, () => this.stopProject(rt, projectId));
+  }
+
+  private async stopProject(rt: SwarmRuntime, projectId: string): Promise<void> {
+    this.watch.forget(projectId);
+    if (!(await scaleService(rt.engine, swarmServiceName(projectId, 'app'), 0, this.settleMs(rt)))) {
+      throw new SvcError('SVC_SWARM_REQUEST_FAILED', `The tasks of ${projectId} did not stop within ${this.settleMs(rt)} ms`);
+    }
+  }
+
+  current(projectId: string): RunningApp | null {
+    return this.watch.current(projectId);
+  }
+
+  status(projectId: string): SupervisedStatus | null {
+    return this.watch.status(projectId);
+  }
+
+  async adopt(record: RunningAppRecord): Promise<RunningApp | null> {
+    if (record.kind !== 'swarm' || !record.swarm) return null;
+    const rt = await this.ready();
+    const { service, tasks } = await viewService(rt.engine, record.swarm.serviceName);
+    const task = tasks.find((t) => t.ID === record.swarm?.taskId);
+    if (!service || !task || !isServing(task) || !task.NodeID) return null;
+    this.remember(record.releaseId, this.options.releaseDirOf(record.projectId, record.releaseId));
+    const node = await rt.node(task.NodeID);
+    const state: CandidateState = { kind: 'running', task, port: publishedPort(task)! };
+    return this.app({ projectId: record.projectId, releaseId: record.releaseId, role: record.swarm.role, serviceName: record.swarm.serviceName, generation: record.swarm.generation, host: node.address, state });
+  }
+
+  async recover(): Promise<void> {
+    const rt = await this.ready();
+    const served: ServedProject[] = await this.watch.recover(rt);
+    for (const project of served) this.remember(project.releaseId, this.options.releaseDirOf(project.projectId, project.releaseId));
+  }
+
+  async stopAll(): Promise<void> {
+    const rt = this.runtime ? await this.runtime.catch(() => null) : null;
+    if (rt?.settings.stopOnClose) for (const projectId of this.watch.projects()) await this.stop(projectId).catch(() => undefined);
+    await this.detachAll();
+  }
+
+  async detachAll(): Promise<void> {
+    this.watch.stop();
+    const rt = this.runtime ? await this.runtime.catch(() => null) : null;
+    await rt?.close();
+  }
+
+  sandboxStatus(): SandboxStatus | undefined {
+    return undefined;
+  }
+
+  async removeProject(projectId: string): Promise<void> {
+    const rt = await this.ready();
+    await this.watch.paused(projectId, true, async () => {
+      this.watch.forget(projectId);
+      this.watch.unwatchCanary(projectId);
+      await removeSwarmProject(rt.engine, projectId, this.settleMs(rt));
+      rt.access.revokeProject(projectId);
+      this.generations.delete(projectId);
+    });
+  }
+
+  /** Keep the secrets and credentials of the generations the project's services carry; drop the rest. */
+  private async cleanup(rt: SwarmRuntime, projectId: string): Promise<void> {
+    const keep = new Set<number>();
+    for (const role of ['app', 'canary'] as const) {
+      const generation = specGeneration((await rt.engine.inspectService(swarmServiceName(projectId, role)))?.spec);
+      if (generation !== null) keep.add(generation);
+    }
+    rt.access.keepOnly(projectId, keep);
+    await removeGenerationSecrets(rt.engine, projectId, keep, (line) => this.logs.system(projectId, '-', `swarm: ${line}`));
+  }
+
+  /** A generation number no service or secret of the project carries yet. */
+  private async nextGeneration(rt: SwarmRuntime, projectId: string): Promise<number> {
+    let last = this.generations.get(projectId);
+    if (last === undefined) {
+      last = await newestSecretGeneration(rt.engine, projectId);
+      for (const role of ['app', 'canary'] as const) {
+        const service = await rt.engine.inspectService(swarmServiceName(projectId, role));
+        last = Math.max(last, specGeneration(service?.spec) ?? 0, specGeneration(service?.previousSpec) ?? 0);
+      }
+    }
+    this.generations.set(projectId, last + 1);
+    return last + 1;
+  }
+
+  /** Bound on waits for tasks to stop: the lame-duck window, the app's own shutdown, and slack. */
+  private settleMs(rt: SwarmRuntime): number {
+    return rt.settings.drainMs + 40_000;
+  }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
+}
