@@ -16,7 +16,12 @@ export interface ReleaseJobInput extends SwarmTaskInput {
   type: ReleaseJob['type'];
 }
 
-/** The spec of one job run: `ReplicatedJob` with one completion, restart policy none, `job <jobId>`. */
+/**
+ * The spec of one job run: one replicated task that is never restarted, `job <jobId>`. Not a
+ * `ReplicatedJob`: dockerd 20.10 leaves a removed job service's exited containers behind, and they
+ * keep the project volume in use (site deletion could never remove it); a plain replicated service's
+ * containers go with it.
+ */
 export function releaseJobSpec(input: ReleaseJobInput): EngineServiceSpec {
   if (!JOB_TYPES.has(input.type)) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', `Unknown job type ${input.type}`);
   const name = swarmJobServiceName(input.projectId, input.jobId);
@@ -34,7 +39,7 @@ export function releaseJobSpec(input: ReleaseJobInput): EngineServiceSpec {
     Name: name,
     Labels: labels,
     TaskTemplate: template,
-    Mode: { ReplicatedJob: { MaxConcurrent: 1, TotalCompletions: 1 } },
+    Mode: { Replicated: { Replicas: 1 } },
     EndpointSpec: { Mode: 'dnsrr', Ports: [] },
   };
 }

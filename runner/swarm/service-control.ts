@@ -114,7 +114,8 @@ export async function removeService(engine: EngineClient, name: string, timeoutM
   const service = await engine.inspectService(name);
   if (!service) return;
   await engine.removeService(service.id);
-  await pollFor(timeoutMs, async () => ((await engine.listTasks({ service: service.id })).length === 0 && !(await engine.inspectService(name)) ? true : undefined));
+  // The engine forgets a removed service's tasks with it (listing them then answers 404).
+  await pollFor(timeoutMs, async () => ((await engine.inspectService(name)) === null ? true : undefined));
 }
 
 /** How long a candidate may take to serve: start-up (schedule, fetch, extract) plus its health gate as Docker runs it. */

@@ -34,7 +34,7 @@ describe('releaseJobSpec', () => {
         Networks: [{ Target: 'svc-p-prj_1' }],
         ForceUpdate: 7,
       },
-      Mode: { ReplicatedJob: { MaxConcurrent: 1, TotalCompletions: 1 } },
+      Mode: { Replicated: { Replicas: 1 } },
       EndpointSpec: { Mode: 'dnsrr', Ports: [] },
     });
     expect('HealthCheck' in spec.TaskTemplate.ContainerSpec).toBe(false);
@@ -45,7 +45,7 @@ describe('releaseJobSpec', () => {
     const app = releaseServiceSpec(serviceInput).TaskTemplate;
     for (const job of jobs) {
       const spec = releaseJobSpec(job);
-      expect(spec.Mode).toEqual({ ReplicatedJob: { MaxConcurrent: 1, TotalCompletions: 1 } });
+      expect(spec.Mode).toEqual({ Replicated: { Replicas: 1 } });
       expect(spec.TaskTemplate.RestartPolicy.Condition).toBe('none');
       expect(spec.TaskTemplate.Placement).toEqual(app.Placement);
       expect(spec.TaskTemplate.ContainerSpec.Mounts.filter((m) => m.Type === 'volume')).toEqual(app.ContainerSpec.Mounts.filter((m) => m.Type === 'volume'));
