@@ -16,6 +16,11 @@ const table: { name: string; env: Record<string, string>; status?: SandboxStatus
   { name: 'SVC_SANDBOX=off', env: { SVC_SANDBOX: 'off' }, status: working, expected: { mode: 'unsandboxed', network: 'shared', perProjectUid: false, available: true, problem: null, warning: UNSANDBOXED_WARNING } },
   { name: 'SVC_RUNNER=process SVC_SANDBOX=off', env: { SVC_RUNNER: 'process', SVC_SANDBOX: 'off' }, expected: { mode: 'unsandboxed', network: 'shared', perProjectUid: false, available: true, problem: null, warning: UNSANDBOXED_WARNING } },
   { name: 'SVC_RUNNER=container (sandbox settings do not apply)', env: { SVC_RUNNER: 'container', SVC_SANDBOX: 'off' }, expected: { mode: 'container', network: 'isolated', perProjectUid: false, available: true, problem: null } },
+  {
+    name: 'SVC_DRIVER=swarm (local runner settings do not apply)',
+    env: { SVC_DRIVER: 'swarm', SVC_SWARM_ENDPOINT: 'http://10.0.0.1:7071', SVC_SANDBOX: 'off' },
+    expected: { mode: 'swarm', network: 'isolated', perProjectUid: false, available: true, problem: null },
+  },
 ];
 
 describe('describeIsolation', () => {
@@ -35,7 +40,7 @@ describe('describeIsolation', () => {
   });
 
   it('refuses invalid settings with the same codes as building the runner', () => {
-    for (const [env, code] of [[{ SVC_SANDBOX: 'maybe' }, 'SVC_SANDBOX_CONFIG'], [{ SVC_RUNNER: 'vm' }, 'SVC_RUNNER_CONFIG']] as const) {
+    for (const [env, code] of [[{ SVC_SANDBOX: 'maybe' }, 'SVC_SANDBOX_CONFIG'], [{ SVC_RUNNER: 'vm' }, 'SVC_RUNNER_CONFIG'], [{ SVC_DRIVER: 'swarm' }, 'SVC_SWARM_CONFIG'], [{ SVC_DRIVER: 'k8s' }, 'SVC_SWARM_CONFIG']] as const) {
       let thrown: unknown;
       try {
         describeIsolation(env);
