@@ -16,7 +16,7 @@ import { APP_STOP_GRACE_MS, ensureProjectNetwork, projectNode, RELEASE_TMPFS_SIZ
 import { JOBS_NEEDING_RELEASE, RELEASE_ENDPOINT_PATHS, TASK_DATA_DIR, type JobDescription, type JobResult } from './swarm-job-protocol.js';
 import { SWARM_LABELS } from './swarm-names.js';
 import type { SwarmRuntime } from './swarm-runtime.js';
-import { defaultContainerLimits } from '../container/podman-args.js';
+import { defaultContainerLimits, type ContainerLimits } from '../container/podman-args.js';
 import { taskEnded, taskReason } from './task-observation.js';
 import { toTaskJob } from './task-job-paths.js';
 
@@ -43,6 +43,8 @@ export interface SwarmJobsDeps {
   runtime: () => Promise<SwarmRuntime>;
   artifacts: KeptArtifacts;
   locate: LocatePath;
+  /** Limits of the job tasks (default: the podman runner's). */
+  limits?: ContainerLimits;
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -132,7 +134,7 @@ export class SwarmJobs implements ReleaseEndpointJobs {
         credential,
         nodeId: node.id,
         databaseFile: databasePath.slice(`${TASK_DATA_DIR}/`.length),
-        limits: defaultContainerLimits,
+        limits: this.deps.limits ?? defaultContainerLimits,
         releaseTmpfsSize: RELEASE_TMPFS_SIZE,
         stopGraceMs: APP_STOP_GRACE_MS,
       });

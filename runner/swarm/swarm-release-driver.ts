@@ -9,23 +9,27 @@ import { checkHealth } from '../health-check.js';
 import { platformPackageDir } from '../platform-package-dir.js';
 import { prepareReleaseDir, removeReleaseDir } from '../prepare-release-dir.js';
 import type { AppStartSpec, HealthResult, LogStore, ReleaseArtifact, ReleaseDriver, ReleaseDriverHooks, ReleaseJob, ReleaseJobResults, RunningApp, RunningAppRecord, SandboxStatus, SupervisedStatus } from '../release-driver.js';
+import type { ContainerLimits } from '../container/podman-args.js';
 import type { EngineClient } from './engine-client.js';
 import { dropArtifact, keepArtifact, KeptArtifacts } from './kept-artifacts.js';
 import { launchRelease, projectNode } from './release-launch.js';
 import { SWARM_HEALTH_INTERVAL_MS, SWARM_HEALTH_RETRIES } from './service-spec.js';
-import { awaitCandidate, awaitSettled, candidateNow, candidateTimeoutMs, removeService, rollBackGeneration, scaleService, specGeneration, viewService } from './service-control.js';
+import { awaitCandidate, awaitSettled, candidateTimeoutMs, removeService, rollBackGeneration, scaleService, viewService } from './service-control.js';
 import { SwarmApp, type SwarmRole } from './swarm-app.js';
+import { checkSwarmHealth } from './swarm-health.js';
 import { SwarmJobs, type LocatePath } from './swarm-jobs.js';
 import { swarmServiceName } from './swarm-names.js';
 import { openSwarmRuntime, type SwarmRuntime } from './swarm-runtime.js';
 import type { SwarmSettings } from './swarm-settings.js';
-import { removeGenerationSecrets, newestSecretGeneration } from './generation-secrets.js';
+import { ProjectGenerations } from './project-generations.js';
 import { removeSwarmProject } from './project-removal.js';
 import { SwarmWatch, type ServedProject } from './swarm-watch.js';
 import { isServing, publishedPort, type CandidateState } from './task-observation.js';
 
 export interface SwarmReleaseDriverOptions extends ReleaseDriverHooks {
   settings: SwarmSettings;
+  /** Limits of every task (default: the podman runner's). */
+  limits?: ContainerLimits;
   engine: EngineClient;
   logs: LogStore;
   /** The driver's own files (the release credential key). */
@@ -50,13 +54,13 @@ export class SwarmReleaseDriver implements ReleaseDriver {
   private readonly watch: SwarmWatch;
   private readonly clock: Clock;
   private readonly releaseDirs = new Map<string, string>();
-  private readonly generations = new Map<string, number>();
+  private readonly generations = new ProjectGenerations();
   private runtime: Promise<SwarmRuntime> | null = null;
 
   constructor(private readonly options: SwarmReleaseDriverOptions) {
     this.logs = options.logs;
     this.clock = options.clock ?? systemClock;
-    this.jobs = new SwarmJobs({ runtime: () => this.ready(), artifacts: this.artifacts, locate: options.locate });
+    this.jobs = new SwarmJobs({ runtime: () => this.ready(), artifacts: this.artifacts, locate: options.locate, ...(options.limits ? { limits: options.limits } : {}) });
     this.watch = new SwarmWatch({ runtime: () => this.ready(), onEvent: (event) => options.onEvent(event), intervalMs: options.watchIntervalMs ?? 1_000, clock: this.clock, appOf: (init) => this.app(init) });
   }
 
@@ -119,11 +123,11 @@ export class SwarmReleaseDriver implements ReleaseDriver {
   /** Launch a generation and wait until it serves or failed (a failed one is an app that exited). */
   private async launch(rt: SwarmRuntime, spec: AppStartSpec, role: SwarmRole): Promise<SwarmApp> {
     this.remember(spec.releaseId, spec.releaseDir);
-    const generation = await this.nextGeneration(rt, spec.projectId);
+    const generation = await this.generations.next(rt, spec.projectId);
     const node = await projectNode(rt, spec.projectId);
     const name = swarmServiceName(spec.projectId, role);
     if (role === 'canary') await removeService(rt.engine, name, this.settleMs(rt)); // an interrupted canary's leftovers
-    await launchRelease(rt, this.artifacts, { spec, role, generation, node, replicas: role === 'app' ? rt.settings.replicas : 1 });
+    await launchRelease(rt, this.artifacts, { spec, role, generation, node, replicas: role === 'app' ? rt.settings.replicas : 1, ...(this.options.limits ? { limits: this.options.limits } : {}) });
     const health = spec.release?.health.timeoutMs ?? 30_000;
     const state = await awaitCandidate(rt.engine, name, generation, candidateTimeoutMs(rt, health, SWARM_HEALTH_RETRIES, SWARM_HEALTH_INTERVAL_MS));
     return this.app({ projectId: spec.projectId, releaseId: spec.releaseId, role, serviceName: name, generation, host: node.address, state });
@@ -143,40 +147,9 @@ export class SwarmReleaseDriver implements ReleaseDriver {
   }
 
   async checkHealth(app: RunningApp, health: { path: string; timeoutMs: number; signal?: AbortSignal }): Promise<HealthResult> {
-    const started = this.clock.now();
     if (!(app instanceof SwarmApp)) return checkHealth({ host: app.host, port: app.port, path: health.path, timeoutMs: health.timeoutMs, exited: app.wait(), ...(health.signal ? { signal: health.signal } : {}) });
-    const failed = (failure: Extract<CandidateState, { kind: 'failed' }>, attempts: number): HealthResult => ({
-      ok: false,
-      reason: failure.code === 'SVC_APP_START_FAILED' ? 'exited' : 'timeout',
-      attempts,
-      elapsedMs: this.clock.now() - started,
-      lastStatus: null,
-      lastError: failure.reason,
-    });
-    if (app.failure) return failed(app.failure, 0);
-    const rt = await this.ready();
-    // Docker's own verdict ends the check early: a rolled-back update or an ended task is final.
-    const verdict = new AbortController();
-    let docker: Extract<CandidateState, { kind: 'failed' }> | null = null;
-    const watching = (async () => {
-      while (!verdict.signal.aborted) {
-        await abortableSleep(500, verdict.signal);
-        if (verdict.signal.aborted) return;
-        const now = await candidateNow(rt.engine, app.serviceName, app.generation).catch(() => null);
-        if (now?.kind === 'failed' && !verdict.signal.aborted) {
-          docker = now;
-          verdict.abort();
-        }
-      }
-    })();
-    const signal = health.signal ? AbortSignal.any([verdict.signal, health.signal]) : verdict.signal;
-    const result = await checkHealth({ host: app.host, port: app.port, path: health.path, timeoutMs: health.timeoutMs, exited: app.wait(), signal });
-    verdict.abort();
-    await watching;
-    if (docker === null || result.ok) return result;
-    const failure: Extract<CandidateState, { kind: 'failed' }> = docker;
-    app.markExited({ code: failure.exitCode, signal: null, at: this.clock.now() });
-    return failed(failure, result.attempts);
+    if (app.failure) return checkSwarmHealth(this.options.engine, this.clock, app, health);
+    return checkSwarmHealth((await this.ready()).engine, this.clock, app, health);
   }
 
   async serve(app: RunningApp): Promise<void> {
@@ -305,33 +278,12 @@ export class SwarmReleaseDriver implements ReleaseDriver {
       this.watch.unwatchCanary(projectId);
       await removeSwarmProject(rt.engine, projectId, this.settleMs(rt));
       rt.access.revokeProject(projectId);
-      this.generations.delete(projectId);
+      this.generations.forget(projectId);
     });
   }
 
-  /** Keep the secrets and credentials of the generations the project's services carry; drop the rest. */
-  private async cleanup(rt: SwarmRuntime, projectId: string): Promise<void> {
-    const keep = new Set<number>();
-    for (const role of ['app', 'canary'] as const) {
-      const generation = specGeneration((await rt.engine.inspectService(swarmServiceName(projectId, role)))?.spec);
-      if (generation !== null) keep.add(generation);
-    }
-    rt.access.keepOnly(projectId, keep);
-    await removeGenerationSecrets(rt.engine, projectId, keep, (line) => this.logs.system(projectId, '-', `swarm: ${line}`));
-  }
-
-  /** A generation number no service or secret of the project carries yet. */
-  private async nextGeneration(rt: SwarmRuntime, projectId: string): Promise<number> {
-    let last = this.generations.get(projectId);
-    if (last === undefined) {
-      last = await newestSecretGeneration(rt.engine, projectId);
-      for (const role of ['app', 'canary'] as const) {
-        const service = await rt.engine.inspectService(swarmServiceName(projectId, role));
-        last = Math.max(last, specGeneration(service?.spec) ?? 0, specGeneration(service?.previousSpec) ?? 0);
-      }
-    }
-    this.generations.set(projectId, last + 1);
-    return last + 1;
+  private cleanup(rt: SwarmRuntime, projectId: string): Promise<void> {
+    return this.generations.retire(rt, projectId, (line) => this.logs.system(projectId, '-', `swarm: ${line}`));
   }
 
   /** Bound on waits for tasks to stop: the lame-duck window, the app's own shutdown, and slack. */
@@ -340,15 +292,3 @@ export class SwarmReleaseDriver implements ReleaseDriver {
   }
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done);
-  });
-}
