@@ -1,9 +1,9 @@
 // The swarm driver where the driver contract does not look, on a real single-node swarm (dockerd in its
 // own network namespace) behind a real control plane: a task swarm restarts after it was killed is
 // reported and the ingress follows its new port; a canary runs as a second service and is promoted
-// into the project's service; a restarted control plane re-adopts the running task; release cleanup
-// removes the kept artifact; a job task that ends without a result fails with SVC_SWARM_JOB_FAILED;
-// site deletion leaves no service, secret, network or volume of the project behind.
+// into the project's service, or removed when it fails; a restarted control plane re-adopts the
+// running task; release cleanup removes the kept artifact; a job task that ends without a result
+// fails with SVC_SWARM_JOB_FAILED; site deletion leaves no service, secret, network or volume behind.
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
@@ -78,6 +78,7 @@ describe.skipIf(gate.skip)('swarm release driver on a real swarm', () => {
     origin = await listen(plane);
     art.v1 = await packFixture('healthy', work);
     art.canary = await packCandidate(work, 2, 'ok', quickPolicy());
+    art.failing = await packCandidate(work, 3, 'fail', quickPolicy());
     const first = await deploy(art.v1);
     expect(first.status, first.failure?.message).toBe('active');
     ids.v1 = first.id;
@@ -124,6 +125,18 @@ describe.skipIf(gate.skip)('swarm release driver on a real swarm', () => {
     // Only the serving generation keeps its secrets (older ones went with the promotion).
     const generations = new Set((await client.listSecrets(projectLabel())).map((s) => Number(s.labels[SWARM_LABELS.generation])));
     expect([...generations]).toEqual([specGeneration(service?.spec)]);
+  }, 180_000);
+
+  it('removes a canary that fails its criteria; the project service keeps serving the baseline', async () => {
+    const before = plane.plane.releases.current(plane.project.id)!;
+    const traffic = steadyTraffic(origin, host());
+    const released = await deploy(art.failing!, { 'x-svc-canary': '1' });
+    await traffic.stop(); // the candidate's own 500s are what fails it
+    expect(released).toMatchObject({ status: 'failed', failure: { code: 'SVC_CANARY_CRITERIA_FAILED' } });
+    expect(await client.inspectService(swarmServiceName(plane.project.id, 'canary'))).toBeNull();
+    expect((await client.inspectService(swarmServiceName(plane.project.id, 'app')))?.spec.Labels?.[SWARM_LABELS.release]).toBe(ids.canary);
+    expect(plane.plane.releases.current(plane.project.id)?.id).toBe(before.id);
+    expect((await serving()).version).toBe(2);
   }, 180_000);
 
   it('re-adopts the running task after a control-plane restart, without restarting it', async () => {
