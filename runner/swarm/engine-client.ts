@@ -6,7 +6,8 @@ import type { z } from 'zod';
 import { SvcError } from '../../src/core/errors.js';
 import type { EngineLabels, EngineServiceSpec } from './engine-spec.js';
 import { engineError, engineStatus } from './engine-errors.js';
-import { demultiplexLogs } from './engine-log-frames.js';
+import { demultiplexLogs, LogFrameReader } from './engine-log-frames.js';
+import { parseLogFrame, type ServiceLogRecord } from './service-log-records.js';
 import {
   engineCreatedSchema,
   engineImageSchema,
@@ -69,6 +70,12 @@ export interface EngineClient {
   listTasks(filter: { service?: string; labels?: EngineLabels; desiredState?: SwarmTaskState }): Promise<SwarmTask[]>;
   /** The last `tail` lines of stdout and stderr of every task of the service, demultiplexed. */
   serviceLogs(id: string, options: { tail: number }): Promise<string>;
+  /**
+   * Every task's lines with their time and task, in batches as they arrive. `since` (the engine's
+   * `<seconds>.<nanoseconds>`, inclusive) or `tail` bound where it starts; `follow` keeps streaming,
+   * tasks started later included, until `signal` aborts or the engine ends the stream.
+   */
+  serviceLogLines(id: string, options: { follow: boolean; since?: string; tail?: number; signal?: AbortSignal }): AsyncIterable<ServiceLogRecord[]>;
   listVolumes(labels: EngineLabels): Promise<Array<{ name: string; labels: EngineLabels }>>;
   removeVolume(name: string, options: { force: boolean }): Promise<void>;
   /** `POST /images/create?fromSrc=-`: a root filesystem tarball as an image; returns `sha256:<hex>`. */
@@ -201,6 +208,33 @@ export function createEngineClient({ dockerHost }: { dockerHost: string }): Engi
       const answer: unknown = await call(`logs of service ${id}`, () => docker.getService(id).logs({ stdout: true, stderr: true, follow: false, tail }));
       // docker-modem hands back a Buffer, or parsed JSON when the whole log happens to be JSON text.
       return Buffer.isBuffer(answer) ? demultiplexLogs(answer) : typeof answer === 'string' ? answer : JSON.stringify(answer);
+    },
+
+    async *serviceLogLines(id, { follow, since, tail, signal }) {
+      const op = `logs of service ${id}`;
+      const query = { stdout: true, stderr: true, timestamps: true, details: true, follow, ...(since === undefined ? {} : { since }), ...(tail === undefined ? {} : { tail }), ...(signal ? { abortSignal: signal } : {}) };
+      const service = docker.getService(id);
+      const answer: unknown = await call(op, () => service.logs(query as never) as unknown as Promise<unknown>);
+      const reader = new LogFrameReader();
+      if (Buffer.isBuffer(answer)) {
+        yield reader.push(answer).flatMap((frame) => parseLogFrame(frame, Date.now()));
+        return;
+      }
+      if (typeof answer === 'string') {
+        yield reader.push(Buffer.from(answer)).flatMap((frame) => parseLogFrame(frame, Date.now()));
+        return;
+      }
+      const stream = answer as NodeJS.ReadableStream & { destroy?: () => void };
+      try {
+        for await (const chunk of stream as AsyncIterable<Buffer | string>) {
+          const records = reader.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk)).flatMap((frame) => parseLogFrame(frame, Date.now()));
+          if (records.length > 0) yield records;
+        }
+      } catch (error) {
+        if (!signal?.aborted) throw engineError(op, error);
+      } finally {
+        stream.destroy?.();
+      }
     },
 
     async listVolumes(labels) {

@@ -3,11 +3,12 @@
 // `job <jobId>`): database paths become paths in the volume, a snapshot's bytes are written by the
 // endpoint where the pipeline said (a control-plane path, so backups and drills keep working), a
 // restore's snapshot is served from there. The result comes back over `/result`; a job task that ends
-// without one fails with SVC_SWARM_JOB_FAILED and its last log lines. The job service is removed after.
+// without one fails with SVC_SWARM_JOB_FAILED and its last log lines. The task's output goes into the
+// project log (`[<type> job] <line>`), then the job service is removed.
 import { randomBytes } from 'node:crypto';
 import type { ErrorCode } from '../../src/core/error-codes/index.js';
 import { errorCodes, SvcError } from '../../src/core/errors.js';
-import type { ReleaseJob, ReleaseJobResults } from '../release-driver.js';
+import type { LogStore, ReleaseJob, ReleaseJobResults } from '../release-driver.js';
 import { createProjectSecret } from './generation-secrets.js';
 import { releaseJobSpec } from './job-spec.js';
 import type { KeptArtifacts } from './kept-artifacts.js';
@@ -25,6 +26,8 @@ export const NO_RELEASE = 'none';
 const NO_DIGEST = '0'.repeat(64);
 const POLL_MS = 250;
 const LOG_LINES = 20;
+/** How long a job task that reported may take to exit before its output is copied. */
+const OUTPUT_WAIT_MS = 2_000;
 
 /** Where a control-plane path lies: its project and data directory, and the release holding it. */
 export type LocatePath = (path: string) => { projectId: string; dataDir: string; releaseId?: string; releaseDir?: string } | null;
@@ -45,6 +48,8 @@ export interface SwarmJobsDeps {
   locate: LocatePath;
   /** Limits of the job tasks (default: the podman runner's). */
   limits?: ContainerLimits;
+  /** Where a job's output goes (the project log). */
+  logs: LogStore;
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -144,8 +149,22 @@ export class SwarmJobs implements ReleaseEndpointJobs {
     } finally {
       this.runs.delete(jobId);
       rt.access.finishJob(jobId);
+      if (serviceId) await this.keepOutput(rt, serviceId, run).catch(() => undefined);
       if (serviceId) await rt.engine.removeService(serviceId).catch(() => undefined);
       if (secretId) await this.removeSecretSoon(rt, secretId);
+    }
+  }
+
+  /** Copy the job task's output into the project log once the task ended (it exits right after reporting). */
+  private async keepOutput(rt: SwarmRuntime, serviceId: string, run: JobRun): Promise<void> {
+    for (let waited = 0; waited < OUTPUT_WAIT_MS; waited += POLL_MS) {
+      if ((await rt.engine.listTasks({ service: serviceId })).every(taskEnded)) break;
+      await this.sleep(POLL_MS);
+    }
+    const releaseId = run.description.releaseId === NO_RELEASE ? '-' : run.description.releaseId;
+    const label = `[${run.description.job.type} job]`;
+    for await (const batch of rt.engine.serviceLogLines(serviceId, { follow: false })) {
+      this.deps.logs.append(run.projectId, batch.map((record) => ({ time: record.time, stream: record.stream, releaseId, line: `${label} ${record.line}` })));
     }
   }
 

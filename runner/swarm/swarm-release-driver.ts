@@ -24,6 +24,7 @@ import type { SwarmSettings } from './swarm-settings.js';
 import { ProjectGenerations } from './project-generations.js';
 import { removeSwarmProject } from './project-removal.js';
 import { SwarmWatch, type ServedProject } from './swarm-watch.js';
+import { ServiceLogFollows } from './service-log-follow.js';
 import { isServing, publishedPort, type CandidateState } from './task-observation.js';
 
 export interface SwarmReleaseDriverOptions extends ReleaseDriverHooks {
@@ -55,12 +56,15 @@ export class SwarmReleaseDriver implements ReleaseDriver {
   private readonly clock: Clock;
   private readonly releaseDirs = new Map<string, string>();
   private readonly generations = new ProjectGenerations();
+  /** App output of every service the driver runs, into the project log. */
+  private readonly output: ServiceLogFollows;
   private runtime: Promise<SwarmRuntime> | null = null;
 
   constructor(private readonly options: SwarmReleaseDriverOptions) {
     this.logs = options.logs;
     this.clock = options.clock ?? systemClock;
-    this.jobs = new SwarmJobs({ runtime: () => this.ready(), artifacts: this.artifacts, locate: options.locate, ...(options.limits ? { limits: options.limits } : {}) });
+    this.jobs = new SwarmJobs({ runtime: () => this.ready(), artifacts: this.artifacts, locate: options.locate, logs: options.logs, ...(options.limits ? { limits: options.limits } : {}) });
+    this.output = new ServiceLogFollows({ engine: async () => (await this.ready()).engine, logs: options.logs });
     this.watch = new SwarmWatch({ runtime: () => this.ready(), onEvent: (event) => options.onEvent(event), intervalMs: options.watchIntervalMs ?? 1_000, clock: this.clock, appOf: (init) => this.app(init) });
   }
 
@@ -126,7 +130,8 @@ export class SwarmReleaseDriver implements ReleaseDriver {
     const generation = await this.generations.next(rt, spec.projectId);
     const node = await projectNode(rt, spec.projectId);
     const name = swarmServiceName(spec.projectId, role);
-    if (role === 'canary') await removeService(rt.engine, name, this.settleMs(rt)); // an interrupted canary's leftovers
+    if (role === 'canary') await this.removeCanary(rt, spec.projectId); // an interrupted canary's leftovers
+    this.output.follow(spec.projectId, name);
     await launchRelease(rt, this.artifacts, { spec, role, generation, node, replicas: role === 'app' ? rt.settings.replicas : 1, ...(this.options.limits ? { limits: this.options.limits } : {}) });
     const health = spec.release?.health.timeoutMs ?? 30_000;
     const state = await awaitCandidate(rt.engine, name, generation, candidateTimeoutMs(rt, health, SWARM_HEALTH_RETRIES, SWARM_HEALTH_INTERVAL_MS));
@@ -171,7 +176,7 @@ export class SwarmReleaseDriver implements ReleaseDriver {
     this.options.onEvent({ type: 'started', projectId: app.projectId, releaseId: app.releaseId, port: app.port });
     await this.settle(rt, app);
     // The canary's task keeps serving for the lame-duck window while the ingress moves to the new task.
-    await removeService(rt.engine, canary.serviceName, this.settleMs(rt));
+    await this.removeCanary(rt, canary.projectId);
     this.watch.unwatchCanary(canary.projectId);
     canary.markExited({ code: 0, signal: null, at: this.clock.now() });
     await this.cleanup(rt, app.projectId);
@@ -207,7 +212,7 @@ export class SwarmReleaseDriver implements ReleaseDriver {
     await this.watch.paused(app.projectId, app.role === 'app', async () => {
       if (app.role === 'canary') {
         this.watch.unwatchCanary(app.projectId);
-        await removeService(rt.engine, app.serviceName, this.settleMs(rt));
+        await this.removeCanary(rt, app.projectId);
       } else if (this.watch.current(app.projectId) === app) {
         await this.stopProject(rt, app.projectId);
       } else {
@@ -246,13 +251,17 @@ export class SwarmReleaseDriver implements ReleaseDriver {
     this.remember(record.releaseId, this.options.releaseDirOf(record.projectId, record.releaseId));
     const node = await rt.node(task.NodeID);
     const state: CandidateState = { kind: 'running', task, port: publishedPort(task)! };
+    if (record.swarm.role === 'app') this.output.follow(record.projectId, record.swarm.serviceName);
     return this.app({ projectId: record.projectId, releaseId: record.releaseId, role: record.swarm.role, serviceName: record.swarm.serviceName, generation: record.swarm.generation, host: node.address, state });
   }
 
   async recover(): Promise<void> {
     const rt = await this.ready();
     const served: ServedProject[] = await this.watch.recover(rt);
-    for (const project of served) this.remember(project.releaseId, this.options.releaseDirOf(project.projectId, project.releaseId));
+    for (const project of served) {
+      this.remember(project.releaseId, this.options.releaseDirOf(project.projectId, project.releaseId));
+      this.output.follow(project.projectId, swarmServiceName(project.projectId, 'app'));
+    }
   }
 
   async stopAll(): Promise<void> {
@@ -263,6 +272,7 @@ export class SwarmReleaseDriver implements ReleaseDriver {
 
   async detachAll(): Promise<void> {
     this.watch.stop();
+    await this.output.stopAll();
     const rt = this.runtime ? await this.runtime.catch(() => null) : null;
     await rt?.close();
   }
@@ -276,10 +286,18 @@ export class SwarmReleaseDriver implements ReleaseDriver {
     await this.watch.paused(projectId, true, async () => {
       this.watch.forget(projectId);
       this.watch.unwatchCanary(projectId);
+      await this.output.unfollowProject(projectId);
       await removeSwarmProject(rt.engine, projectId, this.settleMs(rt));
       rt.access.revokeProject(projectId);
       this.generations.forget(projectId);
     });
+  }
+
+  /** Remove a project's canary service; its output was followed until it went. */
+  private async removeCanary(rt: SwarmRuntime, projectId: string): Promise<void> {
+    const name = swarmServiceName(projectId, 'canary');
+    await removeService(rt.engine, name, this.settleMs(rt));
+    await this.output.unfollow(name);
   }
 
   private cleanup(rt: SwarmRuntime, projectId: string): Promise<void> {

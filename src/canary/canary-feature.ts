@@ -13,11 +13,11 @@ import { CanaryStore } from './canary-store.js';
 import { defaultCanaryPolicy, policyFromConfig, stageMetrics, type CanaryPolicy } from './stage-policy.js';
 
 export interface CanaryOptions {
-  /** svc:github — receives stage events for the `svc/canary` check run. */
+  /** Receives stage events (GitHub reports them as the `svc/canary` check run). */
   observer?: CanaryObserver;
-  /** svc:github — whether a deploy still has deployment authority (e.g. not superseded); false fails the canary. */
+  /** Whether a deploy still has deployment authority beyond the project lock (e.g. not superseded); false fails the canary. */
   authority?: (projectId: string, releaseId: string) => boolean | Promise<boolean>;
-  /** Projects with point-in-time recovery on: a candidate would be a second writer to the journaled database (spec 002 rule 2), so their canaries fail closed. */
+  /** Projects with point-in-time recovery on: a candidate would be a second writer to the journaled database, so their canaries fail closed. */
   recoveryEnabled?: (projectId: string) => boolean;
   /** Controller intervals (tests shorten them). */
   tickMs?: number;
@@ -31,15 +31,13 @@ export interface CanaryFeature {
   routes: (app: HttpApp) => Promise<void>;
   /** Boot: mark runs left `running` by a dead control plane `interrupted` (the prior release stays active). */
   start(): number;
-  /** Add a deployment-authority check after construction (svc:github wiring). */
-  setAuthority(authority: NonNullable<CanaryOptions['authority']>): void;
 }
 
 /** Build the canary feature over the ingress (route split + request records). */
 export function createCanary(ctx: FeatureContext, ingress: Pick<Ingress, 'routes' | 'onRequestComplete'>, options: CanaryOptions = {}): CanaryFeature {
   const store = new CanaryStore(ctx);
   const observer = options.observer;
-  let authority = options.authority;
+  const authority = options.authority;
   const controller = (): CanaryControllerDeps => ({
     store,
     clock: ctx.clock,
@@ -109,8 +107,5 @@ export function createCanary(ctx: FeatureContext, ingress: Pick<Ingress, 'routes
     store,
     routes: canaryRoutes(ctx, store),
     start: () => store.markInterrupted('The control plane restarted during the canary; the prior release was retained.'),
-    setAuthority(next) {
-      authority = next;
-    },
   };
 }

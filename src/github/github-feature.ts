@@ -34,19 +34,24 @@ export interface GithubFeature {
   observer: ReleaseObserver;
   /** Observer of canary runs (the svc/canary check run). */
   canaryObserver: CanaryObserver;
-  /** svc:ops — each restore drill receipt of a linked project becomes a svc/restore-drill check run. */
+  /** Each restore drill receipt of a linked project becomes a svc/restore-drill check run. */
   drillObserver: { onDrillReceipt(receipt: DrillReceiptEvent): void };
   routes: (app: HttpApp) => Promise<void>;
   queue: JobQueue;
   /** Time out overdue checks and complete checks whose release ended; also runs periodically. */
   sweep(): { timedOut: number; reconciled: number };
-  /** Start with the releases' rollback (PR commands, check re-runs): releases are built after this feature, which observes them. */
-  start(releases: { rollback(input: RollbackInput): Promise<RollbackResult> }): Promise<void>;
+  /** Resume queued deliveries and syncs, and the periodic sweep. */
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** Build the GitHub feature (nothing runs until start()). */
-export function createGithub(ctx: FeatureContext, options: GithubOptions = {}): GithubFeature {
+/** What the GitHub feature asks of releases: roll back as `svc rollback` does (PR commands, check re-runs). */
+export interface GithubReleases {
+  rollback(input: RollbackInput): Promise<RollbackResult>;
+}
+
+export function createGithub(ctx: FeatureContext, releases: GithubReleases, options: GithubOptions = {}): GithubFeature {
   const config = parseGithubConfig(options.env ?? process.env);
   const probot: Probot | null = config ? createProbot(config, { logger: ctx.logger, ...(options.fetch ? { fetch: options.fetch } : {}) }) : null;
   const github: GithubClient | null = probot ? githubClientOf(probot) : null;
@@ -86,7 +91,7 @@ export function createGithub(ctx: FeatureContext, options: GithubOptions = {}): 
       await linkRoutes(ctx, () => github)(app);
     },
     sweep,
-    async start(releases) {
+    async start() {
       if (!probot || !config || !github) return; // unconfigured: nothing to deliver or sync
       await probot.load(
         svcGithubApp({

@@ -41,9 +41,7 @@ export function createNodeRouting(n: NodesContext): NodeRouting {
   };
 
   const apply = async (projectId: string, route: NodeRoute): Promise<void> => {
-    const listener = n.listener();
-    if (!listener) return;
-    await listener.route({ projectId, releaseId: route.releaseId, upstream: route.upstream });
+    await n.releases.route({ projectId, releaseId: route.releaseId, upstream: route.upstream });
     // Unrouted projects stay known with their generation, so a late older report cannot route them again.
     routes.set(projectId, route);
   };
@@ -71,10 +69,8 @@ export function createNodeRouting(n: NodesContext): NodeRouting {
     async hold(node, projectId) {
       let failure: unknown;
       await serial(projectId, async () => {
-        const listener = n.listener();
-        if (!listener) return;
         try {
-          await listener.route({ projectId, releaseId: null, upstream: null, hold: true });
+          await n.releases.route({ projectId, releaseId: null, upstream: null, hold: true });
           routes.set(projectId, heldRoute(routes.get(projectId), node.id, ctx.clock.now(), n.settings.holdMs));
         } catch (error) {
           failure = error;

@@ -40,7 +40,7 @@ export interface NodeReleaseListener {
 export function notifySettled(n: NodesContext, op: { project_id: string; generation: number; state: string; release_id: string | null }): void {
   n.waiters.wake(op.project_id);
   if (op.state !== 'running' || !op.release_id) return;
-  queueMicrotask(() => n.listener()?.settled({ projectId: op.project_id, generation: op.generation }));
+  queueMicrotask(() => n.releases.settled({ projectId: op.project_id, generation: op.generation }));
 }
 
 /** The bundle every node service receives. */
@@ -48,9 +48,10 @@ export interface NodesContext {
   ctx: FeatureContext;
   settings: NodeSettings;
   artifacts: NodeArtifactStore;
-  listener(): NodeReleaseListener | undefined;
+  /** Where releases learn what nodes did. */
+  releases: NodeReleaseListener;
   /** Woken whenever an operation settles (observed, failed or superseded). */
   waiters: GenerationWaiters;
-  /** svc:canary — candidates nodes report beside a baseline. */
+  /** Canary candidates nodes report beside a baseline. */
   canaries: NodeCanaries;
 }

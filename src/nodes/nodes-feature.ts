@@ -1,6 +1,6 @@
-// The runner-nodes feature as the composition root sees it: routes, the release placement hooks, the
-// seam through which releases learn what nodes observed, and the sweep that unroutes projects of
-// offline nodes.
+// The runner-nodes feature as the composition root sees it: routes, the release placement hooks, and
+// the sweep that unroutes projects of offline nodes. What nodes observed reaches releases through the
+// listener it is built with.
 import type { FeatureContext } from '../core/feature-context.js';
 import type { HttpApp } from '../core/http/create-http-app.js';
 import type { NodeGeneration, ReleasePlacementHooks } from '../releases/index.js';
@@ -23,8 +23,6 @@ export interface NodesFeature {
   isPlaced(projectId: string): boolean;
   /** Hooks for src/releases (uploads and rollbacks of placed projects become generations). */
   placement: ReleasePlacementHooks;
-  /** Where observed and failed releases are reported and placed projects are routed (src/releases). */
-  setReleaseListener(listener: NodeReleaseListener): void;
   /** Ingress routes of placed projects, as their nodes report them. */
   routing: NodeRouting;
   /** Start the sweep that unroutes projects whose node went offline. */
@@ -41,7 +39,7 @@ export function generationOf(op: OperationRow | undefined): NodeGeneration | nul
 }
 
 /**
- * svc:canary — the candidate of a canary generation once its node shows it listening, or the node's
+ * The candidate of a canary generation once its node shows it listening, or the node's
  * failure code (a refusal such as SVC_CANARY_PROVIDER_UNSUPPORTED, a failed candidate); null after `waitMs`.
  */
 async function awaitNodeCanary(n: NodesContext, projectId: string, generation: number, waitMs: number): Promise<{ ok: true; upstream: { host: string; port: number } } | { ok: false; code: string } | null> {
@@ -62,11 +60,13 @@ async function awaitNodeCanary(n: NodesContext, projectId: string, generation: n
   }
 }
 
-/** Build the nodes feature (settings from SVC_NODE_* unless given). */
-export function createNodes(ctx: FeatureContext, options: { settings?: Partial<NodeSettings> } = {}): NodesFeature {
+/**
+ * Build the nodes feature (settings from SVC_NODE_* unless given). `releases` is where observed and failed
+ * releases are reported and placed projects are routed (src/releases implements it).
+ */
+export function createNodes(ctx: FeatureContext, options: { releases: NodeReleaseListener; settings?: Partial<NodeSettings> }): NodesFeature {
   const settings = { ...readNodeSettings(ctx.config.env), ...options.settings };
-  let listener: NodeReleaseListener | undefined;
-  const n: NodesContext = { ctx, settings, artifacts: nodeArtifactStore(ctx.config.dataDir), listener: () => listener, waiters: new GenerationWaiters(), canaries: new NodeCanaries() };
+  const n: NodesContext = { ctx, settings, artifacts: nodeArtifactStore(ctx.config.dataDir), releases: options.releases, waiters: new GenerationWaiters(), canaries: new NodeCanaries() };
   const routing = createNodeRouting(n);
   const isPlaced = (projectId: string): boolean => getPlacement(ctx.db, projectId) !== undefined;
   let sweeper: NodeJS.Timeout | undefined;
@@ -75,9 +75,6 @@ export function createNodes(ctx: FeatureContext, options: { settings?: Partial<N
     routes: nodeRoutes(n, routing),
     isPlaced,
     routing,
-    setReleaseListener(next) {
-      listener = next;
-    },
     start() {
       if (sweeper) return;
       // A node is offline once unseen for the node lease; its routes go within a third of that.

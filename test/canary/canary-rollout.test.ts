@@ -9,11 +9,13 @@ import { packFixture } from '../releases/release-support.js';
 
 let p: CanaryPlane;
 let host: string;
+/** The deployment authority canary stages check besides the project lock (one test revokes it). */
+let authorized = true;
 let baselineId: string;
 const artifacts: Record<string, Artifact> = {};
 
 beforeAll(async () => {
-  p = await startCanaryPlane();
+  p = await startCanaryPlane({ canary: { authority: () => authorized } });
   host = `${p.project.slug}.localhost:${p.port}`;
   const [baseline, fail, slow, ok, crash, cancel] = await Promise.all([
     // The first deploy carries a canary policy but has no baseline: normal health-gated activation.
@@ -159,8 +161,6 @@ describe('canary rollouts', () => {
   }, 60_000);
 
   it.each(['project lock', 'deployment authority'])('fails safely when the %s is lost mid-stage', async (what) => {
-    let authorized = true;
-    p.plane.canary.setAuthority(() => authorized);
     const load = runLoad(p.url, host, { clients: 2, maxMs: 30_000 });
     const up = await p.upload(artifacts.crash!, { wait: false });
     await eventually(async () => ((await p.report()).runs[0]?.stages[0]?.samples ?? 0) > 0, 20_000);
@@ -171,7 +171,7 @@ describe('canary rollouts', () => {
       return r.status === 'failed' ? r : null;
     }, 20_000);
     const result = await load.stop();
-    p.plane.canary.setAuthority(() => true);
+    authorized = true;
     await eventually(async () => (await p.plane.releases.locks.holder(p.project.id)) === null);
     expect(release.failure?.code).toBe('SVC_CANARY_AUTHORITY_LOST');
     expect((await p.report()).runs[0]!.stages[0]).toMatchObject({ state: 'failed', reason: 'authority-lost' });

@@ -12,7 +12,7 @@ import type { CanaryPolicy } from '../../src/canary/stage-policy.js';
 import type { CanaryReportResponse } from '../../src/canary/contract.js';
 import { testPlatformConfig } from '../../src/core/config.js';
 import { createLogger } from '../../src/core/logger.js';
-import { buildControlPlane, type ControlPlane } from '../../src/platform.js';
+import { buildControlPlane, type ControlPlane, type ControlPlaneDeps } from '../../src/platform.js';
 import { createProject, register, type Browser } from '../platform/harness.js';
 import { eventually, packFixture, removeDataDir, type Artifact } from '../releases/release-support.js';
 
@@ -57,11 +57,11 @@ export interface CanaryPlane {
   close(): Promise<void>;
 }
 
-/** A listening control plane on a fresh data dir, with an owner and one project. */
-export async function startCanaryPlane(): Promise<CanaryPlane> {
+/** A listening control plane on a fresh data dir, with an owner and one project; `canary` adds a deployment-authority check to canary stages. */
+export async function startCanaryPlane(options: Pick<ControlPlaneDeps, 'canary'> = {}): Promise<CanaryPlane> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-canary-'));
   const config = testPlatformConfig({ dataDir: join(dir, 'data'), publicUrl: 'http://127.0.0.1:7070', logLevel: 'silent' });
-  const plane = await buildControlPlane({ config, logger: createLogger({ level: 'silent' }) });
+  const plane = await buildControlPlane({ config, logger: createLogger({ level: 'silent' }), ...options });
   await plane.app.listen({ host: '127.0.0.1', port: 0 });
   const port = (plane.app.server.address() as AddressInfo).port;
   const app = plane.app;
