@@ -3,7 +3,9 @@
 // bundle, the non-root app user, no shell) plus the svc platform package at /svc/platform (its
 // package.json, dist/ and only its production node_modules, native builds included, so a release
 // that links node_modules/svc → /svc/platform resolves svc/runtime and svc/sqlite) and the task
-// entrypoint /svc/swarm-entrypoint.mjs. Tasks pin it by the `sha256:` id this returns.
+// entrypoint /svc/swarm-entrypoint.mjs. Tasks pin it by the `sha256:` id this returns. The image is
+// labelled with the hash of its inputs (swarm-image-inputs.ts); an image with the same label is
+// reused rather than built again.
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,6 +18,7 @@ import { defaultContainerLimits } from '../container/podman-args.js';
 import { platformPackageDir } from '../platform-package-dir.js';
 import type { EngineClient } from './engine-client.js';
 import { productionClosure, type PackageManifest } from './production-closure.js';
+import { IMAGE_INPUTS_LABEL, swarmImageInputsHash } from './swarm-image-inputs.js';
 
 /** Where the platform package sits inside the image (the target of a release's node_modules/svc). */
 export const IMAGE_PLATFORM_DIR = '/svc/platform';
@@ -32,6 +35,8 @@ export interface BuildSwarmImageOptions {
   tag?: string;
   /** Progress lines. */
   log?: (line: string) => void;
+  /** Use an image built from the same inputs when the engine has one (default true). */
+  reuse?: boolean;
 }
 
 /** Reads `<packageDir>/<dir>/package.json`, or null. */
@@ -65,11 +70,23 @@ function copyPlatformPackage(packageDir: string, target: string): number {
   return dirs.length;
 }
 
-/** Build the root filesystem, import it with `USER <app user>`; returns the image id (`sha256:<hex>`). */
-export async function buildSwarmImage(client: EngineClient, options: BuildSwarmImageOptions = {}): Promise<{ imageId: string }> {
+/**
+ * The image id (`sha256:<hex>`) for this installation: an image the engine has from the same inputs,
+ * or the root filesystem built now and imported with `USER <app user>` and the inputs label.
+ */
+export async function buildSwarmImage(client: EngineClient, options: BuildSwarmImageOptions = {}): Promise<{ imageId: string; reused: boolean }> {
   const packageDir = realpathSync(options.packageDir ?? platformPackageDir());
   const user = defaultContainerLimits.user;
   const log = options.log ?? (() => undefined);
+  if (!existsSync(join(packageDir, 'dist'))) throw new SvcError('SVC_RUNNER_CONFIG', `${packageDir} has no dist/: build the svc package first (npm run build)`);
+  const inputs = await swarmImageInputsHash({ nodePath: options.nodePath ?? process.execPath, packageDir, entrypointShim: ENTRYPOINT_SHIM, user });
+  if (options.reuse !== false) {
+    const [found] = await client.findImages({ [IMAGE_INPUTS_LABEL]: inputs });
+    if (found) {
+      log(`reusing ${found.id}, built from the same inputs (${IMAGE_INPUTS_LABEL}=${inputs})`);
+      return { imageId: found.id, reused: true };
+    }
+  }
   const work = await mkdtemp(join(tmpdir(), 'svc-swarm-image-'));
   try {
     const root = join(work, 'root');
@@ -93,9 +110,9 @@ export async function buildSwarmImage(client: EngineClient, options: BuildSwarmI
     await execChecked(buildTarCommand(root, tarPath));
     const repository = options.repository ?? 'svc-swarm-node';
     const tag = options.tag ?? (JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version?: string }).version ?? 'latest';
-    const imageId = await client.importImage(tarPath, { repository, tag, changes: [`USER ${user}`] });
+    const imageId = await client.importImage(tarPath, { repository, tag, changes: [`USER ${user}`, `LABEL ${IMAGE_INPUTS_LABEL}=${inputs}`] });
     log(`imported ${repository}:${tag} as ${imageId}`);
-    return { imageId };
+    return { imageId, reused: false };
   } finally {
     await rm(work, { recursive: true, force: true });
   }

@@ -11,6 +11,7 @@ import { parseLogFrame, type ServiceLogRecord } from './service-log-records.js';
 import {
   engineCreatedSchema,
   engineImageSchema,
+  engineImageSummarySchema,
   engineNetworkSchema,
   engineVersionSchema,
   engineVolumeListSchema,
@@ -81,6 +82,8 @@ export interface EngineClient {
   /** `POST /images/create?fromSrc=-`: a root filesystem tarball as an image; returns `sha256:<hex>`. */
   importImage(tarPath: string, options: { repository: string; tag: string; changes: string[] }): Promise<string>;
   inspectImage(ref: string): Promise<{ id: string } | null>;
+  /** Local images carrying every label, newest first. */
+  findImages(labels: EngineLabels): Promise<Array<{ id: string; labels: EngineLabels }>>;
 }
 
 /** dockerode's connection options for `unix:///path` or `tcp://host:port` (plain HTTP). */
@@ -260,6 +263,12 @@ export function createEngineClient({ dockerHost }: { dockerHost: string }): Engi
     async inspectImage(ref) {
       const answer = await callOr(`inspect image ${ref}`, null, () => docker.getImage(ref).inspect());
       return answer === null ? null : { id: parse(`inspect image ${ref}`, engineImageSchema, answer).Id };
+    },
+    async findImages(labels) {
+      const answer = await call('list images', () => docker.listImages({ filters: { label: labelFilter(labels) } }));
+      return parse('list images', engineImageSummarySchema.array(), answer)
+        .sort((a, b) => (b.Created ?? 0) - (a.Created ?? 0))
+        .map((image) => ({ id: image.Id, labels: image.Labels }));
     },
   };
 }

@@ -86,5 +86,8 @@ export const engineVolumeListSchema = z.looseObject({
 /** `GET /images/{name}/json`. */
 export const engineImageSchema = z.looseObject({ Id: z.string().regex(/^sha256:[0-9a-f]{64}$/) });
 
+/** `GET /images/json` items. */
+export const engineImageSummarySchema = z.looseObject({ Id: z.string().regex(/^sha256:[0-9a-f]{64}$/), Created: z.number().optional(), Labels: labelsSchema });
+
 /** Any answer that only carries an id (`POST …/create`). */
 export const engineCreatedSchema = z.looseObject({ ID: z.string().min(1) });

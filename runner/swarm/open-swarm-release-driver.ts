@@ -1,6 +1,7 @@
 // The swarm driver as the composition root opens it: settings from the environment (invalid ones
 // fail here, at start-up), the container limits (SVC_CONTAINER_*, as podman's), the engine client,
-// the log store, and the base image built at start-up when SVC_SWARM_IMAGE does not pin one.
+// the log store, and the base image (the one built from the same inputs, or built at start-up) when
+// SVC_SWARM_IMAGE does not pin one.
 // Reachability is checked when the driver first works (boot recovery), which also stops start-up
 // with a stable code.
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 // What the swarm driver needs before its first operation, set up once at start-up: an engine that
 // answers and is a swarm manager, the node that holds the projects' volumes and its address, the base
-// image (pinned, or built now), the credential key and the release endpoint listening where tasks
+// image (pinned, or found or built by its inputs), the credential key and the release endpoint listening where tasks
 // reach it. Any failure is an SvcError with a stable code: start-up stops, no other driver stands in.
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';

@@ -1,10 +1,12 @@
 // The swarm base image built for real and run as a one-off swarm job the way tasks run it (read-only
 // root, tmpfs /tmp, app user): node works, svc/sqlite opens an in-memory database through the
 // platform package's own better-sqlite3 build, svc/runtime resolves from a release that links
-// node_modules/svc → /svc/platform, and there is no shell.
+// node_modules/svc → /svc/platform, and there is no shell. A second build from the same inputs finds
+// the image by its inputs label instead of building it again.
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTRYPOINT_SHIM, buildSwarmImage } from '../../../runner/swarm/build-swarm-image.js';
+import { IMAGE_INPUTS_LABEL } from '../../../runner/swarm/swarm-image-inputs.js';
 import { createEngineClient, type EngineClient } from '../../../runner/swarm/engine-client.js';
 import type { SwarmTask } from '../../../runner/swarm/engine-schemas.js';
 import { startSwarmEngine, swarmEngineGate, type SwarmEngine } from '../../support/swarm-engine.js';
@@ -60,7 +62,19 @@ describe.skipIf(gate.skip)('swarm base image', () => {
     expect(image.Config.User).toBe('10001:10001');
     expect(image.RepoTags).toEqual(['svc-test/swarm-node:test']);
     expect(image.RepoDigests).toEqual([]);
+    expect(image.Config.Labels?.[IMAGE_INPUTS_LABEL]).toMatch(/^[0-9a-f]{64}$/);
   });
+
+  it('is reused by a second build from the same inputs: same id, no new image, fast', async () => {
+    const before = (await client.findImages({})).map((i) => i.id);
+    const started = Date.now();
+    const again = await buildSwarmImage(client, { repository: 'svc-test/swarm-node', tag: 'test' });
+    const seconds = (Date.now() - started) / 1000;
+    console.log(`swarm image reused in ${seconds.toFixed(1)} s (built in ${buildSeconds.toFixed(1)} s)`);
+    expect(again).toEqual({ imageId, reused: true });
+    expect((await client.findImages({})).map((i) => i.id)).toEqual(before);
+    expect(seconds).toBeLessThan(buildSeconds / 2);
+  }, 120_000);
 
   it('runs as a swarm job: sqlite through svc, svc/runtime from a linked release, user 10001, no shell', async () => {
     const id = await client.createService({
