@@ -1,4 +1,4 @@
-// The private local attempt record of an upload (spec 000 "Artifact"): `.svc/attempts/<digest>.json`
+// The private local attempt record of an upload (docs/deploy.md): `.svc/attempts/<digest>.json`
 // (file 0600 in a 0700 directory) holds the idempotency key of an upload whose outcome is unknown,
 // so the next identical `svc deploy` within 24 hours reuses the key and never creates a second release.
 import { chmod, mkdir, readdir, readFile, rm } from 'node:fs/promises';

@@ -4,12 +4,12 @@ import { command, type Command } from '../src/core/command.js';
 import { SvcError } from '../src/core/errors.js';
 import type { AppStartSpec } from './app-runner.js';
 
-/** Names an app's public `env` may not set (spec 000): the platform owns them. */
+/** Names an app's public `env` may not set: the platform owns them. */
 export function isReservedEnvName(name: string): boolean {
   return name === 'PORT' || name === 'HOST' || name === 'NODE_OPTIONS' || name.startsWith('SVC_');
 }
 
-/** Platform-controlled names a secret may not take (spec 000), plus everything reserved for env. */
+/** Platform-controlled names a secret may not take, plus everything reserved for env. */
 export function isReservedSecretName(name: string): boolean {
   return isReservedEnvName(name) || ['PATH', 'HOME', 'NODE_ENV', 'TRUST_PROXY'].includes(name);
 }

@@ -1,6 +1,6 @@
 // The process runner: `node <entry>` as the leader of its own process group, output captured into
 // raw files that outlive the control plane, re-adoption by pid + /proc start time.
-// Appropriate only when every app is trusted by the host operator (spec 000, item 7).
+// Appropriate only when every app is trusted by the host operator: nothing isolates the apps.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../src/core/clock.js';

@@ -59,7 +59,7 @@ async function serveProvider(args: readonly string[], env: Readonly<Record<strin
   if (!isLoopbackHost(host)) throw new SvcError('SVC_RUNNER_CONFIG', 'The provider bridge listens on loopback only; terminate HTTPS in front of it');
   if (!settings.SVC_PROVIDER_TOKEN) throw new SvcError('SVC_RUNNER_CONFIG', 'SVC_PROVIDER_TOKEN is required');
   const node = openLocalNodeProvider(settings.SVC_RUNNER_DATA_DIR, env, (error, context) => process.stderr.write(`provider ${context}: ${(error as Error).message ?? String(error)}\n`));
-  // Spec 002 rule 9: before serving, wait out an earlier provider's lease, verify its runtimes are gone
+  // Crash safety: before serving, wait out an earlier provider's lease, verify its runtimes are gone
   // and restart active releases; projects whose fence stays unresolved refuse writers (SVC_PROVIDER_FENCE_UNRESOLVED).
   const recovered = await node.recover();
   if (recovered.unresolved.length > 0) process.stderr.write(`provider: unresolved runtime fences for ${recovered.unresolved.join(', ')}\n`);

@@ -1,5 +1,5 @@
-// `svc-runner` configuration from the environment (spec 002 "Packaged runner"), validated with zod.
-// Defaults are svc's choice (the spec does not show them) and are listed by `svc-runner --help`.
+// `svc-runner` configuration from the environment (docs/runner-agent.md), validated with zod.
+// The defaults are listed by `svc-runner --help`.
 import { z } from 'zod';
 import { SvcError } from '../src/core/errors.js';
 

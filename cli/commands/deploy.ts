@@ -28,7 +28,7 @@ export const deployCommand: CommandModule = {
       .action(async (options: DeployOptions) => {
         if (!options.dryRun) {
           const { deployRelease } = await import('../deploy-release.js');
-          // svc:canary — the upload carries the canary header and waits for the stages as well.
+          // --canary: the upload carries the canary header and waits for the stages as well.
           const { canaryFetch } = await import('./canary.js');
           await deployRelease(options.canary ? { ...ctx, fetch: canaryFetch(ctx.fetch, ctx.cwd) } : ctx, options);
           return;

@@ -1,4 +1,4 @@
-// The persisted node credentials file (spec 002 Authentication 2): enroll once with the registration
+// The persisted node credentials file: enroll once with the registration
 // token, write the credential atomically with mode 0600, and afterwards start from the file alone.
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';

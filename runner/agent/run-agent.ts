@@ -97,7 +97,7 @@ export async function runAgent(options: RunAgentOptions): Promise<number> {
     await selected.close();
     throw error;
   }
-  // Spec 002 rule 9: before taking work, wait out an earlier controller's lease, verify its runtimes
+  // Crash safety: before taking work, wait out an earlier controller's lease, verify its runtimes
   // are gone and restart active releases; unresolved projects refuse writers until cleanup is verified.
   try {
     const unresolved = await selected.recover();

@@ -1,5 +1,5 @@
 // The container runner (SVC_RUNNER=container): each release runs in a hardened podman container.
-// Containers are not a perfect sandbox for hostile code (spec 000 item 7); see docs/container-runner.md.
+// Containers are not a perfect sandbox for hostile code; see docs/container-runner.md.
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../../src/core/clock.js';

@@ -1,4 +1,4 @@
-// Pure argv builders for podman: every hardening flag of spec 000 item 7 lives here, as data.
+// Pure argv builders for podman: every hardening flag (docs/container-runner.md) lives here, as data.
 // Nothing in this file runs anything; tests compare the exact argv.
 import type { Command } from '../../src/core/command.js';
 import { SvcError } from '../../src/core/errors.js';

@@ -1,5 +1,5 @@
-// Pure detection of migration statements the service considers unsafe (spec 000,
-// `database.allowUnsafeMigrations`): they escape the one migration transaction, touch other
+// Pure detection of migration statements the service considers unsafe (refused unless svc.deploy.json
+// sets `database.allowUnsafeMigrations`): they escape the one migration transaction, touch other
 // databases or settings, or write to tables the platform and SQLite reserve.
 import { SvcError } from '../../src/core/errors.js';
 import type { MigrationFile } from './migration-files.js';

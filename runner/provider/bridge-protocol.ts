@@ -1,5 +1,5 @@
 // The wire format of the provider HTTP bridge (pure): header names, bounds, and conversions between
-// a reconcile request and headers. Header names are svc's choice (spec 002 does not show them).
+// a reconcile request and headers. Header names are svc's own (docs/provider-bridge.md).
 import { z } from 'zod';
 import { SvcError } from '../../src/core/errors.js';
 import { idSchema, type DesiredState, type RollbackIntent } from './provider-contract.js';

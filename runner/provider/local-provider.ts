@@ -196,7 +196,7 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
       // The control plane holds the project's requests (and lets the ones in flight finish) before the writer stops.
       await request.traffic.hold().catch((error: unknown) => report(error, `holding the requests of ${projectId}`));
     }
-    // One writer (spec 002 rule 2): the previous app stops before the database is touched or the candidate starts.
+    // One writer per database: the previous app stops before the database is touched or the candidate starts.
     if (currentApp) await currentApp.stop({ graceMs: drainMs });
     apps.delete(projectId);
     let candidate: RunningApp | null = null;

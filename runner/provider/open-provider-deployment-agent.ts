@@ -1,4 +1,4 @@
-// The provider agent (spec 002 behaviour rule 1): takes operations from a coordinator, accepts only
+// The provider agent: takes operations from a coordinator, accepts only
 // canonical `reconcile` operations with the exact three-field desired payload, fetches and verifies an
 // artifact only for a running state, calls the provider, then reports the generation as observed.
 // The coordinator transport is passed in (runner/agent/create-coordinator-client.ts over HTTP); its

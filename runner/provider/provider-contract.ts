@@ -1,4 +1,4 @@
-// The deployment provider contract of spec 002: `kind` + `reconcile(request)`, the request fields,
+// The deployment provider contract (docs/provider-bridge.md): `kind` + `reconcile(request)`, the request fields,
 // the fixed result shape, and the pure checks every consumer (agent, bridge, local provider) applies.
 import { z } from 'zod';
 import { SvcError } from '../../src/core/errors.js';

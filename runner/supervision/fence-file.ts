@@ -1,4 +1,4 @@
-// The fence file of one supervised runtime (spec 002 rule 9): written by its supervisor before the app
+// The fence file of one supervised runtime: written by its supervisor before the app
 // starts (temp + fsync + rename + fsync dir) and removed only after cleanup of the runtime was verified.
 // Layout: `<fencesDir>/<projectId>/<runId>.fence.json`, so a project's unresolved fences are one listing.
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';

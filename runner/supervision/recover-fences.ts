@@ -1,4 +1,4 @@
-// Controller start-up and per-project gate (spec 002 rule 9): fences left by a previous controller are
+// Controller start-up and per-project gate: fences left by a previous controller are
 // resolved only after its lease expired and the runtime was verified gone; until then writers are refused.
 import { systemClock, type Clock } from '../../src/core/clock.js';
 import { SvcError } from '../../src/core/errors.js';

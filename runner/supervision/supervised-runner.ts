@@ -1,6 +1,6 @@
 // The controller side of supervision: an AppRunner whose apps each run beneath their own supervisor
 // process (spawned detached, IPC = control connection). The controller renews every supervisor's lease;
-// if it dies or hangs, the supervisors stop their runtimes on their own (spec 002 rule 9).
+// if it dies or hangs, the supervisors stop their runtimes on their own.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';

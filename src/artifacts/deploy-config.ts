@@ -1,4 +1,4 @@
-// svc.deploy.json (spec 000 "Deployment configuration"): every rule as zod, defaults applied, errors with one code per rule.
+// svc.deploy.json (docs/configuration.md): every rule as zod, defaults applied, errors with one code per rule.
 import { z } from 'zod';
 import type { ErrorCode } from '../core/errors.js';
 import { SvcError } from '../core/errors.js';
@@ -102,7 +102,7 @@ const errorRate = z
     return String(Math.round(value * 1e6) / 1e6);
   });
 
-/** svc:canary — optional canary policy (spec 002; docs/canary.md): stages run in order, then promotion. */
+/** Optional canary policy (docs/canary.md): stages run in order, then promotion. */
 export const canaryPolicySchema = z.strictObject({
   stages: z
     .array(z.strictObject({ trafficPercent: wholeNumber(1, 100, ' percent'), durationMs: wholeNumber(100, 86_400_000, ' ms'), minimumSamples: wholeNumber(1, 10_000, ' samples') }))
@@ -154,7 +154,7 @@ export const deployConfigSchema = z
       })
       .prefault({}),
     env: envSchema.default({}),
-    canary: canaryPolicySchema.optional(), // svc:canary
+    canary: canaryPolicySchema.optional(),
   })
   .superRefine((config, ctx) => {
     const entry = config.entry;

@@ -1,6 +1,6 @@
 /**
  * Every audit event kind, in one place. Features append only these; docs/api.md lists them.
- * Later issues add their kinds here (release.*, rollback.*, backup.*, secret.*, project.delete).
+ * A new feature adds its kinds here.
  */
 export const auditKinds = {
   'account.register': 'an account was created (bootstrap, public or invitation)',
@@ -34,7 +34,7 @@ export const auditKinds = {
   'backup.delete': 'a backup was removed (retention or by request)',
   'domain.add': 'a custom domain was added to a project',
   'domain.remove': 'a custom domain was removed from a project',
-  'github.link': 'a project was linked to a GitHub repository branch (svc:github)',
+  'github.link': 'a project was linked to a GitHub repository branch',
   'github.unlink': 'a project was unlinked from its GitHub repository',
   'github.command': 'a pull-request comment command (/svc ...) was received, with its GitHub actor and outcome',
   'github.rerun': 'a check run was re-requested on GitHub (re-release of that commit)',
@@ -42,7 +42,7 @@ export const auditKinds = {
   'recovery.rotate': 'a release rotated the recovery epoch (old epoch flushed, verified and retained)',
   'recovery.restore_create': 'a point-in-time restore was written into a new stopped database',
   'recovery.restore': 'a restored point-in-time database replaced the project database (a new epoch began)',
-  'node.token': 'a runner-node registration token was created (svc:nodes; the token itself is never stored)',
+  'node.token': 'a runner-node registration token was created (the token itself is never stored)',
   'node.enroll': 'a runner node enrolled with a registration token',
   'node.place': 'a project was placed on a runner node',
   'node.generation': 'a new desired generation (running release or stopped) was requested for a placed project',

@@ -1,4 +1,4 @@
-// Observers of canary runs (svc:github posts the `svc/canary` check run from these events). Like release
+// Observers of canary runs (GitHub posts the `svc/canary` check run from these events). Like release
 // observers they must never break a rollout: calls go through `observeCanary`, which catches and logs.
 import type { Logger } from '../core/logger.js';
 import type { CanaryRunState } from './contract.js';

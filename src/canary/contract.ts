@@ -19,7 +19,7 @@ export const DEFAULT_CANARY_POLICY = {
   maximumP95Ms: 1_000,
 } as const;
 
-/** States of a canary run. `interrupted`: the control plane restarted while it ran (spec 002). */
+/** States of a canary run. `interrupted`: the control plane restarted while it ran. */
 export const canaryRunStateSchema = z.enum(['running', 'promoted', 'failed', 'rejected', 'interrupted']);
 export type CanaryRunState = z.infer<typeof canaryRunStateSchema>;
 

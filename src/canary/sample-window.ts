@@ -1,9 +1,9 @@
-// The samples of the current canary stage: completed candidate responses, newest 10,000 kept (spec 002
-// limits). A response counts only if it started in this stage (its route generation), was routed to
+// The samples of the current canary stage: completed candidate responses, newest 10,000 kept. A
+// response counts only if it started in this stage (its route generation), was routed to
 // the candidate, and the client did not cancel it.
 import type { CanarySample } from './stage-policy.js';
 
-/** Samples retained per stage (spec 002 "Limits"). */
+/** Samples retained per stage (bounds the memory of a long stage). */
 export const SAMPLES_PER_STAGE = 10_000;
 
 /** The part of an ingress request record a sample needs. */

@@ -1,4 +1,4 @@
-// The stage decision of a canary rollout (spec 002 "States and transitions"): a pure function of the
+// The stage decision of a canary rollout (docs/canary.md): a pure function of the
 // policy, the stage's samples and the clock. The controller around it only gathers samples and acts.
 import type { DeployConfig } from '../artifacts/deploy-config.js';
 import { DEFAULT_CANARY_POLICY } from './contract.js';

@@ -27,11 +27,11 @@ export interface PlatformConfig {
   sessionTtlHours: number;
   /** Trust X-Forwarded-* from a reverse proxy in front of the platform. */
   trustProxy: boolean;
-  /** svc:oidc — GitHub Actions OIDC issuer trusted for uploads (null = OIDC uploads off). */
+  /** GitHub Actions OIDC issuer trusted for uploads (null = OIDC uploads off). */
   oidcIssuer: string | null;
-  /** svc:oidc — JWKS URL (null = the issuer's discovery document's jwks_uri). */
+  /** OIDC JWKS URL (null = the issuer's discovery document's jwks_uri). */
   oidcJwksUrl: string | null;
-  /** svc:oidc — expected `aud` (null = publicUrl, else the origin the request was sent to). */
+  /** Expected OIDC `aud` (null = publicUrl, else the origin the request was sent to). */
   oidcAudience: string | null;
   /** The raw SVC_* environment, for features that read their own settings. */
   env: Readonly<Record<string, string | undefined>>;
@@ -68,7 +68,7 @@ const rawSchema = z.object({
   tokenTtlDays: intFromString(1, 365).default(90),
   sessionTtlHours: intFromString(1, 24 * 90).default(24 * 14),
   trustProxy: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').default(false),
-  // svc:oidc — "off" disables OIDC uploads; http is accepted for loopback test issuers.
+  // OIDC issuer: "off" disables OIDC uploads; http is accepted for loopback test issuers.
   oidcIssuer: z.union([z.literal('off').transform(() => null), z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))]).default('https://token.actions.githubusercontent.com'),
   oidcJwksUrl: z.url({ protocol: /^https?$/ }).optional(),
   oidcAudience: z.string().min(1).max(500).optional(),

@@ -2,7 +2,7 @@
 import { addHistogram, emptyHistogram, histogramQuantile } from './latency-histogram.js';
 
 export const metricsWindowValues = ['1h', '24h', '7d', '30d'] as const;
-/** Ingress performance windows (spec 000 Limits: 1 hour through 30 days). */
+/** Ingress performance windows: 1 hour through 30 days. */
 export type MetricsWindow = (typeof metricsWindowValues)[number];
 
 const MINUTE = 60_000;

@@ -1,7 +1,7 @@
 /**
  * What the proxy reports once per request, at body termination (completion, client cancellation
- * or stream error). Observers: the metrics recorder now; usage metering (issue 13) and canary
- * samples (issue 12) later. Observers run on the hot path: keep them O(1) and never throw.
+ * or stream error). Observers: the metrics recorder (usage metering reads its series) and canary
+ * samples. Observers run on the hot path: keep them O(1) and never throw.
  */
 export interface RequestRecord {
   readonly projectId: string;

@@ -45,7 +45,7 @@ export interface RouteEntry {
   target: UpstreamTarget | null;
   /** Bumped on every switch; recorded with each request (canary stages exclude older completions). */
   generation: number;
-  /** Canary split (issue 12 sets it; null = all traffic to `target`). */
+  /** Canary split (a canary run sets it; null = all traffic to `target`). */
   canary: CanaryRoute | null;
   /** While set and not expired, requests without a target wait for one instead of getting 503. */
   hold: RouteHold | null;

@@ -1,4 +1,4 @@
-// HTTP contract between the control plane and runner nodes (spec 002 "Runner node", behaviour rule 1),
+// HTTP contract between the control plane and runner nodes (docs/nodes.md),
 // plus the operator routes for enrollment, placement and desired generations (zod only).
 // Node routes authenticate with `Authorization: Bearer <node credential>`; enrollment with the one-time
 // registration token. Neither is ever an account, CLI, bridge or operation credential.

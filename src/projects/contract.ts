@@ -40,7 +40,7 @@ export function slugFromName(name: string): string {
 
 const isoTime = z.string().describe('ISO 8601 timestamp');
 
-/** Runtime state of a site; later issues add releases, domains and capacity. */
+/** Runtime state of a site: its state, active release and default URL. */
 export const projectStatusSchema = z.object({
   state: z.string().describe('"new" until the first release; later: "active", "failed", "stopped"'),
   activeReleaseId: z.string().nullable(),
@@ -80,5 +80,5 @@ export const dashboardResponseSchema = z.object({
 });
 export type DashboardResponse = z.infer<typeof dashboardResponseSchema>;
 
-// Custom domains, the edge certificate lookup and site deletion (issue 5).
+// Custom domains, the edge certificate lookup and site deletion.
 export * from './domains-contract.js';

@@ -1,4 +1,4 @@
-// Site deletion (spec 000 "Site deletion sequence"): account-wide credential, owner or
+// Site deletion (docs/site-deletion.md): account-wide credential, owner or
 // administrator rechecked under the project lock; stop the app; verify the project path and its
 // parents are real directories; remove the project root (and its logs); then ONE control-database
 // transaction revokes project tokens, removes placement/operation state, deletes the project row

@@ -1,5 +1,5 @@
 // Which tables recovery journals and whether it can: every ordinary table of `main` except SQLite's and
-// recovery's own. Tables it cannot replay exactly are rejected up front (spec 002, Errors).
+// recovery's own. Tables it cannot replay exactly are rejected up front (docs/recovery.md lists them).
 import { createHash } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import { SvcError } from '../core/errors.js';

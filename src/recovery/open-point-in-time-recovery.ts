@@ -68,7 +68,7 @@ function functionsFor(db: BetterSqlite3.Database): ConnectionFunctions {
 
 const attached = new WeakSet<BetterSqlite3.Database>();
 
-/** Attach point-in-time recovery to a runtime database (spec 002 rule 2). */
+/** Attach point-in-time recovery to a runtime database (its one writer: docs/recovery.md). */
 export async function openPointInTimeRecovery(database: RecoveryDatabase, options: PointInTimeRecoveryOptions): Promise<PointInTimeRecovery> {
   const settings = checkOpenOptions(options);
   const clock = options.clock ?? systemClock;

@@ -1,4 +1,4 @@
-// Options of openPointInTimeRecovery and restorePointInTime, validated at the edge (spec 002 config rows).
+// Options of openPointInTimeRecovery and restorePointInTime (docs/recovery.md), validated at the edge.
 import type BetterSqlite3 from 'better-sqlite3';
 import { z } from 'zod';
 import type { Clock } from '../core/clock.js';
@@ -6,7 +6,7 @@ import { SvcError } from '../core/errors.js';
 import type { IdGenerator } from '../core/ids.js';
 import { checkEncryptionKey } from './recovery-keys.js';
 
-/** The confirmation phrase restore requires (spec 002). */
+/** The confirmation phrase restore requires, so a restore is never run by accident. */
 export const RESTORE_CONFIRMATION = 'restore point in time';
 
 /** What recovery needs from the runtime database (src/runtime's RuntimeDatabase satisfies it). */

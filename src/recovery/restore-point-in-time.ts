@@ -32,7 +32,7 @@ export interface RestoreResult {
 
 const COMMIT_EVERY = 5_000;
 
-/** Restore a recovery repository to an exact committed boundary into a stopped destination (spec 002 rule 3). */
+/** Restore a recovery repository to an exact committed boundary into a stopped destination. */
 export async function restorePointInTime(options: RestorePointInTimeOptions): Promise<RestoreResult> {
   const o = checkRestoreOptions(options);
   const target: RestoreTarget = o.throughSequence !== undefined ? { throughSequence: o.throughSequence } : { asOf: o.asOf! };

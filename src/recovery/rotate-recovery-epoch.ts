@@ -1,4 +1,4 @@
-// Epoch rotation for a migration (spec 002 rule 4), as one procedure: flush and retain the old epoch,
+// Epoch rotation for a migration (an epoch cannot journal a schema change), as one procedure: flush and retain the old epoch,
 // restore its final sequence into a new stopped database, migrate it, open it, attach a new repository,
 // verify a drill, and hand the new database back for the switch-over. The old database and archive are
 // never modified or deleted.

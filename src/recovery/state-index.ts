@@ -6,7 +6,7 @@ import { quoteIdent, type ManagedTable } from './managed-tables.js';
 import { accumulate, rowDigest } from './state-seal.js';
 import { encodeValue, type EncodedValue } from './value-codec.js';
 
-/** Spec 002 Limits: at most 200,000 captured rows per table. */
+/** At most 200,000 captured rows per table (docs/recovery.md, limits). */
 export const MAX_ROWS_PER_TABLE = 200_000;
 
 /** Digest and canonical size of one row. */

@@ -20,7 +20,7 @@ export const UPLOAD_MEDIA_TYPE = 'application/vnd.svc.deploy+gzip';
 export const DIGEST_HEADER = 'x-svc-artifact-digest';
 /** Header carrying the idempotency key; the same key returns the same release, never a second one. */
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
-/** svc:github — optional headers of CI uploads: the commit the artifact was built from and its repository id. */
+/** Optional headers of CI uploads: the commit the artifact was built from and its repository id. */
 export const COMMIT_SHA_HEADER = 'x-svc-commit-sha';
 export const REPOSITORY_ID_HEADER = 'x-svc-repository-id';
 /** A full commit SHA (SHA-1 or SHA-256 repositories), lowercase hex. */
@@ -33,7 +33,7 @@ export const LOG_STREAM_MEDIA_TYPE = 'application/x-ndjson';
 export const releaseStatusValues = ['candidate', 'active', 'inactive', 'failed'] as const;
 export type ReleaseStatus = (typeof releaseStatusValues)[number];
 
-/** Steps of the release transaction (spec 000 steps 4–10); `step` of a candidate or of a failure. */
+/** Steps of the release transaction (docs/releases.md, steps 4–10); `step` of a candidate or of a failure. */
 export const releaseStepValues = ['verify', 'extract', 'stop-active', 'snapshot', 'migrate', 'start', 'health', 'activate', 'recovery'] as const;
 export type ReleaseStep = (typeof releaseStepValues)[number];
 
@@ -77,7 +77,7 @@ export type Release = z.infer<typeof releaseSchema>;
 export const uploadResponseSchema = z.object({
   release: releaseSchema,
   created: z.boolean().describe('false when an earlier upload with the same idempotency key created it'),
-  url: z.string().optional().describe("the project's default app URL (svc:oidc — the Action's `url` output)"),
+  url: z.string().optional().describe("the project's default app URL (the Action's `url` output)"),
 });
 export type UploadResponse = z.infer<typeof uploadResponseSchema>;
 
@@ -91,7 +91,7 @@ export const uploadQuerySchema = z.object({
 
 export const releaseParamsSchema = z.object({ id: z.string().min(1).max(100).describe('project id or slug'), releaseId: z.string().min(1).max(100) });
 
-/** Storage of one project counted against its quota (spec 000 "Limits"). */
+/** Storage of one project counted against its quota (docs/releases.md "Limits"). */
 export const storageUsageSchema = z.object({
   bundleBytes: z.number().int().describe('uncompressed files of every retained release'),
   databaseBytes: z.number().int().describe('database + -wal + -shm'),

@@ -4,7 +4,7 @@ import { activeReleaseRow, listKeptSnapshots, markSnapshotRemoved } from './rele
 
 /**
  * Keep only the snapshot a data-restoring rollback can still use: the active release's pre-deploy
- * snapshot (spec 000: only the immediately previous release may be restored, from that snapshot).
+ * snapshot (only the immediately previous release may be restored, and only from that snapshot).
  * Every other snapshot file is removed so it stops counting against the storage quota.
  */
 export async function pruneSnapshots(deps: ReleaseDeps, projectId: string): Promise<void> {

@@ -3,7 +3,7 @@
 // 1. An interrupted data-restoring rollback puts the saved data back.
 // 2. A candidate left by a crash is stopped, the database is restored from its snapshot (if step 6
 //    ran: migrations or the candidate may have written), and it is marked failed (SVC_RELEASE_INTERRUPTED).
-// svc:nodes — placed projects: outcomes their node reported but the pipeline had not committed are
+// Placed projects: outcomes their node reported but the pipeline had not committed are
 //    committed; a candidate never handed to its node fails as interrupted; one it works on is left to it.
 // 3. The supervisor re-adopts recorded apps; any active release not running is adopted or started.
 import { readFile, rm } from 'node:fs/promises';
@@ -23,7 +23,7 @@ const system = { type: 'system' as const, id: 'svc-platform', name: 'release rec
 
 /** Run boot recovery; apps are started in the background (their health is not awaited). */
 export async function recoverReleases(deps: ReleaseDeps): Promise<void> {
-  // svc:nodes — candidates waiting for a runner node and placed projects are the node's to converge.
+  // Candidates waiting for a runner node and placed projects are the node's to converge.
   const local = (projectId: string): boolean => !deps.placement?.isPlaced(projectId);
   const candidates = () => listCandidates(deps.ctx).filter((r) => !deps.placement?.awaitingNode(r.id));
   const staged = await projectsWithUploadStaging(deps.ctx.config.dataDir);
@@ -43,7 +43,7 @@ export async function recoverReleases(deps: ReleaseDeps): Promise<void> {
       else throw error;
     }
   }
-  await settlePlacedReleases(deps); // svc:nodes — outcomes nodes reported that the pipeline had not committed
+  await settlePlacedReleases(deps); // outcomes nodes reported that the pipeline had not committed
   await deps.driver.recover();
   await ensureActiveReleases(deps);
 }
@@ -82,7 +82,7 @@ async function recoverCandidate(deps: ReleaseDeps, candidate: ReleaseRow): Promi
   markFailed(deps, subject, candidate.id, { step, code: error.code, message: error.message }, snapshot);
   await removeCandidateFiles(deps, candidate.project_id, candidate.id, snapshot);
   note(deps, candidate.project_id, candidate.id, error.message);
-  const observer = deps.observer; // svc:github — the interrupted release's check run reports the failure
+  const observer = deps.observer; // the interrupted release's check run (GitHub) reports the failure
   if (observer?.onOutcome) observe(deps.ctx.logger, () => observer.onOutcome!({ id: candidate.id, projectId: candidate.project_id }));
 }
 
@@ -90,7 +90,7 @@ async function recoverCandidate(deps: ReleaseDeps, candidate: ReleaseRow): Promi
 export async function ensureActiveReleases(deps: ReleaseDeps): Promise<void> {
   const active = new Map(listActiveReleases(deps.ctx).map((r) => [r.project_id, r]));
   for (const row of active.values()) {
-    if (deps.placement?.isPlaced(row.project_id)) continue; // svc:nodes — a runner node runs it
+    if (deps.placement?.isPlaced(row.project_id)) continue; // a runner node runs it
     const status = deps.driver.status(row.project_id);
     if (status?.releaseId === row.id) continue;
     if (status) await deps.driver.stop(row.project_id);

@@ -15,7 +15,7 @@ import { activeReleaseRow, insertSnapshot, loadReleaseSet, markArtifactRemoved, 
 export interface TransactionSubject {
   project: { id: string; slug: string; organizationId: string };
   actor: { type: 'user' | 'token' | 'github' | 'system'; id: string; name?: string | null };
-  /** svc:canary — the upload asked for a canary rollout (`svc deploy --canary`). */
+  /** The upload asked for a canary rollout (`svc deploy --canary`). */
   canaryRequested?: boolean;
 }
 

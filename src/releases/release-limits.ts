@@ -1,4 +1,4 @@
-// Per-project deploy capacity (spec 000 "Limits"): retained-artifact count and cumulative storage
+// Per-project deploy capacity (docs/releases.md "Limits"): retained-artifact count and cumulative storage
 // (uncompressed release files + database + WAL + recorded snapshot sizes). Settings are read from
 // the operator's SVC_* environment; the checks are pure.
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// Observers of the release transaction and of rollbacks (svc:github reports them as check runs and
+// Observers of the release transaction and of rollbacks (GitHub reports them as check runs and
 // deployments). Observers must never break a release: every call goes through `observe`, which
 // catches and logs; only `admit` may refuse an upload, and only with an SvcError.
 import { isSvcError } from '../core/errors.js';

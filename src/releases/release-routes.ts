@@ -25,7 +25,7 @@ import {
   uploadQuerySchema,
   uploadResponseSchema,
 } from './contract.js';
-import { CANARY_HEADER } from '../canary/contract.js'; // svc:canary
+import { CANARY_HEADER } from '../canary/contract.js';
 import { projectStorage } from './project-storage.js';
 import type { ReleaseDeps } from './release-deps.js';
 import { activeReleaseRow, getRelease, listReleases, toRelease } from './release-store.js';
@@ -39,12 +39,12 @@ const projectParams = z.object({ id: z.string().min(1).max(100).describe('projec
 const uploadHeaders = z.object({
   [DIGEST_HEADER]: z.string().optional().describe('lowercase hex SHA-256 of the body'),
   [IDEMPOTENCY_HEADER]: z.string().optional().describe('8–200 printable characters; the same key returns the same release'),
-  [COMMIT_SHA_HEADER]: z.string().optional().describe('svc:github — full commit SHA the artifact was built from (CI uploads)'),
-  [REPOSITORY_ID_HEADER]: z.string().optional().describe('svc:github — numeric GitHub repository id of that commit'),
-  [CANARY_HEADER]: z.enum(['1', 'true']).optional().describe('svc:canary — run a canary rollout (the canary policy of svc.deploy.json, or the default one) when a baseline release is running'),
+  [COMMIT_SHA_HEADER]: z.string().optional().describe('full commit SHA the artifact was built from (CI uploads)'),
+  [REPOSITORY_ID_HEADER]: z.string().optional().describe('numeric GitHub repository id of that commit'),
+  [CANARY_HEADER]: z.enum(['1', 'true']).optional().describe('run a canary rollout (the canary policy of svc.deploy.json, or the default one) when a baseline release is running'),
 });
 
-/** svc:github — the optional commit/repository headers of a CI upload, validated. */
+/** The optional commit/repository headers of a CI upload, validated. */
 function sourceOf(headers: Record<string, string | string[] | undefined>): { commitSha: string; repositoryId: number | null } | null {
   const sha = headerValue(headers[COMMIT_SHA_HEADER]);
   const repo = headerValue(headers[REPOSITORY_ID_HEADER]);
@@ -72,7 +72,7 @@ function subjectOf(project: ProjectRow, principal: Parameters<typeof actorOf>[0]
   return { project: { id: project.id, slug: project.slug, organizationId: project.organization_id }, actor: actorOf(principal) };
 }
 
-/** svc:oidc — resolve an upload's caller from a non-svc_ bearer (GitHub Actions OIDC); null = use authenticate. */
+/** Resolve an upload's caller from a non-svc_ bearer (GitHub Actions OIDC); null = use authenticate. */
 export type UploadPrincipalResolver = (request: FastifyRequest, projectIdOrSlug: string) => Promise<Principal | null>;
 
 /** Register the release routes. */
@@ -103,7 +103,7 @@ export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker, uploadP
           },
         },
         async (request, reply) => {
-          const oidc = uploadPrincipal ? await uploadPrincipal(request, request.params.id) : null; // svc:oidc
+          const oidc = uploadPrincipal ? await uploadPrincipal(request, request.params.id) : null; // a GitHub Actions OIDC bearer
           const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'deploy', oidc ? { principal: oidc } : {});
           const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
           if (type !== UPLOAD_MEDIA_TYPE) throw new SvcError('SVC_UNSUPPORTED_MEDIA_TYPE', `Send the artifact as ${UPLOAD_MEDIA_TYPE}.`);
@@ -116,11 +116,11 @@ export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker, uploadP
             idempotencyKey: headerValue(request.headers[IDEMPOTENCY_HEADER]),
             body: guardUploadIdle(body, deps.settings.uploadIdleTimeoutMs),
             source: sourceOf(request.headers),
-            canaryRequested: request.headers[CANARY_HEADER] !== undefined, // svc:canary
+            canaryRequested: request.headers[CANARY_HEADER] !== undefined,
           });
           const row = request.query.wait ? await result.done : result.release;
           const status = !request.query.wait && row.status === 'candidate' ? 202 : result.created ? 201 : 200;
-          const url = projectUrl(platformOrigin(request, ctx.config.publicUrl), project.slug, ctx.config.appDomain); // svc:oidc
+          const url = projectUrl(platformOrigin(request, ctx.config.publicUrl), project.slug, ctx.config.appDomain); // the Action's `url` output
           return reply.status(status).send({ release: toRelease(ctx, row), created: result.created, url });
         },
       );

@@ -1,9 +1,9 @@
-// The release state machine of spec 000 ("States and transitions") as one pure function.
+// The release state machine (docs/releases.md) as one pure function.
 // The caller runs the returned effects and persists the returned state only when they succeed
 // (e.g. a rollback is committed only after the target passed health).
 import { SvcError } from '../core/errors.js';
 
-/** Release states of spec 000. */
+/** Release states. */
 export type ReleaseStatus = 'candidate' | 'active' | 'inactive' | 'failed';
 
 /** A pre-deploy snapshot: the database as it was before this release's migrations ran. */

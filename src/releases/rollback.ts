@@ -1,4 +1,4 @@
-// `svc rollback <release-id> [--restore-data --confirm="restore <project>"]` (spec 000): under the
+// `svc rollback <release-id> [--restore-data --confirm="restore <project>"]`: under the
 // project lock, the state machine validates the request. A code-only rollback to a release whose
 // migrations the database already holds is blue-green (chooseCutover, as for a code-only deploy): the
 // target starts beside the active app, which serves until the target is healthy. Otherwise (restore-data,
@@ -30,8 +30,8 @@ export async function rollbackRelease(deps: ReleaseDeps, input: RollbackInput): 
   const { ctx } = deps;
   const projectId = input.project.id;
   if (deps.placement?.isPlaced(projectId)) {
-    // svc:nodes — validated and requested under the lock (a generation of the target carrying the
-    // intent); the node's outcome is awaited (bounded) and committed after it.
+    // A placed project's rollback is validated and requested under the lock (a generation of the target
+    // carrying the intent); the node's outcome is awaited (bounded) and committed after it.
     const requested = await deps.locks.withLock(projectId, 'rollback', () => requestNodeRollback(deps, input), { waitMs: deps.settings.lockWaitMs });
     return awaitNodeRollback(deps, input, requested);
   }

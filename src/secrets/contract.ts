@@ -16,7 +16,7 @@ export const MAX_SECRET_VALUE_BYTES = 64 * 1024;
 /** Most secrets one project may hold. */
 export const MAX_SECRETS_PER_PROJECT = 200;
 
-/** Exact names the platform sets or controls in an app's environment (spec 000 plus loader/shell names). */
+/** Exact names the platform sets or controls in an app's environment, plus loader and shell names. */
 export const RESERVED_SECRET_NAMES: readonly string[] = [
   'PATH', 'HOME', 'HOST', 'PORT', 'NODE_ENV', 'TRUST_PROXY', 'NODE_OPTIONS', 'NODE_PATH', 'USER', 'SHELL', 'PWD', 'TMPDIR', 'LANG', 'LC_ALL', 'TZ',
 ];

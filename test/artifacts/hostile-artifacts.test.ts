@@ -13,7 +13,7 @@ afterAll(cleanupApps);
 describe('hostile artifacts', () => {
   const manifest = () => readHostileManifest();
 
-  it('covers every hostile kind the issue names', () => {
+  it('covers every hostile kind the decoder must refuse', () => {
     const names = manifest().map((f) => f.name);
     for (const kind of ['traversal', 'absolute-path', 'symlink-entry', 'bad-digest', 'wrong-mode', 'gzip-bomb', 'too-many-files']) expect(names).toContain(kind);
     // The named kinds each have a distinct code.

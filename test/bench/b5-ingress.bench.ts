@@ -10,8 +10,8 @@ import type { BenchResult } from './bench-types.js';
 import { repoRoot } from '../support/repo-root.js';
 import { freePort } from '../support/free-port.js';
 import { startListeningPlane, startUpstream } from '../ingress/support.js';
-import { routeTableCanaryRouting } from '../../src/canary/canary-routing.js'; // svc:canary
-import { SampleWindow } from '../../src/canary/sample-window.js'; // svc:canary
+import { routeTableCanaryRouting } from '../../src/canary/canary-routing.js';
+import { SampleWindow } from '../../src/canary/sample-window.js';
 
 const CONNECTIONS = 50;
 const SECONDS = Number(process.env.SVC_B5_SECONDS ?? 5);
@@ -140,7 +140,7 @@ export default async function b5(): Promise<BenchResult[]> {
     const host = { host: `bench.localhost:${plane.port}` };
     const direct = `http://127.0.0.1:${app.port}/bench`;
     const ingress = `${plane.url}/bench`;
-    // svc:canary — a second project with a 10 % canary split to another app process, samples collected as a canary does.
+    // A second project with a 10 % canary split to another app process, samples collected as a canary does.
     plane.plane.ingress.routes.setProject({ id: 'prj_benchcanary', slug: 'benchcanary' }, { host: '127.0.0.1', port: app.port }, 'rel_bench');
     const samples = new SampleWindow();
     samples.begin('rel_candidate', routeTableCanaryRouting(plane.plane.ingress.routes).split('prj_benchcanary', { host: '127.0.0.1', port: candidate.port, releaseId: 'rel_candidate' }, 10));

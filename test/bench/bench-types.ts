@@ -1,6 +1,6 @@
 /** One row of the benchmark table: a measurement, its same-run baseline and their ratio. */
 export interface BenchResult {
-  /** Benchmark id from the issues, e.g. "B6". */
+  /** Benchmark id, e.g. "B6" (test/bench/b6-*.bench.ts). */
   id: string;
   name: string;
   value: number;

@@ -1,4 +1,4 @@
-// Spec 002 rule 2: a canary candidate would be a second writer to a journaled database, so a project
+// A canary candidate would be a second writer to a journaled database, so a project
 // with point-in-time recovery enabled refuses canary deploys (requested or configured) during verify,
 // before the baseline is stopped, snapshotted or migrated; the baseline keeps serving.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

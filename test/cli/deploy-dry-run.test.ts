@@ -1,4 +1,4 @@
-// The "must show" items of issue 2: deterministic dry-run artifacts and `svc inspect --json`.
+// Deterministic dry-run artifacts (`svc deploy --dry-run`) and `svc inspect --json`.
 import { createHash } from 'node:crypto';
 import { cp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

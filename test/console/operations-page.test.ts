@@ -1,4 +1,4 @@
-// Issue 13 (spec 002 "Operations and evidence routes"): the console's Operations page against a real
+// The console's Operations page against a real
 // control plane (child process on loopback) with the monitor configured to a real webhook receiver on
 // port 0, driven by headless Chromium. The first account signs in, a real upload of a fixture whose
 // migration fails produces a failed deploy, "Run pass now" opens the incident and its (refused, so

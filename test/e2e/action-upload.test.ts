@@ -1,4 +1,4 @@
-// Must-show (issue 6 item 3): the svc GitHub Action as GitHub runs it (node action/dist/index.js
+// End to end: the svc GitHub Action as GitHub runs it (node action/dist/index.js
 // with INPUT_*, GITHUB_* and the OIDC token request variables) against the real control plane as a
 // child process that trusts a local OIDC issuer (JWKS found through its discovery document).
 import { mkdtemp, rm } from 'node:fs/promises';

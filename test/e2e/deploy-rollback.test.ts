@@ -1,4 +1,4 @@
-// Must-show (issue 4): the real control plane as a child process, a token from the real device flow,
+// End to end: the real control plane as a child process, a token from the real device flow,
 // and the `svc` CLI as child processes: deploy the healthy fixture, use it through the ingress, see a
 // bad migration fail with the prior release still serving and data unchanged, deploy v2, roll back
 // code-only, then roll back with --restore-data and see the snapshot's data.

@@ -1,4 +1,4 @@
-// Must-show (issue 3): the real server as a child process, the first account registered in
+// End to end: the real server as a child process, the first account registered in
 // headless Chromium, `svc login` as a child process approved in the browser, then the CLI
 // lists projects with the stored token (~/.svc/config.json, mode 0600).
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';

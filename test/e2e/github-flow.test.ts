@@ -1,4 +1,4 @@
-// Must-show (issue 6): the real control plane as a child process pointed at a local HTTP server that
+// End to end: the real control plane as a child process pointed at a local HTTP server that
 // plays GitHub's API (GHE_PROTOCOL=http GHE_HOST=127.0.0.1:<port>), real webhook payloads signed with
 // the real HMAC, the `svc link` CLI, real uploads and real app processes:
 //   push → queued svc/release → upload with the commit header → release active → check success + URL;

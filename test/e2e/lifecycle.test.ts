@@ -1,4 +1,4 @@
-// Must-show (issue 5): the real control plane as a child process, the `svc` CLI as child processes
+// End to end: the real control plane as a child process, the `svc` CLI as child processes
 // and Debian's caddy in front: deploy two releases, set a secret and see the app read it after the
 // next release, back up (and download), delete the older release (refused without
 // --allow-rollback-loss), add a domain and reach the app through Caddy with on-demand TLS, delete

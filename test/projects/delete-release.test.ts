@@ -1,4 +1,4 @@
-// Release cleanup (DELETE /api/projects/:id/releases/:releaseId) with every rule of spec 000:
+// Release cleanup (DELETE /api/projects/:id/releases/:releaseId) with every rule:
 // rollback permission, exact phrase, never the active release, the predecessor of the active one only
 // with allowRollbackLoss (which also removes the active release's data-restore snapshot), metadata and
 // audit history kept, storage usage updated.

@@ -1,4 +1,4 @@
-// Must-show (issue 10): the browser console against a real control plane on loopback, driven by
+// End to end: the browser console against a real control plane on loopback, driven by
 // headless Chromium. Register, approve `svc login`, create a project, deploy through the CLI, send
 // traffic through the ingress and read the performance charts, deploy again, follow the live log
 // tail, roll back with the data-restore phrase, read the audit feed; keyboard reachability, a

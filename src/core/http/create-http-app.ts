@@ -33,7 +33,7 @@ export interface HttpAppOptions {
   trustProxy: boolean;
   version: string;
   /**
-   * svc:ingress — called first for every request that reaches the listening server (not inject()):
+   * Called first for every request that reaches the listening server (not inject()):
    * returns true when it took the request (app-host proxying), false to let Fastify route it.
    */
   intercept?: (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -52,7 +52,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     trustProxy: options.trustProxy,
     return503OnClosing: true,
     logController: new OneLineRequestLog(),
-    // svc:ingress — our own node:http server so the ingress runs before Fastify routing and body parsing.
+    // Our own node:http server so the ingress runs before Fastify routing and body parsing.
     ...(options.intercept ? { serverFactory: interceptingServerFactory(options.intercept) } : {}),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
@@ -124,7 +124,7 @@ export const sessionOnly: Security = [{ session: [] }];
 /** OpenAPI security of bearer-only routes. */
 export const bearerOnly: Security = [{ bearer: [] }];
 
-/** svc:ingress — a node:http server (with Fastify's timeouts) that offers each request to `intercept` first. */
+/** A node:http server (with Fastify's timeouts) that offers each request to `intercept` first. */
 function interceptingServerFactory(intercept: (req: IncomingMessage, res: ServerResponse) => boolean) {
   return (handler: (req: IncomingMessage, res: ServerResponse) => void, opts: { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number }) => {
     const server = createServer((req, res) => {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { SvcError } from '../../core/errors.js';
 import type { DrillCheck } from './run-due-drill.js';
 
-/** Packaged-platform restore drill settings (spec 002 leaves the values to the operator). */
+/** Packaged-platform restore drill settings (the operator chooses the values). */
 export interface DrillEnvConfig {
   intervalMs: number;
   timeoutMs: number;

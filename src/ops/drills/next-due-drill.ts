@@ -1,6 +1,6 @@
-// Pure: which restore drill (if any) runs in this monitor pass (spec 002 Limits: one per pass).
+// Pure: which restore drill (if any) runs in this monitor pass (at most one, so a pass stays bounded).
 
-/** Spec 002 Limits: a drill whose setup failed is retried after five minutes. */
+/** A drill whose setup failed is retried after five minutes (not every pass). */
 export const DRILL_SETUP_RETRY_MS = 5 * 60_000;
 
 /** A project that could be drilled: only projects with a retained backup are candidates. */

@@ -1,4 +1,4 @@
-// One monitor pass's restore drill (spec 002: one due drill per pass): pick it with the pure
+// One monitor pass's restore drill (one due drill per pass): pick it with the pure
 // nextDueDrill, run it on a private copy of the newest retained backup, persist the receipt.
 import type { ControlDb } from '../../core/control-db.js';
 import type { IdGenerator } from '../../core/ids.js';
@@ -21,7 +21,7 @@ export interface DrillBackups {
   decrypt(projectId: string, backupId: string, destPath: string, signal: AbortSignal): Promise<void>;
 }
 
-/** The `restoreDrills` options of the operations monitor (spec 002 "Other configuration"). */
+/** The `restoreDrills` options of the operations monitor. */
 export interface RestoreDrillsOptions {
   intervalMs: number;
   timeoutMs: number;

@@ -1,4 +1,4 @@
-// Overdue jobs (spec 002 Operational alerts): svc's scheduled jobs are backup schedules, restore
+// Overdue jobs (an operational alert): svc's scheduled jobs are backup schedules, restore
 // drills, audit-export delivery and alert delivery. Each pass inspects five of them, rotating with
 // a persisted cursor; a job whose next run is past due by more than a grace is an incident.
 import type { ControlDb } from '../../core/control-db.js';

@@ -1,7 +1,7 @@
-// Pure: which scheduled jobs a monitor pass inspects (spec 002 Limits: five rotating job
-// inspections per pass) and when a job counts as overdue. No clock, no disk.
+// Pure: which scheduled jobs a monitor pass inspects (five per pass, rotating, so a pass stays
+// bounded however many jobs there are) and when a job counts as overdue. No clock, no disk.
 
-/** Spec 002 Limits: job inspections per monitor pass. */
+/** Job inspections per monitor pass. */
 export const JOB_INSPECTIONS_PER_PASS = 5;
 
 /** One scheduled job as a provider lists it; `key` is unique and stable (e.g. `backup:prj_1`). */

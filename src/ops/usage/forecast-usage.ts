@@ -1,7 +1,7 @@
-// Pure usage forecast over metered observations of one billing period (spec 002 rule 7).
+// Pure usage forecast over metered observations of one billing period.
 const HOUR = 3_600_000;
 
-/** Spec 002 Limits: a forecast needs at least one hour of data. */
+/** A forecast needs at least one hour of data. */
 export const FORECAST_MIN_EVIDENCE_MS = HOUR;
 
 /** One metered point: `t` is its start (ms); counts are what it delivered. */

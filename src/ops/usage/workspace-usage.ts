@@ -12,7 +12,7 @@ import type { UsageConfig } from './usage-config.js';
 import { billingPeriod, usageObservations } from './usage-observations.js';
 import type { UsageMetrics } from './usage-routes.js';
 
-/** Spec 002 limits: a pass or payload covers at most 1,000 projects. */
+/** A pass or payload covers at most 1,000 projects (bounds one pass's work and payload size). */
 export const WORKSPACE_PROJECT_LIMIT = 1000;
 
 /** Pure: add observation lists that share one time grid (same `now`, same windows) point by point. */

@@ -1,4 +1,4 @@
-// Epoch rotation inside the release transaction (spec 002 rule 4), run after the app was stopped (step 5)
+// Epoch rotation inside the release transaction (a migration starts a new epoch), run after the app was stopped (step 5)
 // and the snapshot taken (step 6), before migrations (step 7):
 //   flush and retain the old epoch → restore its final sequence into a new stopped database → check it
 //   equals the stopped database → put it in place (no journal metadata, no guard triggers) → migrate.

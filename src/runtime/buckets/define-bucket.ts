@@ -1,4 +1,4 @@
-// defineBucket: validates a bucket definition (spec 001 table) at startup and fills documented defaults.
+// defineBucket: validates a bucket definition (docs/buckets.md) at startup and fills documented defaults.
 import { z } from 'zod';
 import { RuntimeError } from '../errors.js';
 

@@ -7,7 +7,7 @@ import { ed25519, openExportDb, type ExportDb } from './export-db.js';
 
 const keys = ed25519();
 
-/** A destination that deduplicates by sequence + digest, like the spec asks of receivers. */
+/** A destination that deduplicates by sequence + digest, as docs/audit-export.md asks of destinations. */
 function collectingDestination() {
   const received = new Map<number, AuditExportEntry>();
   const batches: AuditExportEntry[][] = [];

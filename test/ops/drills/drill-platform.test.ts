@@ -1,4 +1,4 @@
-// Must-show: the packaged platform runs restore drills from its monitor with the default boot —
+// End to end: the packaged platform runs restore drills from its monitor with the default boot —
 // the project's active release (the healthy fixture, a real process) started on a private copy of
 // the newest backup, checked on its health path — and a corrupted newest backup fails the drill,
 // raises drill.failed through the signed webhook and leaves the production database untouched.

@@ -1,4 +1,4 @@
-// Must-show: one monitor pass over a project whose deploy failed (a real upload of a fixture app
+// End to end: one monitor pass over a project whose deploy failed (a real upload of a fixture app
 // with a failing migration) and whose backup schedule is overdue, with both alerts received by a
 // real HTTP webhook receiver on port 0 that checks the HMAC signature.
 import { randomUUID } from 'node:crypto';

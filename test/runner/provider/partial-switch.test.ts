@@ -1,4 +1,4 @@
-// Fault test (spec 002 rule 10, partial ingress switch): a failure between "candidate healthy" and the
+// Fault test (partial ingress switch): a failure between "candidate healthy" and the
 // pointer switch of a stop-first (migration) deploy, and one right after the switch of a blue-green
 // (code-only) deploy, each leave exactly one consistent active pointer and a serving app; a retry of the
 // same operation converges. The database follows the pointer (snapshot restore).

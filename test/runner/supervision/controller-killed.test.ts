@@ -1,4 +1,4 @@
-// Fault test (spec 002 rules 9–10): the provider process is killed with -9; each supervisor notices the
+// Fault test: the provider process is killed with -9; each supervisor notices the
 // lost control connection, stops its runtime (sandbox / process group / container), verifies it gone and
 // removes the fence.
 import { existsSync, readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Fault test (spec 002 rule 9): start-up refuses new writers while a fence is unresolved — a previous
+// Fault test: start-up refuses new writers while a fence is unresolved — a previous
 // controller's lease that has not expired (beyond the bounded wait) or an unreadable fence file. Once the
 // lease expired, the leftover runtime is killed, verified gone, the fence removed and the writer starts.
 import { spawn, type ChildProcess } from 'node:child_process';

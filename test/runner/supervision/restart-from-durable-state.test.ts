@@ -1,4 +1,4 @@
-// Fault test (spec 002 rules 9–10): restart from durable state. A provider hangs mid-deploy (after the
+// Fault test: restart from durable state. A provider hangs mid-deploy (after the
 // candidate is healthy and migrated, before the pointer switch); a new provider on the same data waits for
 // the old lease, verifies the old runtime gone, undoes the unswitched migration, restarts the active release,
 // and converges on retry. Then provider and supervisor are both killed -9: the orphaned app is killed by the

@@ -1,4 +1,4 @@
-// Usage reporting per manager, bucket and owner (spec 001, Limits: usage reporting).
+// Usage reporting per manager, bucket and owner.
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempBuckets } from '../buckets-images/support.js';
 

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { RuntimeError } from '../../errors.js';
 
-/** Scopes of the agent tools (spec 001, Authentication 5). */
+/** Token scopes that grant the agent tools: read (list, read) and write (put, delete, transform). */
 export const AGENT_SCOPES = { read: 'agent:read', write: 'agent:write' } as const;
 export type AgentScope = (typeof AGENT_SCOPES)[keyof typeof AGENT_SCOPES];
 

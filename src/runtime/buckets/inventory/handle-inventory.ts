@@ -10,9 +10,9 @@ import { INVENTORY_HEADERS } from './inventory-headers.js';
 import { renderInventory, type InventoryEntry } from './render-inventory.js';
 import { escapeHtml } from './html.js';
 
-/** Objects per inventory page (spec 001: at most 100). */
+/** Objects per inventory page (at most 100). */
 export const INVENTORY_PAGE_SIZE = 100;
-/** Lifetime of download capabilities on the page (spec 001: five minutes). */
+/** Lifetime of download capabilities on the page: five minutes, so a copied link soon stops working. */
 export const INVENTORY_LINK_TTL_MS = 5 * 60 * 1000;
 
 /** What the route needs from the Fetch handler. */
