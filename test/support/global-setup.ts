@@ -1,12 +1,10 @@
-// Runs once before the suite: hostile fixtures are generated, not checked in (some are large).
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+// Runs once before the suite: fixtures that are generated, not checked in (hostile artifacts, some
+// large; the runtime demo's browser bundle of the client).
+import { generateDemoClient } from '../../fixtures/generate-demo-client.js';
+import { generateHostileFixtures } from '../../fixtures/generate-hostile.js';
 
-/** Generate hostile artifact fixtures if a generator exists and they are missing. */
+/** Generate the fixtures that are missing or stale. */
 export default async function setup(): Promise<void> {
-  const generator = join(import.meta.dirname, '..', '..', 'fixtures', 'generate-hostile.ts');
-  if (existsSync(generator)) {
-    const mod = (await import(generator)) as { generateHostileFixtures?: () => Promise<void> };
-    await mod.generateHostileFixtures?.();
-  }
+  await generateHostileFixtures();
+  await generateDemoClient();
 }
