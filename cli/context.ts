@@ -5,12 +5,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { systemClock, type Clock } from '../src/core/clock.js';
 import type { Output } from './output.js';
-
-/** A text sink such as process.stdout; `isTTY` decides whether progress is drawn. */
-export interface Writer {
-  write(chunk: string): unknown;
-  readonly isTTY?: boolean;
-}
+import type { Writer } from './writer.js';
 
 /** How to run this same CLI again as a child process (used when build.command starts with "svc"). */
 export interface SelfCommand {

@@ -3,7 +3,7 @@
 import { errorCodes, SvcError } from '../src/core/errors.js';
 import type { Clock } from '../src/core/clock.js';
 import type { ErrorCodeDefinition } from '../src/core/error-codes/define.js';
-import type { Writer } from './context.js';
+import type { Writer } from './writer.js';
 
 /** A progress line on stderr; a no-op unless stderr is a TTY and --json is off. */
 export interface Progress {

@@ -1,6 +1,6 @@
 // Run the CLI's main() in-process with captured output and an explicit HOME/env (no process.env leak).
 import { main } from '../../cli/main.js';
-import type { Writer } from '../../cli/context.js';
+import type { Writer } from '../../cli/writer.js';
 
 /** Result of one in-process CLI run. */
 export interface MainRun {

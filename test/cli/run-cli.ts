@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { main } from '../../cli/main.js';
-import type { CliEffects, SelfCommand, Writer } from '../../cli/context.js';
+import type { CliEffects, SelfCommand } from '../../cli/context.js';
+import type { Writer } from '../../cli/writer.js';
 
 /** Repository root (two levels above this file). */
 export const ROOT = resolve(import.meta.dirname, '..', '..');
