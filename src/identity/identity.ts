@@ -8,12 +8,7 @@ import { meRoutes } from './routes/me-routes.js';
 import { orgRoutes } from './routes/org-routes.js';
 import { pageRoutes } from './routes/page-routes.js';
 import { tokenRoutes } from './routes/token-routes.js';
-
-/** What identity needs from other features, passed in by platform.ts (identity never reads their tables). */
-export interface IdentityDeps {
-  /** Look a project up by id or slug (for project-scoped tokens). */
-  resolveProject(idOrSlug: string): { id: string; organizationId: string } | undefined;
-}
+import type { IdentityDeps } from './identity-deps.js';
 
 export interface IdentityFeature {
   accounts: AccountService;

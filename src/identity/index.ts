@@ -6,6 +6,7 @@ export { currentRole, listMemberships, findOrganization } from './org-store.js';
 export { revokeProjectTokens } from './token-revocation.js';
 export { rolePermissions, allows } from './permissions.js';
 export { identityMigrations } from './migrations.js';
-export { createIdentity, type IdentityDeps, type IdentityFeature } from './identity.js';
+export { createIdentity, type IdentityFeature } from './identity.js';
+export type { IdentityDeps } from './identity-deps.js';
 export { platformOrigin, assertSameOrigin } from './same-origin.js';
 export { getUser, type UserRow } from './user-store.js'; // svc:oidc — the user an OIDC upload acts for

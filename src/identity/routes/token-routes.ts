@@ -17,7 +17,7 @@ import { actorOf, type Principal } from '../principal.js';
 import { childTokenLimits } from '../child-token-limits.js';
 import { getToken, insertAccessToken, listTokens, toTokenInfo, tokenStatus, type TokenRow } from '../token-store.js';
 import { revokeTokenTree, type RevokedToken } from '../token-revocation.js';
-import type { IdentityDeps } from '../identity.js';
+import type { IdentityDeps } from '../identity-deps.js';
 
 const tags = ['tokens'];
 const security = bearerOrSession;
