@@ -18,7 +18,7 @@ import {
   scheduleResponseSchema,
   setScheduleBodySchema,
 } from './contract.js';
-import type { BackupsFeature } from './backups-feature.js';
+import type { BackupOperations } from './backup-operations.js';
 import { toBackup } from './backup-store.js';
 import type { BackupSubject } from './backup-service.js';
 
@@ -31,7 +31,7 @@ function subjectOf(project: ProjectRow, principal: Principal): BackupSubject {
 }
 
 /** Register the backup routes. */
-export function backupRoutes(backups: BackupsFeature) {
+export function backupRoutes(backups: BackupOperations) {
   const { ctx } = backups.deps;
   return async function register(app: HttpApp): Promise<void> {
     app.get(r.backups, { schema: { tags, security, summary: 'Backups (newest first) and the backup schedule', params: projectParams, response: { 200: backupListResponseSchema } } }, async (request) => {

@@ -6,12 +6,12 @@ import { appendAudit } from '../audit/append-audit.js';
 import { databasePathOf, projectLayout } from '../releases/project-layout.js';
 import { activeReleaseRow, listReleases, releaseConfig } from '../releases/release-store.js';
 import type { Keyring } from '../secrets/master-key.js';
-import type { BackupListResponse, BackupSchedule, SetScheduleBody } from './contract.js';
 import { setScheduleBodySchema } from './contract.js';
 import { BackupScheduler, type SchedulerTimer } from './backup-scheduler.js';
-import { createBackup, deleteBackup, openBackupForDownload, restoreBackup, type AppControl, type BackupDeps, type BackupJobs, type BackupSubject } from './backup-service.js';
-import { deleteSchedule, findSchedule, listBackups, toBackup, toSchedule, upsertSchedule, type BackupRow } from './backup-store.js';
+import { createBackup, deleteBackup, openBackupForDownload, restoreBackup, type AppControl, type BackupDeps, type BackupJobs } from './backup-service.js';
+import { deleteSchedule, findSchedule, listBackups, toBackup, toSchedule, upsertSchedule } from './backup-store.js';
 import { backupRoutes } from './backup-routes.js';
+import type { BackupOperations } from './backup-operations.js';
 import type { HttpApp } from '../core/http/create-http-app.js';
 
 export interface BackupsOptions {
@@ -27,17 +27,10 @@ export interface BackupsOptions {
   lockWaitMs?: number;
 }
 
-export interface BackupsFeature {
-  deps: BackupDeps;
+/** The operations plus what the composition root wires: routes and the scheduler. */
+export interface BackupsFeature extends BackupOperations {
   scheduler: BackupScheduler;
   routes: (app: HttpApp) => Promise<void>;
-  list(projectId: string): BackupListResponse;
-  create(subject: BackupSubject, kind: BackupRow['kind']): Promise<BackupRow>;
-  delete(subject: BackupSubject, backupId: string): Promise<void>;
-  download(projectId: string, backupId: string): ReturnType<typeof openBackupForDownload>;
-  restore(subject: BackupSubject, backupId: string, confirm: string): ReturnType<typeof restoreBackup>;
-  /** Set (or with null remove) the schedule; audited as backup.schedule. */
-  setSchedule(subject: BackupSubject, input: SetScheduleBody | null): BackupSchedule | null;
   start(): void;
   close(): Promise<void>;
 }
