@@ -4,7 +4,7 @@ import type { FeatureContext } from '../core/feature-context.js';
 import { SvcError } from '../core/errors.js';
 import type { HttpApp } from '../core/http/create-http-app.js';
 import type { Ingress } from '../ingress/index.js';
-import type { ReleaseCanaryHooks, ReleaseCanaryRun } from '../releases/release-deps.js';
+import type { ReleaseCanaryHooks, ReleaseCanaryRun } from '../releases/index.js';
 import { runCanary, type CanaryControllerDeps } from './canary-controller.js';
 import { observeCanary, type CanaryObserver } from './canary-observer.js';
 import { routeTableCanaryRouting } from './canary-routing.js';

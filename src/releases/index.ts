@@ -12,4 +12,5 @@ export { isolationSchema, isolationSummary, type Isolation } from './isolation-c
 export { activeReleaseRow, findRelease, getReleaseById, listReleases, toRelease, type ReleaseRow } from './release-store.js';
 export type { ObservedRelease, ObservedRollback, ReleaseObserver, ReleaseSource } from './release-observer.js';
 export type { RollbackInput, RollbackResult } from './rollback.js';
-export type { NodeGeneration, NodeOutcome, NodeRollbackIntent, ReleasePlacementHooks } from './release-deps.js'; // svc:nodes
+export type { NodeGeneration, NodeOutcome, NodeRollbackIntent, ReleasePlacementHooks } from './placement-hooks.js';
+export type { ReleaseCanaryHooks, ReleaseCanaryRun } from './canary-hooks.js';

@@ -7,7 +7,9 @@
 import type { SvcError } from '../core/errors.js';
 import { findProject } from '../projects/index.js';
 import type { TransactionSubject } from './release-commits.js';
-import type { NodeOutcome, NodeRollbackIntent, ReleaseCanaryRun, ReleaseDeps } from './release-deps.js';
+import type { ReleaseDeps } from './release-deps.js';
+import type { NodeOutcome, NodeRollbackIntent } from './placement-hooks.js';
+import type { ReleaseCanaryRun } from './canary-hooks.js';
 import { observe } from './release-observer.js';
 import { nodeFailureStep, planNodeCanaryDeploy, planNodeCanaryFailure, planNodeDeploy, planNodeDeployFailure, planNodeRollback, planNodeSettle } from './release-plan.js';
 import type { ReleaseUpstream } from './release-routing.js';
@@ -18,36 +20,6 @@ import { newReleaseRun, nodeFailure, runReleaseEffects } from './run-release-eff
 import { decideRollback, type RollbackInput, type RollbackResult } from './rollback-decision.js';
 
 const nodeActor = (projectId: string) => ({ type: 'system' as const, id: 'svc-nodes', name: `runner node of ${projectId}` });
-
-/** In-process: one settle per generation at a time, and a settled generation is not settled again. */
-export class NodeSettles {
-  readonly #settles = new Map<string, Promise<NodeOutcome | null>>();
-
-  once(key: string, work: () => Promise<NodeOutcome | null>): Promise<NodeOutcome | null> {
-    const known = this.#settles.get(key);
-    if (known) return known;
-    const settle = work();
-    this.#settles.set(key, settle);
-    // Only a settled outcome is remembered (an open one is read again next time); bounded.
-    const forget = (): void => void this.#settles.delete(key);
-    settle.then((outcome) => outcome === null && forget(), forget);
-    if (this.#settles.size > 1000) this.#settles.delete(this.#settles.keys().next().value!);
-    return settle;
-  }
-
-  readonly #canaries = new Map<string, ReleaseCanaryRun>();
-
-  /** svc:canary — a promoted placed canary's run, settled with the commit of its promotion's outcome. */
-  keepCanary(releaseId: string, run: ReleaseCanaryRun): void {
-    this.#canaries.set(releaseId, run);
-  }
-
-  takeCanary(releaseId: string): ReleaseCanaryRun | null {
-    const run = this.#canaries.get(releaseId) ?? null;
-    this.#canaries.delete(releaseId);
-    return run;
-  }
-}
 
 /**
  * Under the project lock: keep the candidate's bytes for the node and request its generation. Returns

@@ -7,7 +7,9 @@ import type { ProjectLocks } from '../core/project-lock.js';
 import type { ArtifactLimits, DeployConfig } from '../artifacts/index.js';
 import type { AppStartSpec, HealthResult, ReleaseDriver, RunningApp } from '../../runner/release-driver.js';
 import type { Failpoint } from './failpoint.js';
-import type { NodeSettles } from './node-release-driver.js';
+import type { NodeSettles } from './node-settles.js';
+import type { ReleasePlacementHooks } from './placement-hooks.js';
+import type { ReleaseCanaryHooks } from './canary-hooks.js';
 import { databasePathOf, projectLayout, releaseDirOf, type ProjectLayout } from './project-layout.js';
 import type { ReleaseSettings } from './release-limits.js';
 import type { ReleaseObserver } from './release-observer.js';
@@ -39,79 +41,6 @@ export interface ReleaseDeps {
   placement?: ReleasePlacementHooks;
   /** svc:nodes — in-process: each node outcome is committed once (node-release-driver.ts). */
   nodeSettles: NodeSettles;
-}
-
-/** svc:nodes — what a rollback asks of a placed project's node (restore the snapshot it took, or code only). */
-export interface NodeRollbackIntent {
-  restoreData: boolean;
-  /** The release active when the rollback was requested. */
-  fromReleaseId: string | null;
-}
-
-/** svc:nodes — the node's outcome of a generation: observed, or its (or the control plane's) stable code. */
-export type NodeOutcome = { ok: true } | { ok: false; code: string };
-
-/** svc:nodes — a running generation as the pipeline settles it. */
-export interface NodeGeneration {
-  generation: number;
-  releaseId: string;
-  /** A rollback's intent; null for a deploy. */
-  rollback: NodeRollbackIntent | null;
-  /** svc:canary — a canary's generation (its candidate staged beside the baseline; never committed by itself). */
-  canary: boolean;
-  /** Null while the node works on it. */
-  outcome: NodeOutcome | null;
-}
-
-/**
- * svc:nodes — the pipeline's node driver: what deploys, rollbacks and boot recovery of projects placed
- * on a runner node ask of it (declared where consumed; src/nodes implements it and src/platform.ts
- * wires it, so releases never imports nodes). A node converges a whole generation at once and reports
- * asynchronously, so its one operation is "converge to this release" and await the outcome.
- */
-export interface ReleasePlacementHooks {
-  /** Whether a runner node converges this project (its deploys and rollbacks run the node plans). */
-  isPlaced(projectId: string): boolean;
-  /** Durably keep the verified artifact bytes for the node, before any generation refers to them. */
-  keepArtifact(projectId: string, digest: string, bytes: Buffer): Promise<void>;
-  /** A new running generation of this release, in its own transaction (throws to refuse); returns its number. */
-  deploy(subject: { project: { id: string; organizationId: string }; actor: { type: 'user' | 'token' | 'github' | 'system'; id: string; name?: string | null } }, releaseId: string, rollback?: NodeRollbackIntent, canary?: true): number;
-  /** svc:canary — where the candidate of a canary generation listens once its node shows it, its node's failure code, or null after `waitMs`. */
-  awaitCanary(projectId: string, generation: number, waitMs: number): Promise<{ ok: true; upstream: { host: string; port: number } } | { ok: false; code: string } | null>;
-  /** svc:canary — call `listener` once the node's reports stop showing the candidate of `generation`; returns the remover. */
-  onCanaryGone(projectId: string, generation: number, listener: () => void): () => void;
-  /** svc:canary — the release the node's reports route the project to now (the baseline of a canary), or null. */
-  routedRelease(projectId: string): string | null;
-  /** The node's outcome of a generation, or null when none came within `waitMs`. */
-  awaitGeneration(projectId: string, generation: number, waitMs: number): Promise<NodeOutcome | null>;
-  /** A running generation of the project, or null when it has none of that number. */
-  generation(projectId: string, generation: number): NodeGeneration | null;
-  /** The newest running generation of the project (of one release when given), or null. */
-  newestGeneration(projectId: string, releaseId?: string): NodeGeneration | null;
-  /** Whether a candidate release is waiting for its node (boot recovery must not fail it). */
-  awaitingNode(releaseId: string): boolean;
-  /** How long a deploy or rollback waits for the node's outcome before answering with the release as it stands. */
-  waitMs: number;
-}
-
-/** svc:canary — one canary rollout as the release transaction drives it (src/canary implements it). */
-export interface ReleaseCanaryRun {
-  /** After the health gate: run every stage; resolves when the candidate may be promoted, throws an SvcError once it failed (candidate routing already removed). */
-  run(candidate: CanaryCandidateApp, health: { path: string }): Promise<void>;
-  /** The transaction ended: activated after promotion, or failed or rejected with this failure. Idempotent. */
-  settle(result: { ok: true } | { ok: false; code: string; message: string }): void;
-}
-
-/** svc:canary — a canary's candidate: a started local app, or the one a runner node reports beside the baseline. */
-export type CanaryCandidateApp = Pick<RunningApp, 'host' | 'port'> & { onExit(listener: () => void): () => void };
-
-/** svc:canary — what the release transaction asks of canary rollouts (declared where consumed). */
-export interface ReleaseCanaryHooks {
-  /**
-   * A deploy with a running baseline: its canary run when one was requested or configured, else null
-   * (direct activation). Throws an SvcError to refuse the deploy (fails closed).
-   */
-  begin(input: { projectId: string; releaseId: string; baselineReleaseId: string; requested: boolean; config: DeployConfig; authority: () => Promise<boolean> }): ReleaseCanaryRun | null;
 }
 
 /** What the release transaction and app starts ask of point-in-time recovery (declared where consumed). */

@@ -5,7 +5,7 @@
 import type { Cutover } from '../../runner/jobs/choose-cutover.js';
 import type { ReleaseStep } from './contract.js';
 import type { FailpointName } from './failpoint.js';
-import type { NodeOutcome, NodeRollbackIntent } from './release-deps.js';
+import type { NodeOutcome, NodeRollbackIntent } from './placement-hooks.js';
 import type { ReleaseEffect, SnapshotRef } from './release-state.js';
 
 /** One thing the effect executor does. */

@@ -7,7 +7,8 @@ import { discardStagedArtifact, type StagedArtifact } from '../artifacts/index.j
 import { chooseCutover } from '../../runner/jobs/choose-cutover.js';
 import type { ReleaseFailure, ReleaseStep } from './contract.js';
 import { failEvent, type TransactionSubject } from './release-commits.js';
-import { note, servingFacts, type ReleaseCanaryRun, type ReleaseDeps } from './release-deps.js';
+import { note, servingFacts, type ReleaseDeps } from './release-deps.js';
+import type { ReleaseCanaryRun } from './canary-hooks.js';
 import { observe } from './release-observer.js';
 import { planDeploy, planDeployFailure, planDeployStart } from './release-plan.js';
 import { transition, type ReleaseEffect } from './release-state.js';

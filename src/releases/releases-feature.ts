@@ -14,7 +14,9 @@ import type { Isolation } from './isolation-contract.js';
 import { isolationRoute } from './isolation-route.js';
 import { logRoutes } from './log-routes.js';
 import { projectAppControl, type ProjectAppControl } from './project-app-control.js';
-import { note, resolveSpec, routeWhenHealthy, type ReleaseCanaryHooks, type ReleaseDeps, type ReleasePlacementHooks, type ReleaseRecoveryHooks } from './release-deps.js';
+import { note, resolveSpec, routeWhenHealthy, type ReleaseDeps, type ReleaseRecoveryHooks } from './release-deps.js';
+import type { ReleaseCanaryHooks } from './canary-hooks.js';
+import type { ReleasePlacementHooks } from './placement-hooks.js';
 import { readReleaseSettings, type ReleaseSettings } from './release-limits.js';
 import { releaseRoutes, type UploadPrincipalResolver } from './release-routes.js';
 import { noRouting, type ReleaseRouting, type ReleaseUpstream } from './release-routing.js';
@@ -22,7 +24,8 @@ import { recoverReleases } from './recover-releases.js';
 import { UploadTracker } from './upload-release.js';
 import type { ReleaseObserver } from './release-observer.js';
 import { rollbackRelease, type RollbackInput, type RollbackResult } from './rollback.js';
-import { NodeSettles, onNodeSettled, routeNodeRelease } from './node-release-driver.js';
+import { onNodeSettled, routeNodeRelease } from './node-release-driver.js';
+import { NodeSettles } from './node-settles.js';
 
 export interface ReleasesOptions {
   /** Shared project locks (deploy, rollback, cleanup, backups, deletion); default: `<data>/locks`. */

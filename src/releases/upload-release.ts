@@ -9,7 +9,8 @@ import { discardStagedArtifact, resolveLimits, stageArtifactOffThread, warmArtif
 import { IDEMPOTENCY_KEY_PATTERN } from './contract.js';
 import { databasePathOf, projectLayout } from './project-layout.js';
 import { checkReleaseCapacity } from './release-limits.js';
-import type { ReleaseDeps, ReleasePlacementHooks } from './release-deps.js';
+import type { ReleaseDeps } from './release-deps.js';
+import type { ReleasePlacementHooks } from './placement-hooks.js';
 import { runReleaseTransaction, type TransactionSubject } from './release-transaction.js';
 import { observe, type ReleaseSource } from './release-observer.js';
 import { projectStorage } from './project-storage.js';
