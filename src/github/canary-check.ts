@@ -1,6 +1,6 @@
 // The svc/canary check run: one per canary run, updated at every stage (traffic share, samples,
 // error rate, p95) and completed when the release is promoted or the canary fails. Pure render.
-import type { CheckRunBody, RenderContext } from './check-model.js';
+import type { CheckRunBody, RenderContext } from './check-run-body.js';
 
 export interface CanaryStage {
   index: number;

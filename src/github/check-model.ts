@@ -1,7 +1,7 @@
 // What a check run says, as data: the model is what svc knows (phases with times, outcome), and
 // renderCheck turns it into the GitHub check-run body (status, conclusion, title, summary). Pure.
-import type { Release } from '../releases/contract.js';
 import { renderCanaryCheck, type CanaryCheckModel } from './canary-check.js';
+import type { CheckRunBody, RenderContext } from './check-run-body.js';
 import { renderRestoreDrillCheck, type RestoreDrillCheckModel } from './restore-drill-check.js';
 
 export type PhaseName = 'verified' | 'snapshot' | 'migrations' | 'started' | 'health' | 'active';
@@ -40,31 +40,6 @@ export interface RollbackCheckModel {
 }
 
 export type CheckModel = ReleaseCheckModel | RollbackCheckModel | CanaryCheckModel | RestoreDrillCheckModel;
-
-/** Facts read at render time. */
-export interface RenderContext {
-  release?: Release | undefined;
-  projectSlug: string;
-  /** Where the app answers (environment URL). */
-  appUrl: string | null;
-  /** Console page of the release (details_url), null without SVC_PUBLIC_URL. */
-  detailsUrl: string | null;
-  /** `uses:` reference of the svc Action, for the timed-out help. */
-  actionRef: string;
-  /** The control plane's URL (the Action's `server` input), when known. */
-  serverUrl?: string | null;
-}
-
-/** The fields of POST/PATCH /repos/{owner}/{repo}/check-runs this model sets. */
-export interface CheckRunBody {
-  status: 'queued' | 'in_progress' | 'completed';
-  conclusion?: 'success' | 'failure' | 'skipped' | 'timed_out';
-  started_at?: string;
-  completed_at?: string;
-  details_url?: string;
-  external_id?: string;
-  output: { title: string; summary: string };
-}
 
 const phaseLabels: Record<PhaseName, string> = {
   verified: 'Artifact verified',

@@ -1,11 +1,6 @@
 // The svc/restore-drill check run: one completed run per restore drill receipt of a linked project,
-// on the commit of the release whose code the drill booted. Pure render, plus the reporter that
-// only writes a check row (the queue syncs it to GitHub like every other check).
-import type { FeatureContext } from '../core/feature-context.js';
-import type { CheckRunBody, RenderContext } from './check-model.js';
-import { createCheck } from './check-store.js';
-import { releaseSource } from './commit-store.js';
-import { findLink, problemOf } from './link-store.js';
+// on the commit of the release whose code the drill booted. Pure render; drill-reporter.ts writes the rows.
+import type { CheckRunBody, RenderContext } from './check-run-body.js';
 
 /** A drill receipt as the operations monitor stores it (structural; src/ops owns the type). */
 export interface DrillReceiptEvent {
@@ -46,21 +41,4 @@ export function renderRestoreDrillCheck(model: RestoreDrillCheckModel, ctx: Rend
     `Duration: ${((r.finishedAt - r.startedAt) / 1000).toFixed(1)} s. Receipt \`${r.id}\`.`,
   ].join('\n');
   return { external_id: r.id, status: 'completed', conclusion: model.state, started_at: iso(r.startedAt), completed_at: iso(r.finishedAt), output: { title, summary } };
-}
-
-/** The observer src/ops calls with each stored receipt: a check row when the project is linked. */
-export function createDrillReporter(deps: { ctx: Pick<FeatureContext, 'db' | 'clock' | 'ids'>; wake: () => void }): { onDrillReceipt(receipt: DrillReceiptEvent): void } {
-  return {
-    onDrillReceipt(receipt) {
-      const { ctx } = deps;
-      if (!receipt.releaseId) return;
-      const source = releaseSource(ctx, receipt.releaseId);
-      const link = source ? findLink(ctx, receipt.projectId) : undefined;
-      if (!source || !link || (source.repository_id !== null && source.repository_id !== link.repository_id) || problemOf(ctx, link)) return;
-      const { projectId: _p, releaseId, ...rest } = receipt;
-      const model: RestoreDrillCheckModel = { kind: 'restore-drill', state: receipt.outcome === 'passed' ? 'success' : 'failure', releaseId, receipt: rest };
-      createCheck(ctx, { projectId: receipt.projectId, fullName: link.full_name, installationId: link.installation_id, sha: source.sha, name: 'svc/restore-drill', releaseId, model });
-      deps.wake();
-    },
-  };
 }
