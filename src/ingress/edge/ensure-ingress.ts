@@ -8,7 +8,7 @@ import type { Logger } from '../../core/logger.js';
 import { askEdge, type EdgeStatus } from './edge-control.js';
 import { edgePaths } from './edge-paths.js';
 import { ingressBuild, ingressEntry } from './ingress-build.js';
-import type { IngressStartMessage } from './ingress-main.js';
+import type { IngressStartMessage } from './start-message.js';
 
 export interface IngressSettings {
   dataDir: string;

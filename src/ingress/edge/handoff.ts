@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { RequestRecord } from '../request-record.js';
 import type { EdgeStatus } from './edge-control.js';
 import { requestRecordSchema } from './edge-session.js';
-import type { IngressStartMessage } from './ingress-main.js';
+import type { IngressStartMessage } from './start-message.js';
 
 /** From the predecessor to its successor over their IPC channel. */
 export type HandoffMessage = { type: 'listener' } | { type: 'records'; records: RequestRecord[]; dropped: number };

@@ -19,9 +19,7 @@ import { forwardRequest, InFlight } from './forward-request.js';
 import { forwardUpgrade } from './forward-upgrade.js';
 import { acceptableEntry, receiveListener, startSuccessor, type Successor } from './handoff.js';
 import { ingressBuild } from './ingress-build.js';
-
-/** Sent over IPC to the process that spawned the ingress. */
-export type IngressStartMessage = { type: 'ready'; status: EdgeStatus } | { type: 'failed'; code: string; message: string };
+import type { IngressStartMessage } from './start-message.js';
 
 export interface IngressArgs {
   listen: { host: string; port: number; spec: string };
