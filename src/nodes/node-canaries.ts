@@ -2,7 +2,7 @@
 // and in the observation of a canary operation). Kept in memory like routes: the control plane's canary
 // rollout reads the candidate's address here and learns when the node stops showing it. Nothing here
 // routes: the canary splits traffic to the candidate itself; the baseline's route follows the reports.
-import type { NodeUpstream } from './nodes-context.js';
+import type { NodeUpstream } from './node-upstream.js';
 import type { NodeProjectReport } from './route-decisions.js';
 
 /** A candidate a node showed for a project. */

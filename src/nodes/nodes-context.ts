@@ -5,12 +5,7 @@ import type { FeatureContext } from '../core/feature-context.js';
 import type { GenerationWaiters } from './generation-waiters.js';
 import type { NodeArtifactStore } from './node-artifacts.js';
 import type { NodeSettings } from './node-settings.js';
-
-/** Where a placed project's active app listens, as its node advertises it (reachable from the control plane). */
-export interface NodeUpstream {
-  host: string;
-  port: number;
-}
+import type { NodeUpstream } from './node-upstream.js';
 
 /**
  * How releases learn what nodes did (src/releases implements it; wired by src/platform.ts so src/nodes

@@ -1,7 +1,7 @@
 // Pure: how a placed project's ingress route follows what its node reports it runs. A report only
 // counts from the node the project is placed on, never moves the route back to an older generation,
 // and routes nothing unless the node says the release runs and where it listens.
-import type { NodeUpstream } from './nodes-context.js';
+import type { NodeUpstream } from './node-upstream.js';
 
 /** What a node reports about one of its projects (heartbeat or observation). */
 export interface NodeProjectReport {
