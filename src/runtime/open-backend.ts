@@ -1,6 +1,6 @@
 // openBackend: the one-call way to run a backend — open the database with the spec's options and
 // build the Fetch handler over it.
-import type { BucketManager } from './buckets/create-bucket-manager.js';
+import type { BucketManager } from './buckets/bucket-manager.js';
 import type { AppDatabase } from './database/app-database.js';
 import { openDatabase, type OpenDatabaseOptions } from './database/open-database.js';
 import type { Backend } from './functions/define-backend.js';

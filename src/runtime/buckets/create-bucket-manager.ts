@@ -1,23 +1,22 @@
 // createBucketManager: validates definitions, opens the catalog, checks the immutable bucket contracts,
 // sweeps, and returns the API used by server actions, the Fetch handler (HTTP routes) and agent tools.
-import type { Readable } from 'node:stream';
 import { RuntimeError } from '../errors.js';
-import { definitionOf, partitionOf, randomToken, toInfo, type BucketContext, type ObjectInfo } from './bucket-context.js';
+import { definitionOf, partitionOf, randomToken, toInfo, type BucketContext } from './bucket-context.js';
 import { handleBucketRequest } from './bucket-routes.js';
 import { signingKeyBytes } from './capability.js';
 import { Catalog } from './catalog.js';
 import { defineBuckets, variantGeometry, type BucketDefinition, type BucketDefinitionInput } from './define-bucket.js';
 import { deploymentLimitsFromEnv, strictestDeployment, type DeploymentLimits, type UsageCounts } from './effective-limits.js';
 import { collectGarbage } from './garbage-ledger.js';
-import type { BucketHttpContext } from './http-access.js';
-import { deleteObject, findObject, listObjects, openObject, readObject, readUrl, type ObjectList } from './object-service.js';
+import type { BucketHandle, BucketManager } from './bucket-manager.js';
+import { deleteObject, findObject, listObjects, openObject, readObject, readUrl } from './object-service.js';
 import type { StorageBackend } from './storage-backend.js';
 import { generateVariant } from './images/generate-variant.js';
 import type { ImageTransformer } from './images/image-transformer.js';
 import { createExtraRoutes, type AgentEndpointOptions, type InventoryOptions } from './agent/extra-routes.js';
 import { createHashPool } from './running-hash.js';
-import { sweep, type SweepReport } from './sweep.js';
-import { cancelUpload, createUpload, putObject, writeChunk, type ChunkResult, type CreateUploadInput, type UploadTicket } from './upload-service.js';
+import { sweep } from './sweep.js';
+import { cancelUpload, createUpload, putObject, writeChunk } from './upload-service.js';
 
 /** Options of createBucketManager. */
 export interface BucketManagerOptions {
@@ -45,52 +44,6 @@ export interface BucketManagerOptions {
   agent?: AgentEndpointOptions;
   /** Inventory page `{prefix}/buckets` options. */
   inventory?: InventoryOptions;
-}
-
-/** Usage of the whole deployment (manager.usage()). */
-export interface ManagerUsage extends UsageCounts {
-  readonly limits: { readonly maxBytes: number | null; readonly maxObjects: number | null };
-  readonly buckets: Readonly<Record<string, UsageCounts>>;
-}
-
-/** Server-side operations on one bucket. `owner` is the user id for user-owned buckets, omitted for app buckets. */
-export interface BucketHandle {
-  readonly definition: BucketDefinition;
-  usage(owner?: string | null): { bucket: UsageCounts; owner: UsageCounts | null };
-  put(input: { owner?: string | null; key: string; body: Uint8Array | string; contentType: string; sha256?: string; ifSha256?: string | null }): Promise<ObjectInfo>;
-  read(input: { owner?: string | null; key: string }): Promise<{ object: ObjectInfo; bytes: Buffer }>;
-  stream(input: { owner?: string | null; key: string; range?: { start: number; end: number } }): Promise<{ object: ObjectInfo; stream: Readable }>;
-  stat(input: { owner?: string | null; key: string }): ObjectInfo;
-  list(input?: { owner?: string | null; prefix?: string; cursor?: string | null; limit?: number }): ObjectList;
-  delete(input: { owner?: string | null; key: string; ifSha256?: string | null }): Promise<boolean>;
-  /** Reserve an upload for a browser: hand `ticket.path` (the tus upload URL) to the client. */
-  createUpload(input: Omit<CreateUploadInput, 'bucket'>): Promise<UploadTicket>;
-  /** A short-lived read URL (path) for a private object (default five minutes). */
-  readUrl(input: { owner?: string | null; key: string; ttlMs?: number }): { url: string; expiresAt: number };
-  /** Derive and publish image variant `variant` of an object (images/generate-variant.ts; full upload policy). */
-  variant(input: { owner?: string | null; key: string; variant: string }): Promise<ObjectInfo>;
-}
-
-/** The bucket manager passed to openBackend({ buckets }). */
-export interface BucketManager {
-  readonly definitions: readonly BucketDefinition[];
-  readonly deployment: DeploymentLimits;
-  readonly prefix: string;
-  /** The image transformer given in the options (null: no variant generation). */
-  readonly imageTransformer: ImageTransformer | null;
-  /** Definitions as published in `GET {prefix}/manifest`. */
-  manifest(): BucketDefinition[];
-  usage(): ManagerUsage;
-  bucket(name: string): BucketHandle;
-  /** Serve `{prefix}/buckets/...` and `{prefix}/files/...`. */
-  handleHttp(http: BucketHttpContext): Promise<Response>;
-  /** Upload primitives (used by the HTTP layer and tests). */
-  readonly uploads: {
-    write(id: string, offset: number, body: AsyncIterable<Uint8Array>, length: number): Promise<ChunkResult>;
-    cancel(id: string): Promise<boolean>;
-  };
-  sweep(options?: { orphans?: boolean }): Promise<SweepReport>;
-  close(): Promise<void>;
 }
 
 /** Create the bucket manager; runs the startup sweep (expired reservations, orphans, garbage ledger). */

@@ -1,6 +1,7 @@
 // Managed buckets: public surface (re-exported by svc/runtime).
 export { defineBucket, defineBuckets, BUCKET_DEFAULTS, IMAGE_FORMATS, type BucketDefinition, type BucketDefinitionInput, type VariantDefinition, type ImageFormat } from './define-bucket.js';
-export { createBucketManager, type BucketManager, type BucketManagerOptions, type BucketHandle, type ManagerUsage } from './create-bucket-manager.js';
+export { createBucketManager, type BucketManagerOptions } from './create-bucket-manager.js';
+export type { BucketManager, BucketHandle, ManagerUsage } from './bucket-manager.js';
 export { bucketManagerFromEnv, backendFromEnv } from './bucket-manager-from-env.js';
 export { createLocalVolumeBackend, type LocalVolumeOptions } from './local-volume-backend.js';
 export { createS3Backend, type S3BackendOptions } from './s3-backend.js';

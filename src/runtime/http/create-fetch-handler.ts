@@ -2,7 +2,7 @@
 // Works in any server that speaks Request/Response; node:http apps adapt with toFetchRequest/sendFetchResponse.
 import { createAuth, type Auth } from '../auth/create-auth.js';
 import type { Session } from '../auth/session-store.js';
-import type { BucketManager } from '../buckets/create-bucket-manager.js';
+import type { BucketManager } from '../buckets/bucket-manager.js';
 import type { AppDatabase } from '../database/app-database.js';
 import type { Identity, LiveRoute, RuntimeEngine } from '../engine.js';
 import { RuntimeError } from '../errors.js';

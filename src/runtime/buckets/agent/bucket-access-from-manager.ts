@@ -1,5 +1,5 @@
 // Adapt the bucket manager to the BucketAccess view used by agent tools and the inventory page.
-import type { BucketManager } from '../create-bucket-manager.js';
+import type { BucketManager } from '../bucket-manager.js';
 import type { BucketAccess } from './bucket-access.js';
 
 /** The BucketAccess view of a manager (no new behaviour: every call goes through the manager's policy). */

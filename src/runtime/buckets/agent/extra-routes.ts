@@ -1,7 +1,7 @@
 // The manager's routes beyond object access: `{prefix}/buckets` (inventory page) and `{prefix}/mcp` (agent
 // tools over MCP, only when the app configured an OAuth token resolver). The MCP SDK is loaded on the first
 // agent request (it takes about a second to import), then the endpoint is reused.
-import type { BucketManager } from '../create-bucket-manager.js';
+import type { BucketManager } from '../bucket-manager.js';
 import type { BucketHttpContext } from '../http-access.js';
 import { handleInventory } from '../inventory/handle-inventory.js';
 import { bucketAccessFromManager } from './bucket-access-from-manager.js';
