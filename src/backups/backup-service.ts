@@ -10,7 +10,7 @@ import type { ProjectLocks } from '../core/project-lock.js';
 import { appendAudit, type AuditInput } from '../audit/append-audit.js';
 import { projectRoot } from '../projects/index.js';
 import type { ReleaseDriver } from '../../runner/release-driver.js';
-import type { Keyring } from '../secrets/master-key.js';
+import type { Keyring } from '../secrets/index.js';
 import { backupRestorePhrase } from './contract.js';
 import { decryptBackupFile, encryptBackupFile } from './backup-format.js';
 import { backupsToPrune } from './backup-schedule.js';

@@ -4,8 +4,7 @@ import type { ControlDb } from '../core/control-db.js';
 import type { Migration } from '../core/db-migrations.js';
 import type { FeatureContext } from '../core/feature-context.js';
 import { isoTime } from '../core/feature-context.js';
-import type { Keyring } from '../secrets/master-key.js';
-import { openBox, sealBox } from '../secrets/secret-box.js';
+import { openBox, sealBox, type Keyring } from '../secrets/index.js';
 import type { Backup, BackupSchedule } from './contract.js';
 import { isOverdue } from './backup-schedule.js';
 

@@ -1,8 +1,7 @@
-import type { BackupsFeature } from '../backups/index.js';
-import { findSchedule, listSchedules } from '../backups/backup-store.js';
+import { findSchedule, listSchedules, type BackupsFeature } from '../backups/index.js';
 import type { FeatureContext } from '../core/feature-context.js';
 import type { HttpApp } from '../core/http/create-http-app.js';
-import { activeReleaseRow, releaseConfig } from '../releases/release-store.js';
+import { activeReleaseRow, releaseConfig } from '../releases/index.js';
 import type { ReleaseDriver } from '../../runner/release-driver.js';
 import { auditExportConfigFromEnv } from './audit-export/audit-export-config.js';
 import { auditExportRoutes } from './audit-export/audit-export-routes.js';

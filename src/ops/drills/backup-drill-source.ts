@@ -2,8 +2,7 @@
 // Decryption (authenticated, all-or-nothing) runs under the project lock so retention cannot
 // prune the file meanwhile; the destination is always the drill's private temp path.
 import type { BackupsFeature } from '../../backups/index.js';
-import { decryptBackupFile } from '../../backups/backup-format.js';
-import { findBackup, listBackups, unwrapDataKey } from '../../backups/backup-store.js';
+import { decryptBackupFile, findBackup, listBackups, unwrapDataKey } from '../../backups/index.js';
 import { SvcError } from '../../core/errors.js';
 import type { DrillBackups } from './run-due-drill.js';
 
