@@ -5,7 +5,7 @@
 import type { AppStartSpec, RunningApp, RunningAppRecord } from './app-runner.js';
 import type { HealthResult } from './health-check.js';
 import type { LogStore } from './log-store.js';
-import type { SandboxStatus } from './sandbox/sandbox-runner.js';
+import type { SandboxStatus } from './sandbox-status.js';
 import type { SupervisedStatus, SupervisorEvent } from './supervisor.js';
 
 export type { AppStartSpec, HealthResult, LogStore, RunningApp, RunningAppRecord, SandboxStatus, SupervisedStatus, SupervisorEvent };

@@ -18,6 +18,7 @@ import type { LogStore } from '../log-store.js';
 import { noteSafely, processAppDeps } from '../process-app-deps.js';
 import { readRunOffsets, type RunOffsets } from '../run-output.js';
 import { sandboxLayout } from '../sandbox-layout.js';
+import type { SandboxStatus } from '../sandbox-status.js';
 import { buildSandboxCommand, encodeArgs, SANDBOX_FDS, type SandboxForward, type SandboxHost, type SandboxLimits } from './bwrap-args.js';
 import { hostForwardState } from './host-forward-state.js';
 import { ensureTraversable } from './ensure-traversable.js';
@@ -50,14 +51,6 @@ export interface SandboxRunnerOptions {
   unavailable?: SvcError;
   /** Picks a free loopback port (default: ask the kernel). */
   pickPort?: () => Promise<number>;
-}
-
-/** What the operator and `svc doctor` see about app isolation. */
-export interface SandboxStatus {
-  available: boolean;
-  network: 'isolated' | 'shared';
-  perProjectUid: boolean;
-  problem: { code: string; message: string } | null;
 }
 
 /** Read a stream until `parse` accepts what arrived, or the stream ends, or time runs out. */

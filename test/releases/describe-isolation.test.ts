@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isSvcError } from '../../src/core/errors.js';
 import { describeIsolation, SHARED_NETWORK_WARNING, UNSANDBOXED_WARNING } from '../../src/releases/describe-isolation.js';
 import { isolationSchema, isolationSummary, type Isolation } from '../../src/releases/contract.js';
-import type { SandboxStatus } from '../../runner/sandbox/sandbox-runner.js';
+import type { SandboxStatus } from '../../runner/sandbox-status.js';
 
 const working: SandboxStatus = { available: true, network: 'isolated', perProjectUid: true, problem: null };
 const broken: SandboxStatus = { available: false, network: 'isolated', perProjectUid: true, problem: { code: 'SVC_SANDBOX_UNAVAILABLE', message: 'The app sandbox needs bwrap (package bubblewrap), which this host lacks.' } };
