@@ -753,6 +753,12 @@ var swarmDriverCodes = defineCodes({
     retryable: false,
     summary: "A swarm job task (migration, snapshot, restore or check) ended without reporting a result.",
     hint: "Read the task's last log lines in the message (or `docker service logs` of the job while it exists) and the release endpoint's reachability from the node, fix the cause, then run the operation again."
+  },
+  SVC_SWARM_IMAGE_MISSING: {
+    status: 409,
+    retryable: false,
+    summary: "The swarm node chosen for the project does not have svc's base image, so the engine rejected its task (images are local, never pulled).",
+    hint: "Load the image on that node (`docker save <image id>` on the manager, `docker load` on the node; docs/swarm.md), then deploy again: the project stays on that node, where its volume is."
   }
 });
 
@@ -20642,7 +20648,6 @@ var deployConfigSchema = external_exports.strictObject({
   }).prefault({}),
   env: envSchema.default({}),
   canary: canaryPolicySchema.optional()
-  // svc:canary
 }).superRefine((config2, ctx) => {
   const entry = config2.entry;
   const shape = pathShapeViolation(entry);
@@ -21082,7 +21087,7 @@ var releaseSchema = external_exports.object({
 var uploadResponseSchema = external_exports.object({
   release: releaseSchema,
   created: external_exports.boolean().describe("false when an earlier upload with the same idempotency key created it"),
-  url: external_exports.string().optional().describe("the project's default app URL (svc:oidc — the Action's `url` output)")
+  url: external_exports.string().optional().describe("the project's default app URL (the Action's `url` output)")
 });
 var uploadQuerySchema = external_exports.object({
   wait: external_exports.enum(["true", "false"]).default("true").transform((v) => v === "true").describe("true (default): respond when the transaction ended (active or failed); false: respond 202 once the candidate exists")

@@ -6,12 +6,12 @@ import { defaultContainerLimits, type ContainerLimits } from '../container/podma
 import { projectNetworkName } from '../container/network-args.js';
 import { sandboxLayout, SANDBOX_DATA_DIR } from '../sandbox-layout.js';
 import { SvcError } from '../../src/core/errors.js';
-import type { EngineClient, SwarmNodeInfo, SwarmServiceInfo } from './engine-client.js';
+import type { EngineClient, SwarmNodeInfo } from './engine-client.js';
 import { createGenerationSecrets } from './generation-secrets.js';
 import type { KeptArtifacts } from './kept-artifacts.js';
 import { releaseServiceSpec } from './service-spec.js';
 import { RELEASE_ENDPOINT_PATHS } from './swarm-job-protocol.js';
-import { SWARM_LABELS, swarmServiceName } from './swarm-names.js';
+import { SWARM_LABELS } from './swarm-names.js';
 import type { SwarmRuntime } from './swarm-runtime.js';
 
 /** The port every app listens on inside its task (the engine publishes it on a free host port). */
@@ -28,16 +28,9 @@ export async function ensureProjectNetwork(engine: EngineClient, projectId: stri
   await engine.createNetwork({ name, labels: { [SWARM_LABELS.project]: projectId } });
 }
 
-/** The node a service is pinned to (`node.id==…`), if any. */
-export function pinnedNode(service: SwarmServiceInfo | null): string | undefined {
-  const constraints = (service?.spec as { TaskTemplate?: { Placement?: { Constraints?: string[] } } } | undefined)?.TaskTemplate?.Placement?.Constraints ?? [];
-  return constraints.map((c) => /^node\.id==([A-Za-z0-9]+)$/.exec(c)?.[1]).find((id) => id !== undefined);
-}
-
-/** The node holding a project's volume: where its service runs, else the runtime's default node. */
-export async function projectNode(rt: SwarmRuntime, projectId: string): Promise<SwarmNodeInfo> {
-  const pinned = pinnedNode(await rt.engine.inspectService(swarmServiceName(projectId, 'app')));
-  return pinned ? rt.node(pinned) : rt.defaultNode();
+/** The node holding a project's volume: its service's, else the recorded or a new choice (project-placement.ts). */
+export function projectNode(rt: SwarmRuntime, projectId: string): Promise<SwarmNodeInfo> {
+  return rt.placements.nodeOf(rt, projectId);
 }
 
 /** The task's view of a start spec: the database inside the volume, platform values rewritten to /data. */

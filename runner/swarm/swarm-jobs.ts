@@ -18,7 +18,8 @@ import { JOBS_NEEDING_RELEASE, RELEASE_ENDPOINT_PATHS, TASK_DATA_DIR, type JobDe
 import { SWARM_LABELS } from './swarm-names.js';
 import type { SwarmRuntime } from './swarm-runtime.js';
 import { defaultContainerLimits, type ContainerLimits } from '../container/podman-args.js';
-import { taskEnded, taskReason } from './task-observation.js';
+import { imageMissing, taskEnded, taskReason } from './task-observation.js';
+import { imageMissingError } from './image-missing.js';
 import { toTaskJob } from './task-job-paths.js';
 
 /** The release id jobs that read no release carry (labels, the entrypoint's SVC_RELEASE_ID). */
@@ -179,6 +180,7 @@ export class SwarmJobs implements ReleaseEndpointJobs {
       if (ended || (!started && rt.clock.now() > startBy)) {
         await this.sleep(POLL_MS); // a result sent just before the exit lands first
         if (run.result) return run.result;
+        if (ended && imageMissing(ended)) throw imageMissingError(rt, ended.NodeID, `the ${run.description.job.type} job of ${run.projectId}`);
         const why = ended ? taskReason(ended) : `no task started within ${rt.settings.startTimeoutMs} ms`;
         const logs = await rt.engine.serviceLogs(serviceId, { tail: LOG_LINES }).catch((error: unknown) => `(logs unavailable: ${(error as Error).message})`);
         throw new SvcError('SVC_SWARM_JOB_FAILED', `The ${run.description.job.type} job ${jobId} of ${run.projectId} ended without a result (${why}). Last lines:\n${logs.trim() || '(none)'}`, {

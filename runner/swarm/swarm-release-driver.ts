@@ -12,6 +12,7 @@ import type { AppStartSpec, HealthResult, LogStore, ReleaseArtifact, ReleaseDriv
 import type { ContainerLimits } from '../container/podman-args.js';
 import type { EngineClient } from './engine-client.js';
 import { dropArtifact, keepArtifact, KeptArtifacts } from './kept-artifacts.js';
+import { imageMissingError } from './image-missing.js';
 import { launchRelease, projectNode } from './release-launch.js';
 import { SWARM_HEALTH_INTERVAL_MS, SWARM_HEALTH_RETRIES } from './service-spec.js';
 import { awaitCandidate, awaitSettled, candidateTimeoutMs, removeService, rollBackGeneration, scaleService, viewService } from './service-control.js';
@@ -135,6 +136,10 @@ export class SwarmReleaseDriver implements ReleaseDriver {
     await launchRelease(rt, this.artifacts, { spec, role, generation, node, replicas: role === 'app' ? rt.settings.replicas : 1, ...(this.options.limits ? { limits: this.options.limits } : {}) });
     const health = spec.release?.health.timeoutMs ?? 30_000;
     const state = await awaitCandidate(rt.engine, name, generation, candidateTimeoutMs(rt, health, SWARM_HEALTH_RETRIES, SWARM_HEALTH_INTERVAL_MS));
+    if (state.kind === 'failed' && state.code === 'SVC_SWARM_IMAGE_MISSING') {
+      await rollBackGeneration(rt.engine, name, generation, this.settleMs(rt)).catch(() => undefined);
+      throw imageMissingError(rt, node.id, `release ${spec.releaseId} of ${spec.projectId}`);
+    }
     return this.app({ projectId: spec.projectId, releaseId: spec.releaseId, role, serviceName: name, generation, host: node.address, state });
   }
 
@@ -290,6 +295,7 @@ export class SwarmReleaseDriver implements ReleaseDriver {
       await removeSwarmProject(rt.engine, projectId, this.settleMs(rt));
       rt.access.revokeProject(projectId);
       this.generations.forget(projectId);
+      await rt.placements.forget(projectId);
     });
   }
 

@@ -1,12 +1,14 @@
 // What the swarm driver needs before its first operation, set up once at start-up: an engine that
-// answers and is a swarm manager, the node that holds the projects' volumes and its address, the base
-// image (pinned, or found or built by its inputs), the credential key and the release endpoint listening where tasks
-// reach it. Any failure is an SvcError with a stable code: start-up stops, no other driver stands in.
+// answers and is a swarm manager with a node apps may go to, the base image (pinned, or found or
+// built by its inputs), the credential key, the projects' recorded nodes and the release endpoint
+// listening where tasks reach it. Any failure is an SvcError with a stable code: start-up stops, no other driver stands in.
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Clock } from '../../src/core/clock.js';
 import { isSvcError, SvcError } from '../../src/core/errors.js';
 import type { EngineClient, SwarmNodeInfo } from './engine-client.js';
+import { appNodes } from './node-choice.js';
+import { ProjectPlacements } from './project-placement.js';
 import { loadCredentialKey, ReleaseAccess } from './release-access.js';
 import { buildReleaseEndpoint, type ReleaseEndpointDeps } from './release-endpoint.js';
 import type { SwarmSettings } from './swarm-settings.js';
@@ -20,8 +22,10 @@ export interface SwarmRuntime {
   endpointUrl: string;
   access: ReleaseAccess;
   clock: Clock;
-  /** The node a project without a service yet is placed on (its volume lives there). */
-  defaultNode(): Promise<SwarmNodeInfo>;
+  /** Which node holds each project (its volume, tasks and jobs). */
+  placements: ProjectPlacements;
+  /** Every node, as the engine reports it now. */
+  nodes(): Promise<SwarmNodeInfo[]>;
   /** A node by id (refreshed from the engine when unknown). */
   node(id: string): Promise<SwarmNodeInfo>;
   close(): Promise<void>;
@@ -31,19 +35,12 @@ export interface OpenSwarmRuntimeInput {
   engine: EngineClient;
   settings: SwarmSettings;
   clock: Clock;
-  /** Where the driver keeps its own files (the credential key). */
+  /** Where the driver keeps its own files (the credential key, the projects' nodes). */
   stateDir: string;
   /** Builds the base image when SVC_SWARM_IMAGE is not set; answers its id. */
   buildImage: (engine: EngineClient) => Promise<string>;
   /** What the endpoint serves, given the access rules it checks. */
   endpoint: Omit<ReleaseEndpointDeps, 'credentialKey' | 'clock' | 'isRevoked'>;
-}
-
-/** Managers first, then by id: a stable choice, so every start picks the same node. */
-function pickNode(nodes: readonly SwarmNodeInfo[]): SwarmNodeInfo | undefined {
-  return nodes
-    .filter((n) => n.state === 'ready' && n.availability === 'active' && n.address !== '')
-    .sort((a, b) => (a.role === b.role ? a.id.localeCompare(b.id) : a.role === 'manager' ? -1 : 1))[0];
 }
 
 async function resolveImage(input: OpenSwarmRuntimeInput): Promise<string> {
@@ -66,7 +63,7 @@ function listen(server: ReturnType<typeof buildReleaseEndpoint>, address: { host
   });
 }
 
-/** Check the engine, pick the node, resolve the image, start the endpoint. */
+/** Check the engine and its nodes, resolve the image, start the endpoint. */
 export async function openSwarmRuntime(input: OpenSwarmRuntimeInput): Promise<SwarmRuntime> {
   const { engine, settings, clock } = input;
   let nodes: SwarmNodeInfo[];
@@ -77,7 +74,7 @@ export async function openSwarmRuntime(input: OpenSwarmRuntimeInput): Promise<Sw
     if (isSvcError(error, 'SVC_SWARM_UNAVAILABLE')) throw new SvcError('SVC_SWARM_UNAVAILABLE', `DOCKER_HOST ${settings.dockerHost}: ${error.message}`, { cause: error });
     throw error;
   }
-  if (!pickNode(nodes)) throw new SvcError('SVC_SWARM_UNAVAILABLE', `DOCKER_HOST ${settings.dockerHost}: the swarm has no ready, active node with an address`);
+  if (appNodes(nodes).length === 0) throw new SvcError('SVC_SWARM_UNAVAILABLE', `DOCKER_HOST ${settings.dockerHost}: the swarm has no ready, active node for apps (labelled svc.apps=true, or a manager) with an address`);
   const image = await resolveImage(input);
   const access = new ReleaseAccess(await loadCredentialKey(join(input.stateDir, 'release-credential.key')), clock);
   const server = buildReleaseEndpoint({ ...input.endpoint, credentialKey: access.credentialKey, clock, isRevoked: (claims) => access.isRevoked(claims) });
@@ -91,11 +88,8 @@ export async function openSwarmRuntime(input: OpenSwarmRuntimeInput): Promise<Sw
     endpointUrl: `http://${host}:${bound.port}`,
     access,
     clock,
-    async defaultNode() {
-      const node = pickNode(nodes) ?? pickNode(await refresh());
-      if (!node) throw new SvcError('SVC_SWARM_UNAVAILABLE', 'The swarm has no ready, active node with an address');
-      return node;
-    },
+    placements: new ProjectPlacements(join(input.stateDir, 'placements.json')),
+    nodes: refresh,
     async node(id) {
       const node = nodes.find((n) => n.id === id) ?? (await refresh()).find((n) => n.id === id);
       if (!node?.address) throw new SvcError('SVC_SWARM_UNAVAILABLE', `Swarm node ${id} (which holds the project's volume) is not in the swarm`);

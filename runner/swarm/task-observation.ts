@@ -54,10 +54,15 @@ export function taskReason(task: SwarmTask): string {
   return `task ${task.Status.State}${typeof code === 'number' && code !== 0 ? ` (exit ${code})` : ''}${said ? `: ${said}` : ''}`;
 }
 
+/** Whether the engine rejected the task because its node lacks the image (images are never pulled). */
+export function imageMissing(task: SwarmTask): boolean {
+  return task.Status.State === 'rejected' && /no such image/i.test(task.Status.Err ?? '');
+}
+
 export type CandidateState =
   | { kind: 'pending' }
   | { kind: 'running'; task: SwarmTask; port: number }
-  | { kind: 'failed'; code: Extract<ErrorCode, 'SVC_APP_START_FAILED' | 'SVC_HEALTH_CHECK_FAILED'>; reason: string; exitCode: number | null };
+  | { kind: 'failed'; code: Extract<ErrorCode, 'SVC_APP_START_FAILED' | 'SVC_HEALTH_CHECK_FAILED' | 'SVC_SWARM_IMAGE_MISSING'>; reason: string; exitCode: number | null };
 
 export interface CandidateInput {
   tasks: readonly SwarmTask[];
@@ -82,6 +87,7 @@ export function updateFailed(updateStatus: SwarmUpdateStatus | undefined, specGe
 function endedFailure(task: SwarmTask): Extract<CandidateState, { kind: 'failed' }> {
   const exitCode = task.Status.ContainerStatus?.ExitCode ?? null;
   const detail = `${task.Status.Err ?? ''} ${task.Status.Message ?? ''}`;
+  if (imageMissing(task)) return { kind: 'failed', code: 'SVC_SWARM_IMAGE_MISSING', reason: `node ${task.NodeID ?? '?'} does not have the base image (${taskReason(task)})`, exitCode };
   const crashed = (task.Status.State === 'failed' && exitCode !== null && exitCode !== 0 && !/unhealthy/i.test(detail)) || task.Status.State === 'rejected';
   return { kind: 'failed', code: crashed ? 'SVC_APP_START_FAILED' : 'SVC_HEALTH_CHECK_FAILED', reason: taskReason(task), exitCode };
 }

@@ -20,4 +20,10 @@ export const swarmDriverCodes = defineCodes({
     summary: 'A swarm job task (migration, snapshot, restore or check) ended without reporting a result.',
     hint: "Read the task's last log lines in the message (or `docker service logs` of the job while it exists) and the release endpoint's reachability from the node, fix the cause, then run the operation again.",
   },
+  SVC_SWARM_IMAGE_MISSING: {
+    status: 409,
+    retryable: false,
+    summary: "The swarm node chosen for the project does not have svc's base image, so the engine rejected its task (images are local, never pulled).",
+    hint: 'Load the image on that node (`docker save <image id>` on the manager, `docker load` on the node; docs/swarm.md), then deploy again: the project stays on that node, where its volume is.',
+  },
 });

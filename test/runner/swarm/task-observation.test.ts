@@ -53,6 +53,15 @@ describe('candidateState', () => {
     expect(rejected).toMatchObject({ kind: 'failed', code: 'SVC_APP_START_FAILED', reason: 'task rejected: secret not found' });
   });
 
+  it('fails with SVC_SWARM_IMAGE_MISSING when the node lacks the image (rejected while preparing, as dockerd 20.10 says it)', () => {
+    const err = `No such image: sha256:${'5'.repeat(64)}`;
+    const missing = candidateState({ tasks: [task(6, 'rejected', { desired: 'ready', err, message: 'preparing' })], specGeneration: 6, generation: 6 });
+    expect(missing).toMatchObject({ kind: 'failed', code: 'SVC_SWARM_IMAGE_MISSING', reason: `node n1 does not have the base image (task rejected: ${err})` });
+    // Also once Docker rolled the update back because of it.
+    const rolledBack = candidateState({ tasks: [task(5, 'running', { port: 32768 }), task(6, 'rejected', { desired: 'shutdown', err, message: 'preparing' })], updateStatus: status('rollback_completed'), specGeneration: 5, generation: 6 });
+    expect(rolledBack).toMatchObject({ kind: 'failed', code: 'SVC_SWARM_IMAGE_MISSING' });
+  });
+
   it('ignores a rollback left over from an earlier update of another generation', () => {
     // UpdateStatus keeps `rollback_completed` until the next update: it is about the failed candidate, not this one.
     const state = candidateState({ tasks: [task(3, 'running', { port: 32770 })], updateStatus: status('rollback_completed'), specGeneration: 3, generation: 3 });
