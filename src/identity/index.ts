@@ -9,4 +9,4 @@ export { identityMigrations } from './migrations.js';
 export { createIdentity, type IdentityFeature } from './identity.js';
 export type { IdentityDeps } from './identity-deps.js';
 export { platformOrigin, assertSameOrigin } from './same-origin.js';
-export { getUser, type UserRow } from './user-store.js'; // svc:oidc — the user an OIDC upload acts for
+export { getUser, type UserRow } from './user-store.js'; // the user a GitHub Actions OIDC upload acts for

@@ -1,4 +1,4 @@
-// svc:canary — canary candidates runner nodes report beside a placed project's baseline (in heartbeats
+// Canary candidates runner nodes report beside a placed project's baseline (in heartbeats
 // and in the observation of a canary operation). Kept in memory like routes: the control plane's canary
 // rollout reads the candidate's address here and learns when the node stops showing it. Nothing here
 // routes: the canary splits traffic to the candidate itself; the baseline's route follows the reports.

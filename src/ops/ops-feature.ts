@@ -45,9 +45,9 @@ export interface OpsDeps {
   openDrillDriver?: OpenDrillDriver;
   /** Decrypted project secrets (drills pass them only with SVC_RESTORE_DRILL_SECRETS=true). */
   loadSecrets?: (projectId: string) => Promise<Record<string, string>>;
-  /** svc:nodes — projects a runner node converges: no local app to probe or drill. */
+  /** Projects a runner node converges: no local app to probe or drill. */
   isPlaced?: (projectId: string) => boolean;
-  /** svc:github — posts each receipt as a svc/restore-drill check run of a linked project. */
+  /** Receives each drill receipt (GitHub posts it as a svc/restore-drill check run of a linked project). */
   drillObserver?: { onDrillReceipt(receipt: StoredDrillReceipt): void };
 }
 

@@ -8,7 +8,7 @@ export { deleteReleaseArtifact } from './delete-release.js';
 export { describeIsolation } from './describe-isolation.js';
 export { logIsolation } from './log-isolation.js';
 export { isolationSchema, isolationSummary, type Isolation } from './isolation-contract.js';
-// svc:github — read access to releases and the observer seam.
+// Read access to releases and the observer seam (GitHub reports releases through it).
 export { activeReleaseRow, findRelease, getReleaseById, listReleases, releaseConfig, toRelease, type ReleaseRow } from './release-store.js';
 export type { ObservedRelease, ObservedRollback, ReleaseObserver, ReleaseSource } from './release-observer.js';
 export type { RollbackInput, RollbackResult } from './rollback.js';

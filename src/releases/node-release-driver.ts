@@ -1,4 +1,4 @@
-// svc:nodes — deploys and rollbacks of projects placed on a runner node, through the same planner and
+// Deploys and rollbacks of projects placed on a runner node, through the same planner and
 // executor as local ones. Under the project lock the pipeline keeps the artifact and requests a running
 // generation (`deps.placement`, the node driver); the node converges it and reports asynchronously.
 // The outcome is committed by `settleNodeGeneration` with the same commit effects as local releases,
@@ -29,7 +29,7 @@ export async function requestNodeDeploy(deps: ReleaseDeps, subject: TransactionS
   const run = newReleaseRun(deps, subject, candidate, activeReleaseRow(deps.ctx, subject.project.id));
   run.kept = kept;
   try {
-    // svc:canary — the same decision as a local deploy's, with the baseline the node's reports route.
+    // A canary: the same decision as a local deploy's, with the baseline the node's reports route.
     run.canary = beginNodeCanary(deps, subject, candidate, run.prior);
     await runReleaseEffects(deps, run, run.canary ? planNodeCanaryDeploy(candidate.id) : planNodeDeploy(candidate.id));
     if (run.canary) deps.nodeSettles.keepCanary(candidate.id, run.canary);
@@ -45,7 +45,7 @@ export async function requestNodeDeploy(deps: ReleaseDeps, subject: TransactionS
   }
 }
 
-/** svc:canary — the canary run of a placed deploy whose baseline the node serves (null: an ordinary node deploy). */
+/** The canary run of a placed deploy whose baseline the node serves (null: an ordinary node deploy). */
 function beginNodeCanary(deps: ReleaseDeps, subject: TransactionSubject, candidate: ReleaseRow, prior: ReleaseRow | undefined): ReleaseCanaryRun | null {
   const projectId = subject.project.id;
   if (!deps.canary || !prior || deps.placement?.routedRelease(projectId) !== prior.id) return null;
@@ -104,7 +104,7 @@ export function settleNodeGeneration(deps: ReleaseDeps, projectId: string, gener
     const subject: TransactionSubject = { project: { id: project.id, slug: project.slug, organizationId: project.organization_id }, actor: nodeActor(project.id) };
     const active = activeReleaseRow(deps.ctx, projectId);
     const outcome = g.outcome;
-    // svc:canary — a canary's generation only stages its candidate: its deploy commits with the promotion's (or fails).
+    // A canary's generation only stages its candidate: its deploy commits with the promotion's (or fails).
     if (!row || g.canary) return outcome;
     const run = newReleaseRun(deps, subject, row, active);
     if (!outcome.ok) run.failure = { step: nodeFailureStep(outcome.code), code: outcome.code, message: `The runner node reported ${outcome.code}.` };
@@ -167,7 +167,7 @@ async function failInterrupted(deps: ReleaseDeps, candidate: ReleaseRow, canary:
   const run = newReleaseRun(deps, subject, candidate, activeReleaseRow(deps.ctx, project.id));
   const step = candidate.step ?? 'recovery';
   if (canary) {
-    // svc:canary — a canary whose control plane stopped: the node aborts the candidate, the baseline stays (as for local canaries).
+    // A canary whose control plane stopped: the node aborts the candidate, the baseline stays (as for local canaries).
     run.failure = { step, code: 'SVC_RELEASE_INTERRUPTED', message: 'The control plane stopped during the canary; the prior release was retained.' };
     await runReleaseEffects(deps, run, planNodeCanaryFailure(run.failure.message, run.prior?.id ?? null));
     return;

@@ -29,17 +29,17 @@ export interface ReleaseDeps {
   failpoint: Failpoint;
   /** Artifact limits of uploads (default: the shared defaults). */
   artifactLimits?: Partial<ArtifactLimits>;
-  /** svc:github — observers of transactions and rollbacks (errors are caught; see release-observer.ts). */
+  /** Observers of transactions and rollbacks (errors are caught; see release-observer.ts). */
   observer?: ReleaseObserver;
-  /** svc:recovery — point-in-time recovery of the project database (src/recovery/platform). */
+  /** Point-in-time recovery of the project database (src/recovery/platform). */
   recovery?: ReleaseRecoveryHooks;
   /** Extra platform-controlled `SVC_*` variables for an app start (e.g. its managed-bucket volume and key). */
   appEnv?: (projectId: string, layout: ProjectLayout) => Record<string, string>;
-  /** svc:canary — canary rollouts of code-only deploys (src/canary); absent = direct activation. */
+  /** Canary rollouts of code-only deploys (src/canary); absent = direct activation. */
   canary?: ReleaseCanaryHooks;
-  /** svc:nodes — projects placed on a runner node converge through generations (src/nodes); absent = all local. */
+  /** Projects placed on a runner node converge through generations (src/nodes); absent = all local. */
   placement?: ReleasePlacementHooks;
-  /** svc:nodes — in-process: each node outcome is committed once (node-release-driver.ts). */
+  /** In-process: each node outcome is committed once (node-release-driver.ts). */
   nodeSettles: NodeSettles;
 }
 
@@ -47,7 +47,7 @@ export interface ReleaseDeps {
 export interface ReleaseRecoveryHooks {
   /** SVC_RECOVERY_DIR/KEY for an app start, or {} when the project has recovery off. */
   appEnv(projectId: string, databasePath: string, releaseId: string): Promise<Record<string, string>>;
-  /** After the snapshot, before migrations: rotate the epoch of the stopped database (spec 002 rule 4). */
+  /** After the snapshot, before migrations: rotate the epoch of the stopped database (an epoch cannot journal a schema change). */
   beforeMigrate(subject: { project: { id: string; slug: string; organizationId: string }; actor: { type: 'user' | 'token' | 'github' | 'system'; id: string; name?: string | null } }, databasePath: string, releaseId: string): Promise<void>;
   /** After the candidate's health check: verify a drill of the epoch it began. */
   afterHealthy(projectId: string, databasePath: string): Promise<void>;

@@ -55,9 +55,9 @@ export type PipelineEffect =
   | { type: 'keep-artifact'; releaseId: string }
   /** Placed project: request a running generation of the release (a rollback with its intent); the node converges it. */
   | { type: 'converge-on-node'; releaseId: string; rollback: NodeRollbackIntent | null; canary?: true }
-  /** svc:canary — placed project: wait until the node reports where the canary generation's candidate listens (its refusal fails the deploy). */
+  /** Placed canary: wait until the node reports where the canary generation's candidate listens (its refusal fails the deploy). */
   | { type: 'await-node-canary'; releaseId: string }
-  /** svc:canary — undo of a placed canary: an ordinary generation of the baseline's release (the node aborts the candidate; never throws). */
+  /** Undo of a placed canary: an ordinary generation of the baseline's release (the node aborts the candidate; never throws). */
   | { type: 'converge-back-on-node'; releaseId: string };
 
 /** Steps 4 and the read-only part of verify: the same for every deploy. */
@@ -202,7 +202,7 @@ export function planRollbackFailure(facts: FailureFacts & { savedData: boolean; 
   return plan;
 }
 
-// svc:nodes — projects placed on a runner node. The node converges a whole generation at once (stop,
+// Projects placed on a runner node. The node converges a whole generation at once (stop,
 // snapshot, migrate, start, health, cutover, its own undo) and reports asynchronously; the control
 // plane keeps the artifact, requests the generation, awaits the outcome and commits it with the same
 // commit effects as local deploys and rollbacks.
@@ -213,7 +213,7 @@ export function planNodeDeploy(releaseId: string): PipelineEffect[] {
 }
 
 /**
- * svc:canary — a placed project's canary under the project lock: the candidate starts on the node
+ * A placed project's canary under the project lock: the candidate starts on the node
  * beside the baseline (a canary generation), the rollout splits traffic to the address the node
  * reports, and promotion is an ordinary generation of the candidate's release (the node switches to
  * the running candidate without a restart); its outcome commits as any node deploy's.
@@ -236,7 +236,7 @@ export function planNodeCanaryDeploy(releaseId: string): PipelineEffect[] {
 }
 
 /**
- * svc:canary — a placed canary that failed (refused, candidate failed or lost, criteria missed): when
+ * A placed canary that failed (refused, candidate failed or lost, criteria missed): when
  * the node got the canary generation, an ordinary generation of the baseline's release aborts the
  * candidate (the baseline was never interrupted); then the same failure commit, and the run settles.
  */
@@ -266,7 +266,7 @@ export function planNodeRollback(effects: readonly ReleaseEffect[], d: { line: s
 
 /** What settling a node's outcome commits: an activation or rollback, or the failure with the node's code. */
 export function planNodeSettle(kind: 'deploy' | 'rollback', outcome: NodeOutcome, canary = false): PipelineEffect[] {
-  // svc:canary — a promoted canary's run settles once its activation (or failure) is committed.
+  // A promoted canary's run settles once its activation (or failure) is committed.
   const settle: PipelineEffect[] = canary ? [{ type: 'settle-canary' }] : [];
   if (kind === 'deploy' && outcome.ok) return [{ type: 'enter', step: 'activate' }, { type: 'commit', outcome: 'activate' }, ...settle, { type: 'note', line: 'deploy: active (observed by the runner node)' }];
   if (kind === 'deploy' && !outcome.ok) return [{ type: 'note', line: `deploy failed on the runner node: ${outcome.code}` }, { type: 'commit-failure', outcome: 'deploy' }, ...settle];

@@ -1,4 +1,4 @@
-// The release transaction of spec 000 (steps 4–10), run under the project lock once the upload was
+// The release transaction (steps 4–10 of docs/releases.md), run under the project lock once the upload was
 // verified and the candidate row exists. It decides (cutover, canary) and plans (release-plan.ts);
 // run-release-effects.ts carries the plan out. Any failure runs the planned undo: stop the candidate,
 // restore the snapshot, mark it failed, remove its files, give the prior release back.
@@ -39,7 +39,7 @@ export async function runReleaseTransaction(deps: ReleaseDeps, subject: Transact
   return getReleaseById(deps.ctx, candidate.id)!;
 }
 
-/** svc:canary — the canary run of a deploy with a running baseline (null: direct activation). */
+/** The canary run of a deploy with a running baseline (null: direct activation). */
 function beginCanary(deps: ReleaseDeps, subject: TransactionSubject, candidate: ReleaseRow, prior: ReleaseRow | undefined): ReleaseCanaryRun | null {
   const projectId = subject.project.id;
   if (!deps.canary || !prior || deps.driver.current(projectId)?.releaseId !== prior.id) return null;

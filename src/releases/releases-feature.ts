@@ -42,17 +42,17 @@ export interface ReleasesOptions {
   settings?: Partial<ReleaseSettings>;
   artifactLimits?: Partial<ArtifactLimits>;
   failpoint?: Failpoint;
-  /** svc:github — observer of release phases and rollbacks. */
+  /** Observer of release phases and rollbacks (GitHub check runs and deployments). */
   observer?: ReleaseObserver;
-  /** svc:recovery — epoch env, rotation and drill of point-in-time recovery. */
+  /** Epoch env, rotation and drill of point-in-time recovery. */
   recovery?: ReleaseRecoveryHooks;
   /** Extra platform `SVC_*` variables for every app start (managed-bucket volume, key and limits). */
   appEnv?: ReleaseDeps['appEnv'];
-  /** svc:oidc — resolves GitHub Actions OIDC bearers on the upload route. */
+  /** Resolves GitHub Actions OIDC bearers on the upload route. */
   uploadPrincipal?: UploadPrincipalResolver;
-  /** svc:canary — canary rollouts of code-only deploys with a running baseline. */
+  /** Canary rollouts of code-only deploys with a running baseline. */
   canary?: ReleaseCanaryHooks;
-  /** svc:nodes — projects placed on runner nodes deploy through generations. */
+  /** Projects placed on runner nodes deploy through generations. */
   placement?: ReleasePlacementHooks;
 }
 
@@ -68,15 +68,15 @@ export interface ReleasesFeature {
   current(projectId: string): RunningApp | null;
   /** Wait for running transactions, then stop (or detach) apps. */
   close(): Promise<void>;
-  /** svc:github — roll back as `svc rollback` does (PR comment commands, check re-runs). */
+  /** Roll back as `svc rollback` does (PR comment commands, check re-runs). */
   rollback(input: RollbackInput): Promise<RollbackResult>;
   /**
-   * svc:nodes — a running generation's operation settled on the node side (call after its SQLite
+   * A running generation's operation settled on the node side (call after its SQLite
    * transaction ended): the pipeline commits the outcome in its own transaction. Never rejects.
    */
   nodeSettled(input: { projectId: string; generation: number }): Promise<void>;
   /**
-   * svc:nodes — route a placed project to where its node says the release listens (null: unroute), or
+   * Route a placed project to where its node says the release listens (null: unroute), or
    * with `hold` (upstream null) hold its new requests for the node's stop-first cutover until the next route.
    */
   nodeRoute(input: { projectId: string; releaseId: string | null; upstream: ReleaseUpstream | null; hold?: boolean }): Promise<void>;
@@ -145,7 +145,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions): R
       // Open log streams would keep the server from closing.
       app.addHook('preClose', async () => {
         for (const follower of followers) follower.abort();
-        tracker.releaseNodeWaiters(); // svc:nodes — uploads waiting for a node answer now
+        tracker.releaseNodeWaiters(); // uploads waiting for a runner node answer now
       });
     },
     start: () => recoverReleases(deps),

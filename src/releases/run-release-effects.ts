@@ -53,11 +53,11 @@ export interface ReleaseRun {
   /** Set once the run failed (the undo plan reads it). */
   failure?: ReleaseFailure;
   rollback?: { state: ReleaseSetState; restoreData: boolean; restoreFrom: SnapshotRow | undefined; data: SavedData };
-  /** A placed project's verified upload, kept for its node (svc:nodes), or for a driver that keeps artifacts. */
+  /** A placed project's verified upload, kept for its node, or for a driver that keeps artifacts. */
   kept?: Buffer;
-  /** svc:nodes — the generation requested of the node. */
+  /** The generation requested of a placed project's node. */
   generation?: number;
-  /** svc:canary — a placed canary: its generation and the candidate its node reports. */
+  /** A placed canary: its generation and the candidate its node reports. */
   canaryGeneration?: number;
   nodeCandidate?: CanaryCandidateApp;
 }
@@ -216,7 +216,7 @@ async function runEffect(deps: ReleaseDeps, run: ReleaseRun, effect: PipelineEff
   }
 }
 
-/** svc:canary — the candidate of a placed canary once its node reports it listening; its refusal or failure as the node's code. */
+/** The candidate of a placed canary once its node reports it listening; its refusal or failure as the node's code. */
 async function awaitNodeCandidate(deps: ReleaseDeps, projectId: string, generation: number | undefined): Promise<CanaryCandidateApp> {
   const placement = placementOf(deps);
   if (generation === undefined) throw new SvcError('SVC_INTERNAL', 'No canary generation was requested');

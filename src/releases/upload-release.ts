@@ -1,4 +1,4 @@
-// Upload (spec 000 steps 2–3 and the checks before step 4): idempotency, the project lock, streaming
+// Upload (steps 2–3 of docs/releases.md and the checks before step 4): idempotency, the project lock, streaming
 // verification with every limit, database.path and capacity checks, then the candidate row and the
 // release transaction (a project placed on a runner node: the node plan of node-release-driver.ts).
 // The same Idempotency-Key always yields the same release.
@@ -22,7 +22,7 @@ export interface UploadInput extends TransactionSubject {
   digest: string | undefined;
   idempotencyKey: string | undefined;
   body: AsyncIterable<Uint8Array>;
-  /** svc:github — the commit (and repository) a CI upload was built from. */
+  /** The commit (and repository) a CI upload was built from. */
   source?: ReleaseSource | null;
 }
 
@@ -69,7 +69,7 @@ export class UploadTracker {
     done.then(cleanup, cleanup);
   }
 
-  // svc:nodes — deploys awaiting their runner node answer at shutdown instead of holding it up.
+  // Deploys awaiting their runner node answer at shutdown instead of holding it up.
   private stopWaiting!: () => void;
   private readonly stopped = new Promise<void>((resolve) => (this.stopWaiting = resolve));
   /** `wait`'s value, or null once the control plane shuts down. */
@@ -119,8 +119,8 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
   }
   let candidate: ReleaseRow;
   let decoded: StagedArtifact | undefined;
-  let placement: ReleasePlacementHooks | undefined; // svc:nodes
-  const kept: Buffer[] = []; // a placed project's original bytes, for its node (svc:nodes), or for a driver that keeps artifacts
+  let placement: ReleasePlacementHooks | undefined; // set when the project is placed on a runner node
+  const kept: Buffer[] = []; // a placed project's original bytes, for its node, or for a driver that keeps artifacts
   try {
     deps.failpoint('after-lock');
     // A retry that waited for the lock may find its key used by the upload it waited for.
@@ -134,11 +134,11 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
       await lock.release();
       return { release: row, created: false, done: Promise.resolve(row) };
     }
-    // svc:github — a superseded or older commit is refused before any work (never replaces a newer release).
+    // A superseded or older commit is refused before any work (never replaces a newer release).
     const source = input.source ?? null;
     const observer = deps.observer;
     if (observer?.admit && source) observe(deps.ctx.logger, () => observer.admit!(projectId, source), { rethrowSvcErrors: true });
-    // svc:nodes — a placed project's node needs the original bytes; the decoder bounds how many are read.
+    // A placed project's node needs the original bytes; the decoder bounds how many are read.
     placement = deps.placement?.isPlaced(projectId) ? deps.placement : undefined;
     // Decoded straight to disk (the project's scratch space) in a worker thread: a huge or bomb-like
     // artifact costs the control plane a few chunks of memory, never its whole contents, and its
@@ -187,7 +187,7 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
   }
   created(candidate);
   if (placement) {
-    // svc:nodes — the node plan under the lock (keep the bytes, request the generation), then the
+    // Placed project: the node plan under the lock (keep the bytes, request the generation), then the
     // node's outcome awaited (bounded) and committed by the same commit effects; the upload answers
     // with the candidate meanwhile, as a local deploy does.
     const staged = decoded;
@@ -201,7 +201,7 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
     })();
     const running = requested.then((generation) => awaitNodeDeploy(deps, tracker, placement, candidate, generation));
     running.then(finish, abort);
-    // svc:canary — a canary runs its stages under the lock: the upload answers with the candidate meanwhile, as a local deploy does.
+    // A canary runs its stages under the lock: the upload answers with the candidate meanwhile, as a local deploy does.
     if (deps.canary && (input.canaryRequested || decoded.config.canary)) {
       tracker.trackRelease(candidate.id, done);
       return { release: candidate, created: true, done };
@@ -215,7 +215,7 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
   return { release: candidate, created: true, done };
 }
 
-/** svc:nodes — the candidate once its node's outcome is committed, or as it stands after the wait bound. */
+/** A placed project's candidate once its node's outcome is committed, or as it stands after the wait bound. */
 async function awaitNodeDeploy(deps: ReleaseDeps, tracker: UploadTracker, placement: ReleasePlacementHooks, candidate: ReleaseRow, generation: number | null): Promise<ReleaseRow> {
   const outcome = generation === null ? null : await tracker.untilShutdown(placement.awaitGeneration(candidate.project_id, generation, placement.waitMs));
   if (outcome && generation !== null) await onNodeSettled(deps, { projectId: candidate.project_id, generation });
@@ -256,7 +256,7 @@ async function verifySameBody(body: AsyncIterable<Uint8Array>, digest: string, m
   if (hash.digest('hex') !== digest) throw reused();
 }
 
-/** svc:nodes — pass a body through while keeping its chunks (the consumer bounds the total). */
+/** Pass a body through while keeping its chunks (the consumer bounds the total). */
 async function* keepChunks(body: AsyncIterable<Uint8Array>, kept: Buffer[]): AsyncIterable<Uint8Array> {
   for await (const chunk of body) {
     kept.push(Buffer.from(chunk));
