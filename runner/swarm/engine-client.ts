@@ -12,6 +12,7 @@ import {
   engineCreatedSchema,
   engineImageSchema,
   engineImageSummarySchema,
+  engineInfoSchema,
   engineNetworkSchema,
   engineVersionSchema,
   engineVolumeListSchema,
@@ -55,6 +56,10 @@ export interface SwarmSecretInfo {
 export interface EngineClient {
   version(): Promise<{ version: string; apiVersion: string }>;
   swarmNodes(): Promise<SwarmNodeInfo[]>;
+  /** The swarm node whose engine answers (its containers are the only ones this client can signal). */
+  localNodeId(): Promise<string | null>;
+  /** Send a signal to a container on the local node; one that is gone or stopped resolves. */
+  signalContainer(id: string, signal: string): Promise<void>;
   /** A swarm overlay network, neither attachable nor internal (tasks reach the release endpoint through its gateway). */
   createNetwork(network: { name: string; labels: EngineLabels }): Promise<string>;
   removeNetwork(name: string): Promise<void>;
@@ -149,6 +154,20 @@ export function createEngineClient({ dockerHost }: { dockerHost: string }): Engi
         availability: node.Spec.Availability,
         labels: node.Spec.Labels,
       }));
+    },
+
+    async localNodeId() {
+      const info = parse('info', engineInfoSchema, await call('info', () => docker.info()));
+      return info.Swarm?.NodeID || null;
+    },
+    async signalContainer(id, signal) {
+      const op = `signal container ${id}`;
+      try {
+        await docker.getContainer(id).kill({ signal });
+      } catch (error) {
+        if (engineStatus(error) === 404 || engineStatus(error) === 409) return;
+        throw engineError(op, error);
+      }
     },
 
     async createNetwork({ name, labels }) {

@@ -61,6 +61,9 @@ export type SwarmServiceDetail = z.infer<typeof swarmServiceDetailSchema>;
 /** `GET /version`. */
 export const engineVersionSchema = z.looseObject({ Version: z.string(), ApiVersion: z.string(), Os: z.string().optional(), Arch: z.string().optional() });
 
+/** `GET /info`: the swarm node this engine is (empty when not in a swarm). */
+export const engineInfoSchema = z.looseObject({ Swarm: z.looseObject({ NodeID: z.string().optional() }).optional() });
+
 /** `GET /nodes` items. */
 export const swarmNodeSchema = z.looseObject({
   ID: z.string().min(1),

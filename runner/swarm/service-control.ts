@@ -83,15 +83,41 @@ export async function awaitGenerationGone(engine: EngineClient, name: string, ge
   return gone ?? false;
 }
 
-/** Set a service's replica count (its tasks are unchanged otherwise); with 0, wait until its tasks stopped. */
-export async function scaleService(engine: EngineClient, name: string, replicas: number, timeoutMs: number): Promise<boolean> {
+/**
+ * Set a service's replica count (its tasks are unchanged otherwise); with 0, wait until its tasks
+ * stopped. `endLameDuck` (nothing is routed to the tasks any more): each task being stopped on the
+ * node this engine is gets a second SIGTERM, which ends the entrypoint's lame-duck window at once
+ * (Docker's stop sends the first; the order does not matter). Tasks on other nodes keep their window:
+ * the manager's API cannot signal their containers.
+ */
+export async function scaleService(engine: EngineClient, name: string, replicas: number, timeoutMs: number, options: { endLameDuck?: boolean } = {}): Promise<boolean> {
   const service = await engine.inspectService(name);
   if (!service) return true;
+  const local = options.endLameDuck && replicas === 0 ? await engine.localNodeId().catch(() => null) : null;
   const spec = { ...(service.spec as unknown as EngineServiceSpec), Mode: { Replicated: { Replicas: replicas } } };
   await engine.updateService(service.id, service.version, spec);
   if (replicas > 0) return true;
-  const stopped = await pollFor(timeoutMs, async () => (allStopped(await engine.listTasks({ service: service.id })) ? true : undefined));
+  const signalled = new Set<string>();
+  const stopped = await pollFor(timeoutMs, async () => {
+    const tasks = await engine.listTasks({ service: service.id });
+    for (const container of lameDucks(tasks, local)) {
+      if (signalled.has(container)) continue;
+      signalled.add(container);
+      await engine.signalContainer(container, 'SIGTERM').catch(() => undefined);
+    }
+    return allStopped(tasks) ? true : undefined;
+  });
   return stopped ?? false;
+}
+
+/** Containers of tasks on `node` that Docker is stopping (wanted shut down, or removed by a scale-down; not ended yet). */
+export function lameDucks(tasks: readonly SwarmTask[], node: string | null): string[] {
+  if (node === null) return [];
+  return tasks.flatMap((t) => {
+    const container = t.Status.ContainerStatus?.ContainerID;
+    const stopping = t.DesiredState === 'shutdown' || t.DesiredState === 'remove';
+    return container && t.NodeID === node && stopping && !taskEnded(t) ? [container] : [];
+  });
 }
 
 /**

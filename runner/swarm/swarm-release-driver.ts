@@ -227,14 +227,15 @@ export class SwarmReleaseDriver implements ReleaseDriver {
     });
   }
 
+  /** The pipeline drained the ingress first (migration deploys, restores): no lame-duck window needed. */
   async stop(projectId: string): Promise<void> {
     const rt = await this.ready();
-    await this.watch.paused(projectId, true, () => this.stopProject(rt, projectId));
+    await this.watch.paused(projectId, true, () => this.stopProject(rt, projectId, { endLameDuck: true }));
   }
 
-  private async stopProject(rt: SwarmRuntime, projectId: string): Promise<void> {
+  private async stopProject(rt: SwarmRuntime, projectId: string, options: { endLameDuck?: boolean } = {}): Promise<void> {
     this.watch.forget(projectId);
-    if (!(await scaleService(rt.engine, swarmServiceName(projectId, 'app'), 0, this.settleMs(rt)))) {
+    if (!(await scaleService(rt.engine, swarmServiceName(projectId, 'app'), 0, this.settleMs(rt), options))) {
       throw new SvcError('SVC_SWARM_REQUEST_FAILED', `The tasks of ${projectId} did not stop within ${this.settleMs(rt)} ms`);
     }
   }
