@@ -1,18 +1,17 @@
 // The ReleaseDriver over a Docker swarm (SVC_DRIVER=swarm). A project is one replicated service; a
 // release is a start-first service update Docker health-gates and rolls back on failure; a canary is a
 // second service; jobs are swarm jobs beside the project's volume. Swarm restarts tasks by itself: the
-// driver watches the served tasks and tells the pipeline where a restarted one listens. See docs/swarm.md.
+// driver watches the served tasks and tells the pipeline where a restarted one listens, and follows
+// their output into the project log. See docs/swarm.md.
 import type { Clock } from '../../src/core/clock.js';
 import { systemClock } from '../../src/core/clock.js';
 import { SvcError } from '../../src/core/errors.js';
 import { checkHealth } from '../health-check.js';
-import { platformPackageDir } from '../platform-package-dir.js';
-import { prepareReleaseDir, removeReleaseDir } from '../prepare-release-dir.js';
 import type { AppStartSpec, HealthResult, LogStore, ReleaseArtifact, ReleaseDriver, ReleaseDriverHooks, ReleaseJob, ReleaseJobResults, RunningApp, RunningAppRecord, SandboxStatus, SupervisedStatus } from '../release-driver.js';
 import type { ContainerLimits } from '../container/podman-args.js';
 import type { EngineClient } from './engine-client.js';
-import { dropArtifact, keepArtifact, KeptArtifacts } from './kept-artifacts.js';
 import { imageMissingError } from './image-missing.js';
+import { SwarmReleaseFiles } from './release-files.js';
 import { launchRelease, projectNode } from './release-launch.js';
 import { SWARM_HEALTH_INTERVAL_MS, SWARM_HEALTH_RETRIES } from './service-spec.js';
 import { awaitCandidate, awaitSettled, candidateTimeoutMs, removeService, rollBackGeneration, scaleService, viewService } from './service-control.js';
@@ -34,7 +33,7 @@ export interface SwarmReleaseDriverOptions extends ReleaseDriverHooks {
   limits?: ContainerLimits;
   engine: EngineClient;
   logs: LogStore;
-  /** The driver's own files (the release credential key). */
+  /** The driver's own files (the release credential key, the projects' nodes). */
   stateDir: string;
   /** The project (and release) a control-plane path belongs to. */
   locate: LocatePath;
@@ -51,11 +50,10 @@ export class SwarmReleaseDriver implements ReleaseDriver {
   readonly kind = 'swarm' as const;
   readonly keepsArtifacts = true;
   readonly logs: LogStore;
-  private readonly artifacts = new KeptArtifacts();
+  private readonly files: SwarmReleaseFiles;
   private readonly jobs: SwarmJobs;
   private readonly watch: SwarmWatch;
   private readonly clock: Clock;
-  private readonly releaseDirs = new Map<string, string>();
   private readonly generations = new ProjectGenerations();
   /** App output of every service the driver runs, into the project log. */
   private readonly output: ServiceLogFollows;
@@ -64,7 +62,8 @@ export class SwarmReleaseDriver implements ReleaseDriver {
   constructor(private readonly options: SwarmReleaseDriverOptions) {
     this.logs = options.logs;
     this.clock = options.clock ?? systemClock;
-    this.jobs = new SwarmJobs({ runtime: () => this.ready(), artifacts: this.artifacts, locate: options.locate, logs: options.logs, ...(options.limits ? { limits: options.limits } : {}) });
+    this.files = new SwarmReleaseFiles({ locate: options.locate, jobReleaseDir: (releaseId) => this.jobs.releaseDirOf(releaseId) });
+    this.jobs = new SwarmJobs({ runtime: () => this.ready(), artifacts: this.files.artifacts, locate: options.locate, logs: options.logs, ...(options.limits ? { limits: options.limits } : {}) });
     this.output = new ServiceLogFollows({ engine: async () => (await this.ready()).engine, logs: options.logs });
     this.watch = new SwarmWatch({ runtime: () => this.ready(), onEvent: (event) => options.onEvent(event), intervalMs: options.watchIntervalMs ?? 1_000, clock: this.clock, appOf: (init) => this.app(init) });
   }
@@ -77,7 +76,7 @@ export class SwarmReleaseDriver implements ReleaseDriver {
       clock: this.clock,
       stateDir: this.options.stateDir,
       buildImage: this.options.buildImage,
-      endpoint: { artifactFor: (releaseId) => this.artifactFor(releaseId), jobs: this.jobs },
+      endpoint: { artifactFor: (releaseId) => this.files.artifactFor(releaseId), jobs: this.jobs },
     }).then((rt) => {
       this.watch.start();
       return rt;
@@ -85,30 +84,12 @@ export class SwarmReleaseDriver implements ReleaseDriver {
     return this.runtime;
   }
 
-  private async artifactFor(releaseId: string): Promise<{ path: string; sha256: string } | null> {
-    const dir = this.releaseDirs.get(releaseId) ?? this.jobs.releaseDirOf(releaseId);
-    return dir === undefined ? null : this.artifacts.find(dir);
+  stage(input: { releaseDir: string; place: (dir: string) => Promise<void>; artifact?: ReleaseArtifact }): Promise<void> {
+    return this.files.stage(input);
   }
 
-  private remember(releaseId: string, releaseDir: string): void {
-    this.releaseDirs.set(releaseId, releaseDir);
-  }
-
-  async stage(input: { releaseDir: string; place: (dir: string) => Promise<void>; artifact?: ReleaseArtifact }): Promise<void> {
-    if (!input.artifact) throw new SvcError('SVC_SWARM_ARTIFACT_MISSING', `The pipeline handed no original artifact for ${input.releaseDir}; the swarm driver runs releases from their original bytes.`);
-    await input.place(input.releaseDir);
-    // The files stay as every driver leaves them (restore drills start them locally); tasks fetch the bytes.
-    await prepareReleaseDir({ releaseDir: input.releaseDir, platformPackageDir: platformPackageDir() });
-    await keepArtifact(input.releaseDir, input.artifact);
-    this.artifacts.remember(input.releaseDir, input.artifact.sha256);
-    const located = this.options.locate(input.releaseDir);
-    if (located?.releaseId) this.remember(located.releaseId, input.releaseDir);
-  }
-
-  async unstage(releaseDir: string): Promise<void> {
-    this.artifacts.forget(releaseDir);
-    await removeReleaseDir(releaseDir);
-    await dropArtifact(releaseDir);
+  unstage(releaseDir: string): Promise<void> {
+    return this.files.unstage(releaseDir);
   }
 
   async runJob<J extends ReleaseJob>(job: J): Promise<ReleaseJobResults[J['type']]> {
@@ -127,13 +108,13 @@ export class SwarmReleaseDriver implements ReleaseDriver {
 
   /** Launch a generation and wait until it serves or failed (a failed one is an app that exited). */
   private async launch(rt: SwarmRuntime, spec: AppStartSpec, role: SwarmRole): Promise<SwarmApp> {
-    this.remember(spec.releaseId, spec.releaseDir);
+    this.files.remember(spec.releaseId, spec.releaseDir);
     const generation = await this.generations.next(rt, spec.projectId);
     const node = await projectNode(rt, spec.projectId);
     const name = swarmServiceName(spec.projectId, role);
     if (role === 'canary') await this.removeCanary(rt, spec.projectId); // an interrupted canary's leftovers
     this.output.follow(spec.projectId, name);
-    await launchRelease(rt, this.artifacts, { spec, role, generation, node, replicas: role === 'app' ? rt.settings.replicas : 1, ...(this.options.limits ? { limits: this.options.limits } : {}) });
+    await launchRelease(rt, this.files.artifacts, { spec, role, generation, node, replicas: role === 'app' ? rt.settings.replicas : 1, ...(this.options.limits ? { limits: this.options.limits } : {}) });
     const health = spec.release?.health.timeoutMs ?? 30_000;
     const state = await awaitCandidate(rt.engine, name, generation, candidateTimeoutMs(rt, health, SWARM_HEALTH_RETRIES, SWARM_HEALTH_INTERVAL_MS));
     if (state.kind === 'failed' && state.code === 'SVC_SWARM_IMAGE_MISSING') {
@@ -254,7 +235,7 @@ export class SwarmReleaseDriver implements ReleaseDriver {
     const { service, tasks } = await viewService(rt.engine, record.swarm.serviceName);
     const task = tasks.find((t) => t.ID === record.swarm?.taskId);
     if (!service || !task || !isServing(task) || !task.NodeID) return null;
-    this.remember(record.releaseId, this.options.releaseDirOf(record.projectId, record.releaseId));
+    this.files.remember(record.releaseId, this.options.releaseDirOf(record.projectId, record.releaseId));
     const node = await rt.node(task.NodeID);
     const state: CandidateState = { kind: 'running', task, port: publishedPort(task)! };
     if (record.swarm.role === 'app') this.output.follow(record.projectId, record.swarm.serviceName);
@@ -265,7 +246,7 @@ export class SwarmReleaseDriver implements ReleaseDriver {
     const rt = await this.ready();
     const served: ServedProject[] = await this.watch.recover(rt);
     for (const project of served) {
-      this.remember(project.releaseId, this.options.releaseDirOf(project.projectId, project.releaseId));
+      this.files.remember(project.releaseId, this.options.releaseDirOf(project.projectId, project.releaseId));
       this.output.follow(project.projectId, swarmServiceName(project.projectId, 'app'));
     }
   }
