@@ -46,12 +46,12 @@ export interface GithubFeature {
   close(): Promise<void>;
 }
 
-/** Build the GitHub feature (nothing runs until start()). */
 /** What the GitHub feature asks of releases: roll back as `svc rollback` does (PR commands, check re-runs). */
 export interface GithubReleases {
   rollback(input: RollbackInput): Promise<RollbackResult>;
 }
 
+/** Build the GitHub feature (nothing runs until start()). */
 export function createGithub(ctx: FeatureContext, releases: GithubReleases, options: GithubOptions = {}): GithubFeature {
   const config = parseGithubConfig(options.env ?? process.env);
   const probot: Probot | null = config ? createProbot(config, { logger: ctx.logger, ...(options.fetch ? { fetch: options.fetch } : {}) }) : null;
