@@ -33,7 +33,7 @@ export interface PlatformConfig {
   oidcJwksUrl: string | null;
   /** Expected OIDC `aud` (null = publicUrl, else the origin the request was sent to). */
   oidcAudience: string | null;
-  /** The raw SVC_* environment, for features that read their own settings. */
+  /** The raw SVC_* environment (and DOCKER_HOST), for features that read their own settings. */
   env: Readonly<Record<string, string | undefined>>;
 }
 
@@ -102,6 +102,9 @@ export const flagNames = {
 } as const;
 
 /** Parse flags (`--listen host:port --data dir ...`) and SVC_* variables into a PlatformConfig. */
+/** Settings read under their standard names besides SVC_*: the swarm driver's daemon socket. */
+const PASSED_THROUGH = new Set(['DOCKER_HOST']);
+
 export function parsePlatformConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, cwd: string): PlatformConfig {
   let flags: Record<string, string | boolean | undefined>;
   try {
@@ -127,7 +130,7 @@ export function parsePlatformConfig(argv: readonly string[], env: Readonly<Recor
     const source = key in envNames ? `${envNames[key as keyof typeof envNames]}${key in flagNames ? ` / --${flagNames[key as keyof typeof flagNames]}` : ''}` : key;
     throw new SvcError('SVC_PLATFORM_CONFIG_INVALID', `${source}: ${issue.message}`);
   }
-  const svcEnv = Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('SVC_')));
+  const svcEnv = Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('SVC_') || PASSED_THROUGH.has(name)));
   return { ...parsed.data, dataDir: resolve(cwd, parsed.data.dataDir), publicUrl: parsed.data.publicUrl ?? null, oidcJwksUrl: parsed.data.oidcJwksUrl ?? null, oidcAudience: parsed.data.oidcAudience ?? null, env: svcEnv };
 }
 
