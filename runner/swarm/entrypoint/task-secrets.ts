@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { SvcError } from '../../../src/core/errors.js';
 import { isPassableSecretName } from '../../container/podman-args.js';
 import { SWARM_CREDENTIAL_FILE, SWARM_SECRET_FILE_PREFIX } from '../swarm-task-template.js';
-import { ENTRYPOINT_ONLY_ENV } from './task-settings.js';
+import { ENTRYPOINT_ONLY_ENV, ENTRYPOINT_SETTINGS } from './task-settings.js';
 
 export interface TaskSecrets {
   /** The bearer credential for the release endpoint. */
@@ -49,7 +49,7 @@ export async function readTaskSecrets(dir: string): Promise<TaskSecrets> {
 
 /**
  * The app's environment: the task's values (the service spec's platform and public values, minus the
- * entrypoint's own settings), then the secrets. A platform `SVC_*` value may arrive as a secret
+ * entrypoint's test-only path overrides), then the secrets. A platform `SVC_*` value may arrive as a secret
  * (recovery keys) but may not replace one the task already has; any other secret must be a name the
  * platform passes to apps. Refusal is SVC_VALIDATION, as the service spec's own check.
  */
@@ -61,7 +61,7 @@ export function appEnvironment(taskEnv: Readonly<Record<string, string | undefin
   for (const [name, value] of Object.entries(secrets)) {
     if (!envName.test(name)) throw new SvcError('SVC_VALIDATION', `secret file env.${name} does not name an environment variable`);
     const platform = name.startsWith('SVC_');
-    if (platform ? taskEnv[name] !== undefined || (ENTRYPOINT_ONLY_ENV as readonly string[]).includes(name) : !isPassableSecretName(name)) {
+    if (platform ? taskEnv[name] !== undefined || (ENTRYPOINT_SETTINGS as readonly string[]).includes(name) : !isPassableSecretName(name)) {
       throw new SvcError('SVC_VALIDATION', `secret name ${name} is reserved by the platform`);
     }
     env[name] = value;

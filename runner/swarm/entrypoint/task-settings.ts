@@ -22,8 +22,15 @@ export interface TaskSettings {
   retryWindowMs: number;
 }
 
-/** Entrypoint-only names: read here, never passed to the app. */
-export const ENTRYPOINT_ONLY_ENV = ['SVC_DRAIN_MS', 'SVC_SWARM_SECRETS_DIR', 'SVC_SWARM_APP_DIR', 'SVC_SWARM_DATA_DIR', 'SVC_SWARM_TMP_DIR'] as const;
+/** Entrypoint-only names (path overrides tests set): read here, never passed to the app. */
+export const ENTRYPOINT_ONLY_ENV = ['SVC_SWARM_SECRETS_DIR', 'SVC_SWARM_APP_DIR', 'SVC_SWARM_DATA_DIR', 'SVC_SWARM_TMP_DIR'] as const;
+
+/**
+ * Names the entrypoint reads that no secret may take. SVC_DRAIN_MS reaches the app too: the app runs as
+ * the same user as the task's init and entrypoint and can read their /proc environ, so withholding a value
+ * the spec sets only hands it a platform value it "should not" see.
+ */
+export const ENTRYPOINT_SETTINGS = [...ENTRYPOINT_ONLY_ENV, 'SVC_DRAIN_MS'] as const;
 
 export const DEFAULT_DRAIN_MS = 10_000;
 const MAX_DRAIN_MS = 10 * 60 * 1000;

@@ -115,7 +115,7 @@ describe('swarm entrypoint: serve', () => {
     expect(await get(`${app}/`)).toEqual({ status: 200, body: { app: 'healthy', version: 1, release: 'rel_1' } });
     expect((await get(`${app}/env/API_KEY`)).body).toMatchObject({ value: 'k-123' });
     expect((await get(`${app}/env/SVC_RECOVERY_KEY`)).body).toMatchObject({ value: 'recovery' });
-    for (const name of ['SVC_SWARM_SECRETS_DIR', 'SVC_DRAIN_MS', 'SVC_CREDENTIAL', 'CREDENTIAL']) expect((await get(`${app}/env/${name}`)).body).toMatchObject({ value: null });
+    for (const name of ['SVC_SWARM_SECRETS_DIR', 'SVC_CREDENTIAL', 'CREDENTIAL']) expect((await get(`${app}/env/${name}`)).body).toMatchObject({ value: null });
     const created = await fetch(`${app}/notes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'from swarm' }) });
     expect(created.status).toBe(201);
     expect((await get(`${app}/notes`)).body).toMatchObject({ notes: [{ text: 'from swarm' }] });

@@ -55,9 +55,10 @@ describe('task settings', () => {
 });
 
 describe("the app's environment", () => {
-  it('is the task environment without the entrypoint settings, then the secrets', () => {
+  it('is the task environment without the path overrides, then the secrets', () => {
     const app = appEnvironment({ ...env, SVC_DRAIN_MS: '5', SVC_SWARM_APP_DIR: '/t' }, { API_KEY: 'k', GREETING: 'secret wins', SVC_RECOVERY_KEY: 'r' });
-    expect(app).toEqual({ ...env, API_KEY: 'k', GREETING: 'secret wins', SVC_RECOVERY_KEY: 'r' });
+    // SVC_DRAIN_MS stays: the app could read it from the entrypoint's /proc environ anyway.
+    expect(app).toEqual({ ...env, SVC_DRAIN_MS: '5', API_KEY: 'k', GREETING: 'secret wins', SVC_RECOVERY_KEY: 'r' });
   });
 
   it('refuses a secret that would replace a platform value or is not passable to apps', () => {
