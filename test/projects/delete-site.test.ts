@@ -10,30 +10,35 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, invite, personalOrg, type Browser } from '../platform/harness.js';
 import { eventually, packFixture, removeDataDir, startPlane, type Artifact, type Plane } from '../releases/release-support.js';
+import { requireComponents, rootComponent, type Component } from '../support/require-components.js';
 
 let work: string;
 let plane: Plane;
 let healthy: Artifact;
 const immutable: string[] = [];
 
-function chattrWorks(): boolean {
-  const probe = join(tmpdir(), `svc-chattr-${process.pid}`);
-  writeFileSync(probe, 'x');
-  try {
-    execFileSync('chattr', ['+i', probe], { stdio: 'ignore' });
-    execFileSync('chattr', ['-i', probe], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  } finally {
+/** `chattr +i` needs root (CAP_LINUX_IMMUTABLE) and a file system with the immutable flag (not tmpfs, not overlayfs). */
+const chattrComponent: Component = {
+  name: 'chattr +i on the temporary directory',
+  probe() {
+    const probe = join(tmpdir(), `svc-chattr-${process.pid}`);
+    writeFileSync(probe, 'x');
     try {
-      unlinkSync(probe);
-    } catch {
-      // immutable after all; leave it
+      execFileSync('chattr', ['+i', probe], { stdio: 'pipe' });
+      execFileSync('chattr', ['-i', probe], { stdio: 'pipe' });
+      return null;
+    } catch (error) {
+      return (error as Error).message.split('\n')[0] ?? 'chattr failed';
+    } finally {
+      try {
+        unlinkSync(probe);
+      } catch {
+        // immutable after all; leave it
+      }
     }
-  }
-}
-const canChattr = process.getuid?.() === 0 && chattrWorks();
+  },
+};
+const chattrGate = requireComponents('site deletion failing part-way', [rootComponent(), chattrComponent]);
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'svc-del-art-'));
@@ -144,7 +149,8 @@ describe('site deletion', () => {
     expect(routedToRunningApp(p.id)).toBe(true); // the failed deletion answered after the restart was routed
   });
 
-  it.skipIf(!canChattr)('removal failing part-way keeps the metadata and restarts the app; a retry completes', async () => {
+  it.skipIf(chattrGate.skip)('removal failing part-way keeps the metadata and restarts the app; a retry completes', async () => {
+    chattrGate.assertPresent();
     const p = await deployedProject();
     const stuck = join(rootOf(p.id), 'data', 'zz-immutable.txt');
     writeFileSync(stuck, 'cannot be removed');

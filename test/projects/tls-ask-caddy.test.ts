@@ -1,15 +1,15 @@
 // Debian's caddy on loopback with on-demand TLS (internal CA): it asks svc's /_svc/tls/ask before
 // issuing a certificate, so only domains svc serves get one, and it proxies them to the app.
-import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, packFixture, removeDataDir, startPlane, type Plane } from '../releases/release-support.js';
+import { commandComponent, requireComponents } from '../support/require-components.js';
 import { CADDY, httpsGet, startAskRecorder, startCaddy, type RunningCaddy } from './tls-ask-caddy.js';
 
 const TOKEN = 'caddy-ask-token-9f8e7d6c5b4a';
-const haveCaddy = existsSync(CADDY);
+const gate = requireComponents('Caddy on-demand TLS', [commandComponent('caddy', [CADDY, 'version'])]);
 let work: string;
 let plane: Plane;
 let svc: string;
@@ -17,7 +17,8 @@ const caddies: RunningCaddy[] = [];
 const recorders: { close(): Promise<void> }[] = [];
 
 beforeAll(async () => {
-  if (!haveCaddy) return;
+  if (gate.skip) return;
+  gate.assertPresent();
   work = await mkdtemp(join(tmpdir(), 'svc-caddy-'));
   const artifact = await packFixture('healthy', work);
   plane = await startPlane({ env: { SVC_TLS_ASK_TOKEN: TOKEN } });
@@ -37,7 +38,7 @@ afterAll(async () => {
   if (work) await removeDataDir(work);
 });
 
-describe.skipIf(!haveCaddy)('Caddy on-demand TLS in front of svc', () => {
+describe.skipIf(gate.skip)('Caddy on-demand TLS in front of svc', () => {
   it('issues a certificate for a served custom domain and proxies it to the app; refuses unknown domains', async () => {
     const dir = await mkdtemp(join(work, 'c1-'));
     const recorder = await startAskRecorder(svc);

@@ -1,7 +1,6 @@
 // The parts of the release transaction composed by hand with the sample apps of fixtures/apps:
 // lock → snapshot → migrations → start → health → state transition (or restore on failure).
 import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -19,7 +18,6 @@ import { ProcessRunner } from '../../runner/process-runner.js';
 
 const repo = resolve(import.meta.dirname, '..', '..');
 const fixtures = join(repo, 'fixtures', 'apps');
-const haveFixtures = ['healthy', 'bad-migration', 'crash-on-boot', 'failing-health'].every((a) => existsSync(join(fixtures, a, 'src', 'server.mjs')));
 
 let root: string;
 let runner: ProcessRunner;
@@ -65,7 +63,7 @@ const columns = () => {
   }
 };
 
-describe.skipIf(!haveFixtures)('release transaction parts with the sample apps', () => {
+describe('release transaction parts with the sample apps', () => {
   it('deploys healthy, then rejects bad-migration, crash-on-boot and failing-health while keeping data and the prior release', async () => {
     const locks = new ProjectLocks({ dir: join(root, 'locks'), onStaleLockRecovered: () => undefined });
     let state: ReleaseSetState = { projectSlug: 'demo', releases: [] };

@@ -49,6 +49,26 @@ export function requireComponents(suite: string, components: Component[]): Compo
   };
 }
 
+/** The default sandbox: bubblewrap confines the app, slirp4netns gives it a network of its own. */
+export function sandboxComponents(): Component[] {
+  return [commandComponent('bubblewrap', ['bwrap', '--version']), commandComponent('slirp4netns', ['slirp4netns', '--version'])];
+}
+
+/** Named network namespaces: `ip netns add` needs root (CAP_SYS_ADMIN) and kernel support, so probe by adding one. */
+export function netnsComponent(): Component {
+  return {
+    name: 'network namespaces (ip netns)',
+    probe() {
+      const name = `svc-probe-${process.pid}`;
+      const added = spawnSync('ip', ['netns', 'add', name], { encoding: 'utf8', timeout: 30_000 });
+      if (added.error) return `ip netns add: ${added.error.message}`;
+      if (added.status !== 0) return `ip netns add exited with ${added.status ?? added.signal}: ${added.stderr.trim().slice(0, 300)}`;
+      spawnSync('ip', ['netns', 'delete', name], { timeout: 30_000 });
+      return null;
+    },
+  };
+}
+
 /** Root: per-project uids, chown and tmpfs mounts need it (CI runs as root). */
 export function rootComponent(): Component {
   return { name: 'root', probe: () => (process.getuid?.() === 0 ? null : `running as uid ${process.getuid?.()}`) };

@@ -9,19 +9,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildNodeImage, DEFAULT_CONTAINER_IMAGE } from '../../../runner/container/build-node-image.js';
-import { buildInfoCommand, defaultPodmanGlobal } from '../../../runner/container/podman-args.js';
 import type { ActivePointer } from '../../../runner/provider/local-provider.js';
 import { listFences } from '../../../runner/supervision/fence-file.js';
 import { command } from '../../../src/core/command.js';
 import { execCommand } from '../../../src/core/exec.js';
 import { generationStatusSchema, nodeCredentialsFileSchema, nodeListSchema, registrationTokenSchema, type GenerationStatus } from '../../../src/nodes/contract.js';
 import { bootstrapAccount, type TestAccount } from '../../support/account.js';
+import { requireComponents, sandboxComponents } from '../../support/require-components.js';
 import { startPlatform, type StartedPlatform } from '../../support/start-platform.js';
 import { eventually, packFixture, removeDataDir, type Artifact } from '../../releases/release-support.js';
+import { podmanComponent } from '../container/podman-gate.js';
 import { projectContainers, removeProjectContainers, startRunner, type RunnerProcess } from './runner-processes.js';
 
-const podmanOk = await execCommand(buildInfoCommand(defaultPodmanGlobal)).then((r) => r.exitCode === 0, () => false);
-if (!podmanOk) console.warn('SKIPPING runner node e2e: podman is not usable here');
+// The bridge's provider runs containers; the last node runs its apps in the default sandbox.
+const gate = requireComponents('runner node e2e', [podmanComponent(), ...sandboxComponents()]);
 
 const PROVIDER_TOKEN = randomBytes(24).toString('hex');
 const NODE_ID = 'node-e2e-1';
@@ -76,8 +77,9 @@ const observedDesired = (timeoutMs = 90_000, project = projectId) =>
   }, timeoutMs);
 const diagnostics = () => `\n--- agent ---\n${agent?.output().slice(-3000) ?? ''}\n--- provider ---\n${provider?.output().slice(-3000) ?? ''}\n--- platform ---\n${platform?.logs().slice(-3000) ?? ''}`;
 
-describe.skipIf(!podmanOk)('svc-runner agent + provider bridge + control plane (separate processes)', () => {
+describe.skipIf(gate.skip)('svc-runner agent + provider bridge + control plane (separate processes)', () => {
   beforeAll(async () => {
+    gate.assertPresent();
     work = await mkdtemp(join(tmpdir(), 'svc-node-e2e-'));
     // The local node's data directory is inside: its sandboxed apps (a uid of their own) must pass through.
     await chmod(work, 0o711);

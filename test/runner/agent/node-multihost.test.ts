@@ -14,20 +14,12 @@ import { command } from '../../../src/core/command.js';
 import { execCommand } from '../../../src/core/exec.js';
 import { generationStatusSchema, nodeCredentialsFileSchema, nodeListSchema, registrationTokenSchema, type GenerationStatus } from '../../../src/nodes/contract.js';
 import { bootstrapAccount, type TestAccount } from '../../support/account.js';
+import { commandComponent, netnsComponent, requireComponents, sandboxComponents } from '../../support/require-components.js';
 import { eventually, packFixture, removeDataDir, type Artifact } from '../../releases/release-support.js';
 import { createNetnsPair, makeTestPki, relayToUnixSocket, spawnInNetns, tsxArgv, waitForOutput, type NetnsPair, type NetnsProcess, type TestPki } from './netns-support.js';
 
-// Namespaces need root (CAP_NET_ADMIN/CAP_SYS_ADMIN) and kernel support; the certificates need openssl.
-async function probe(): Promise<string | null> {
-  const name = `svcmh-probe-${process.pid}`;
-  const added = await execCommand(command('ip', ['netns', 'add', name])).catch(() => null);
-  if (added?.exitCode !== 0) return `ip netns add failed: ${added?.stderr.trim() || 'ip not found'}`;
-  await execCommand(command('ip', ['netns', 'delete', name]));
-  const ssl = await execCommand(command('openssl', ['version'])).catch(() => null);
-  return ssl?.exitCode === 0 ? null : 'openssl is not installed';
-}
-const skipReason = await probe();
-if (skipReason) console.warn(`SKIPPING multi-host runner test: ${skipReason}`);
+// Namespaces need root and kernel support, the certificates openssl, the node's apps the default sandbox.
+const gate = requireComponents('multi-host runner node', [netnsComponent(), commandComponent('openssl', ['openssl', 'version']), ...sandboxComponents()]);
 
 const PLATFORM_LISTEN = '127.0.0.1:8081';
 const NODE_ID = 'node-multihost-1';
@@ -81,8 +73,9 @@ const observedDesired = () =>
     return g.desired && g.observed?.generation === g.desired.generation && g.observed.state === g.desired.state ? g : null;
   }, 45_000).catch((e: unknown) => Promise.reject(new Error(`${String(e)}${diagnostics()}`)));
 
-describe.skipIf(skipReason !== null)('svc-runner agent on another network namespace, control plane over HTTPS', () => {
+describe.skipIf(gate.skip)('svc-runner agent on another network namespace, control plane over HTTPS', () => {
   beforeAll(async () => {
+    gate.assertPresent();
     work = await mkdtemp(join(tmpdir(), 'svc-multihost-'));
     // The node's data directory is inside: its sandboxed apps (a uid of their own) must pass through.
     await chmod(work, 0o711);

@@ -9,7 +9,6 @@ import { command } from '../../../src/core/command.js';
 import { execCommand } from '../../../src/core/exec.js';
 import { buildNodeImage } from '../../../runner/container/build-node-image.js';
 import { ContainerRunner } from '../../../runner/container/container-runner.js';
-import { buildInfoCommand, defaultPodmanGlobal } from '../../../runner/container/podman-args.js';
 import { LogStore } from '../../../runner/log-store.js';
 import { ProcessRunner } from '../../../runner/process-runner.js';
 import { createDeploymentProviderHandler } from '../../../runner/provider/create-deployment-provider-handler.js';
@@ -19,6 +18,7 @@ import { fencedProvider } from '../../../runner/provider/fenced-provider.js';
 import { createLocalProvider, type LocalProvider } from '../../../runner/provider/local-provider.js';
 import type { AppRunner } from '../../../runner/app-runner.js';
 import type { ProviderArtifact, ReconcileRequest } from '../../../runner/provider/provider-contract.js';
+import { podmanGate } from '../container/podman-gate.js';
 import { packedFixtureWithMigrations } from './fixture-variants.js';
 import { listen, packedFixture, TOKEN } from './provider-helpers.js';
 
@@ -120,12 +120,14 @@ describe('local provider: apps embedding the svc runtime', () => {
   }, 60_000);
 });
 
-const podmanOk = await execCommand(buildInfoCommand(defaultPodmanGlobal)).then((r) => r.exitCode === 0, () => false);
-if (!podmanOk) console.warn('SKIPPING container-backed local provider test: podman is not usable here');
+const podman = podmanGate('local provider (container runner)');
 
-describe.skipIf(!podmanOk)('local provider (container runner) behind the bridge', () => {
+describe.skipIf(podman.skip)('local provider (container runner) behind the bridge', () => {
   const image = 'localhost/svc-node-test:provider';
-  beforeAll(() => buildNodeImage({ image }), 120_000);
+  beforeAll(() => {
+    podman.assertPresent();
+    return buildNodeImage({ image });
+  }, 120_000);
   afterAll(() => execCommand(command('podman', ['--runtime', 'runc', 'rmi', '--force', image])), 60_000);
 
   it('converges the healthy fixture into a hardened container', async () => {

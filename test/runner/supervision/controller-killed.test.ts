@@ -8,13 +8,14 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { execCommand } from '../../../src/core/exec.js';
 import { buildNodeImage, DEFAULT_CONTAINER_IMAGE } from '../../../runner/container/build-node-image.js';
-import { buildImageExistsCommand, buildInfoCommand, defaultPodmanGlobal } from '../../../runner/container/podman-args.js';
+import { buildImageExistsCommand, defaultPodmanGlobal } from '../../../runner/container/podman-args.js';
 import { createHttpDeploymentProvider } from '../../../runner/provider/create-http-deployment-provider.js';
 import type { ProviderArtifact } from '../../../runner/provider/provider-contract.js';
 import { listFences } from '../../../runner/supervision/fence-file.js';
 import { processGroupAlive, runtimeAlive, supervisorAlive } from '../../../runner/supervision/runtime-probe.js';
 import type { ActivePointer } from '../../../runner/provider/local-provider.js';
 import { requireComponents } from '../../support/require-components.js';
+import { podmanGate } from '../container/podman-gate.js';
 import { packedFixture, TOKEN } from '../provider/provider-helpers.js';
 import { appPids, fenceOrderMonitor, isStopped, passableTempDir, reconcileRequest, sandboxComponents, startProvider, waitFor, type ProviderProcess } from './supervision-helpers.js';
 
@@ -137,12 +138,12 @@ describe('hung controller (lease loss)', () => {
   }, 60_000);
 });
 
-const podmanOk = await execCommand(buildInfoCommand(defaultPodmanGlobal)).then((r) => r.exitCode === 0, () => false);
-if (!podmanOk) console.warn('SKIPPING supervised container test: podman is not usable here');
+const podman = podmanGate('supervised container (controller killed)');
 
-describe.skipIf(!podmanOk)('controller killed with -9 (container runner)', () => {
+describe.skipIf(podman.skip)('controller killed with -9 (container runner)', () => {
   // A fresh machine has no image yet: build it (as `npm run build:image` does) rather than skip.
   beforeAll(async () => {
+    podman.assertPresent();
     const exists = await execCommand(buildImageExistsCommand(defaultPodmanGlobal, DEFAULT_CONTAINER_IMAGE));
     if (exists.exitCode !== 0) await buildNodeImage({ image: DEFAULT_CONTAINER_IMAGE });
   }, 180_000);

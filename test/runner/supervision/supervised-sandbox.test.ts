@@ -16,12 +16,13 @@ import { runtimeAlive } from '../../../runner/supervision/runtime-probe.js';
 import { SupervisedRunner } from '../../../runner/supervision/supervised-runner.js';
 import type { SupervisedApp } from '../../../runner/supervision/supervised-app.js';
 import type { RunnerConfig } from '../../../runner/supervision/supervisor-protocol.js';
-import { commandComponent, requireComponents } from '../../support/require-components.js';
+import { commandComponent, requireComponents, rootComponent } from '../../support/require-components.js';
 import { appSpec, eventually, makeRoot } from '../runner-helpers.js';
 import { fenceOrderMonitor, sandboxComponents, waitFor } from './supervision-helpers.js';
 
 const gate = requireComponents('supervised sandbox runner', [...sandboxComponents, commandComponent('iproute2', ['ip', 'netns', 'list'])]);
 const root0 = process.getuid?.() === 0;
+const rootGate = requireComponents('named network namespaces kept mounted', [rootComponent()]);
 const UID = 221_000;
 
 let root: string;
@@ -106,7 +107,8 @@ describe.skipIf(gate.skip)('supervised sandbox runner', () => {
     await waitFor(() => !existsSync(path), 5000, 'fence removed');
   }, 30_000);
 
-  it.skipIf(!root0)("leaves the host's named network namespaces mounted while sandboxes start (root)", async () => {
+  it.skipIf(rootGate.skip)("leaves the host's named network namespaces mounted while sandboxes start (root)", async () => {
+    rootGate.assertPresent();
     const name = `svc-keep-${process.pid}`;
     const mounted = (): boolean => readFileSync('/proc/self/mountinfo', 'utf8').includes(` /run/netns/${name} `);
     await execChecked(command('ip', ['netns', 'add', name]));
