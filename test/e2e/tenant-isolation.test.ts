@@ -1,7 +1,9 @@
 // Tenant isolation, proven end to end: the real control plane runs two tenants' apps; tenant B's
 // hostile-app attacks tenant A's victim-app, the control plane and the host with everything it is
 // told (real host paths, pids, upstream address), and every attack must fail while B keeps working
-// inside its own confinement. Runs under the platform's default runner and under SVC_RUNNER=container.
+// inside its own confinement. Runs under the platform's default runner, under SVC_RUNNER=container
+// and under SVC_DRIVER=swarm (a throwaway swarm: the victim's data is its volume on the node, its
+// processes are its task's, its upstream the node address and published port).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,9 +18,13 @@ import { buildNodeImage, DEFAULT_CONTAINER_IMAGE } from '../../runner/container/
 import { packArtifact, readDeployConfig } from '../../src/artifacts/index.js';
 import { bootstrapAccount, type TestAccount } from '../support/account.js';
 import { repoRoot } from '../support/repo-root.js';
-import { commandComponent, requireComponents, type Component } from '../support/require-components.js';
+import { commandComponent, requireComponents, type ComponentGate } from '../support/require-components.js';
 import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
 import { alive } from '../support/process-alive.js';
+import { swarmEngineGate } from '../support/swarm-engine.js';
+import { swarmVolumeName } from '../../runner/swarm/swarm-names.js';
+import { TASK_APP_PORT } from '../../runner/swarm/release-launch.js';
+import { projectInSwarm, startSwarmSetup, taskContainer, volumePath, type SwarmSetup } from './support/swarm-setup.js';
 
 interface Attack {
   name: string;
@@ -41,11 +47,68 @@ interface RunRecord {
 const podmanArgs = (...args: string[]): [string, ...string[]] => ['podman', '--runtime', 'runc', ...args];
 /** Run podman (runc, as the platform does) and return its stdout; throws on a non-zero exit. */
 const podman = (...args: string[]): string => execFileSync('podman', podmanArgs(...args).slice(1), { encoding: 'utf8' });
-const RUNNERS: Array<{ name: string; env: Record<string, string>; container: boolean; components: Component[] }> = [
+/** Where the victim really lives under a runner: its data directory, its processes, its addresses. */
+interface VictimFacts {
+  dataDir: string;
+  pids: number[];
+  addrs: string[];
+  /** The port the victim listens on inside its confinement, when it differs from the recorded (published) one. */
+  innerPort?: number;
+  /** The attacker's own addresses: on the inner port it reaches itself there (it listens on that port too). */
+  attackerAddrs?: string[];
+}
+
+interface Runner {
+  name: string;
+  env: Record<string, string>;
+  container: boolean;
+  gate(): ComponentGate;
+  /** Starts what the runner needs (before the platform) and returns its extra environment. */
+  prepare?(): Promise<Record<string, string>>;
+  /** The victim as this runner runs it (default: the project data dir, processes holding its secret, podman addresses). */
+  victim?(project: Deployed, record: RunRecord, secret: string, attacker: Deployed): Promise<VictimFacts>;
+  teardown?(): Promise<void>;
+}
+
+let swarm: SwarmSetup | undefined;
+const RUNNERS: Runner[] = [
   // SVC_RUNNER unset: whatever the platform isolates apps with by default, the bubblewrap sandbox with
   // its own network namespace through slirp4netns, so both must really work on this host.
-  { name: 'the default runner', env: {}, container: false, components: [commandComponent('bwrap', ['bwrap', '--ro-bind', '/', '/', '--unshare-all', 'true']), commandComponent('slirp4netns', ['slirp4netns', '--version'])] },
-  { name: 'SVC_RUNNER=container', env: { SVC_RUNNER: 'container', SVC_CONTAINER_IMAGE: DEFAULT_CONTAINER_IMAGE }, container: true, components: [commandComponent('podman', podmanArgs('info'))] },
+  {
+    name: 'the default runner',
+    env: {},
+    container: false,
+    gate: () => requireComponents('tenant isolation under the default runner', [commandComponent('bwrap', ['bwrap', '--ro-bind', '/', '/', '--unshare-all', 'true']), commandComponent('slirp4netns', ['slirp4netns', '--version'])]),
+  },
+  { name: 'SVC_RUNNER=container', env: { SVC_RUNNER: 'container', SVC_CONTAINER_IMAGE: DEFAULT_CONTAINER_IMAGE }, container: true, gate: () => requireComponents('tenant isolation under SVC_RUNNER=container', [commandComponent('podman', podmanArgs('info'))]) },
+  // Each tenant a swarm service on its own overlay network, published in host mode on the node.
+  {
+    name: 'SVC_DRIVER=swarm',
+    env: {},
+    container: false,
+    gate: () => swarmEngineGate('tenant isolation under SVC_DRIVER=swarm'),
+    async prepare() {
+      swarm = await startSwarmSetup();
+      return swarm.env;
+    },
+    async victim(project, _record, secret, attacker) {
+      const { engine, client } = swarm!;
+      const container = async (of: Deployed) => {
+        const [task] = (await projectInSwarm(client, of.id)).serving;
+        if (!task) throw new Error(`no serving task of ${of.id}`);
+        return taskContainer(engine.socketPath, task.containerId);
+      };
+      const victimTask = await container(project);
+      return {
+        dataDir: await volumePath(engine.socketPath, swarmVolumeName(project.id)),
+        pids: [...new Set([victimTask.pid, ...hostPidsWithEnv(`VICTIM_SECRET=${secret}`)])],
+        addrs: victimTask.addresses,
+        innerPort: TASK_APP_PORT,
+        attackerAddrs: (await container(attacker)).addresses,
+      };
+    },
+    teardown: async () => swarm?.stop(),
+  },
 ];
 
 /** Every attack hostile-app knows; a report missing one of them proves nothing about it. */
@@ -129,7 +192,7 @@ const hostAddresses = (): string[] =>
     .map((a) => a!.address);
 
 for (const runner of RUNNERS) {
-  const gate = requireComponents(`tenant isolation under ${runner.name}`, runner.components);
+  const gate = runner.gate();
 
   describe.skipIf(gate.skip)(`tenant isolation under ${runner.name}`, () => {
     const marker = `iso-${hex(6)}`;
@@ -140,10 +203,14 @@ for (const runner of RUNNERS) {
     let victim: Deployed;
     let hostile: Deployed;
     let victimPids: number[] = [];
+    let victimDataDir: string;
     let victimDataBefore: string[] = [];
     let self: { wrote: boolean; readBack: boolean; ownSecretVisible: boolean; ownSecretSha256: string | null; error: string | null };
     let boot: Attack[] | null = null;
     let attacks: Attack[] = [];
+    /** connect-victim again on the port the victim listens on inside its confinement (runners that publish another one). */
+    let innerConnect: Attack | undefined;
+    let attackerAddrs: string[] = [];
 
     beforeAll(async () => {
       gate.assertPresent();
@@ -152,8 +219,10 @@ for (const runner of RUNNERS) {
         await buildNodeImage({ image: DEFAULT_CONTAINER_IMAGE });
       }
       work = await mkdtemp(join(tmpdir(), 'svc-e2e-isolation-'));
+      const prepared = (await runner.prepare?.()) ?? {};
       platform = await startPlatform({
-        env: { SVC_REGISTRATION: 'public', SVC_TLS_ASK_TOKEN: secrets.askToken, SVC_PLATFORM_MARKER: secrets.platformMarker, ...runner.env },
+        env: { SVC_REGISTRATION: 'public', SVC_TLS_ASK_TOKEN: secrets.askToken, SVC_PLATFORM_MARKER: secrets.platformMarker, ...runner.env, ...prepared },
+        readyTimeoutMs: 120_000,
       });
       // Two accounts, so two personal organizations: nothing is shared between the tenants.
       const tenantA = await bootstrapAccount(platform.url);
@@ -162,8 +231,14 @@ for (const runner of RUNNERS) {
       hostile = await deploy(platform, tenantB, work, 'hostile-app', { HOSTILE_OWN_SECRET: secrets.hostile });
 
       const record = runRecord(platform, victim.id);
-      victimPids = [...new Set([...hostPidsWithEnv(`VICTIM_SECRET=${secrets.victim}`), ...(record.pid ? [record.pid] : [])])];
-      victimDataBefore = readdirSync(victim.dataDir).sort();
+      const facts: VictimFacts = (await runner.victim?.(victim, record, secrets.victim, hostile)) ?? {
+        dataDir: victim.dataDir,
+        pids: [...new Set([...hostPidsWithEnv(`VICTIM_SECRET=${secrets.victim}`), ...(record.pid ? [record.pid] : [])])],
+        addrs: containerAddresses(record),
+      };
+      victimPids = facts.pids;
+      victimDataDir = facts.dataDir;
+      victimDataBefore = readdirSync(victimDataDir).sort();
       self = (await viaIngress<typeof self>(platform, hostile.slug, '/self')).json;
       for (let i = 0; i < 100 && boot === null; i++) {
         boot = (await viaIngress<{ boot: Attack[] | null }>(platform, hostile.slug, '/boot')).json.boot;
@@ -173,18 +248,23 @@ for (const runner of RUNNERS) {
       writeFileSync(join('/tmp', hostTmpCanary), 'host canary\n');
       const query = new URLSearchParams({
         platformDir: platform.dataDir,
-        victimDir: victim.dataDir,
+        victimDir: victimDataDir,
         victimPid: victimPids.join(','),
         platformPid: String(platform.child.pid),
         victimHost: record.host,
         victimPort: String(record.port),
-        victimAddrs: containerAddresses(record).join(','),
+        victimAddrs: facts.addrs.join(','),
         hostAddrs: hostAddresses().join(','),
         platformEnv: 'SVC_TLS_ASK_TOKEN,SVC_PLATFORM_MARKER',
         marker,
         tmpCanary: hostTmpCanary,
       });
       attacks = (await viaIngress<{ attacks: Attack[] }>(platform, hostile.slug, `/attacks?${query}`)).json.attacks;
+      attackerAddrs = facts.attackerAddrs ?? [];
+      if (facts.innerPort !== undefined) {
+        const inner = new URLSearchParams({ victimHost: record.host, victimPort: String(facts.innerPort), victimAddrs: facts.addrs.join(',') });
+        innerConnect = (await viaIngress<{ attacks: Attack[] }>(platform, hostile.slug, `/attacks?${inner}`)).json.attacks.find((a) => a.name === 'connect-victim');
+      }
       // The control plane's SIGTERM (if permitted) goes out after the answer; give it time to land.
       await new Promise((resolve) => setTimeout(resolve, 2_000));
     }, 300_000);
@@ -202,8 +282,9 @@ for (const runner of RUNNERS) {
           for (const name of podman('ps', '-a', '--filter', `label=svc.project=${project.id}`, '--format', '{{.Names}}').split('\n').filter(Boolean)) podman('rm', '--force', '--time', '0', name);
         }
       }
+      await runner.teardown?.();
       if (work) await rm(work, { recursive: true, force: true });
-    }, 60_000);
+    }, 120_000);
 
     it('B still works inside its confinement: writes and reads its own data dir, sees its own secret', () => {
       expect(self).toMatchObject({ wrote: true, readBack: true, ownSecretVisible: true, error: null });
@@ -218,11 +299,19 @@ for (const runner of RUNNERS) {
       expect({ boot: succeeded(boot), targeted: succeeded(attacks) }).toEqual({ boot: [], targeted: [] });
     });
 
+    it.runIf(runner.victim !== undefined)('B cannot connect to the port the victim listens on inside its confinement either (only to itself)', () => {
+      // The attacker listens on that port too: reaching loopback or its own addresses is reaching itself.
+      const reached = /^reached (.*)$/.exec(innerConnect?.detail ?? '')?.[1]?.split(', ') ?? [];
+      expect(reached.length, `${innerConnect?.detail} (only four are named)`).toBeLessThan(4);
+      expect(reached.filter((address) => !['127.0.0.1', '::1', ...attackerAddrs].includes(address)), innerConnect?.detail).toEqual([]);
+      expect(innerConnect?.detail).not.toMatch(/^not attempted/);
+    });
+
     it('host side: nothing of B landed in the victim data dir, the platform dir or the host /tmp', () => {
       const planted = `hostile-${marker}`;
-      const landed = { victimDataDir: existsSync(join(victim.dataDir, planted)), platformDataDir: existsSync(join(platform.dataDir, planted)), hostTmp: existsSync(join('/tmp', planted)) };
+      const landed = { victimDataDir: existsSync(join(victimDataDir, planted)), platformDataDir: existsSync(join(platform.dataDir, planted)), hostTmp: existsSync(join('/tmp', planted)) };
       expect(landed).toEqual({ victimDataDir: false, platformDataDir: false, hostTmp: false });
-      expect(readdirSync(victim.dataDir).sort()).toEqual(victimDataBefore);
+      expect(readdirSync(victimDataDir).sort()).toEqual(victimDataBefore);
     });
 
     it("host side: the control plane and the victim process survived B's signals", () => {
