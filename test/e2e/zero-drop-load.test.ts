@@ -4,13 +4,12 @@
 // each, 20 code-only rollbacks and 5 restore-data rollbacks. Not one request may fail (a held request
 // the app eventually answers 200 is a success). Prints p50/p99/max latency, the longest hold and the rate.
 //
-// Control-plane restarts (5 × SIGTERM, 5 × SIGKILL) under the same load need the data plane to outlive
-// the control plane: that phase runs whenever bin/svc-ingress.js exists (the ingress process that owns
-// the public port); each restart kills the svc-platform child and starts it again on the same data
-// directory and port (startPlatform finds the running ingress), then deploys. Without it: it.todo.
+// Control-plane restarts (5 × SIGTERM, 5 × SIGKILL) under the same load: the ingress process
+// (bin/svc-ingress.js) owns the public port and outlives the control plane; each restart kills the
+// svc-platform child and starts it again on the same data directory and port (startPlatform finds the
+// running ingress), then deploys.
 // The load runs in its own process; SVC_LOAD_IN_PROCESS=1 runs it on the test's loop for comparison.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,8 +23,6 @@ import { startLoad, type LoadConfig, type LoadReport } from './support/load-traf
 /** Requests per second of each (project × connection mode) stream: 4 streams → 260/s offered. */
 const RATE_PER_STREAM = 65;
 const MIN_RATE = 200;
-/** The restart phase needs the data plane in its own process; until then it is a todo, never a silent skip. */
-const ingressProcessExists = existsSync(join(repoRoot, 'bin', 'svc-ingress.js'));
 
 interface ProjectRun {
   id: string;
@@ -230,30 +227,26 @@ describe('zero dropped requests under load', () => {
     for (const project of projects) expect(report.releases[project.host]!.length).toBeGreaterThan(10);
   }, 240_000);
 
-  if (ingressProcessExists) {
-    it('fails no request through 5 SIGTERM restarts and 5 SIGKILLs of the control plane', async () => {
-      // The ingress process owns the public port: a control plane started again on the same data
-      // directory and port finds it running and takes over the routes; the apps keep running.
-      const traffic = await startTraffic({ origin: platform.url, hosts: projects.map((p) => p.host), ratePerStream: RATE_PER_STREAM });
-      let report: LoadReport;
-      try {
-        for (const signal of ['SIGTERM', 'SIGKILL', 'SIGTERM', 'SIGKILL', 'SIGTERM', 'SIGKILL', 'SIGTERM', 'SIGKILL', 'SIGTERM', 'SIGKILL'] as const) {
-          const exited = new Promise<void>((resolve) => platform.child.once('exit', () => resolve()));
-          platform.child.kill(signal);
-          await exited;
-          platform = await startPlatform({ dataDir, port: platform.port, env: PLATFORM_ENV });
-          planes.push(platform);
-          // The restarted control plane drives the surviving data plane: a code-only deploy after each restart.
-          await deploy(projects[planes.length % 2]!, false);
-        }
-      } finally {
-        report = await traffic.stop();
+  it('fails no request through 5 SIGTERM restarts and 5 SIGKILLs of the control plane', async () => {
+    // The ingress process owns the public port: a control plane started again on the same data
+    // directory and port finds it running and takes over the routes; the apps keep running.
+    const traffic = await startTraffic({ origin: platform.url, hosts: projects.map((p) => p.host), ratePerStream: RATE_PER_STREAM });
+    let report: LoadReport;
+    try {
+      for (const signal of ['SIGTERM', 'SIGKILL', 'SIGTERM', 'SIGKILL', 'SIGTERM', 'SIGKILL', 'SIGTERM', 'SIGKILL', 'SIGTERM', 'SIGKILL'] as const) {
+        const exited = new Promise<void>((resolve) => platform.child.once('exit', () => resolve()));
+        platform.child.kill(signal);
+        await exited;
+        platform = await startPlatform({ dataDir, port: platform.port, env: PLATFORM_ENV });
+        planes.push(platform);
+        // The restarted control plane drives the surviving data plane: a code-only deploy after each restart.
+        await deploy(projects[planes.length % 2]!, false);
       }
-      print('control-plane restarts', report);
-      expect(report.failures.slice(0, 20), `${report.failures.length} failed requests`).toEqual([]);
-      expect(report.rate).toBeGreaterThanOrEqual(MIN_RATE);
-    }, 240_000);
-  } else {
-    it.todo('fails no request through 5 SIGTERM restarts and 5 SIGKILLs of the control plane (runs once bin/svc-ingress.js exists)');
-  }
+    } finally {
+      report = await traffic.stop();
+    }
+    print('control-plane restarts', report);
+    expect(report.failures.slice(0, 20), `${report.failures.length} failed requests`).toEqual([]);
+    expect(report.rate).toBeGreaterThanOrEqual(MIN_RATE);
+  }, 240_000);
 });
