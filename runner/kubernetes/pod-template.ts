@@ -7,9 +7,10 @@ import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IPodTemplateSpec } from 'kubernetes-models/v1/PodTemplateSpec';
 import { SvcError } from '../../src/core/errors.js';
 import { isReservedEnvName } from '../app-command.js';
-import { CONTAINER_PATH, isPassableSecretName } from '../container/podman-args.js';
+import { isPassableSecretName } from '../container/podman-args.js';
 import { SANDBOX_DATA_DIR, SANDBOX_RELEASE_DIR } from '../sandbox-layout.js';
 import { SWARM_CREDENTIAL_FILE, SWARM_ENTRYPOINT } from '../swarm/swarm-task-template.js';
+import { taskPlatformEnv, TASK_PLATFORM_ENV_NAMES } from '../swarm/task-platform-env.js';
 import { appSecretName, KUBERNETES_LABELS, labelValue, MANAGED_BY, OBJECT_NAMES } from './kubernetes-names.js';
 import { cpuQuantity, sizeQuantity, wholeSeconds } from './kubernetes-quantities.js';
 import { checkReleaseInput, podUser, type KubernetesReleaseInput } from './release-input.js';
@@ -65,25 +66,9 @@ export interface PodExtras {
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** What the platform sets in every pod; app env and secrets may never stand in for any of it. */
-export const PLATFORM_ENV_NAMES = ['PATH', 'HOME', 'PORT', 'HOST', 'NODE_ENV', 'SVC_PROJECT_ID', 'SVC_RELEASE_ID', 'SVC_DATA_DIR', 'SVC_DATABASE_PATH', 'SVC_RELEASE_DIGEST', 'SVC_ARTIFACT_URL'] as const;
+/** What the platform sets in every pod (the swarm task's values); app env and secrets may never stand in for any of it. */
+export const PLATFORM_ENV_NAMES = TASK_PLATFORM_ENV_NAMES;
 const platformNames: ReadonlySet<string> = new Set(PLATFORM_ENV_NAMES);
-
-function platformEnv(input: KubernetesReleaseInput, port: number): Record<(typeof PLATFORM_ENV_NAMES)[number], string> {
-  return {
-    PATH: CONTAINER_PATH,
-    HOME: SANDBOX_DATA_DIR,
-    PORT: String(port),
-    HOST: '0.0.0.0',
-    NODE_ENV: 'production',
-    SVC_PROJECT_ID: input.projectId,
-    SVC_RELEASE_ID: input.releaseId,
-    SVC_DATA_DIR: SANDBOX_DATA_DIR,
-    SVC_DATABASE_PATH: `${SANDBOX_DATA_DIR}/${input.databaseFile}`,
-    SVC_RELEASE_DIGEST: input.releaseDigest,
-    SVC_ARTIFACT_URL: input.artifactUrl,
-  };
-}
 
 /**
  * Secret names the pod may receive: the rules of the other runners (platform `SVC_*` values or names
@@ -121,7 +106,7 @@ export function releasePodTemplate(input: KubernetesReleaseInput, extras: PodExt
     args: extras.args,
     workingDir: SANDBOX_RELEASE_DIR,
     // Explicit env wins over envFrom in Kubernetes; checkSecretNames refuses such clashes anyway.
-    env: [...env, ...Object.entries(platformEnv(input, extras.port)).map(([name, value]) => ({ name, value }))],
+    env: [...env, ...Object.entries(taskPlatformEnv({ ...input, port: extras.port })).map(([name, value]) => ({ name, value }))],
     ...(extras.secretNames.length === 0 ? {} : { envFrom: [{ secretRef: { name: appSecretName(input.generation) } }] }),
     ...(serving ? { ports: [{ name: 'http', containerPort: extras.port, protocol: 'TCP' as const }] } : {}),
     resources: {

@@ -4,10 +4,11 @@
 import { SvcError } from '../../src/core/errors.js';
 import { checkEntry, isReservedEnvName } from '../app-command.js';
 import { isProjectNetworkName, projectNetworkName } from '../container/network-args.js';
-import { CONTAINER_PATH, isPassableSecretName, type ContainerLimits } from '../container/podman-args.js';
+import { isPassableSecretName, type ContainerLimits } from '../container/podman-args.js';
 import { SANDBOX_DATA_DIR, SANDBOX_RELEASE_DIR } from '../sandbox-layout.js';
 import type { EngineContainerSpec, EngineLabels, EngineMount, EngineSecretReference, EngineTaskTemplate } from './engine-spec.js';
 import { SWARM_LABELS, swarmVolumeName, type SwarmServiceRole } from './swarm-names.js';
+import { taskPlatformEnv } from './task-platform-env.js';
 import { nanoCpus, nanoseconds, sizeBytes, ulimit } from './swarm-units.js';
 
 /** The entrypoint of the base image: fetches the release by digest, exposes secrets, runs the app or a job. */
@@ -159,17 +160,7 @@ export function swarmTaskTemplate(input: SwarmTaskInput, extras: TaskExtras): En
     secrets.push(secretReference(ref, `${SWARM_SECRET_FILE_PREFIX}${ref.name}`, uid, gid));
   }
   const platform: Record<string, string> = {
-    PATH: CONTAINER_PATH,
-    HOME: SANDBOX_DATA_DIR,
-    PORT: String(extras.port),
-    HOST: '0.0.0.0',
-    NODE_ENV: 'production',
-    SVC_PROJECT_ID: input.projectId,
-    SVC_RELEASE_ID: input.releaseId,
-    SVC_DATA_DIR: SANDBOX_DATA_DIR,
-    SVC_DATABASE_PATH: `${SANDBOX_DATA_DIR}/${input.databaseFile}`,
-    SVC_RELEASE_DIGEST: input.releaseDigest,
-    SVC_ARTIFACT_URL: input.artifactUrl,
+    ...taskPlatformEnv({ ...input, port: extras.port }),
     ...(input.drainMs === undefined ? {} : { SVC_DRAIN_MS: String(input.drainMs) }),
   };
   // The entrypoint exports secrets after the platform values: one may never stand in for another.
