@@ -7,10 +7,15 @@ import { swarmServiceName } from './swarm-names.js';
 import { serveArgs, swarmLabels, swarmTaskTemplate, type SwarmSecretRef, type SwarmTaskInput } from './swarm-task-template.js';
 import { nanoseconds } from './swarm-units.js';
 
-/** Health probe timings (the app's health path and overall timeout come from its deploy file). */
+/**
+ * Health probe timings (the app's health path and overall timeout come from its deploy file). Docker
+ * kills a serving task after Retries failed probes in a row, and each probe spawns node: on a loaded
+ * node a 2 s probe and 3 retries killed healthy tasks, so the probe is lenient; a candidate's gate
+ * does not wait longer for it (the first passing probe makes it healthy; svc's own check has the app's timeout).
+ */
 export const SWARM_HEALTH_INTERVAL_MS = 2_000;
-export const SWARM_HEALTH_PROBE_TIMEOUT_MS = 2_000;
-export const SWARM_HEALTH_RETRIES = 3;
+export const SWARM_HEALTH_PROBE_TIMEOUT_MS = 4_000;
+export const SWARM_HEALTH_RETRIES = 5;
 /** Restart delay of a crashed task (swarm has no backoff; svc reports repeated restarts). */
 export const SWARM_RESTART_DELAY_MS = 1_000;
 

@@ -59,10 +59,10 @@ describe('releaseServiceSpec', () => {
           StopGracePeriod: secs(10),
           StopSignal: 'SIGTERM',
           HealthCheck: {
-            Test: ['CMD', '/usr/bin/node', '-e', probe, '/healthz', '2000'],
+            Test: ['CMD', '/usr/bin/node', '-e', probe, '/healthz', '4000'],
             Interval: secs(2),
-            Timeout: secs(3),
-            Retries: 3,
+            Timeout: secs(5),
+            Retries: 5,
             StartPeriod: secs(30),
           },
         },
