@@ -50,7 +50,8 @@ export interface ReleaseEndpointDeps {
   /** True for credentials of generations or jobs the driver replaced, removed or finished. */
   isRevoked(claims: CredentialClaims): boolean;
   /** The original svc-deploy/1 bytes of a release and their SHA-256 (lowercase hex), or null. */
-  artifactFor(releaseId: string): MaybePromise<{ path: string; sha256: string } | null>;
+  /** `projectId` comes from the verified credential: a restarted control plane finds releases it has not staged again. */
+  artifactFor(releaseId: string, projectId: string): MaybePromise<{ path: string; sha256: string } | null>;
   jobs: ReleaseEndpointJobs;
   limits?: Partial<ReleaseEndpointLimits>;
   log?: (line: ReleaseEndpointLogLine) => void;
@@ -120,7 +121,7 @@ export function buildReleaseEndpoint(deps: ReleaseEndpointDeps): Server {
       const job = await deps.jobs.describe(claims.id);
       if (!job || !job.needsRelease || job.releaseId !== releaseId) throw new SvcError('SVC_RELEASE_CREDENTIAL_SCOPE', `Job ${claims.id} does not read release ${releaseId}`);
     }
-    const artifact = await deps.artifactFor(releaseId);
+    const artifact = await deps.artifactFor(releaseId, claims.project);
     if (!artifact) throw unknown(`artifact of release ${releaseId}`);
     await sendFile(res, artifact.path, { 'content-type': ARTIFACT_MEDIA_TYPE, [SHA256_HEADER]: artifact.sha256 });
   }

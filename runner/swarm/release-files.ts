@@ -13,16 +13,20 @@ export class SwarmReleaseFiles {
   readonly artifacts = new KeptArtifacts();
   private readonly dirs = new Map<string, string>();
 
-  constructor(private readonly deps: { locate: LocatePath; jobReleaseDir: (releaseId: string) => string | undefined }) {}
+  constructor(private readonly deps: { locate: LocatePath; jobReleaseDir: (releaseId: string) => string | undefined; releaseDirOf: (projectId: string, releaseId: string) => string }) {}
 
   /** `releaseDir` holds `releaseId` (its kept artifact lies beside it). */
   remember(releaseId: string, releaseDir: string): void {
     this.dirs.set(releaseId, releaseDir);
   }
 
-  /** What the release endpoint serves for a release, or null. */
-  async artifactFor(releaseId: string): Promise<{ path: string; sha256: string } | null> {
-    const dir = this.dirs.get(releaseId) ?? this.deps.jobReleaseDir(releaseId);
+  /**
+   * What the release endpoint serves for a release of `projectId`, or null. After a control-plane restart
+   * swarm may start tasks of a release this process never staged (a rollback boot recovery asks for,
+   * a restarted task): its kept bytes lie where the project's layout puts them.
+   */
+  async artifactFor(releaseId: string, projectId: string): Promise<{ path: string; sha256: string } | null> {
+    const dir = this.dirs.get(releaseId) ?? this.deps.jobReleaseDir(releaseId) ?? this.deps.releaseDirOf(projectId, releaseId);
     return dir === undefined ? null : this.artifacts.find(dir);
   }
 

@@ -5,9 +5,8 @@ import { SvcError } from '../../src/core/errors.js';
 import type { EngineClient, SwarmServiceInfo } from './engine-client.js';
 import type { SwarmTask } from './engine-schemas.js';
 import type { EngineServiceSpec } from './engine-spec.js';
-import { SWARM_LABELS } from './swarm-names.js';
 import type { SwarmRuntime } from './swarm-runtime.js';
-import { allStopped, candidateState, generationSettled, taskEnded, taskGeneration, updateFailed, type CandidateState } from './task-observation.js';
+import { allStopped, candidateState, generationSettled, specGeneration, taskEnded, taskGeneration, updateFailed, type CandidateState } from './task-observation.js';
 
 const POLL_MS = 250;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -23,11 +22,7 @@ export async function viewService(engine: EngineClient, name: string): Promise<S
   return { service, tasks: service ? await engine.listTasks({ service: service.id }) : [] };
 }
 
-/** The generation a service spec (or its previous spec) carries, or null. */
-export function specGeneration(spec: { Labels?: Record<string, string> | undefined } | undefined): number | null {
-  const value = Number(spec?.Labels?.[SWARM_LABELS.generation]);
-  return Number.isSafeInteger(value) && value > 0 ? value : null;
-}
+export { specGeneration } from './task-observation.js';
 
 /** Poll `probe` until it answers a value; null after `timeoutMs`. */
 async function pollFor<T>(timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T | null> {

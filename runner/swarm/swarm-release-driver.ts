@@ -62,7 +62,7 @@ export class SwarmReleaseDriver implements ReleaseDriver {
   constructor(private readonly options: SwarmReleaseDriverOptions) {
     this.logs = options.logs;
     this.clock = options.clock ?? systemClock;
-    this.files = new SwarmReleaseFiles({ locate: options.locate, jobReleaseDir: (releaseId) => this.jobs.releaseDirOf(releaseId) });
+    this.files = new SwarmReleaseFiles({ locate: options.locate, jobReleaseDir: (releaseId) => this.jobs.releaseDirOf(releaseId), releaseDirOf: options.releaseDirOf });
     this.jobs = new SwarmJobs({ runtime: () => this.ready(), artifacts: this.files.artifacts, locate: options.locate, logs: options.logs, ...(options.limits ? { limits: options.limits } : {}) });
     this.output = new ServiceLogFollows({ engine: async () => (await this.ready()).engine, logs: options.logs });
     this.watch = new SwarmWatch({ runtime: () => this.ready(), onEvent: (event) => options.onEvent(event), intervalMs: options.watchIntervalMs ?? 1_000, clock: this.clock, appOf: (init) => this.app(init) });
@@ -76,7 +76,7 @@ export class SwarmReleaseDriver implements ReleaseDriver {
       clock: this.clock,
       stateDir: this.options.stateDir,
       buildImage: this.options.buildImage,
-      endpoint: { artifactFor: (releaseId) => this.files.artifactFor(releaseId), jobs: this.jobs },
+      endpoint: { artifactFor: (releaseId, projectId) => this.files.artifactFor(releaseId, projectId), jobs: this.jobs },
     }).then((rt) => {
       this.watch.start();
       return rt;

@@ -12,6 +12,8 @@ import { ProjectPlacements } from './project-placement.js';
 import { loadCredentialKey, ReleaseAccess } from './release-access.js';
 import { buildReleaseEndpoint, type ReleaseEndpointDeps } from './release-endpoint.js';
 import type { SwarmSettings } from './swarm-settings.js';
+import { SWARM_LABELS } from './swarm-names.js';
+import { specGeneration } from './task-observation.js';
 
 export interface SwarmRuntime {
   engine: EngineClient;
@@ -63,6 +65,21 @@ function listen(server: ReturnType<typeof buildReleaseEndpoint>, address: { host
   });
 }
 
+/**
+ * After a control-plane restart, the generations the swarm's services (and their previous specs) carry
+ * stay live: boot recovery may roll an interrupted update back before the driver re-adopts, and the
+ * rolled-back tasks must still fetch their release. Re-adoption narrows this to what serves.
+ */
+async function allowRunningGenerations(engine: EngineClient, access: ReleaseAccess): Promise<void> {
+  for (const role of ['app', 'canary'] as const) {
+    for (const service of await engine.listServices({ [SWARM_LABELS.role]: role })) {
+      const projectId = service.spec.Labels?.[SWARM_LABELS.project];
+      if (!projectId) continue;
+      for (const generation of [specGeneration(service.spec), specGeneration(service.previousSpec)]) if (generation !== null) access.allow(projectId, generation);
+    }
+  }
+}
+
 /** Check the engine and its nodes, resolve the image, start the endpoint. */
 export async function openSwarmRuntime(input: OpenSwarmRuntimeInput): Promise<SwarmRuntime> {
   const { engine, settings, clock } = input;
@@ -77,6 +94,7 @@ export async function openSwarmRuntime(input: OpenSwarmRuntimeInput): Promise<Sw
   if (appNodes(nodes).length === 0) throw new SvcError('SVC_SWARM_UNAVAILABLE', `DOCKER_HOST ${settings.dockerHost}: the swarm has no ready, active node for apps (labelled svc.apps=true, or a manager) with an address`);
   const image = await resolveImage(input);
   const access = new ReleaseAccess(await loadCredentialKey(join(input.stateDir, 'release-credential.key')), clock);
+  await allowRunningGenerations(engine, access);
   const server = buildReleaseEndpoint({ ...input.endpoint, credentialKey: access.credentialKey, clock, isRevoked: (claims) => access.isRevoked(claims) });
   const bound = await listen(server, settings.endpoint);
   const host = bound.family === 'IPv6' ? `[${settings.endpoint.host}]` : settings.endpoint.host;

@@ -8,6 +8,12 @@ import type { SwarmTask, SwarmTaskState, SwarmUpdateStatus } from './engine-sche
 import { SWARM_LABELS } from './swarm-names.js';
 import { swarmVerdict } from './update-verdict.js';
 
+/** The generation a service spec (or its previous spec) carries, or null. */
+export function specGeneration(spec: { Labels?: Record<string, string> | undefined } | undefined): number | null {
+  const value = Number(spec?.Labels?.[SWARM_LABELS.generation]);
+  return Number.isSafeInteger(value) && value > 0 ? value : null;
+}
+
 /** The generation label of a task, or null. */
 export function taskGeneration(task: SwarmTask): number | null {
   const value = Number(task.Spec.ContainerSpec?.Labels?.[SWARM_LABELS.generation]);
