@@ -3,6 +3,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Clock } from '../src/core/clock.js';
 import type { AppExit, RunningAppRecord } from './app-runner.js';
+import { AppExitLatch } from './app-exit-latch.js';
 import type { LogStore } from './log-store.js';
 import type { OutputTail } from './output-tail.js';
 
@@ -25,12 +26,12 @@ export abstract class TrackedApp {
   readonly releaseId: string;
   readonly port: number;
   readonly host: string;
-  protected exit: AppExit | null = null;
   protected detached = false;
   protected poller: NodeJS.Timeout | null = null;
   protected detachChild: (() => void) | null = null;
   protected readonly pollMs: number;
-  private readonly listeners = new Set<(exit: AppExit) => void>();
+  private readonly latch = new AppExitLatch();
+  private exitSeen = false;
 
   protected constructor(
     protected readonly rec: RunningAppRecord,
@@ -67,7 +68,11 @@ export abstract class TrackedApp {
   protected abstract onExitObserved(): void;
 
   get exited(): AppExit | null {
-    return this.exit;
+    return this.latch.exit;
+  }
+
+  protected get exit(): AppExit | null {
+    return this.latch.exit;
   }
 
   /** The durable record. */
@@ -77,17 +82,12 @@ export abstract class TrackedApp {
 
   /** Resolves with the exit. */
   wait(): Promise<AppExit> {
-    return new Promise((resolve) => this.onExit(resolve));
+    return this.latch.wait();
   }
 
   /** Register an exit listener; returns an unsubscribe function. */
   onExit(listener: (exit: AppExit) => void): () => void {
-    if (this.exit) {
-      listener(this.exit);
-      return () => undefined;
-    }
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.latch.onExit(listener);
   }
 
   /** Stop watching and capturing without touching the app (control-plane shutdown; re-adopt later). */
@@ -112,17 +112,16 @@ export abstract class TrackedApp {
 
   /** Record the exit once: stop polling and capture, log it, clean up, tell the listeners. */
   protected markExited(code: number | null, signal: string | null): void {
-    if (this.exit) return;
+    if (this.exitSeen) return;
+    this.exitSeen = true;
     if (this.poller) clearInterval(this.poller);
     this.poller = null;
     this.onExitObserved();
     if (!this.detached) for (const tail of this.shared.tails) tail.stop();
     const exit: AppExit = { code, signal, at: this.shared.clock.now() };
-    this.exit = exit;
     const how = code !== null ? `with code ${code}` : signal ? `by signal ${signal}` : '(observed after re-adoption)';
     this.note(`${this.exitLabel} ${how}`);
     this.shared.cleanup();
-    for (const listener of [...this.listeners]) listener(exit);
-    this.listeners.clear();
+    this.latch.settle(exit);
   }
 }

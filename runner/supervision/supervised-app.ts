@@ -3,6 +3,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Clock } from '../../src/core/clock.js';
 import type { AppExit, RunningApp, RunningAppRecord, StopOptions } from '../app-runner.js';
+import { AppExitLatch } from '../app-exit-latch.js';
 import { readFence, removeFence } from './fence-file.js';
 import { killAndVerify, supervisorAlive } from './runtime-probe.js';
 import { supervisorMessageSchema } from './supervisor-protocol.js';
@@ -17,9 +18,8 @@ export class SupervisedApp implements RunningApp {
   readonly host: string;
   /** Whether the supervisor verified the runtime gone (known once exited). */
   verified: boolean | null = null;
-  private exit: AppExit | null = null;
+  private readonly latch = new AppExitLatch();
   private settling = false;
-  private readonly listeners = new Set<(exit: AppExit) => void>();
 
   constructor(
     private readonly rec: RunningAppRecord,
@@ -104,16 +104,11 @@ export class SupervisedApp implements RunningApp {
   }
 
   wait(): Promise<AppExit> {
-    return new Promise((resolve) => this.onExit(resolve));
+    return this.latch.wait();
   }
 
   onExit(listener: (exit: AppExit) => void): () => void {
-    if (this.exit) {
-      listener(this.exit);
-      return () => undefined;
-    }
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.latch.onExit(listener);
   }
 
   /** Under supervision a controller cannot let go without ending the runtime: this closes the control connection. */
@@ -121,10 +116,11 @@ export class SupervisedApp implements RunningApp {
     if (this.child.connected) this.child.disconnect();
   }
 
+  private get exit(): AppExit | null {
+    return this.latch.exit;
+  }
+
   private markExited(exit: AppExit): void {
-    if (this.exit) return;
-    this.exit = exit;
-    for (const listener of [...this.listeners]) listener(exit);
-    this.listeners.clear();
+    this.latch.settle(exit);
   }
 }

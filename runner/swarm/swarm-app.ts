@@ -2,6 +2,7 @@
 // and the port swarm published for it. Exits are what the driver's task watch observes; stopping is
 // the driver's (a candidate's stop rolls its service update back, a canary's removes its service).
 import type { AppExit, RunningApp, RunningAppRecord, StopOptions } from '../app-runner.js';
+import { AppExitLatch } from '../app-exit-latch.js';
 import type { CandidateState } from './task-observation.js';
 
 export type SwarmRole = 'app' | 'canary';
@@ -34,8 +35,7 @@ export class SwarmApp implements RunningApp {
   readonly host: string;
   readonly port: number;
   readonly failure: SwarmAppInit['failure'];
-  private exit: AppExit | null = null;
-  private readonly listeners = new Set<(exit: AppExit) => void>();
+  private readonly latch = new AppExitLatch();
   private stopping: Promise<AppExit> | null = null;
 
   constructor(private readonly init: SwarmAppInit) {
@@ -52,7 +52,7 @@ export class SwarmApp implements RunningApp {
   }
 
   get exited(): AppExit | null {
-    return this.exit;
+    return this.latch.exit;
   }
 
   record(): RunningAppRecord {
@@ -70,35 +70,27 @@ export class SwarmApp implements RunningApp {
 
   /** The task ended (seen by the driver's watch, or the candidate never ran). Listeners run once. */
   markExited(exit: AppExit): void {
-    if (this.exit) return;
-    this.exit = exit;
-    for (const listener of [...this.listeners]) listener(exit);
-    this.listeners.clear();
+    this.latch.settle(exit);
   }
 
   stop(_options?: StopOptions): Promise<AppExit> {
     this.stopping ??= this.init.stop(this).then(() => {
       this.markExited({ code: null, signal: 'SIGTERM', at: this.init.now() });
-      return this.exit!;
+      return this.latch.exit!;
     });
     return this.stopping;
   }
 
   wait(): Promise<AppExit> {
-    return new Promise((resolve) => this.onExit(resolve));
+    return this.latch.wait();
   }
 
   onExit(listener: (exit: AppExit) => void): () => void {
-    if (this.exit) {
-      listener(this.exit);
-      return () => undefined;
-    }
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.latch.onExit(listener);
   }
 
   /** Stop observing; the task keeps running in the swarm (the control plane is not its supervisor). */
   detach(): void {
-    this.listeners.clear();
+    this.latch.clear();
   }
 }
