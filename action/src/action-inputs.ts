@@ -1,9 +1,10 @@
-// The Action's inputs and the GITHUB_* context it needs, validated with zod at the edge.
+// The Action's inputs and the GITHUB_* context it needs, validated with zod at the edge. Inputs are
+// read through @actions/core's getInput (passed in as `input`), the context from the environment.
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { SvcError } from '../../src/core/errors.js';
 import { COMMIT_SHA_PATTERN } from '../../src/releases/contract.js';
-import { readInput, type ActionEnv } from './workflow-commands.js';
+import type { ActionEnv, ReadInput } from './workflow-commands.js';
 
 /** Everything run-action needs, resolved from inputs and the runner's environment. */
 export interface ActionSettings {
@@ -51,11 +52,18 @@ const schema = z.object({
 });
 
 /** Read and validate inputs and context; throws SVC_ACTION_INPUT_INVALID naming the input. */
-export function readActionSettings(env: ActionEnv, cwd: string): ActionSettings {
-  const value = (name: string, fallback?: string) => readInput(env, name) || fallback;
+export function readActionSettings(input: ReadInput, env: ActionEnv, cwd: string): ActionSettings {
+  const value = (name: string, fallback?: string) => input(name) || fallback;
+  const required = (name: string) => {
+    try {
+      return input(name, { required: true });
+    } catch {
+      throw new SvcError('SVC_ACTION_INPUT_INVALID', `input ${name}: required and not supplied`);
+    }
+  };
   const raw = {
-    server: value('server'),
-    project: value('project'),
+    server: required('server'),
+    project: required('project'),
     workingDirectory: value('working-directory', '.'),
     token: value('token'),
     audience: value('audience'),

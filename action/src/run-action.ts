@@ -10,28 +10,23 @@ import { idempotencyKeyFor } from './idempotency-key.js';
 import { renderJobSummary, type SummaryFacts } from './job-summary.js';
 import { RemoteError } from './remote-error.js';
 import { uploadWithRetry } from './upload-with-retry.js';
-import { workflowCommand, workflowIo, type ActionEnv, type WorkflowIo } from './workflow-commands.js';
+import { workflowIo, type ActionEnv, type WorkflowIo } from './workflow-commands.js';
 
 /** Run the Action with the runner's environment; never throws. */
-export async function runAction(env: ActionEnv, cwd: string, io: WorkflowIo = workflowIo(env)): Promise<number> {
+export async function runAction(env: ActionEnv, cwd: string, io: WorkflowIo = workflowIo()): Promise<number> {
   let settings: ActionSettings | null = null;
   let packed: PackedArtifact | null = null;
   let attempts: number | null = null;
-  const log = (line: string) => io.write(`${line}\n`);
+  const log = (line: string) => io.log(line);
   try {
-    settings = readActionSettings(env, cwd);
+    settings = readActionSettings(io.input, env, cwd);
     const s = settings;
-    if (s.token) io.write(workflowCommand('add-mask', s.token));
+    if (s.token) io.mask(s.token);
     else if (!s.idTokenRequest) throw new SvcError('SVC_ACTION_NO_CREDENTIAL', 'No credential: add `permissions: id-token: write` to the job (GitHub Actions OIDC), or pass a project-scoped token in `token`.');
 
     const config = await readDeployConfig(s.appDir);
     if (s.build) {
-      io.write(workflowCommand('group', `Build: ${config.build.command.join(' ')}`));
-      try {
-        await buildApp(config.build.command, s.appDir, env);
-      } finally {
-        io.write(workflowCommand('endgroup', ''));
-      }
+      await io.group(`Build: ${config.build.command.join(' ')}`, () => buildApp(config.build.command, s.appDir, env));
     }
     packed = await packArtifact(s.appDir, { config });
     log(`Packed ${packed.fileCount} files (${packed.bytes.length} bytes, sha256 ${packed.digest}).`);
@@ -39,7 +34,7 @@ export async function runAction(env: ActionEnv, cwd: string, io: WorkflowIo = wo
     const authorization = async (): Promise<string> => {
       if (s.token) return `Bearer ${s.token}`;
       const idToken = await requestIdToken(s.idTokenRequest!, s.audience);
-      io.write(workflowCommand('add-mask', idToken));
+      io.mask(idToken);
       return `Bearer ${idToken}`;
     };
     const outcome = await uploadWithRetry({
@@ -58,25 +53,25 @@ export async function runAction(env: ActionEnv, cwd: string, io: WorkflowIo = wo
     });
     attempts = outcome.attempts;
     if (outcome.kind === 'superseded') {
-      io.write(workflowCommand('warning', `Not released: ${outcome.message}`, { title: 'svc: commit superseded' }));
-      return finish(io, { status: 'superseded', releaseId: null, url: null, problem: { code: 'SVC_GITHUB_COMMIT_SUPERSEDED', message: outcome.message } }, settings, packed, attempts, null);
+      io.annotate('warning', `Not released: ${outcome.message}`, 'svc: commit superseded');
+      return await finish(io, { status: 'superseded', releaseId: null, url: null, problem: { code: 'SVC_GITHUB_COMMIT_SUPERSEDED', message: outcome.message } }, settings, packed, attempts, null);
     }
     const { release, created, url } = outcome.response;
     const problem = release.failure ? { code: release.failure.code, message: `${release.failure.step}: ${release.failure.message}` } : null;
-    if (release.status === 'failed') io.write(workflowCommand('error', `Release ${release.id} failed at ${problem?.message ?? 'an unknown step'} (${problem?.code ?? 'no code'})`, { title: 'svc: release failed' }));
-    else if (release.status === 'inactive') io.write(workflowCommand('notice', `This artifact was released earlier as ${release.id}; a newer release is active now.`, { title: 'svc: already released' }));
+    if (release.status === 'failed') io.annotate('error', `Release ${release.id} failed at ${problem?.message ?? 'an unknown step'} (${problem?.code ?? 'no code'})`, 'svc: release failed');
+    else if (release.status === 'inactive') io.annotate('notice', `This artifact was released earlier as ${release.id}; a newer release is active now.`, 'svc: already released');
     else log(`Release ${release.id} is ${release.status}${url ? ` at ${url}` : ''}.`);
     const code = release.status === 'active' || release.status === 'inactive' ? 0 : 1;
-    finish(io, { status: release.status, releaseId: release.id, url: url ?? null, problem }, settings, packed, attempts, created);
+    await finish(io, { status: release.status, releaseId: release.id, url: url ?? null, problem }, settings, packed, attempts, created);
     return code;
   } catch (error) {
     const problem = describe(error);
-    io.write(workflowCommand('error', `${problem.message} (${problem.code})`, { title: 'svc deploy failed' }));
-    return finish(io, { status: 'error', releaseId: null, url: null, problem }, settings, packed, attempts, null, 1);
+    io.annotate('error', `${problem.message} (${problem.code})`, 'svc deploy failed');
+    return await finish(io, { status: 'error', releaseId: null, url: null, problem }, settings, packed, attempts, null, 1);
   }
 }
 
-function finish(
+async function finish(
   io: WorkflowIo,
   result: { status: string; releaseId: string | null; url: string | null; problem: SummaryFacts['problem'] },
   settings: ActionSettings | null,
@@ -84,9 +79,9 @@ function finish(
   attempts: number | null,
   created: boolean | null,
   exitCode = 0,
-): number {
+): Promise<number> {
   io.setOutputs({ 'release-id': result.releaseId ?? '', status: result.status, url: result.url ?? '' });
-  io.appendSummary(
+  await io.appendSummary(
     renderJobSummary({
       ...result,
       project: settings?.project ?? '?',

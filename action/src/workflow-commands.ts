@@ -1,68 +1,51 @@
-// The runner protocol an Action speaks (what @actions/core does, in a few lines): inputs from
-// INPUT_* variables, `::command::` lines on stdout, outputs and the job summary appended to the
-// files named by GITHUB_OUTPUT and GITHUB_STEP_SUMMARY.
-import { randomUUID } from 'node:crypto';
-import { appendFileSync } from 'node:fs';
-import { EOL } from 'node:os';
+// What the Action says to the runner, spoken through @actions/core: inputs (INPUT_*), masks, log
+// groups, annotations, outputs (GITHUB_OUTPUT) and the job summary (GITHUB_STEP_SUMMARY). run-action
+// receives it as one value, so everything the run tells the runner goes through this seam.
+import { error, getInput, group, info, notice, setOutput, setSecret, summary, warning } from '@actions/core';
 
 /** Environment as the runner passes it. */
 export type ActionEnv = Readonly<Record<string, string | undefined>>;
 
-/** The value of input `name` (`INPUT_<NAME>`, spaces → `_`, upper-cased), trimmed; '' when unset. Pure. */
-export function readInput(env: ActionEnv, name: string): string {
-  return (env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] ?? '').trim();
-}
+/** Reads one input the way the runner names it (`INPUT_<NAME>`), trimmed; '' when unset. */
+export type ReadInput = (name: string, options?: { required?: boolean }) => string;
 
-/** Escape the message part of a workflow command. Pure. */
-export function escapeData(value: string): string {
-  return value.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
+/** Kinds of annotation shown on the run's page. */
+export type Annotation = 'error' | 'warning' | 'notice';
 
-/** Escape a property value of a workflow command. Pure. */
-export function escapeProperty(value: string): string {
-  return escapeData(value).replace(/:/g, '%3A').replace(/,/g, '%2C');
-}
-
-/** One workflow command line, e.g. `::error title=svc::message`. Pure. */
-export function workflowCommand(name: string, message: string, properties: Record<string, string> = {}): string {
-  const props = Object.entries(properties)
-    .map(([key, value]) => `${key}=${escapeProperty(value)}`)
-    .join(',');
-  return `::${name}${props ? ` ${props}` : ''}::${escapeData(message)}${EOL}`;
-}
-
-/**
- * One entry of the GITHUB_OUTPUT file in the multi-line form, with a random delimiter that the
- * value cannot contain (so a value can never inject another output). Pure apart from the delimiter.
- */
-export function outputEntry(name: string, value: string, delimiter = `ghadelimiter_${randomUUID()}`): string {
-  if (name.includes(delimiter) || value.includes(delimiter)) throw new Error('output delimiter collision');
-  return `${name}<<${delimiter}${EOL}${value}${EOL}${delimiter}${EOL}`;
-}
-
-/** Where the Action writes what the runner reads. */
+/** Where the Action reads inputs and writes what the runner reads. */
 export interface WorkflowIo {
-  /** Append outputs (no-op without GITHUB_OUTPUT, e.g. when run by hand). */
+  input: ReadInput;
+  /** Mask a secret in every later log line. */
+  mask(secret: string): void;
+  /** Run `fn` inside a collapsible log group. */
+  group<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  log(line: string): void;
+  annotate(kind: Annotation, message: string, title: string): void;
+  /** Set outputs (no-op without GITHUB_OUTPUT, e.g. when run by hand). */
   setOutputs(outputs: Record<string, string>): void;
   /** Append markdown to the job summary (no-op without GITHUB_STEP_SUMMARY). */
-  appendSummary(markdown: string): void;
-  /** Write a workflow command or log line to stdout. */
-  write(text: string): void;
+  appendSummary(markdown: string): Promise<void>;
 }
 
-/** The WorkflowIo of a runner environment. */
-export function workflowIo(env: ActionEnv, write: (text: string) => void = (text) => void process.stdout.write(text)): WorkflowIo {
+const annotations = { error, warning, notice } as const;
+
+/** The WorkflowIo of the runner this process runs under (@actions/core reads process.env). */
+export function workflowIo(): WorkflowIo {
   return {
+    input: (name, options) => getInput(name, options),
+    mask: (secret) => setSecret(secret),
+    group: (name, fn) => group(name, fn),
+    log: (line) => info(line),
+    annotate: (kind, message, title) => annotations[kind](message, { title }),
     setOutputs(outputs) {
-      const file = env.GITHUB_OUTPUT;
-      if (!file) return;
-      appendFileSync(file, Object.entries(outputs).map(([name, value]) => outputEntry(name, value)).join(''), 'utf8');
+      // Without the file core would fall back to the retired `::set-output` command.
+      if (!process.env.GITHUB_OUTPUT) return;
+      for (const [name, value] of Object.entries(outputs)) setOutput(name, value);
     },
-    appendSummary(markdown) {
-      const file = env.GITHUB_STEP_SUMMARY;
-      if (!file) return;
-      appendFileSync(file, markdown.endsWith('\n') ? markdown : `${markdown}\n`, 'utf8');
+    async appendSummary(markdown) {
+      // core rejects when the runner offers no summary file; a run by hand simply has none.
+      if (!process.env.GITHUB_STEP_SUMMARY) return;
+      await summary.addRaw(markdown, !markdown.endsWith('\n')).write();
     },
-    write,
   };
 }

@@ -1,7 +1,11 @@
-// Pure parts of the Action: runner protocol encoding, idempotency key, retry policy, inputs,
-// build command environment, token request URL and job summary.
+// Pure parts of the Action and its runner seam: inputs, outputs and the summary through
+// @actions/core, idempotency key, retry policy, build command environment, token request URL and
+// job summary.
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isSvcError } from '../../src/core/errors.js';
 import { readActionSettings } from '../../action/src/action-inputs.js';
 import { buildCommandFor } from '../../action/src/build-app.js';
@@ -9,28 +13,59 @@ import { idTokenUrl } from '../../action/src/id-token.js';
 import { idempotencyKeyFor } from '../../action/src/idempotency-key.js';
 import { renderJobSummary } from '../../action/src/job-summary.js';
 import { retryDelayMs, shouldRetry } from '../../action/src/retry-policy.js';
-import { escapeData, outputEntry, readInput, workflowCommand } from '../../action/src/workflow-commands.js';
+import { workflowIo } from '../../action/src/workflow-commands.js';
 import { parseOutputFile } from './action-process.js';
 
 const SHA = 'a'.repeat(40);
 
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+/** Put `env` into process.env (where @actions/core reads inputs) and read the settings through it. */
+function settingsFrom(env: Record<string, string>, cwd: string) {
+  vi.unstubAllEnvs();
+  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+  return readActionSettings(workflowIo().input, env, cwd);
+}
+
 describe('runner protocol', () => {
-  it('reads inputs the way the runner names them', () => {
-    expect(readInput({ INPUT_WORKING_DIRECTORY: ' app ' }, 'working-directory')).toBe('');
-    expect(readInput({ 'INPUT_WORKING-DIRECTORY': ' app ' }, 'working-directory')).toBe('app');
-    expect(readInput({ INPUT_MY_INPUT: 'x' }, 'my input')).toBe('x');
+  it('reads inputs the way the runner names them, trimmed', () => {
+    vi.stubEnv('INPUT_WORKING_DIRECTORY', ' app ');
+    vi.stubEnv('INPUT_MY_INPUT', 'x');
+    const io = workflowIo();
+    expect(io.input('working-directory')).toBe('');
+    vi.stubEnv('INPUT_WORKING-DIRECTORY', ' app ');
+    expect(io.input('working-directory')).toBe('app');
+    expect(io.input('my input')).toBe('x');
   });
 
-  it('writes outputs with a delimiter so values cannot inject other outputs', () => {
-    const evil = 'x\nstatus=active\nrelease-id<<EOF';
-    const text = outputEntry('url', evil, 'ghadelimiter_1') + outputEntry('status', 'failed', 'ghadelimiter_2');
-    expect(parseOutputFile(text)).toEqual({ url: evil, status: 'failed' });
-    expect(() => outputEntry('url', 'a ghadelimiter_3 b', 'ghadelimiter_3')).toThrow();
+  it('writes outputs with a delimiter so values cannot inject other outputs, and appends the summary', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-action-io-'));
+    try {
+      const [output, summary] = [join(dir, 'output'), join(dir, 'summary')];
+      await writeFile(output, '');
+      await writeFile(summary, '');
+      vi.stubEnv('GITHUB_OUTPUT', output);
+      vi.stubEnv('GITHUB_STEP_SUMMARY', summary);
+      const io = workflowIo();
+      const evil = 'x\nstatus=active\nrelease-id<<EOF';
+      io.setOutputs({ url: evil, status: 'failed' });
+      expect(parseOutputFile(await readFile(output, 'utf8'))).toEqual({ url: evil, status: 'failed' });
+      await io.appendSummary('### one');
+      await io.appendSummary('two\n');
+      expect(await readFile(summary, 'utf8')).toBe('### one\ntwo\n');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
-  it('escapes workflow command messages and properties', () => {
-    expect(escapeData('50%\nnext')).toBe('50%25%0Anext');
-    expect(workflowCommand('error', 'bad\nthing', { title: 'a:b,c' })).toBe('::error title=a%3Ab%2Cc::bad%0Athing\n');
+  it('writes no outputs or summary when run by hand (no runner files)', async () => {
+    vi.stubEnv('GITHUB_OUTPUT', '');
+    vi.stubEnv('GITHUB_STEP_SUMMARY', '');
+    const io = workflowIo();
+    expect(() => io.setOutputs({ status: 'active' })).not.toThrow();
+    await expect(io.appendSummary('### x')).resolves.toBeUndefined();
   });
 });
 
@@ -71,7 +106,7 @@ describe('inputs', () => {
   const env = { INPUT_SERVER: 'https://svc.example.com/', INPUT_PROJECT: 'shop', GITHUB_SHA: SHA, GITHUB_REPOSITORY_ID: '42', GITHUB_WORKSPACE: '/ws' };
 
   it('applies documented defaults', () => {
-    expect(readActionSettings(env, '/cwd')).toMatchObject({
+    expect(settingsFrom(env, '/cwd')).toMatchObject({
       server: 'https://svc.example.com',
       appDir: '/ws',
       token: null,
@@ -80,7 +115,7 @@ describe('inputs', () => {
       maxAttempts: 5,
       idTokenRequest: null,
     });
-    expect(readActionSettings({ ...env, 'INPUT_WORKING-DIRECTORY': 'apps/web', ACTIONS_ID_TOKEN_REQUEST_URL: 'http://x/t?a=1', ACTIONS_ID_TOKEN_REQUEST_TOKEN: 't' }, '/cwd')).toMatchObject({
+    expect(settingsFrom({ ...env, 'INPUT_WORKING-DIRECTORY': 'apps/web', ACTIONS_ID_TOKEN_REQUEST_URL: 'http://x/t?a=1', ACTIONS_ID_TOKEN_REQUEST_TOKEN: 't' }, '/cwd')).toMatchObject({
       appDir: '/ws/apps/web',
       idTokenRequest: { url: 'http://x/t?a=1', token: 't' },
     });
@@ -89,7 +124,7 @@ describe('inputs', () => {
   it('names the bad input or variable', () => {
     const codeAndMessage = (e: Record<string, string>) => {
       try {
-        readActionSettings(e, '/');
+        settingsFrom(e, '/');
         return 'ok';
       } catch (error) {
         return isSvcError(error) ? `${error.code} ${error.message}` : String(error);
@@ -100,6 +135,7 @@ describe('inputs', () => {
     expect(codeAndMessage({ ...env, GITHUB_REPOSITORY_ID: 'octo/shop' })).toMatch(/^SVC_ACTION_INPUT_INVALID GITHUB_REPOSITORY_ID/);
     expect(codeAndMessage({ ...env, 'INPUT_MAX-ATTEMPTS': '0' })).toMatch(/^SVC_ACTION_INPUT_INVALID input max-attempts/);
     expect(codeAndMessage({ ...env, INPUT_BUILD: 'yes' })).toMatch(/^SVC_ACTION_INPUT_INVALID input build/);
+    expect(codeAndMessage({ ...env, INPUT_PROJECT: '' })).toBe('SVC_ACTION_INPUT_INVALID input project: required and not supplied');
   });
 });
 
