@@ -3,6 +3,9 @@ import type { FeatureContext } from '../core/feature-context.js';
 import { sessionCookieName } from './contract.js';
 import { platformOrigin } from './same-origin.js';
 
+// Cookies are parsed and serialized by @fastify/cookie, registered in createHttpApp
+// (src/core/http/create-http-app.ts); this file only decides the session cookie's name and attributes.
+
 /**
  * Whether the platform is served over https: its session cookie is then Secure and carries the
  * `__Host-` name, which browsers accept only from this host (no Domain), so no other host can plant it.
@@ -11,30 +14,18 @@ export function secureCookies(ctx: FeatureContext, request: FastifyRequest): boo
   return platformOrigin(request, ctx.config.publicUrl).startsWith('https:');
 }
 
-/** Read one cookie from the Cookie header (first occurrence wins). */
-export function readCookie(request: FastifyRequest, name: string): string | undefined {
-  const header = request.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
-  }
-  return undefined;
-}
-
 /**
  * The session cookie's value under the name for this request's origin. On https only the `__Host-`
- * name counts: a plain-named cookie there may have been set by another host.
+ * name counts: a plain-named cookie there may have been set by another host. When the name repeats in
+ * the Cookie header, the first occurrence counts.
  */
 export function readSessionCookie(ctx: FeatureContext, request: FastifyRequest): string | undefined {
-  return readCookie(request, sessionCookieName(secureCookies(ctx, request)));
+  return request.cookies[sessionCookieName(secureCookies(ctx, request))];
 }
 
-/** Set the HttpOnly, SameSite=Lax session cookie (Secure and `__Host-` named when the platform origin is https). */
+/** Set the HttpOnly, SameSite=Lax, Path=/ session cookie (Secure and `__Host-` named when the platform origin is https). */
 export function setSessionCookie(reply: FastifyReply, value: string, maxAgeSeconds: number, secure: boolean): void {
-  const attributes = [`${sessionCookieName(secure)}=${encodeURIComponent(value)}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`];
-  if (secure) attributes.push('Secure');
-  void reply.header('set-cookie', attributes.join('; '));
+  void reply.setCookie(sessionCookieName(secure), value, { path: '/', httpOnly: true, sameSite: 'lax', maxAge: Math.max(0, Math.floor(maxAgeSeconds)), secure });
 }
 
 /** Expire the session cookie. */

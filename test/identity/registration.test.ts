@@ -34,12 +34,26 @@ describe('registration and browser sessions', () => {
     const res = await h.app.inject({ method: 'POST', url: '/__svc/auth/register', headers: { origin: publicUrl }, payload: { email: 'owner@example.com', password: PASSWORD } });
     expect(res.statusCode).toBe(201);
     const setCookie = String(res.headers['set-cookie']);
-    expect(setCookie).toMatch(/^__Host-svc_console=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+; Secure$/);
-    const pair = setCookie.split(';')[0]!;
-    expect((await h.app.inject({ method: 'GET', url: '/api/me', headers: { cookie: pair } })).statusCode).toBe(200);
+    // Exactly these attributes (their order carries no meaning): no Domain, so the cookie stays host-only.
+    const [pair, ...attributes] = setCookie.split('; ');
+    expect(pair).toMatch(/^__Host-svc_console=[A-Za-z0-9_-]{43}$/);
+    expect(attributes.map((a) => a.replace(/^Max-Age=\d+$/, 'Max-Age=n')).sort()).toEqual(['HttpOnly', 'Max-Age=n', 'Path=/', 'SameSite=Lax', 'Secure']);
+    expect(Number(/Max-Age=(\d+)/.exec(setCookie)![1])).toBeGreaterThan(0);
+    expect((await h.app.inject({ method: 'GET', url: '/api/me', headers: { cookie: pair! } })).statusCode).toBe(200);
     // Another host may plant a cookie without the prefix; on https it does not count as the session.
-    const plain = pair.replace(/^__Host-/, '');
+    const plain = pair!.replace(/^__Host-/, '');
     expect((await h.app.inject({ method: 'GET', url: '/api/me', headers: { cookie: plain } })).json().error.code).toBe('SVC_AUTH_REQUIRED');
+    // A repeated name: the first occurrence counts, with the other cookies around it ignored.
+    expect((await h.app.inject({ method: 'GET', url: '/api/me', headers: { cookie: `other=1; ${pair!}; __Host-svc_console=forged` } })).statusCode).toBe(200);
+    expect((await h.app.inject({ method: 'GET', url: '/api/me', headers: { cookie: `__Host-svc_console=forged; ${pair!}` } })).json().error.code).toBe('SVC_AUTH_REQUIRED');
+    // Sign-out expires the same host-only cookie: a browser ignores a __Host- cookie without Secure and Path=/.
+    const csrf = res.json().csrfToken as string;
+    const out = await h.app.inject({ method: 'POST', url: '/__svc/auth/logout', headers: { cookie: pair!, origin: publicUrl, [CSRF_HEADER]: csrf } });
+    expect(out.statusCode).toBe(200);
+    const cleared = String(out.headers['set-cookie']).split('; ');
+    expect(cleared[0]).toBe('__Host-svc_console=');
+    expect(cleared).toEqual(expect.arrayContaining(['Max-Age=0', 'Path=/', 'HttpOnly', 'SameSite=Lax', 'Secure']));
+    expect(cleared.some((a) => a.startsWith('Domain'))).toBe(false);
   });
 
   it('bootstrap: a second registration is rejected with SVC_REGISTRATION_CLOSED and writes nothing', async () => {

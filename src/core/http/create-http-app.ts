@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import fastifyCookie from '@fastify/cookie';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -42,7 +43,8 @@ export interface HttpAppOptions {
 /**
  * A Fastify app with svc's HTTP conventions: zod validation and serialization, OpenAPI generated
  * from the route schemas at /api/openapi.json, JSON-only bodies with a size limit, the
- * `{ error: { code, message } }` error shape with internal failures redacted, and security headers.
+ * `{ error: { code, message } }` error shape with internal failures redacted, security headers, and
+ * cookies (@fastify/cookie: `request.cookies`, `reply.setCookie`).
  * It never listens; the caller registers feature routes and decides whether to listen.
  */
 export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
@@ -91,6 +93,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     done(null, payload);
   });
 
+  // Cookie header parsed into request.cookies (first occurrence of a name wins), reply.setCookie.
+  await app.register(fastifyCookie);
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
