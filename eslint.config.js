@@ -46,7 +46,8 @@ const runnerFiles = entries('runner').filter((e) => e.isFile() && e.name.endsWit
 
 const zones = [
   // The runtime is the library apps embed: nothing from the control plane, the drivers or the tools.
-  { target: './src/runtime', from: './src', except: ['./runtime'], message: 'src/runtime stands alone: it imports nothing else from svc.' },
+  // Except the one retry policy: pure and importing nothing, shared with the browser runtime client.
+  { target: './src/runtime', from: './src', except: ['./runtime', './core/retry-policy.ts'], message: 'src/runtime stands alone: it imports nothing else from svc (but src/core/retry-policy.ts).' },
   { target: './src/runtime', from: ['./runner', ...tools], message: 'src/runtime stands alone: it imports nothing else from svc.' },
   // core is shared plumbing: no feature, no driver, no tool.
   { target: './src/core', from: './src', except: ['./core'], message: 'src/core imports no feature (nor artifacts, runtime or the composition root).' },

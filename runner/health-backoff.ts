@@ -1,7 +1,9 @@
 // When to probe a starting app's health route next. Probing every few milliseconds made a slow app's
 // start-up compete with a stream of requests (and filled its logs); backing off from 100 ms to 1 s
 // still notices a fast app within about 100 ms and costs a slow one at most one probe a second.
-// Pure: no clock, no I/O.
+// Pure: no clock, no I/O. The doubling is svc's retry policy (src/core/retry-policy.ts), without jitter:
+// a probe of one app by its own launcher herds nothing.
+import { backoffMs } from '../src/core/retry-policy.js';
 
 /** First pause after a failed probe. */
 export const HEALTH_FIRST_DELAY_MS = 100;
@@ -13,7 +15,6 @@ export const HEALTH_MAX_DELAY_MS = 1000;
  * each time; never past the overall deadline (`remainingMs`), so the timeout keeps its meaning.
  */
 export function healthCheckDelay(attempt: number, remainingMs: number): number {
-  const exponent = Math.max(0, Math.min(attempt - 1, 10)); // capped: 2^10 × 100 is far above the maximum
-  const backoff = Math.min(HEALTH_FIRST_DELAY_MS * 2 ** exponent, HEALTH_MAX_DELAY_MS);
+  const backoff = backoffMs({ baseMs: HEALTH_FIRST_DELAY_MS, capMs: HEALTH_MAX_DELAY_MS, jitter: 0 }, attempt, 1);
   return Math.max(0, Math.min(backoff, remainingMs));
 }

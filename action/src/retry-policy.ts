@@ -1,6 +1,7 @@
 // Which failed upload attempts are ambiguous or transient (retry with the same idempotency key)
-// and how long to wait. Pure.
+// and how long to wait (svc's retry policy, src/core/retry-policy.ts). Pure.
 import { errorCodes } from '../../src/core/errors.js';
+import { retryDelayMs as policyDelay, type RetryPolicy } from '../../src/core/retry-policy.js';
 
 /** What one attempt ended with, short of a success. */
 export type FailedAttempt =
@@ -20,9 +21,13 @@ export function shouldRetry(failure: FailedAttempt): boolean {
   return def?.retryable === true;
 }
 
-/** Delay before attempt `next` (2, 3, …): exponential from `baseMs`, capped at 60 s; Retry-After wins when larger (≤ 120 s). */
-export function retryDelayMs(next: number, baseMs: number, retryAfter?: string): number {
-  const backoff = Math.min(60_000, baseMs * 2 ** Math.max(0, next - 2));
-  const seconds = retryAfter !== undefined && /^\d{1,6}$/.test(retryAfter.trim()) ? Number(retryAfter.trim()) : NaN;
-  return Number.isFinite(seconds) ? Math.max(backoff, Math.min(120_000, seconds * 1000)) : backoff;
+/** The upload's policy: exponential from `baseMs`, capped at 60 s, half of it jitter; Retry-After up to 120 s. */
+export const uploadRetryPolicy = (baseMs: number): RetryPolicy => ({ baseMs, capMs: 60_000, jitter: 0.5, retryAfterCapMs: 120_000 });
+
+/**
+ * Delay before attempt `next` (2, 3, …): exponential from `baseMs`, capped at 60 s; Retry-After
+ * (seconds or an HTTP-date) wins when larger (≤ 120 s). `random` 1 (the default) is the full delay.
+ */
+export function retryDelayMs(next: number, baseMs: number, retryAfter?: string, options: { random?: number; now?: number } = {}): number {
+  return policyDelay(uploadRetryPolicy(baseMs), { attempt: next - 1, random: options.random ?? 1, retryAfter, now: options.now ?? Date.now() });
 }

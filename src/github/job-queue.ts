@@ -2,6 +2,7 @@
 // the control database, so a restart loses nothing (a job that was running simply runs again; every
 // handler is idempotent). Jobs of one lane never run concurrently; failures back off exponentially.
 import type { FeatureContext } from '../core/feature-context.js';
+import { retryDelayMs, type RetryPolicy } from '../core/retry-policy.js';
 
 type Ctx = Pick<FeatureContext, 'db' | 'clock' | 'logger'>;
 
@@ -63,6 +64,7 @@ export class JobQueue {
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
   private readonly opts: Required<QueueOptions>;
+  private readonly retry: RetryPolicy;
 
   constructor(
     private readonly ctx: Ctx,
@@ -70,6 +72,9 @@ export class JobQueue {
     options: QueueOptions = {},
   ) {
     this.opts = { concurrency: 4, maxAttempts: 8, backoffMs: 2_000, pollMs: 500, ...options };
+    // svc's retry policy without jitter (one worker per lane; the schedule is stored in run_at). GitHub's
+    // Retry-After (secondary rate limits) is honoured up to the same 10 minutes.
+    this.retry = { baseMs: this.opts.backoffMs, capMs: 600_000, jitter: 0 };
   }
 
   /** Start polling (pending jobs from before a restart run first). */
@@ -152,7 +157,7 @@ export class JobQueue {
     } catch (error) {
       const attempts = job.attempts + 1;
       const dead = attempts >= this.opts.maxAttempts;
-      const delay = Math.min(this.opts.backoffMs * 2 ** (attempts - 1), 600_000);
+      const delay = retryDelayMs(this.retry, { attempt: attempts, random: 1, retryAfter: retryAfterOf(error), now: this.ctx.clock.now() });
       const message = errorText(error);
       this.ctx.db
         .prepare('UPDATE github_jobs SET attempts = ?, state = ?, run_at = ?, last_error = ?, finished_at = ? WHERE id = ?')
@@ -166,6 +171,12 @@ export class JobQueue {
     this.ctx.db.prepare("DELETE FROM github_jobs WHERE state != 'pending' AND finished_at < ?").run(before);
     this.ctx.db.prepare('DELETE FROM github_deliveries WHERE received_at < ?').run(before);
   }
+}
+
+/** The Retry-After of a failed GitHub call (an Octokit RequestError carries the response headers). */
+function retryAfterOf(error: unknown): string | undefined {
+  const value = (error as { response?: { headers?: Record<string, unknown> } } | null)?.response?.headers?.['retry-after'];
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
 }
 
 function errorText(error: unknown): string {

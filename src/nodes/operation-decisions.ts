@@ -1,6 +1,7 @@
 // Pure decisions over operations and leases: which operation a node gets, whether a holder is still
 // current, whether an observation or failure report is accepted. No disk, no clock (`now` comes in).
 import type { ErrorCode } from '../core/error-codes/index.js';
+import { backoffMs } from '../core/retry-policy.js';
 
 /** Lifecycle of a provider operation (`pending` → `leased` → `observed`|`failed`; any open one → `superseded`). */
 export type OperationStatus = 'pending' | 'leased' | 'observed' | 'failed' | 'superseded';
@@ -109,5 +110,6 @@ export interface RetryPolicy {
  */
 export function decideFailure(code: string, attempts: number, now: number, policy: RetryPolicy): { kind: 'retry'; retryAt: number } | { kind: 'fail' } {
   if (!RETRIED_FAILURE_CODES.has(code) || attempts >= policy.maxAttempts) return { kind: 'fail' };
-  return { kind: 'retry', retryAt: now + Math.min(60_000, policy.retryDelayMs * 2 ** Math.max(0, attempts - 1)) };
+  // svc's retry policy without jitter: the lease schedule is stored and shown, and a decision stays a function of its inputs.
+  return { kind: 'retry', retryAt: now + backoffMs({ baseMs: policy.retryDelayMs, capMs: 60_000, jitter: 0 }, attempts, 1) };
 }

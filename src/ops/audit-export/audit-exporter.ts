@@ -3,6 +3,7 @@ import type { Clock } from '../../core/clock.js';
 import type { ControlDb } from '../../core/control-db.js';
 import { SvcError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
+import { backoffMs } from '../../core/retry-policy.js';
 import { canonicalEvent } from './canonical-event.js';
 import { signExportEntry, type AuditExportEntry } from './export-entry.js';
 import { auditRowsAfter, insertEntries, pendingCount, pendingEntries, readExportState, recordAck, recordError, recordFailure, signedHead } from './outbox-store.js';
@@ -49,9 +50,12 @@ export interface AuditExporter {
   readonly keyId: string;
 }
 
-/** Exponential delivery backoff: 1 s, 2 s, 4 s … capped. Pure. */
+/**
+ * Delivery backoff after a failure that follows `attempts` earlier ones: 1 s, 2 s, 4 s … capped (svc's
+ * retry policy). No jitter: one exporter delivers, and the status route shows the next attempt. Pure.
+ */
 export function exportBackoffMs(attempts: number, maxMs: number): number {
-  return Math.min(maxMs, 1000 * 2 ** Math.min(30, Math.max(0, attempts)));
+  return backoffMs({ baseMs: 1000, capMs: maxMs, jitter: 0 }, Math.max(0, attempts) + 1, 1);
 }
 
 const defaultSchedule: ScheduleTimer = (fn, ms) => {

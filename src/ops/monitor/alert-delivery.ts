@@ -1,13 +1,17 @@
 import type { Clock } from '../../core/clock.js';
 import type { ControlDb } from '../../core/control-db.js';
+import { backoffMs } from '../../core/retry-policy.js';
 import { claimDueNotifications, recordAttempt, type OperationalAlert } from './incident-store.js';
 
 /** The operator's callback; must honour `signal` (aborted on timeout or shutdown). */
 export type NotifyAlert = (alert: OperationalAlert, signal: AbortSignal) => Promise<void>;
 
-/** Exponential backoff after `attempts` failures: 1 s, 2 s, 4 s … capped. Pure. */
+/**
+ * Backoff after `attempts` failures: 1 s, 2 s, 4 s … capped (svc's retry policy). No jitter: each
+ * notification has one sender, and operators read the schedule in the overview. Pure.
+ */
 export function alertBackoffMs(attempts: number, maxMs: number): number {
-  return Math.min(maxMs, 1000 * 2 ** Math.min(30, Math.max(0, attempts - 1)));
+  return backoffMs({ baseMs: 1000, capMs: maxMs, jitter: 0 }, attempts, 1);
 }
 
 export interface DeliverOptions {

@@ -1,5 +1,6 @@
 // The garbage ledger: provider deletions are recorded in the catalog (in the same transaction that removes
 // visibility) and executed afterwards; failures are retried with backoff across sweeps and restarts.
+import { backoffMs } from '../../core/retry-policy.js';
 import type { Catalog } from './catalog.js';
 import type { StorageBackend } from './storage-backend.js';
 
@@ -10,9 +11,10 @@ export interface GarbageReport {
   readonly pending: number;
 }
 
-/** Delay before retry `attempts` (1 s doubling, at most one hour). */
+/** Delay after the failure that follows `attempts` earlier ones (1 s doubling, at most one hour). */
 export function retryDelayMs(attempts: number): number {
-  return Math.min(60 * 60 * 1000, 1000 * 2 ** Math.min(attempts, 12));
+  // No jitter: one sweeper retries each entry, and the schedule survives restarts in the catalog.
+  return backoffMs({ baseMs: 1000, capMs: 60 * 60 * 1000, jitter: 0 }, attempts + 1, 1);
 }
 
 /** Execute due ledger entries; never deletes a storage key an object still points at. */

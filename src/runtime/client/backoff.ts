@@ -1,4 +1,8 @@
-/** Reconnect delay policy: exponential with full jitter, capped. */
+// Reconnect delay of the live client: svc's one retry policy (src/core/retry-policy.ts, pure and
+// browser-safe) under the client's own names.
+import { backoffMs } from '../../core/retry-policy.js';
+
+/** Reconnect delay policy: exponential, capped, half of it jitter. */
 export interface BackoffPolicy {
   initialMs: number;
   maxMs: number;
@@ -6,7 +10,6 @@ export interface BackoffPolicy {
 
 /** Delay before reconnect attempt `attempt` (0-based); `random` in [0, 1) is passed in for testability. */
 export function backoffDelay(policy: BackoffPolicy, attempt: number, random: number): number {
-  const ceiling = Math.min(policy.maxMs, policy.initialMs * 2 ** Math.min(attempt, 30));
   // Half fixed, half jitter: never zero, and many clients restarting together spread out.
-  return Math.round(ceiling / 2 + (ceiling / 2) * random);
+  return backoffMs({ baseMs: policy.initialMs, capMs: policy.maxMs, jitter: 0.5 }, attempt + 1, random);
 }
