@@ -3,7 +3,11 @@
 import { errorCodes, SvcError } from '../src/core/errors.js';
 import type { Clock } from '../src/core/clock.js';
 import type { ErrorCodeDefinition } from '../src/core/error-codes/define.js';
+import { terminalColors, type Colors } from './terminal-colors.js';
 import type { Writer } from './writer.js';
+
+// Back to column 0 and erase the line: how the progress line redraws (picocolors only paints).
+const CLEAR_LINE = '\r\x1b[2K';
 
 /** A progress line on stderr; a no-op unless stderr is a TTY and --json is off. */
 export interface Progress {
@@ -29,7 +33,7 @@ export class Output {
   private readonly stdout: Writer;
   private readonly stderr: Writer;
   private readonly clock: Clock;
-  private readonly color: boolean;
+  private readonly colors: Colors;
   private progressActive = false;
 
   constructor(options: { stdout: Writer; stderr: Writer; json: boolean; clock: Clock; env: Readonly<Record<string, string | undefined>> }) {
@@ -37,7 +41,7 @@ export class Output {
     this.stderr = options.stderr;
     this.json = options.json;
     this.clock = options.clock;
-    this.color = !options.json && options.stdout.isTTY === true && options.env.NO_COLOR === undefined && options.env.TERM !== 'dumb';
+    this.colors = terminalColors({ env: options.env, isTTY: options.stdout.isTTY === true, json: options.json });
   }
 
   /** Print a command's result: `value` as JSON with --json, otherwise the human text. */
@@ -76,7 +80,7 @@ export class Output {
     let last = -Infinity;
     let pending: string | undefined;
     const draw = (text: string): void => {
-      this.stderr.write(`\r\x1b[2K${label} ${text}`);
+      this.stderr.write(`${CLEAR_LINE}${label} ${text}`);
       this.progressActive = true;
       last = this.clock.now();
       pending = undefined;
@@ -108,16 +112,14 @@ export class Output {
     if (hint) this.stderr.write(`${this.paint('dim')('hint')}  ${hint}\n`);
   }
 
-  /** Colour helper; returns text unchanged when stdout is not a colour TTY. */
+  /** Colour helper (picocolors); returns text unchanged when colours are off (see terminal-colors.ts). */
   paint(color: 'red' | 'green' | 'yellow' | 'dim' | 'bold'): Paint {
-    if (!this.color) return (text) => text;
-    const codes = { red: [31, 39], green: [32, 39], yellow: [33, 39], dim: [2, 22], bold: [1, 22] }[color];
-    return (text) => `\x1b[${codes[0]}m${text}\x1b[${codes[1]}m`;
+    return this.colors[color];
   }
 
   private clearProgress(): void {
     if (!this.progressActive) return;
-    this.stderr.write('\r\x1b[2K');
+    this.stderr.write(CLEAR_LINE);
     this.progressActive = false;
   }
 }
