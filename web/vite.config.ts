@@ -1,15 +1,37 @@
 // Vite build of the console: Preact, output in web/dist served by src/console at "/".
 // No inline script or style may reach index.html (the control plane's CSP forbids them).
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import preact from '@preact/preset-vite';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
+
+/**
+ * A `<file>.gz` beside every text file over 1 KB: the control plane's static file server
+ * (@fastify/static, preCompressed) sends it to browsers that accept gzip instead of compressing per request.
+ */
+function gzipCopies(): Plugin {
+  return {
+    name: 'svc-gzip-copies',
+    apply: 'build',
+    async writeBundle(output, bundle) {
+      for (const file of Object.values(bundle)) {
+        if (!/\.(html|js|css|svg|json)$/.test(file.fileName)) continue;
+        const body = file.type === 'chunk' ? file.code : file.source;
+        if (body.length <= 1024) continue;
+        await writeFile(join(output.dir ?? join(root, 'dist'), `${file.fileName}.gz`), gzipSync(body, { level: 9 }));
+      }
+    },
+  };
+}
 
 export default defineConfig({
   root,
   base: '/',
-  plugins: [preact({ devToolsEnabled: false, prefreshEnabled: false })],
+  plugins: [preact({ devToolsEnabled: false, prefreshEnabled: false }), gzipCopies()],
   // Vite's .env loading is not used: the console takes nothing from the build environment.
   envDir: false,
   publicDir: false,

@@ -1,31 +1,9 @@
-// The built console (web/dist) held in memory: each file's bytes, content type, cache policy and a
-// gzip copy. Reloaded when index.html changes on disk, so `npm run build:web` needs no restart.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, extname, join, relative, sep } from 'node:path';
+// Where the built console (web/dist) lives and which of its files a URL may name. The bytes are
+// sent by @fastify/static (console-routes.ts), read from disk per request, so `npm run build:web`
+// needs no restart; the build writes gzip copies next to the larger text files.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
-
-export interface ConsoleFile {
-  body: Buffer;
-  gzip: Buffer | null;
-  contentType: string;
-  /** Hashed build output under /assets/: cacheable for a year. */
-  immutable: boolean;
-}
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.json': 'application/json; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8',
-  '.woff2': 'font/woff2',
-};
-const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.svg', '.json', '.txt']);
 
 /** web/dist of this checkout or installed package (works from src/ and from dist/src/). */
 export function defaultConsoleDir(): string {
@@ -37,47 +15,19 @@ export function defaultConsoleDir(): string {
   return join(process.cwd(), 'web', 'dist');
 }
 
-function walk(root: string, dir: string, out: Map<string, ConsoleFile>): void {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = join(dir, entry.name);
-    if (entry.isDirectory()) walk(root, full, out);
-    else if (entry.isFile()) {
-      const ext = extname(entry.name).toLowerCase();
-      const urlPath = `/${relative(root, full).split(sep).join('/')}`;
-      const body = readFileSync(full);
-      out.set(urlPath, {
-        body,
-        gzip: COMPRESSIBLE.has(ext) && body.length > 1024 ? gzipSync(body, { level: 9 }) : null,
-        contentType: TYPES[ext] ?? 'application/octet-stream',
-        immutable: urlPath.startsWith('/assets/'),
-      });
-    }
-  }
+/**
+ * Whether a decoded URL path may name a file of the console: no `.`/`..` segment (so nothing outside
+ * the build, and no `/assets/../index.html` aliases), no dotfiles, no backslash or NUL. Pure.
+ */
+export function isServablePath(path: string): boolean {
+  if (!path.startsWith('/') || path.includes('\\') || path.includes('\0')) return false;
+  return path
+    .slice(1)
+    .split('/')
+    .every((segment) => segment !== '' && !segment.startsWith('.'));
 }
 
-/** Holds the console files of `dir`; `current()` is null while the console is not built. */
-export class ConsoleFiles {
-  #files: Map<string, ConsoleFile> | null = null;
-  #indexStamp = -1;
-
-  constructor(readonly dir: string) {}
-
-  /** The files, reloaded if index.html was rebuilt since the last call; null when not built. */
-  current(): Map<string, ConsoleFile> | null {
-    let stamp: number;
-    try {
-      stamp = statSync(join(this.dir, 'index.html')).mtimeMs;
-    } catch {
-      this.#files = null;
-      this.#indexStamp = -1;
-      return null;
-    }
-    if (stamp !== this.#indexStamp || !this.#files) {
-      const files = new Map<string, ConsoleFile>();
-      walk(this.dir, this.dir, files);
-      this.#files = files;
-      this.#indexStamp = stamp;
-    }
-    return this.#files;
-  }
+/** Cache-Control of a console file: hashed build output under /assets/ for a year, the rest revalidated. Pure. */
+export function consoleCacheControl(path: string): string {
+  return path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
 }

@@ -1,14 +1,17 @@
 // The console plugin on a real Fastify app (createHttpApp, inject): exact files with cache and CSP
 // headers, history-routing fallback, JSON 404s for API/asset paths, rebuilds picked up, not-built page.
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CONSOLE_CSP, consoleApiRoutes, consoleFiles, isAppHost, isConsoleRoute, isPlatformHost } from '../../src/console/index.js';
+import { CONSOLE_CSP, consoleApiRoutes, consoleFiles, defaultConsoleDir, isAppHost, isConsoleRoute, isPlatformHost, isServablePath } from '../../src/console/index.js';
 import { createHttpApp, type HttpApp } from '../../src/core/http/create-http-app.js';
 import { createLogger } from '../../src/core/logger.js';
+import { ensureConsoleBuilt } from '../support/console-build.js';
 import { register, startHarness } from '../platform/harness.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -21,11 +24,28 @@ function tempDist(withIndex = true): string {
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, 'assets'));
   if (withIndex) writeFileSync(join(dir, 'index.html'), '<!doctype html><script type="module" src="/assets/app-abc123.js"></script><div id="app"></div>');
-  writeFileSync(join(dir, 'assets', 'app-abc123.js'), `console.log(${JSON.stringify('x'.repeat(4000))});`);
+  const script = `console.log(${JSON.stringify('x'.repeat(4000))});`;
+  writeFileSync(join(dir, 'assets', 'app-abc123.js'), script);
+  // The gzip copy the console build (web/vite.config.ts) writes beside each larger text file.
+  writeFileSync(join(dir, 'assets', 'app-abc123.js.gz'), gzipSync(script));
+  writeFileSync(join(dir, '.env'), 'SECRET=1');
   return dir;
 }
 
-async function appWith(dir: string, appDomain?: string): Promise<HttpApp> {
+/** GET with the path sent byte for byte (node:http does not normalize it). */
+function rawGet(port: number, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method: 'GET' }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function appWith(dir = defaultConsoleDir(), appDomain?: string): Promise<HttpApp> {
   const app = await createHttpApp({ logger: createLogger({ level: 'silent' }), bodyLimitBytes: 1024 * 1024, trustProxy: false, version: 'test' });
   app.get('/api/thing', { schema: { response: { 200: z.object({ ok: z.boolean() }) } } }, async () => ({ ok: true }));
   await consoleFiles({ dir, ...(appDomain ? { appDomain } : {}) })(app);
@@ -38,6 +58,13 @@ describe('isConsoleRoute', () => {
   it('falls back only for console paths', () => {
     for (const path of ['/', '/projects/demo', '/projects/demo/releases', '/sign-in', '/device-login']) expect(isConsoleRoute(path), path).toBe(true);
     for (const path of ['/api', '/api/nope', '/__svc/auth/nope', '/_svc/x', '/assets/missing.js', '/favicon.ico', '/robots.txt']) expect(isConsoleRoute(path), path).toBe(false);
+  });
+});
+
+describe('isServablePath', () => {
+  it('accepts plain paths inside the build and refuses dot segments, dotfiles, backslashes and NUL', () => {
+    for (const path of ['/index.html', '/assets/app-abc123.js', '/favicon.ico']) expect(isServablePath(path), path).toBe(true);
+    for (const path of ['/assets/../index.html', '/../package.json', '/./index.html', '/.env', '/assets/.x', '//etc/passwd', '/assets/', 'index.html', '/a\\..\\b', '/a\0b']) expect(isServablePath(path), path).toBe(false);
   });
 });
 
@@ -80,25 +107,74 @@ describe('console routes', () => {
     const app = await appWith(tempDist());
     const plain = await app.inject({ method: 'GET', url: '/assets/app-abc123.js' });
     expect(plain.statusCode).toBe(200);
-    expect(plain.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    // A JavaScript MIME type (what @fastify/static names .js), which browsers require for module scripts under nosniff.
+    expect(plain.headers['content-type']).toBe('application/javascript; charset=utf-8');
     expect(plain.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(plain.headers['content-security-policy']).toBe(CONSOLE_CSP);
+    expect(plain.headers['vary']).toBe('accept-encoding');
     expect(plain.headers['content-encoding']).toBeUndefined();
     const zipped = await app.inject({ method: 'GET', url: '/assets/app-abc123.js', headers: { 'accept-encoding': 'gzip, br' } });
     expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers['content-type']).toBe(plain.headers['content-type']);
+    expect(zipped.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(gunzipSync(zipped.rawPayload).toString()).toBe(plain.body);
     expect(zipped.rawPayload.length).toBeLessThan(plain.rawPayload.length);
+    const head = await app.inject({ method: 'HEAD', url: '/assets/app-abc123.js' });
+    expect(head.statusCode).toBe(200);
+    expect(head.body).toBe('');
   });
+
+  it('lets browsers revalidate index.html (no-cache) with its ETag', async () => {
+    const app = await appWith(tempDist());
+    const first = await app.inject({ method: 'GET', url: '/projects/demo' });
+    expect(first.headers['cache-control']).toBe('no-cache');
+    const etag = String(first.headers['etag']);
+    expect(etag).not.toBe('undefined');
+    const again = await app.inject({ method: 'GET', url: '/projects/demo', headers: { 'if-none-match': etag } });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+  });
+
+  it('serves the real console build gzipped, with the gzip copies its build writes', async () => {
+    await ensureConsoleBuilt();
+    const app = await appWith();
+    const index = await app.inject({ method: 'GET', url: '/' });
+    expect(index.statusCode).toBe(200);
+    const script = /<script type="module" crossorigin src="(\/assets\/[^"]+\.js)"/.exec(index.body)?.[1];
+    expect(script, index.body).toBeDefined();
+    const plain = await app.inject({ method: 'GET', url: script! });
+    const zipped = await app.inject({ method: 'GET', url: script!, headers: { 'accept-encoding': 'gzip' } });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(zipped.rawPayload).equals(plain.rawPayload)).toBe(true);
+    expect(zipped.rawPayload.length * 2).toBeLessThan(plain.rawPayload.length);
+  }, 180_000);
 
   it('leaves API routes alone and answers unknown API, auth and asset paths with a JSON 404', async () => {
     const app = await appWith(tempDist());
     expect((await app.inject({ method: 'GET', url: '/api/thing' })).json()).toEqual({ ok: true });
-    for (const url of ['/api/nope', '/__svc/auth/nope', '/_svc/whatever', '/assets/gone-123.js', '/favicon.ico', '/assets/..%2Findex.html']) {
+    for (const url of ['/api/nope', '/__svc/auth/nope', '/_svc/whatever', '/assets/gone-123.js', '/favicon.ico', '/assets/..%2Findex.html', '/.env', '/assets/', '/assets/app-abc123.js%00']) {
       const res = await app.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBe(404);
       expect(res.json(), url).toMatchObject({ error: { code: 'SVC_NOT_FOUND' } });
     }
     // Non-GET methods on console paths are not routed to the console.
     expect((await app.inject({ method: 'POST', url: '/projects/demo', payload: {} })).statusCode).toBe(404);
+  });
+
+  it('sends nothing outside the build for raw dot segments on a real socket (inject would normalize them)', async () => {
+    const app = await appWith(tempDist());
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as AddressInfo;
+    for (const path of ['/assets/../index.html', '/assets/%2e%2e/index.html', '/%2e%2e/%2e%2e/etc/hosts.txt', '/assets/..%2F..%2Fpackage.json', '/assets/%2E%2E%5Cindex.html']) {
+      const res = await rawGet(port, path);
+      expect(res.status, path).toBe(404);
+      expect(JSON.parse(res.body), path).toMatchObject({ error: { code: 'SVC_NOT_FOUND' } });
+    }
+    // A path without a file extension is a console route: the app's index.html, never the file it names.
+    const fallback = await rawGet(port, '/%2e%2e/%2e%2e/%2e%2e/etc/passwd');
+    expect(fallback.status).toBe(200);
+    expect(fallback.body).toContain('<div id="app">');
+    expect((await rawGet(port, '/assets/app-abc123.js')).status).toBe(200);
   });
 
   it('never serves the console on an app host that no project serves', async () => {
