@@ -46,8 +46,9 @@ const runnerFiles = entries('runner').filter((e) => e.isFile() && e.name.endsWit
 
 const zones = [
   // The runtime is the library apps embed: nothing from the control plane, the drivers or the tools.
-  // Except the one retry policy: pure and importing nothing, shared with the browser runtime client.
-  { target: './src/runtime', from: './src', except: ['./runtime', './core/retry-policy.ts'], message: 'src/runtime stands alone: it imports nothing else from svc (but src/core/retry-policy.ts).' },
+  // Except two pure modules that import nothing: the one retry policy (shared with the browser runtime
+  // client) and the byte formatter (the bucket inventory page).
+  { target: './src/runtime', from: './src', except: ['./runtime', './core/retry-policy.ts', './core/format-bytes.ts'], message: 'src/runtime stands alone: it imports nothing else from svc (but src/core/retry-policy.ts and format-bytes.ts).' },
   { target: './src/runtime', from: ['./runner', ...tools], message: 'src/runtime stands alone: it imports nothing else from svc.' },
   // core is shared plumbing: no feature, no driver, no tool.
   { target: './src/core', from: './src', except: ['./core'], message: 'src/core imports no feature (nor artifacts, runtime or the composition root).' },
@@ -99,8 +100,9 @@ const zones = [
     { target, from: './src', except: ['./core', './artifacts', ...contracts], message: `${target} imports from src/ only core, artifacts and features' contract.ts (HTTP).` },
     { target, from: ['./runner', ...tools.filter((t) => !target.startsWith(t))], message: `${target} imports no driver and no other tool.` },
   ]),
-  // The console is a browser app: only contract files (HTTP schemas) from src/.
-  { target: './web', from: './src', except: contracts, message: 'web/ imports from src/ only features\u2019 contract.ts (HTTP schemas).' },
+  // The console is a browser app: only contract files (HTTP schemas) from src/, and the byte formatter
+  // (pure, importing nothing) so sizes read the same in the console, the CLI and the inventory.
+  { target: './web', from: './src', except: [...contracts, './core/format-bytes.ts'], message: 'web/ imports from src/ only features\u2019 contract.ts (HTTP schemas) and src/core/format-bytes.ts.' },
   { target: './web', from: ['./runner', './cli', './action'], message: 'web/ imports no driver and no other tool.' },
 ];
 

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { relative } from 'node:path';
 import { SvcError, errorCodes, type ErrorCode } from '../src/core/errors.js';
+import { formatBytes } from '../src/core/format-bytes.js';
 import { projectResponseSchema, projectRoutes } from '../src/projects/contract.js';
 import { releaseResponseSchema, releaseRoutes, type Release } from '../src/releases/contract.js';
 import { connect, type ApiClient } from './api-client.js';
@@ -18,7 +19,7 @@ import {
 } from './attempt-record.js';
 import type { CliContext } from './context.js';
 import { ensureProjectLink, type LinkFlags } from './ensure-project-link.js';
-import { formatBytes, formatPairs, ReportedError, toSvcError } from './output.js';
+import { formatPairs, ReportedError, toSvcError } from './output.js';
 import { uploadArtifact } from './upload-artifact.js';
 
 /** Flags of a real (uploading) deploy. */

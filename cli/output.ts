@@ -137,16 +137,3 @@ export function formatPairs(pairs: ReadonlyArray<readonly [string, string]>): st
   const width = Math.max(0, ...pairs.map(([label]) => label.length));
   return pairs.map(([label, value]) => `${label.padEnd(width)}  ${value}`);
 }
-
-/** Human byte count: 1234 → "1.2 kB". */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  const units = ['kB', 'MB', 'GB'];
-  let value = bytes / 1000;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
-}

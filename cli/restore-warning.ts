@@ -1,7 +1,7 @@
 // What a data-restoring rollback would lose, worked out from the release list before asking for the
 // confirmation phrase (pure: the command prints these lines, the server still decides).
+import { formatBytes } from '../src/core/format-bytes.js';
 import type { ReleaseListResponse } from '../src/releases/contract.js';
-import { formatBytes } from './output.js';
 
 /** Whether the restore looks possible, and the lines that tell the user what it would do and lose. */
 export interface RestorePreview {

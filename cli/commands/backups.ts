@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { routePath } from '../../src/identity/contract.js';
 import { SvcError } from '../../src/core/errors.js';
+import { formatBytes } from '../../src/core/format-bytes.js';
 import {
   backupListResponseSchema,
   backupResponseSchema,
@@ -20,7 +21,6 @@ import type { CommandModule } from '../command-module.js';
 import type { CliContext } from '../context.js';
 import { formatTable } from '../format-table.js';
 import { errorFromResponse } from '../http-request.js';
-import { formatBytes } from '../output.js';
 import { resolveProjectRef } from '../project-link.js';
 
 interface BackupOptions {

@@ -1,7 +1,7 @@
 import { relative, resolve } from 'node:path';
+import { formatBytes } from '../../src/core/format-bytes.js';
 import type { CommandModule } from '../command-module.js';
 import { buildTree } from '../build-tree.js';
-import { formatBytes } from '../output.js';
 
 /** `svc build <src> <dist>`: the default build.command (copy, transpiling .ts/.mts/.cts). */
 export const buildCommand: CommandModule = {

@@ -1,6 +1,7 @@
 import { relative } from 'node:path';
+import { formatBytes } from '../../src/core/format-bytes.js';
 import type { CommandModule } from '../command-module.js';
-import { formatBytes, formatPairs } from '../output.js';
+import { formatPairs } from '../output.js';
 
 interface DeployOptions {
   dryRun?: boolean;

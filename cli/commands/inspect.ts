@@ -2,8 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { DecodedArtifact } from '../../src/artifacts/index.js';
 import { SvcError } from '../../src/core/errors.js';
+import { formatBytes } from '../../src/core/format-bytes.js';
 import type { CommandModule } from '../command-module.js';
-import { formatBytes, formatPairs } from '../output.js';
+import { formatPairs } from '../output.js';
 
 /** `svc inspect <artifact>`: decode and verify an artifact, print its header and sorted file list. */
 export const inspectCommand: CommandModule = {

@@ -2,6 +2,7 @@
 // [--epoch <id>] [--activate --confirm="restore <slug>"]`: point-in-time recovery of the project database.
 import type { Command } from 'commander';
 import { SvcError } from '../../src/core/errors.js';
+import { formatBytes } from '../../src/core/format-bytes.js';
 import { routePath } from '../../src/identity/contract.js';
 import {
   activateRestoreResponseSchema,
@@ -16,7 +17,6 @@ import { ApiClient, connect } from '../api-client.js';
 import type { CommandModule } from '../command-module.js';
 import type { CliContext } from '../context.js';
 import { formatTable } from '../format-table.js';
-import { formatBytes } from '../output.js';
 import { resolveProjectRef } from '../project-link.js';
 
 interface RecoveryOptions {

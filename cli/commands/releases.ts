@@ -1,6 +1,7 @@
 // `svc releases [list]`: release history of the linked project (or --project) with status, failure
 // reason and storage (artifact, bundle, snapshot), plus the project's usage against its limits.
 import type { Command } from 'commander';
+import { formatBytes } from '../../src/core/format-bytes.js';
 import { routePath } from '../../src/identity/contract.js';
 import {
   deleteReleaseConfirmation,
@@ -15,7 +16,6 @@ import { connect } from '../api-client.js';
 import type { CommandModule } from '../command-module.js';
 import type { CliContext } from '../context.js';
 import { formatTable } from '../format-table.js';
-import { formatBytes } from '../output.js';
 import { resolveProjectRef } from '../project-link.js';
 
 interface ReleasesOptions {

@@ -108,7 +108,7 @@ describe('svc deploy (upload)', () => {
     fake.script.push({ kind: 'drop' });
     const first = await runCli(['deploy', '--no-build', '--slug', 'tty-site'], { cwd: app, home: dir, tty: true, clock, env: { NO_COLOR: '1', SVC_TOKEN: FAKE_TOKEN, SVC_SERVER: fake.url } });
     expect(first.code).toBe(75);
-    expect(first.stderr).toMatch(/Uploading \d+\.\d kB \/ \d+\.\d kB/);
+    expect(first.stderr).toMatch(/Uploading \d+\.\d KiB \/ \d+\.\d KiB/);
     expect(first.stderr).toContain('error SVC_CLI_UPLOAD_OUTCOME_UNKNOWN');
     expect(first.stderr).toContain('.svc/attempts/');
     const second = await runCli(['deploy', '--no-build'], { cwd: app, home: dir, tty: true, clock, env: { NO_COLOR: '1', SVC_TOKEN: FAKE_TOKEN, SVC_SERVER: fake.url } });

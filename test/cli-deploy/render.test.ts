@@ -47,10 +47,10 @@ describe('restorePreview', () => {
     const text = preview.lines.join('\n');
     expect(text).toContain('back to release rel_1');
     expect(text).toContain('snapshot taken before release rel_3');
-    expect(text).toContain('20.5 kB');
+    expect(text).toContain('20.0 KiB');
     expect(text).toContain('started 2030-01-02T09:00:00.000Z');
     expect(text).toContain('every database write made since 2030-01-02T09:00:03.000Z');
-    expect(text).toContain('current database is 41.0 kB');
+    expect(text).toContain('current database is 40.0 KiB');
   });
 
   it('says when a restore is not possible', () => {
@@ -79,10 +79,10 @@ describe('releaseRows', () => {
     const failed = release('rel_2', { status: 'failed', failure: { step: 'migrate', code: 'SVC_MIGRATION_FAILED', message: '0002_broken.sql: syntax error' } });
     const rows = releaseRows(list([r3, failed, { ...r1, artifactRetained: false }]));
     expect(rows[0]).toMatch(/^ID\s+STATUS\s+CREATED\s+DIGEST\s+ARTIFACT\s+SNAPSHOT\s+REASON$/);
-    expect(rows[1]).toMatch(/^rel_3\s+active\s+2030-01-02 09:00:00Z\s+3{12}\s+3\.0 kB \(9\.0 kB files\)\s+20\.5 kB\s+-$/);
+    expect(rows[1]).toMatch(/^rel_3\s+active\s+2030-01-02 09:00:00Z\s+3{12}\s+2\.9 KiB \(8\.8 KiB files\)\s+20\.0 KiB\s+-$/);
     expect(rows[2]).toContain('SVC_MIGRATION_FAILED at migrate: 0002_broken.sql: syntax error');
     expect(rows[3]).toContain('removed');
-    expect(rows.at(-1)).toBe('Storage: 79.4 kB of 1.0 GB (releases 18.0 kB, database 41.0 kB, snapshots 20.5 kB); 3 of 10 artifacts kept');
+    expect(rows.at(-1)).toBe('Storage: 77.6 KiB of 953.7 MiB (releases 17.6 KiB, database 40.0 KiB, snapshots 20.0 KiB); 3 of 10 artifacts kept');
     expect(releaseRows(list([]))).toEqual(['No releases yet. Deploy one with `svc deploy`.']);
   });
 });

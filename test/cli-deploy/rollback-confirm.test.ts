@@ -54,7 +54,7 @@ describe('svc rollback', () => {
     const run = await runCli(['rollback', first, '--restore-data'], { cwd: app, home: dir, env: env() });
     expect(run.code).toBe(exitCodeFor(new SvcError('SVC_RELEASE_CONFIRMATION_MISMATCH')));
     expect(run.stderr).toContain(`snapshot taken before release ${second}`);
-    expect(run.stderr).toContain('4.1 kB');
+    expect(run.stderr).toContain('4.0 KiB');
     expect(run.stderr).toMatch(/every database write made since \d{4}-/);
     expect(run.stderr).toContain('--confirm="restore notes"');
     expect(run.stderr).toContain('error SVC_RELEASE_CONFIRMATION_MISMATCH');

@@ -1,16 +1,10 @@
 // Formatting of sizes, times and durations for display. Pure.
+import { formatBytes as formatByteCount } from '../../../src/core/format-bytes.js';
 
-/** 1536 → "1.5 KiB". */
+/** 1536 → "1.5 KiB" (svc's one byte format, shared with the CLI); "—" when unknown. */
 export function formatBytes(bytes: number | null | undefined): string {
   if (bytes === null || bytes === undefined) return '—';
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let unit = 0;
-  while (Math.abs(value) >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${unit === 0 ? value : value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+  return formatByteCount(bytes);
 }
 
 /** ISO time → "2026-03-01 12:00:05" in the browser's zone. */

@@ -1,6 +1,7 @@
 // The inventory page (pure): bucket list, key-prefix navigation, one page of objects with download links.
 // Server-rendered, escaped, script-free; the only styling is one stylesheet pinned by hash in the CSP.
 import { createHash } from 'node:crypto';
+import { formatBytes } from '../../../core/format-bytes.js';
 import type { UsageCounts } from '../effective-limits.js';
 import { SafeHtml, html } from './html.js';
 
@@ -50,18 +51,6 @@ export function inventoryHref(basePath: string, state: { bucket?: string | null;
   if (state.cursor) params.set('cursor', state.cursor);
   const query = params.toString();
   return query === '' ? basePath : `${basePath}?${query}`;
-}
-
-/** Human-readable byte count. */
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit]}`;
 }
 
 /** Render the whole document. */
