@@ -3,6 +3,7 @@
 import { constants } from 'node:fs';
 import { access, lstat, readdir, readFile } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
+import semver from 'semver';
 import { packArtifact, readDeployConfig, type DeployConfig } from '../src/artifacts/index.js';
 import { isSvcError } from '../src/core/errors.js';
 
@@ -24,13 +25,10 @@ export interface CheckResult {
 /** Oldest Node.js the CLI and the apps' platform support (package.json engines). */
 export const MINIMUM_NODE = '20.19.0';
 
-/** Pure: compare a Node version string such as "v20.20.2" with the minimum. */
+/** Pure: compare a Node version string such as "v20.20.2" with the minimum (semver; unreadable fails). */
 export function checkNodeVersion(version: string, minimum = MINIMUM_NODE): CheckResult {
-  const parse = (v: string): number[] => v.replace(/^v/, '').split('.').map((n) => Number.parseInt(n, 10) || 0);
-  const [have, need] = [parse(version), parse(minimum)];
-  let cmp = 0;
-  for (let i = 0; i < 3 && cmp === 0; i++) cmp = (have[i] ?? 0) - (need[i] ?? 0);
-  return cmp >= 0
+  const have = semver.coerce(version);
+  return have !== null && semver.gte(have, minimum)
     ? { id: 'node', title: 'Node.js', status: 'pass', message: `${version} (needs >= ${minimum})` }
     : { id: 'node', title: 'Node.js', status: 'fail', message: `${version} is older than ${minimum}`, hint: `Install Node.js ${minimum} or newer.` };
 }

@@ -1,5 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import semver from 'semver';
 import { describe, expect, it } from 'vitest';
-import { checkNodeVersion, migrationNameProblems } from '../../cli/doctor-checks.js';
+import { checkNodeVersion, migrationNameProblems, MINIMUM_NODE } from '../../cli/doctor-checks.js';
+import { repoRoot } from '../support/repo-root.js';
 
 describe('doctor pure checks', () => {
   it('compares Node versions numerically', () => {
@@ -8,6 +12,13 @@ describe('doctor pure checks', () => {
     expect(checkNodeVersion('v20.18.9').status).toBe('fail');
     expect(checkNodeVersion('v18.20.0')).toMatchObject({ status: 'fail', hint: expect.stringContaining('20.19.0') });
     expect(checkNodeVersion('v20.9.0').status).toBe('fail');
+    expect(checkNodeVersion('v24.0.0-nightly20250101').status).toBe('pass');
+    expect(checkNodeVersion('not a version').status).toBe('fail');
+  });
+
+  it('asks for the oldest Node.js package.json engines allows', () => {
+    const engines = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+    expect(semver.minVersion(engines)?.version).toBe(MINIMUM_NODE);
   });
 
   it('accepts well-named migrations and reports every naming problem', () => {
