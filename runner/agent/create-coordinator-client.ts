@@ -55,7 +55,7 @@ export function createCoordinatorClient(options: CoordinatorClientOptions): Coor
       const sentAt = now();
       const response = await http.send({ method: 'POST', path: '/api/nodes/operations/lease', bearer, retry: true, signal });
       if (response.status === 204) {
-        await response.body?.cancel().catch(() => undefined);
+        response.discard();
         return null;
       }
       if (response.status !== 200) throw rejected('the lease request', response.status, await readErrorCode(response));
@@ -97,7 +97,7 @@ export function createCoordinatorClient(options: CoordinatorClientOptions): Coor
             lease.expiresAt = sentAt + lease.leaseMs;
             armExpiry();
           } else if (response.status === 409 || response.status === 404 || response.status === 410) {
-            await response.body?.cancel().catch(() => undefined);
+            response.discard();
             lose();
             return;
           } else {
@@ -131,9 +131,9 @@ export function createCoordinatorClient(options: CoordinatorClientOptions): Coor
         if (response.status === 409 && code && LEASE_LOST_CODES.has(code)) throw new SvcError('SVC_RUNNER_LEASE_LOST', `The lease of operation ${operation.id} was lost`);
         throw rejected('the artifact download', response.status, code);
       }
-      const type = response.headers.get('content-type')?.split(';')[0]?.trim();
+      const type = response.header('content-type')?.split(';')[0]?.trim();
       if (type !== artifactMediaType) {
-        await response.body?.cancel().catch(() => undefined);
+        response.discard();
         throw new SvcError('SVC_RUNNER_CONTROL_REJECTED', `The artifact response has media type ${JSON.stringify(type)}, not ${artifactMediaType}`);
       }
       return readBounded(response, options.maxArtifactBytes, () => new SvcError('SVC_RUNNER_ARTIFACT_TOO_LARGE', `The artifact is larger than ${options.maxArtifactBytes} bytes`));
@@ -166,8 +166,9 @@ export function createCoordinatorClient(options: CoordinatorClientOptions): Coor
       for (const key of leases.keys()) if (key.startsWith(`${operationId}@`) && (!operation || key === leaseKey(operation.id, operation.fence))) leases.delete(key);
       const json = operation ? { code, fence: operation.fence } : { code };
       const response = await http.send({ method: 'POST', path: opPath(operationId, 'fail'), bearer, retry: true, json });
-      const errorCode = response.ok ? null : await readErrorCode(response);
-      if (response.ok) await response.body?.cancel().catch(() => undefined);
+      const ok = response.status >= 200 && response.status < 300;
+      const errorCode = ok ? null : await readErrorCode(response);
+      if (ok) response.discard();
       // Already superseded, re-leased or finished: nothing left for this node to report.
       else if (response.status !== 409 && response.status !== 404) throw rejected('the failure report', response.status, errorCode);
     },

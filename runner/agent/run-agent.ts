@@ -2,6 +2,7 @@
 // heartbeat loop, SVC_RUNNER_CONCURRENCY agent workers with a per-reconcile timeout, and drain on stop:
 // a draining heartbeat, no new leases, running reconciles finish (bounded by the timeout), provider closed.
 import { SvcError } from '../../src/core/errors.js';
+import type { HttpClient } from '../../src/core/http/http-client.js';
 import { openLocalNodeProvider } from '../open-local-node-provider.js';
 import { createHttpDeploymentProvider } from '../provider/create-http-deployment-provider.js';
 import { openProviderDeploymentAgent, type AgentCoordinator, type AgentOperation, type ProviderDeploymentAgent } from '../provider/open-provider-deployment-agent.js';
@@ -19,7 +20,7 @@ export interface RunAgentOptions {
   /** Aborting it drains the node and makes runAgent resolve (SIGINT/SIGTERM in production). */
   stop: AbortSignal;
   log?: (line: string) => void;
-  fetch?: typeof globalThis.fetch;
+  http?: HttpClient;
   /** Wait between lease polls when there is nothing to do (default 1 s). */
   idleMs?: number;
 }
@@ -57,7 +58,7 @@ export async function runAgent(options: RunAgentOptions): Promise<number> {
     controlUrl: settings.SVC_CONTROL_URL,
     retryAttempts: settings.SVC_RUNNER_RETRY_ATTEMPTS,
     retryDelayMs: settings.SVC_RUNNER_RETRY_DELAY_MS,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.http ? { http: options.http } : {}),
   };
   const credentials = await ensureNodeCredentials({
     http,

@@ -3,6 +3,7 @@
 import type { FeatureContext } from '../core/feature-context.js';
 import { SvcError } from '../core/errors.js';
 import type { HttpApp } from '../core/http/create-http-app.js';
+import { defaultHttpClient } from '../core/http/http-client.js';
 import type { Ingress } from '../ingress/index.js';
 import type { ReleaseCanaryHooks, ReleaseCanaryRun } from '../releases/index.js';
 import { runCanary, type CanaryControllerDeps } from './canary-controller.js';
@@ -80,9 +81,10 @@ export function createCanary(ctx: FeatureContext, ingress: Pick<Ingress, 'routes
             // A local app's exit, or a runner node no longer showing its candidate.
             candidate: { host: app.host, port: app.port, releaseId: input.releaseId, onExit: (listener) => app.onExit(() => listener()) },
             health: async () => {
-              const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-              await response.body?.cancel();
-              return response.status >= 200 && response.status < 300;
+              // Like the release's health check: a redirect is not followed, so it is not healthy.
+              const answer = await defaultHttpClient.open({ method: 'GET', url, timeoutMs: 2_000 });
+              answer.discard();
+              return answer.status >= 200 && answer.status < 300;
             },
             // The project lock (checked by the release transaction) and any deployment authority.
             authority: async () => (await input.authority()) && (authority ? await authority(input.projectId, input.releaseId) : true),

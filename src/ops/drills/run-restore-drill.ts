@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DrillReceipt } from './next-due-drill.js';
+import { defaultHttpClient } from '../../core/http/http-client.js';
 
 /** A booted drill application: a loopback base URL and a way to stop it. */
 export interface DrillApp {
@@ -60,9 +61,10 @@ export async function runRestoreDrill(options: RestoreDrillOptions): Promise<Dri
       for (const check of options.checks) {
         let status: number | null = null;
         try {
-          const res = await fetch(new URL(check.path, base), { signal, redirect: 'manual' });
-          status = res.status;
-          await res.body?.cancel();
+          // Redirects are answers here, never followed; the drill's signal bounds the check.
+          const answer = await defaultHttpClient.open({ method: 'GET', url: new URL(check.path, base), signal, timeoutMs: null });
+          status = answer.status;
+          answer.discard();
         } catch (error) {
           if (signal.aborted) throw error;
         }

@@ -1,6 +1,7 @@
 // Unhealthy always-on application: a project with an active release whose app is not running
 // (crashed, restarting, not supervised) or does not answer its health path with 2xx — for longer
 // than a grace, so a restart in progress is not an alert.
+import { defaultHttpClient } from '../../core/http/http-client.js';
 import type { MonitorSource } from './monitor-sources.js';
 
 /** What the source reads of the releases feature and its supervisor (declared where consumed). */
@@ -25,9 +26,9 @@ export interface AppHealthOptions {
 /** A single GET without redirects; any failure is null. */
 export async function probeHealth(url: string, signal: AbortSignal): Promise<number | null> {
   try {
-    const res = await fetch(url, { signal, redirect: 'manual' });
-    await res.body?.cancel();
-    return res.status;
+    const answer = await defaultHttpClient.open({ method: 'GET', url, signal, timeoutMs: null }); // the caller's signal bounds it
+    answer.discard();
+    return answer.status;
   } catch {
     return null;
   }

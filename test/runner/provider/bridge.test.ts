@@ -9,6 +9,7 @@ import { FenceStore } from '../../../runner/provider/fence-store.js';
 import { fencedProvider } from '../../../runner/provider/fenced-provider.js';
 import { runReconcile, type DeploymentProvider, type ProviderArtifact, type ReconcileRequest } from '../../../runner/provider/provider-contract.js';
 import { SvcError } from '../../../src/core/errors.js';
+import { defaultHttpClient, HttpFailure, type HttpClient } from '../../../src/core/http/http-client.js';
 import { listen, packedFixture, TOKEN } from './provider-helpers.js';
 
 let artifact: ProviderArtifact;
@@ -150,14 +151,22 @@ describe('provider HTTP bridge', () => {
     const url = await bridge(fencedProvider(inner, store));
     let deliveries = 0;
     const attempts: string[] = [];
-    const lossyFetch: typeof fetch = async (input, init) => {
-      deliveries++;
-      attempts.push(`${(init?.headers as Record<string, string>)[bridgeHeaders.operation]}@${(init?.headers as Record<string, string>)[bridgeHeaders.fence]}#${(init?.headers as Record<string, string>)[bridgeHeaders.attempt]}`);
-      const response = await fetch(input, init);
-      if (deliveries === 1) throw new TypeError('fetch failed: connection reset after commit');
-      return response;
+    // The first answer is lost after the provider committed (the connection drops on the way back).
+    const lossy: HttpClient = {
+      ...defaultHttpClient,
+      async open(req) {
+        deliveries++;
+        const headers = req.headers ?? {};
+        attempts.push(`${headers[bridgeHeaders.operation]}@${headers[bridgeHeaders.fence]}#${headers[bridgeHeaders.attempt]}`);
+        const answer = await defaultHttpClient.open(req);
+        if (deliveries === 1) {
+          await answer.read(1 << 20);
+          throw new HttpFailure('network', 'connection reset after commit');
+        }
+        return answer;
+      },
     };
-    const client = createHttpDeploymentProvider({ baseUrl: url, token: TOKEN, fetch: lossyFetch, retryDelayMs: 1 });
+    const client = createHttpDeploymentProvider({ baseUrl: url, token: TOKEN, http: lossy, retryDelayMs: 1 });
     await client.reconcile(running(3));
     expect(attempts).toEqual(['op_3@3#1', 'op_3@3#2']);
     expect(inner.calls).toHaveLength(1);
@@ -290,11 +299,8 @@ describe('provider HTTP bridge', () => {
     // A current handler whose provider has no canaries: 422 with the stable code, final, provider never called.
     const plain = recorder();
     let hits = 0;
-    const counting: typeof fetch = async (input, init) => {
-      hits++;
-      return fetch(input, init);
-    };
-    const toPlain = createHttpDeploymentProvider({ baseUrl: await bridge(plain), token: TOKEN, retryDelayMs: 1, fetch: counting });
+    const counting: HttpClient = { ...defaultHttpClient, open: (req) => (hits++, defaultHttpClient.open(req)) };
+    const toPlain = createHttpDeploymentProvider({ baseUrl: await bridge(plain), token: TOKEN, retryDelayMs: 1, http: counting });
     await expect(toPlain.reconcile({ ...running(3), canary: true })).rejects.toMatchObject({ code: 'SVC_CANARY_PROVIDER_UNSUPPORTED' });
     expect(hits).toBe(1);
     expect(plain.calls).toHaveLength(0);
@@ -329,11 +335,8 @@ describe('provider HTTP bridge', () => {
       (e) => errors.push(e),
     );
     let hits = 0;
-    const counting: typeof fetch = async (input, init) => {
-      hits++;
-      return fetch(input, init);
-    };
-    const client = createHttpDeploymentProvider({ baseUrl: url, token: TOKEN, retryDelayMs: 1, fetch: counting });
+    const counting: HttpClient = { ...defaultHttpClient, open: (req) => (hits++, defaultHttpClient.open(req)) };
+    const client = createHttpDeploymentProvider({ baseUrl: url, token: TOKEN, retryDelayMs: 1, http: counting });
     const failure = await runReconcile(client, running(1)).catch((e: unknown) => e);
     expect(failure).toMatchObject({ code: 'SVC_HEALTH_CHECK_FAILED' });
     expect((failure as Error).message).not.toContain('internal detail');
