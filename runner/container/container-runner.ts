@@ -91,7 +91,9 @@ export class ContainerRunner implements AppRunner {
     await this.networks.acquire(spec.projectId, name);
     let child: Awaited<ReturnType<typeof spawnCapturedRun>>;
     try {
-      child = await spawnCapturedRun(cmd, runDir, spec.releaseId, this.options.spawner);
+      // podman's conmon creates an empty file named `oom` in its working directory when the kernel
+      // OOM-kills a process of the container; run it in the run's own directory, not svc's.
+      child = await spawnCapturedRun({ ...cmd, cwd: runDir }, runDir, spec.releaseId, this.options.spawner);
     } catch (error) {
       await this.networks.release(spec.projectId, name).catch(() => undefined);
       throw error;

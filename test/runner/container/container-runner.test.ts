@@ -94,6 +94,9 @@ describe.skipIf(gate.skip)('ContainerRunner (real podman)', () => {
     expect(fork.failed).toContain('EAGAIN');
     const hog = (await (await fetch(`http://127.0.0.1:${app.port}/hog`)).json()) as { code: number | null; signal: string | null };
     expect(hog.signal).toBe('SIGKILL');
+    // conmon marks the OOM kill with an empty file `oom` in its working directory: the run's own
+    // directory, never the control plane's (here the repository root).
+    await expect.poll(() => existsSync(join(app.record().runDir!, 'oom')), { timeout: 5000 }).toBe(true);
     // The secret value never appears in the recorded podman command line.
     const name = app.record().containerId!;
     const inspect = await execCommand(command('podman', ['--runtime', 'runc', 'container', 'inspect', '--format', '{{json .Config.CreateCommand}}', name]));
