@@ -183,9 +183,13 @@ describe.each(drivers)('release contract: $name', (driver) => {
     /** Run `step` under steady traffic; no request may fail. */
     const underTraffic = async <T>(step: () => Promise<T>): Promise<{ result: T; seen: TrafficReport }> => {
       const traffic = steadyTraffic(origin, host());
+      const began = performance.now();
       const result = await step();
+      const stepMs = Math.round(performance.now() - began);
       await new Promise((r) => setTimeout(r, 200));
       const seen = await traffic.stop();
+      // Grouped, with when they happened against the step's length, so a failure says where it fell.
+      expect(seen.failureSpans(), `step took ${stepMs} ms`).toEqual([]);
       expect(seen.failures).toEqual([]);
       expect(seen.ok).toBeGreaterThan(0);
       return { result, seen };

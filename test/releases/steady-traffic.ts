@@ -8,11 +8,15 @@ export interface TrafficReport {
   releases: Set<string>;
   /** The slowest answer in ms (a held request counts as a success that took this long). */
   longestMs: number;
+  /** Each distinct failure with its count and when it was first and last seen (ms after traffic began). */
+  failureSpans(): string[];
 }
 
 export function steadyTraffic(origin: string, host: string, clients = 4): { stop(): Promise<TrafficReport> } {
   const agent = new Agent({ connections: clients });
   const failures: string[] = [];
+  const failedAt: number[] = [];
+  const startedAt = performance.now();
   const releases = new Set<string>();
   let ok = 0;
   let longestMs = 0;
@@ -27,9 +31,13 @@ export function steadyTraffic(origin: string, host: string, clients = 4): { stop
         if (res.statusCode === 200 && body.release) {
           ok++;
           releases.add(body.release);
-        } else failures.push(`${res.statusCode} ${body.error?.code ?? ''}`);
+        } else {
+          failures.push(`${res.statusCode} ${body.error?.code ?? ''}`);
+          failedAt.push(performance.now() - startedAt);
+        }
       } catch (error) {
         failures.push((error as Error).message);
+        failedAt.push(performance.now() - startedAt);
       }
       longestMs = Math.max(longestMs, performance.now() - began);
       await new Promise((r) => setTimeout(r, 10));
@@ -40,7 +48,16 @@ export function steadyTraffic(origin: string, host: string, clients = 4): { stop
       running = false;
       await Promise.all(loops);
       await agent.close();
-      return { ok, failures, releases, longestMs };
+      const failureSpans = (): string[] => {
+        const spans = new Map<string, { count: number; first: number; last: number }>();
+        failures.forEach((failure, i) => {
+          const at = failedAt[i] ?? 0;
+          const span = spans.get(failure) ?? { count: 0, first: at, last: at };
+          spans.set(failure, { count: span.count + 1, first: Math.min(span.first, at), last: Math.max(span.last, at) });
+        });
+        return [...spans].map(([failure, s]) => `${failure} x${s.count} from ${Math.round(s.first)} ms to ${Math.round(s.last)} ms (${ok} ok)`);
+      };
+      return { ok, failures, releases, longestMs, failureSpans };
     },
   };
 }
