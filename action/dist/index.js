@@ -21376,6 +21376,32 @@ var RemoteError = class extends Error {
   }
 };
 
+// src/core/retry-policy.ts
+var DEFAULT_JITTER = 0.5;
+function backoffMs(policy, attempt, random) {
+  const exponent = Math.min(Math.max(0, Math.floor(attempt) - 1), 52);
+  const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** exponent);
+  const jitter = clamp(policy.jitter ?? DEFAULT_JITTER);
+  return Math.max(0, Math.round(ceiling * (1 - jitter * (1 - clamp(random)))));
+}
+function parseRetryAfter(value, now) {
+  const text = value?.trim();
+  if (!text) return void 0;
+  if (/^\d+$/.test(text)) return Number(text) * 1e3;
+  if (!/^[A-Za-z]{3}, .+ GMT$/.test(text)) return void 0;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? void 0 : Math.max(0, at - now);
+}
+function retryDelayMs(policy, moment) {
+  const backoff = backoffMs(policy, moment.attempt, moment.random);
+  const asked = parseRetryAfter(moment.retryAfter, moment.now);
+  if (asked === void 0) return backoff;
+  return Math.max(backoff, Math.min(asked, policy.retryAfterCapMs ?? policy.capMs));
+}
+function clamp(x) {
+  return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 1;
+}
+
 // action/src/retry-policy.ts
 var TRANSIENT_STATUSES = /* @__PURE__ */ new Set([408, 429, 500, 502, 503, 504]);
 function shouldRetry(failure2) {
@@ -21384,10 +21410,9 @@ function shouldRetry(failure2) {
   const def = failure2.code ? errorCodes[failure2.code] : void 0;
   return def?.retryable === true;
 }
-function retryDelayMs(next, baseMs, retryAfter) {
-  const backoff = Math.min(6e4, baseMs * 2 ** Math.max(0, next - 2));
-  const seconds = retryAfter !== void 0 && /^\d{1,6}$/.test(retryAfter.trim()) ? Number(retryAfter.trim()) : NaN;
-  return Number.isFinite(seconds) ? Math.max(backoff, Math.min(12e4, seconds * 1e3)) : backoff;
+var uploadRetryPolicy = (baseMs) => ({ baseMs, capMs: 6e4, jitter: 0.5, retryAfterCapMs: 12e4 });
+function retryDelayMs2(next, baseMs, retryAfter, options = {}) {
+  return retryDelayMs(uploadRetryPolicy(baseMs), { attempt: next - 1, random: options.random ?? 1, retryAfter, now: options.now ?? Date.now() });
 }
 
 // action/src/upload-with-retry.ts
@@ -21433,7 +21458,7 @@ async function uploadWithRetry(plan) {
       finalError = error63;
     }
     if (!shouldRetry(failure2) || attempt >= plan.maxAttempts) throw finalError;
-    const delay = retryDelayMs(attempt + 1, plan.retryBaseMs, failure2.kind === "response" ? failure2.retryAfter : void 0);
+    const delay = retryDelayMs2(attempt + 1, plan.retryBaseMs, failure2.kind === "response" ? failure2.retryAfter : void 0);
     plan.log(`Attempt ${attempt} failed (${failure2.kind === "network" ? failure2.message : `${failure2.status}${failure2.code ? ` ${failure2.code}` : ""}`}); retrying in ${Math.round(delay / 100) / 10} s with the same idempotency key.`);
     await sleep(delay);
   }
