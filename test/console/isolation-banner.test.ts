@@ -12,14 +12,14 @@ import { createLogger } from '../../src/core/logger.js';
 import { buildControlPlane, type ControlPlane } from '../../src/platform.js';
 import { isolationRoutes } from '../../src/releases/contract.js';
 import { bootstrapAccount } from '../support/account.js';
-import { launchChromium } from '../support/chromium.js';
+import { chromiumGate, launchChromium } from '../support/chromium.js';
 import { ensureConsoleBuilt } from '../support/console-build.js';
 import { signInThroughUi, watchPageErrors } from '../support/console-page.js';
 import { repoRoot } from '../support/repo-root.js';
 import { commandComponent, requireComponents } from '../support/require-components.js';
 
 const shotsDir = join(repoRoot, 'test-results', 'screenshots');
-const chromiumGate = requireComponents('console isolation banner', [commandComponent('chromium', [process.env.SVC_CHROMIUM ?? '/usr/bin/chromium', '--version'])]);
+const browserGate = chromiumGate('console isolation banner');
 const sandboxGate = requireComponents('console without banner under the default sandbox', [commandComponent('bubblewrap', ['bwrap', '--version']), commandComponent('slirp4netns', ['slirp4netns', '--version'])]);
 
 let browser: Browser;
@@ -47,9 +47,9 @@ async function signedInPage(url: string): Promise<Page> {
   return page;
 }
 
-describe.skipIf(chromiumGate.skip)('console isolation banner', () => {
+describe.skipIf(browserGate.skip)('console isolation banner', () => {
   beforeAll(async () => {
-    chromiumGate.assertPresent();
+    browserGate.assertPresent();
     root = await mkdtemp(join(tmpdir(), 'svc-console-isolation-'));
     await mkdir(shotsDir, { recursive: true });
     [browser] = await Promise.all([launchChromium(), ensureConsoleBuilt()]);

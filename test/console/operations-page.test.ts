@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from '../../src/ops/monitor/webhook-notifier.js';
 import { bootstrapAccount, type TestAccount } from '../support/account.js';
-import { launchChromium } from '../support/chromium.js';
+import { chromiumGate, launchChromium } from '../support/chromium.js';
 import { ensureConsoleBuilt } from '../support/console-build.js';
 import { signInThroughUi, watchPageErrors } from '../support/console-page.js';
 import { repoRoot } from '../support/repo-root.js';
@@ -22,6 +22,8 @@ import { packFixture } from '../releases/release-support.js';
 
 const SECRET = 'console-ops-webhook-secret-0123456789';
 const shotsDir = join(repoRoot, 'test-results', 'screenshots');
+
+const gate = chromiumGate('console operations page');
 
 let platform: StartedPlatform;
 let browser: Browser;
@@ -34,6 +36,7 @@ const received: { kind: string; valid: boolean }[] = [];
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
+  gate.assertPresent();
   // Build the console from the current sources (the platform serves web/dist).
   const build = ensureConsoleBuilt();
   root = await mkdtemp(join(tmpdir(), 'svc-console-ops-'));
@@ -88,7 +91,7 @@ async function signIn(page: Page, account: TestAccount): Promise<void> {
   await signInThroughUi(page, platform.url, account);
 }
 
-describe('console operations page', () => {
+describe.skipIf(gate.skip)('console operations page', () => {
   it('shows the platform admin the monitor state, runs a pass that opens the failed-deploy incident, and the audit export status', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();

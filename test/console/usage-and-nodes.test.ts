@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UsageResponse, WorkspaceUsageResponse } from '../../src/ops/contract.js';
 import { exhaustionText, forecastText, formatCount, labelsText, quotaText } from '../../web/src/lib/usage-text.js';
 import { bootstrapAccount, type TestAccount } from '../support/account.js';
-import { launchChromium } from '../support/chromium.js';
+import { chromiumGate, launchChromium } from '../support/chromium.js';
 import { ensureConsoleBuilt } from '../support/console-build.js';
 import { signInThroughUi, watchPageErrors } from '../support/console-page.js';
 import { repoRoot } from '../support/repo-root.js';
@@ -24,6 +24,8 @@ const QUOTA = 10;
 const shotsDir = join(repoRoot, 'test-results', 'screenshots');
 const TRAFFIC = 12;
 
+const gate = chromiumGate('console usage cards and runner nodes');
+
 let platform: StartedPlatform;
 let browser: Browser;
 let root: string;
@@ -33,6 +35,9 @@ let orgSlug: string;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
+  // The text helpers below need no browser: when the browser suite skips, start nothing.
+  if (gate.skip) return;
+  gate.assertPresent();
   const build = ensureConsoleBuilt();
   root = await mkdtemp(join(tmpdir(), 'svc-console-usage-'));
   await mkdir(shotsDir, { recursive: true });
@@ -104,7 +109,7 @@ describe('usage text helpers', () => {
   });
 });
 
-describe('console usage cards and runner nodes', () => {
+describe.skipIf(gate.skip)('console usage cards and runner nodes', () => {
   it('shows the project usage this month with its quota, forecast status and warning', async () => {
     // The API is the reference: the card must show what it answers (traffic is done, so it is stable).
     await expect.poll(async () => (await admin.api<UsageResponse>('GET', `/api/projects/${project.id}/usage`)).usage.requests, { timeout: 20_000 }).toBeGreaterThanOrEqual(TRAFFIC);

@@ -6,9 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium.js';
+import { chromiumGate, launchChromium } from '../support/chromium.js';
 import { runCli, spawnCli } from '../support/run-cli.js';
 import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
+
+const gate = chromiumGate('device login end to end');
 
 let platform: StartedPlatform;
 let browser: Browser;
@@ -17,6 +19,7 @@ let page: Page;
 let home: string;
 
 beforeAll(async () => {
+  gate.assertPresent();
   home = await mkdtemp(join(tmpdir(), 'svc-e2e-home-'));
   [platform, browser] = await Promise.all([startPlatform(), launchChromium()]);
   context = await browser.newContext();
@@ -30,7 +33,7 @@ afterAll(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-describe('device login end to end', () => {
+describe.skipIf(gate.skip)('device login end to end', () => {
   it('registers in the browser, approves `svc login`, then lists projects with the stored token', async () => {
     const email = 'owner@example.com';
     // 1. First account through the server-rendered registration page.

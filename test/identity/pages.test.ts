@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { chromiumGate, launchChromium } from '../support/chromium.js';
 import { register, startHarness, type Harness } from '../platform/harness.js';
 
 describe('server-rendered pages', () => {
@@ -35,7 +36,10 @@ describe('server-rendered pages', () => {
   });
 });
 
-describe('device login in a real browser', () => {
+const gate = chromiumGate('device login in a real browser');
+
+describe.skipIf(gate.skip)('device login in a real browser', () => {
+  beforeAll(() => gate.assertPresent());
   let h: Harness | undefined;
   let browser: Browser | undefined;
   afterEach(async () => {
@@ -55,7 +59,7 @@ describe('device login in a real browser', () => {
       userCode: string;
       verificationUriComplete: string;
     };
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    browser = await launchChromium();
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));

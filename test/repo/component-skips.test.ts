@@ -2,7 +2,8 @@
 // namespaces, root) was exercised. So a test may skip only through test/support/require-components.ts:
 // a gate's `skip` (true only outside CI) with `assertPresent()` in the suite, or skipOrFail(ctx, what)
 // inside a test. This check fails on any other skip: a hand-made condition in skipIf/runIf, a bare
-// `.skip(` (it.skip, describe.skip, ctx.skip), or a hand-made "SKIPPING" warning.
+// `.skip(` (it.skip, describe.skip, ctx.skip), or a hand-made "SKIPPING" warning. Chromium is found
+// and launched only by test/support/chromium.ts, and a suite that launches it takes its chromiumGate.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const self = relative(root, fileURLToPath(import.meta.url));
 /** The one place allowed to call ctx.skip and warn: the gate itself. */
 const gateModule = 'test/support/require-components.ts';
+/** The one place that finds the Chromium binary and launches it. */
+const chromiumModule = 'test/support/chromium.ts';
 
 /** Skips that do not depend on a host component, with why they are not a gate. */
 const allowed: { file: string; snippet: string; reason: string }[] = [
@@ -56,6 +59,15 @@ function skipProblems(text: string): string[] {
   return problems;
 }
 
+/** What is wrong with how one test file gets its Chromium (empty when through the helper and its gate). */
+function chromiumProblems(text: string): string[] {
+  const problems: string[] = [];
+  if (/\/usr\/bin\/chromium/.test(text)) problems.push('hard-codes /usr/bin/chromium (test/support/chromium.ts finds it: SVC_CHROMIUM or chromium on PATH)');
+  if (/\bchromium\.launch\(|\bexecutablePath\b/.test(text)) problems.push('launches Chromium itself (use launchChromium() from test/support/chromium.ts)');
+  if (/\blaunchChromium\(/.test(text) && !/\bchromiumGate\(/.test(text)) problems.push('launches Chromium without a chromiumGate(suite), so a missing browser is neither skipped nor named');
+  return problems;
+}
+
 /** Every .ts file under test/, relative to the repository root. */
 function testFiles(dir = 'test'): string[] {
   return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
@@ -81,6 +93,15 @@ describe('tests skip only through require-components', () => {
     expect(skipProblems("if (!ok) console.warn('SKIPPING podman test: podman is not usable');")).toHaveLength(1);
   });
 
+  it('finds Chromium found or launched by hand, and passes a gated launchChromium', () => {
+    const gated = "const gate = chromiumGate('x');\ndescribe.skipIf(gate.skip)('x', () => { beforeAll(async () => { gate.assertPresent(); browser = await launchChromium(); }); });";
+    expect(chromiumProblems(gated)).toEqual([]);
+    expect(chromiumProblems("browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });")).toHaveLength(2);
+    expect(chromiumProblems("browser = await chromium.launch({ executablePath: process.env.SVC_CHROMIUM });")).toHaveLength(1);
+    expect(chromiumProblems("beforeAll(async () => { browser = await launchChromium(); });")).toHaveLength(1);
+    expect(chromiumProblems("commandComponent('chromium', ['/usr/bin/chromium', '--version'])")).toHaveLength(1);
+  });
+
   it('holds for every test file, with each allowed exception still present', () => {
     const files = testFiles().filter((path) => path !== self && path !== gateModule);
     const problems = files.flatMap((path) => {
@@ -91,6 +112,10 @@ describe('tests skip only through require-components', () => {
         .map((problem) => `${path}: ${problem}`);
     });
     expect(problems).toEqual([]);
+    const browserProblems = files
+      .filter((path) => path !== chromiumModule)
+      .flatMap((path) => chromiumProblems(readFileSync(join(root, path), 'utf8')).map((problem) => `${path}: ${problem}`));
+    expect(browserProblems).toEqual([]);
     const stale = allowed.filter((a) => !readFileSync(join(root, a.file), 'utf8').includes(a.snippet));
     expect(stale.map((a) => `${a.file}: ${a.snippet} is gone; remove it from the allow-list`)).toEqual([]);
   });

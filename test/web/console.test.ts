@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium.js';
+import { chromiumGate, launchChromium } from '../support/chromium.js';
 import { ensureConsoleBuilt } from '../support/console-build.js';
 import { repoRoot } from '../support/repo-root.js';
 import { runCli, spawnCli, type CliResult } from '../support/run-cli.js';
@@ -23,6 +23,8 @@ const shotsDir = join(repoRoot, 'test-results', 'screenshots');
 const docShotsDir = join(repoRoot, 'docs', 'screenshots');
 const DOC_SHOTS = ['sign-up', 'device-login', 'project-overview', 'releases', 'rollback-dialog', 'logs', 'activity', 'narrow-overview'];
 
+const gate = chromiumGate('browser console end to end');
+
 let platform: StartedPlatform;
 let browser: Browser;
 let context: BrowserContext;
@@ -34,6 +36,7 @@ const consoleErrors: string[] = [];
 let allowUnauthorized = false; // see watchConsole
 
 beforeAll(async () => {
+  gate.assertPresent();
   // Build the console from the current sources (the platform serves web/dist).
   await ensureConsoleBuilt();
   root = await mkdtemp(join(tmpdir(), 'svc-console-e2e-'));
@@ -103,7 +106,7 @@ async function tabStops(target: Page, count: number): Promise<string[]> {
   return stops;
 }
 
-describe('browser console end to end', () => {
+describe.skipIf(gate.skip)('browser console end to end', () => {
   it('registers, approves svc login, deploys, charts traffic, tails logs, rolls back with the phrase and shows the audit feed', async () => {
     const url = platform.url;
 
