@@ -3,6 +3,7 @@
 // takes a job's output and result. No registry and no shared filesystem: every byte a task needs
 // travels here, behind a credential that names exactly what it may fetch or report.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import Router from 'find-my-way';
 import type { Clock } from '../../src/core/clock.js';
 import { SvcError } from '../../src/core/errors.js';
 import { ARTIFACT_MEDIA_TYPE } from '../../src/artifacts/index.js';
@@ -62,30 +63,36 @@ const defaultLimits: ReleaseEndpointLimits = { maxOutputBytes: 16 * GiB, maxResu
 
 type Route = { route: 'artifact'; id: string } | { route: 'job' | 'input' | 'output' | 'result'; id: string };
 
-const routePatterns: [RegExp, Route['route'], string][] = [
-  [/^\/v1\/releases\/([^/]+)\/artifact$/, 'artifact', 'GET'],
-  [/^\/v1\/jobs\/([^/]+)$/, 'job', 'GET'],
-  [/^\/v1\/jobs\/([^/]+)\/input$/, 'input', 'GET'],
-  [/^\/v1\/jobs\/([^/]+)\/output$/, 'output', 'PUT'],
-  [/^\/v1\/jobs\/([^/]+)\/result$/, 'result', 'PUT'],
-];
+type RouteName = Route['route'];
+const routeMethods = ['GET', 'PUT'] as const;
 
-/** The route of a request, or an SvcError for an unknown path or method. */
+/** The endpoint's routes (find-my-way: `:id` decoded, the query left out, no trailing slash). */
+// endpointIdPattern bounds an id (128 characters); the router's own bound (default 100) must not
+// cut one short, escaped or not.
+const router = Router({ maxParamLength: 1024 });
+for (const [method, path, route] of [
+  ['GET', '/v1/releases/:id/artifact', 'artifact'],
+  ['GET', '/v1/jobs/:id', 'job'],
+  ['GET', '/v1/jobs/:id/input', 'input'],
+  ['PUT', '/v1/jobs/:id/output', 'output'],
+  ['PUT', '/v1/jobs/:id/result', 'result'],
+] as const satisfies readonly [(typeof routeMethods)[number], string, RouteName][]) {
+  router.on(method, path, () => undefined, { route });
+}
+
+/** The route of a request, or an SvcError for an unknown path or id (404), or a method the path does not take (405). */
 function matchRoute(method: string, url: string): Route {
-  const path = url.split('?')[0] ?? '';
-  for (const [pattern, route, allowed] of routePatterns) {
-    const match = pattern.exec(path);
-    if (!match) continue;
-    let id: string;
-    try {
-      id = decodeURIComponent(match[1]!);
-    } catch {
-      break;
-    }
-    if (!endpointIdPattern.test(id)) break;
-    if (method !== allowed) throw new SvcError('SVC_METHOD_NOT_ALLOWED', `${route} takes ${allowed}`);
-    return { route, id };
+  let takes: string | null = null;
+  for (const candidate of routeMethods) {
+    const found = router.find(candidate, url);
+    if (!found) continue;
+    const id = found.params.id;
+    if (id === undefined || !endpointIdPattern.test(id)) break;
+    const { route } = found.store as { route: RouteName };
+    if (candidate === method) return { route, id };
+    takes = `${route} takes ${candidate}`;
   }
+  if (takes !== null) throw new SvcError('SVC_METHOD_NOT_ALLOWED', takes);
   throw new SvcError('SVC_NOT_FOUND', 'No such route on the release endpoint');
 }
 

@@ -1,30 +1,38 @@
 // Dispatch of `{prefix}/buckets/...` and `{prefix}/files/...` (called by the runtime's Fetch handler).
+import Router from 'find-my-way';
 import { RuntimeError } from '../errors.js';
 import { definitionOf, type BucketContext } from './bucket-context.js';
 import type { BucketHttpContext } from './http-access.js';
 import { handleCapabilityRead, handleList, handleObject, handlePublicFile, handleReadIntent } from './object-routes.js';
 import { handleUpload, handleUploadCollection } from './tus-routes.js';
 
-function decode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new RuntimeError('SVC_BUCKET_INVALID_REQUEST', 'Malformed path.');
-  }
-}
+type Params = Record<string, string | undefined>;
+type BucketRoute = (ctx: BucketContext, http: BucketHttpContext, params: Params) => Response | Promise<Response>;
+
+const bucket = (ctx: BucketContext, params: Params) => definitionOf(ctx, params.bucket ?? '');
+
+/**
+ * Paths only: every handler checks the methods it takes (tus uploads take a method override), so the
+ * routes sit under one method and are looked up with it. find-my-way decodes the parameters, the
+ * object key (`*`) whole, slashes included.
+ */
+// Upload capabilities are long; the request line is bounded by node's header limit anyway.
+const router = Router({ maxParamLength: 16 * 1024 });
+const routes: [string, BucketRoute][] = [
+  ['/files/:publicId/:digest', (ctx, http, p) => handlePublicFile(ctx, http, p.publicId ?? '', p.digest ?? '')],
+  ['/buckets/:bucket/uploads', (ctx, http, p) => handleUploadCollection(ctx, http, bucket(ctx, p))],
+  ['/buckets/:bucket/uploads/:token', (ctx, http, p) => handleUpload(ctx, http, bucket(ctx, p), p.token ?? '')],
+  ['/buckets/:bucket/objects', (ctx, http, p) => handleList(ctx, http, bucket(ctx, p))],
+  ['/buckets/:bucket/objects/*', (ctx, http, p) => handleObject(ctx, http, bucket(ctx, p), p['*'] ?? '')],
+  ['/buckets/:bucket/read-intents', (ctx, http, p) => handleReadIntent(ctx, http, bucket(ctx, p))],
+  ['/buckets/:bucket/read', (ctx, http, p) => handleCapabilityRead(ctx, http, bucket(ctx, p))],
+];
+for (const [path, route] of routes) router.on('GET', path, () => undefined, route);
 
 /** Route one bucket request; throws SVC_RUNTIME_NOT_FOUND for paths that are not bucket routes. */
 export async function handleBucketRequest(ctx: BucketContext, http: BucketHttpContext): Promise<Response> {
-  const parts = http.route.split('/');
-  if (parts[0] === 'files' && parts.length === 3) return handlePublicFile(ctx, http, parts[1]!, parts[2]!);
-  if (parts[0] !== 'buckets' || parts.length < 3) throw new RuntimeError('SVC_RUNTIME_NOT_FOUND', `No bucket route ${http.prefix}/${http.route}.`);
-  const definition = definitionOf(ctx, decode(parts[1]!));
-  const [, , section, ...rest] = parts;
-  if (section === 'uploads' && rest.length === 0) return handleUploadCollection(ctx, http, definition);
-  if (section === 'uploads' && rest.length === 1) return handleUpload(ctx, http, definition, rest[0]!);
-  if (section === 'objects' && rest.length === 0) return handleList(ctx, http, definition);
-  if (section === 'objects') return handleObject(ctx, http, definition, decode(rest.join('/')));
-  if (section === 'read-intents' && rest.length === 0) return handleReadIntent(ctx, http, definition);
-  if (section === 'read' && rest.length === 0) return handleCapabilityRead(ctx, http, definition);
-  throw new RuntimeError('SVC_RUNTIME_NOT_FOUND', `No bucket route ${http.prefix}/${http.route}.`);
+  const found = router.find('GET', `/${http.route}`);
+  // An undecodable path matches nothing (the runtime's handler has refused those already).
+  if (found === null) throw new RuntimeError('SVC_RUNTIME_NOT_FOUND', `No bucket route ${http.prefix}/${http.route}.`);
+  return (found.store as BucketRoute)(ctx, http, found.params);
 }

@@ -204,6 +204,19 @@ describe('release endpoint: jobs', () => {
     await expectError(await call('/v1/jobs/..%2Fx', { token }), 404, 'SVC_NOT_FOUND');
     await expectError(await call('/v1/jobs/job_m', { method: 'DELETE', token }), 405, 'SVC_METHOD_NOT_ALLOWED');
     await expectError(await call('/v1/releases/rel_1/artifact', { method: 'PUT', token, body: 'x' }), 405, 'SVC_METHOD_NOT_ALLOWED');
+    await expectError(await call('/v1/jobs/job_m/result', { token }), 405, 'SVC_METHOD_NOT_ALLOWED');
+    // Paths are exact: no trailing slash, case matters, an id is one well-formed segment of the allowed characters.
+    for (const path of ['/v1/jobs/job_m/', '/V1/jobs/job_m', '/v1/jobs/', '/v1/jobs/%E0%A4%A', '/v1/jobs/job%20m', '/v1/jobs/job_m/input/x']) {
+      await expectError(await call(path, { token }), 404, 'SVC_NOT_FOUND');
+    }
+    await expectError(await call('/v1/jobs/..%2Fx', { method: 'PUT', token, body: 'x' }), 404, 'SVC_NOT_FOUND');
+    // The longest id the protocol allows reaches the job's handler (unknown job); one more character does not.
+    const longest = 'j'.repeat(128);
+    await expectError(await call(`/v1/jobs/${longest}`, { token: endpoint.token('job', longest) }), 404, 'SVC_RELEASE_ENDPOINT_UNKNOWN');
+    await expectError(await call(`/v1/jobs/${longest}j`, { token }), 404, 'SVC_NOT_FOUND');
+    // A query string does not change the route; an escaped id is decoded.
+    expect((await call('/v1/jobs/job_m?x=1', { token })).status).toBe(200);
+    expect((await call('/v1/jobs/job%5Fm', { token })).status).toBe(200);
     const logged = JSON.stringify(endpoint.log);
     expect(logged).not.toContain(token.split('.')[2]);
     expect(endpoint.log.length).toBeGreaterThanOrEqual(4);
