@@ -184,4 +184,13 @@ describe('GIF dimensions (frames can exceed the logical screen)', () => {
     expect(gifDimensions(gif.subarray(0, 40))).toMatchObject({ complete: false });
     expect(gifDimensions(await makeImage(4, 4, 'png'))).toBeNull();
   });
+
+  it('agrees with sharp (libvips) on an animated GIF: frame count and the extent of each page', async () => {
+    const frame = (background: string) => sharp({ create: { width: 120, height: 80, channels: 3, background } }).png().toBuffer();
+    const gif = await sharp([await frame('red'), await frame('blue'), await frame('green')], { join: { animated: true } }).gif().toBuffer();
+    gif.writeUInt16LE(10, 6); // a logical screen smaller than every frame
+    gif.writeUInt16LE(10, 8);
+    const meta = await sharp(gif, { animated: true }).metadata();
+    expect(gifDimensions(gif)).toEqual({ width: meta.width, height: meta.pageHeight, frames: meta.pages, complete: true });
+  });
 });
