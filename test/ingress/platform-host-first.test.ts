@@ -53,8 +53,11 @@ describe('platform hosts come before project domains', () => {
     const login = await send('/__svc/auth/login', `svc.example.test:${plane.port}`, { method: 'POST', headers: { origin: PUBLIC }, body: { email: 'admin@example.com', password: 'correct horse battery' } });
     expect(login.status, login.text).toBe(200);
     // The public URL is https: the session cookie is the host-only `__Host-` one.
-    expect(String(login.headers['set-cookie'])).toMatch(new RegExp(`^${SECURE_SESSION_COOKIE}=[^;]+; Path=/; HttpOnly; SameSite=Lax; Max-Age=\\d+; Secure$`));
-    const session = await send('/whoami', 'SVC.Example.TEST.', { headers: { cookie: String(login.headers['set-cookie']).split(';')[0]! } });
+    // Exactly these attributes, in any order (no Domain: host-only).
+    const [pair, ...attributes] = String(login.headers['set-cookie']).split('; ');
+    expect(pair).toMatch(new RegExp(`^${SECURE_SESSION_COOKIE}=[^;]+$`));
+    expect(attributes.map((a) => a.replace(/^Max-Age=\d+$/, 'Max-Age=n')).sort()).toEqual(['HttpOnly', 'Max-Age=n', 'Path=/', 'SameSite=Lax', 'Secure']);
+    const session = await send('/whoami', 'SVC.Example.TEST.', { headers: { cookie: pair! } });
     expect(session.text).not.toContain('"name":"A"');
     expect(await appRequests()).toBe(before + 1); // only our own /stats call
   });
