@@ -113,9 +113,9 @@ export interface Connection {
  * Build a client for a command: server from --server / SVC_SERVER / stored login, token from
  * SVC_TOKEN / stored login. With `requireToken` (the default) a missing token is SVC_NOT_LOGGED_IN.
  */
-export async function connect(effects: Pick<CliEffects, 'home' | 'env' | 'fetch'>, options: { server?: string; requireToken?: boolean } = {}): Promise<Connection> {
+export async function connect(effects: Pick<CliEffects, 'home' | 'env' | 'http'>, options: { server?: string; requireToken?: boolean } = {}): Promise<Connection> {
   const where = { home: effects.home, env: effects.env };
   const credentials = options.requireToken === false ? await loadCredentials(where, options.server) : await requireCredentials(where, options.server);
-  const client = new ApiClient({ server: credentials.server, token: credentials.token, fetch: effects.fetch, userAgent: 'svc-cli' });
+  const client = new ApiClient({ server: credentials.server, token: credentials.token, http: effects.http, userAgent: 'svc-cli' });
   return { client, credentials };
 }

@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { systemClock, type Clock } from '../src/core/clock.js';
+import { defaultHttpClient, type HttpClient } from '../src/core/http/http-client.js';
 import type { Output } from './output.js';
 import type { Writer } from './writer.js';
 
@@ -25,7 +26,8 @@ export interface CliEffects {
   /** Home directory holding ~/.svc/config.json. */
   home: string;
   clock: Clock;
-  fetch: typeof fetch;
+  /** Every request to a control plane goes through it (svc's one HTTP client). */
+  http: HttpClient;
   self: SelfCommand;
 }
 
@@ -46,7 +48,7 @@ export function defaultEffects(): CliEffects {
     cwd: process.cwd(),
     home: homedir(),
     clock: systemClock,
-    fetch: globalThis.fetch.bind(globalThis),
+    http: defaultHttpClient,
     self: currentProcessCommand(),
   };
 }

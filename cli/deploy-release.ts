@@ -73,7 +73,7 @@ export async function deployRelease(ctx: CliContext, options: DeployReleaseOptio
       bytes: packed.bytes,
       digest: packed.digest,
       idempotencyKey: record.idempotencyKey,
-      fetch: ctx.fetch,
+      http: ctx.http,
       timeoutMs,
       onProgress: (sent, total) => progress.update(sent < total ? `${formatBytes(sent)} / ${formatBytes(total)}` : `${formatBytes(total)} sent; release transaction running…`),
     });

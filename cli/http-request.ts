@@ -1,14 +1,18 @@
-// The one place the CLI talks HTTP: JSON in and out, typed errors from the server's
-// `{ error: { code, message } }` body, bounded retries for retryable failures of idempotent calls.
+// The one place the CLI talks HTTP: JSON in and out over svc's HTTP client, typed errors from the
+// server's `{ error: { code, message } }` body, bounded retries for retryable failures of idempotent
+// calls under svc's retry policy (Retry-After, seconds or HTTP-date, honoured up to 10 s).
 import type { z } from 'zod';
 import { SvcError, errorCodes, type ErrorCode } from '../src/core/errors.js';
+import { defaultHttpClient, HttpFailure, type HttpAnswer, type HttpClient } from '../src/core/http/http-client.js';
+import { retryLoop } from '../src/core/retry-loop.js';
+import { parseRetryAfter, type RetryPolicy } from '../src/core/retry-policy.js';
 
 /** What the transport needs: the server origin, an optional bearer token and injectable effects. */
 export interface HttpClientOptions {
   server: string;
   token?: string | undefined;
-  /** Defaults to the global fetch (undici). */
-  fetch?: typeof fetch;
+  /** Defaults to svc's shared HTTP client. */
+  http?: HttpClient;
   /** Total attempts for idempotent requests that fail with a retryable error (default 3). */
   maxAttempts?: number;
   /** Delay function, replaced by tests to avoid real waiting. */
@@ -30,23 +34,27 @@ export interface RequestSpec<S extends z.ZodType> {
   idempotent?: boolean;
 }
 
-const sleepReal = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** The CLI's retry policy: 250 ms doubling (half of it jitter) to 10 s; Retry-After up to the same 10 s. */
+export const cliRetryPolicy: RetryPolicy = { baseMs: 250, capMs: 10_000 };
+
+/** Largest JSON answer the CLI reads (a page of 10,000 log entries fits easily). */
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 /** Send one request (with retries when allowed) and return the validated body. */
 export async function sendRequest<S extends z.ZodType>(options: HttpClientOptions, spec: RequestSpec<S>): Promise<z.output<S>> {
   const idempotent = spec.idempotent ?? (spec.method === 'GET' || spec.method === 'DELETE');
-  const attempts = idempotent ? Math.max(1, options.maxAttempts ?? 3) : 1;
-  const sleep = options.sleep ?? sleepReal;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await sendOnce(options, spec);
-    } catch (error) {
-      const retry = error instanceof SvcError && error.kind === 'retryable' && attempt < attempts;
-      if (!retry) throw error;
-      const hinted = typeof error.details?.retryAfterMs === 'number' ? error.details.retryAfterMs : 0;
-      await sleep(Math.min(10_000, Math.max(hinted, 250 * 2 ** (attempt - 1))));
-    }
-  }
+  return retryLoop(
+    async () => {
+      try {
+        return { kind: 'done', value: await sendOnce(options, spec) };
+      } catch (error) {
+        if (!(error instanceof SvcError && error.kind === 'retryable')) throw error;
+        const hinted = error.details?.retryAfterMs;
+        return { kind: 'retry', error, retryAfter: typeof hinted === 'number' ? String(Math.ceil(hinted / 1000)) : null };
+      }
+    },
+    { policy: cliRetryPolicy, maxAttempts: idempotent ? Math.max(1, options.maxAttempts ?? 3) : 1, ...(options.sleep ? { sleep: options.sleep } : {}) },
+  );
 }
 
 async function sendOnce<S extends z.ZodType>(options: HttpClientOptions, spec: RequestSpec<S>): Promise<z.output<S>> {
@@ -55,20 +63,21 @@ async function sendOnce<S extends z.ZodType>(options: HttpClientOptions, spec: R
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': options.userAgent ?? 'svc-cli' };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (spec.body !== undefined) headers['content-type'] = 'application/json';
-  let response: Response;
+  let response: HttpAnswer;
   try {
-    response = await (options.fetch ?? fetch)(url, {
+    response = await (options.http ?? defaultHttpClient).send({
       method: spec.method,
+      url,
       headers,
-      body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
-      redirect: 'manual',
-      signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+      body: spec.body === undefined ? null : JSON.stringify(spec.body),
+      timeoutMs: options.timeoutMs ?? 30_000,
+      maxBodyBytes: MAX_ANSWER_BYTES,
     });
   } catch (error) {
     throw networkError(error, url);
   }
-  const text = await response.text().catch(() => '');
-  if (!response.ok) throw errorFromResponse(response.status, text, response.headers.get('retry-after'));
+  const text = response.text();
+  if (!isOk(response.status)) throw errorFromResponse(response.status, text, response.header('retry-after'));
   if (spec.schema === null) return undefined as z.output<S>;
   let json: unknown;
   try {
@@ -88,10 +97,10 @@ async function sendOnce<S extends z.ZodType>(options: HttpClientOptions, spec: R
  * Turn a non-2xx response into an SvcError: the server's code when this CLI knows it,
  * SVC_REMOTE_ERROR (with the original code in details) when it does not.
  */
-export function errorFromResponse(status: number, text: string, retryAfter?: string | null): SvcError {
+export function errorFromResponse(status: number, text: string, retryAfter?: string | null, now: number = Date.now()): SvcError {
   const details: Record<string, unknown> = { status };
-  const seconds = retryAfter ? Number(retryAfter) : NaN;
-  if (Number.isFinite(seconds) && seconds >= 0) details.retryAfterMs = seconds * 1000;
+  const waitMs = parseRetryAfter(retryAfter, now);
+  if (waitMs !== undefined) details.retryAfterMs = waitMs;
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -113,11 +122,14 @@ export function errorFromResponse(status: number, text: string, retryAfter?: str
   return new SvcError('SVC_REMOTE_ERROR', message, { details });
 }
 
-function networkError(error: unknown, url: URL): SvcError {
-  const name = (error as Error).name;
-  if (name === 'TimeoutError' || name === 'AbortError') return new SvcError('SVC_TIMEOUT', `Request to ${url.origin} timed out`, { cause: error });
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const reason = cause?.code ?? cause?.message ?? (error as Error).message;
+/** A 2xx status. */
+export const isOk = (status: number): boolean => status >= 200 && status <= 299;
+
+/** A transport failure as the CLI reports it: SVC_TIMEOUT, SVC_BAD_RESPONSE (too large) or SVC_NETWORK. */
+export function networkError(error: unknown, url: URL): SvcError {
+  if (error instanceof HttpFailure && (error.reason === 'timeout' || error.reason === 'aborted')) return new SvcError('SVC_TIMEOUT', `Request to ${url.origin} timed out`, { cause: error });
+  if (error instanceof HttpFailure && error.reason === 'too-large') return new SvcError('SVC_BAD_RESPONSE', `${url.origin}${url.pathname} answered with a body larger than the CLI reads`, { cause: error });
+  const reason = error instanceof HttpFailure ? error.detail : (error as Error).message;
   return new SvcError('SVC_NETWORK', `Cannot reach ${url.origin} (${reason})`, { cause: error });
 }
 
@@ -128,14 +140,14 @@ function networkError(error: unknown, url: URL): SvcError {
  */
 export async function getStatusBody<S extends z.ZodType>(options: HttpClientOptions, path: string, schema: S, statuses: readonly number[]): Promise<{ status: number; body: z.output<S> }> {
   const url = new URL(path, `${options.server}/`);
-  let response: Response;
+  let response: HttpAnswer;
   try {
-    response = await (options.fetch ?? fetch)(url, { method: 'GET', headers: { accept: 'application/json', 'user-agent': options.userAgent ?? 'svc-cli' }, redirect: 'manual', signal: AbortSignal.timeout(options.timeoutMs ?? 30_000) });
+    response = await (options.http ?? defaultHttpClient).send({ method: 'GET', url, headers: { accept: 'application/json', 'user-agent': options.userAgent ?? 'svc-cli' }, timeoutMs: options.timeoutMs ?? 30_000, maxBodyBytes: MAX_ANSWER_BYTES });
   } catch (error) {
     throw networkError(error, url);
   }
-  const text = await response.text().catch(() => '');
-  if (!statuses.includes(response.status)) throw errorFromResponse(response.status, text, response.headers.get('retry-after'));
+  const text = response.text();
+  if (!statuses.includes(response.status)) throw errorFromResponse(response.status, text, response.header('retry-after'));
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -36,7 +36,7 @@ export function isolationCheck(server: string, isolation: Isolation | undefined)
  * Ask the server named by --server, SVC_SERVER or the stored login; null when none is named (doctor
  * then stays offline). Never throws: an unreachable server is a warning, not a broken app.
  */
-export async function checkServerIsolation(effects: Pick<CliEffects, 'home' | 'env' | 'fetch'>, serverFlag?: string): Promise<ServerIsolation | null> {
+export async function checkServerIsolation(effects: Pick<CliEffects, 'home' | 'env' | 'http'>, serverFlag?: string): Promise<ServerIsolation | null> {
   let connection;
   try {
     connection = await connect(effects, { requireToken: false, ...(serverFlag ? { server: serverFlag } : {}) });

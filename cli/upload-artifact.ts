@@ -1,10 +1,13 @@
 // The one HTTP call of `svc deploy`: POST the artifact bytes (streamed, so bytes sent can be shown)
-// with the digest and idempotency key, and validate the answer against the releases contract.
+// with the digest and idempotency key through svc's HTTP client, and validate the answer against the
+// releases contract. Not retried here: deploy-release.ts keeps the idempotency key for a rerun.
+import { Readable } from 'node:stream';
 import { DIGEST_HEADER, IDEMPOTENCY_HEADER, UPLOAD_MEDIA_TYPE, releaseRoutes, uploadResponseSchema, type UploadResponse } from '../src/releases/contract.js';
 import { SvcError } from '../src/core/errors.js';
-import { errorFromResponse } from './http-request.js';
+import { HttpFailure, type HttpAnswer, type HttpClient } from '../src/core/http/http-client.js';
+import { errorFromResponse, isOk } from './http-request.js';
 
-/** Everything one upload needs; `fetch` is the CLI's injectable fetch. */
+/** Everything one upload needs; `http` is the CLI's injectable client. */
 export interface UploadRequest {
   server: string;
   token: string;
@@ -12,7 +15,7 @@ export interface UploadRequest {
   bytes: Uint8Array;
   digest: string;
   idempotencyKey: string;
-  fetch: typeof fetch;
+  http: HttpClient;
   /** Whole-request bound: the server answers when the release transaction ended. */
   timeoutMs: number;
   /** Called with the bytes handed to the connection so far. */
@@ -31,25 +34,20 @@ const CHUNK_BYTES = 64 * 1024;
 export async function uploadArtifact(request: UploadRequest): Promise<UploadResult> {
   const url = new URL(releaseRoutes.releases.replace(':id', encodeURIComponent(request.projectId)), `${request.server}/`);
   url.searchParams.set('wait', 'true');
-  let offset = 0;
   const total = request.bytes.length;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (offset >= total) {
-        controller.close();
-        return;
-      }
+  const chunks = function* (): Generator<Uint8Array> {
+    for (let offset = 0; offset < total; ) {
       const chunk = request.bytes.subarray(offset, Math.min(total, offset + CHUNK_BYTES));
       offset += chunk.length;
-      controller.enqueue(chunk);
+      yield chunk;
       request.onProgress?.(offset, total);
-    },
-  });
-  const signal = AbortSignal.timeout(request.timeoutMs);
-  let response: Response;
+    }
+  };
+  let response: HttpAnswer;
   try {
-    response = await request.fetch(url, {
+    response = await request.http.send({
       method: 'POST',
+      url,
       headers: {
         accept: 'application/json',
         'user-agent': 'svc-cli',
@@ -59,22 +57,15 @@ export async function uploadArtifact(request: UploadRequest): Promise<UploadResu
         [DIGEST_HEADER]: request.digest,
         [IDEMPOTENCY_HEADER]: request.idempotencyKey,
       },
-      body,
-      duplex: 'half',
-      redirect: 'manual',
-      signal,
-    } as RequestInit);
+      body: Readable.from(chunks(), { objectMode: false }),
+      timeoutMs: request.timeoutMs,
+    });
   } catch (error) {
+    // No answer, or the status line arrived but the body was cut: the outcome is still unknown.
     throw transportError(error, url);
   }
-  let text: string;
-  try {
-    text = await response.text();
-  } catch (error) {
-    // The status line arrived but the body was cut: the outcome is still unknown.
-    throw transportError(error, url);
-  }
-  if (!response.ok) throw errorFromResponse(response.status, text, response.headers.get('retry-after'));
+  const text = response.text();
+  if (!isOk(response.status)) throw errorFromResponse(response.status, text, response.header('retry-after'));
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -92,9 +83,7 @@ export async function uploadArtifact(request: UploadRequest): Promise<UploadResu
 }
 
 function transportError(error: unknown, url: URL): SvcError {
-  const name = (error as Error).name;
-  if (name === 'TimeoutError' || name === 'AbortError') return new SvcError('SVC_TIMEOUT', `Upload to ${url.origin} timed out`, { cause: error });
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const reason = cause?.code ?? cause?.message ?? (error as Error).message;
+  if (error instanceof HttpFailure && (error.reason === 'timeout' || error.reason === 'aborted')) return new SvcError('SVC_TIMEOUT', `Upload to ${url.origin} timed out`, { cause: error });
+  const reason = error instanceof HttpFailure ? error.detail : (error as Error).message;
   return new SvcError('SVC_NETWORK', `Connection to ${url.origin} failed during the upload (${reason})`, { cause: error });
 }

@@ -1,13 +1,13 @@
-// One HTTP exchange over node:http(s) with a whole-exchange timeout. The Action uses this rather
-// than fetch so a long release transaction (the upload waits for it) is not cut by fetch's
-// default 300 s headers timeout.
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+// One HTTP exchange of the Action, through svc's one HTTP client (src/core/http/http-client.ts, undici
+// request()) with a whole-exchange timeout: undici's own 300 s headers and body bounds are turned off,
+// so a long release transaction (the upload waits for it) is not cut by them.
+import { defaultHttpClient, type HttpClient } from '../../src/core/http/http-client.js';
 
 /** A completed exchange: status, headers and the body as text. */
 export interface HttpReply {
   status: number;
-  headers: IncomingHttpHeaders;
+  /** A header's value (the first, when repeated), or null. */
+  header(name: string): string | null;
   text: string;
 }
 
@@ -22,32 +22,7 @@ export interface HttpCall {
 }
 
 /** Perform the request; rejects on network errors and timeouts (the caller treats both as ambiguous). */
-export function httpCall(call: HttpCall): Promise<HttpReply> {
-  const url = new URL(call.url);
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  const max = call.maxResponseBytes ?? 4 * 1024 * 1024;
-  return new Promise((resolve, reject) => {
-    const req = send(url, { method: call.method, headers: { ...call.headers, ...(call.body ? { 'content-length': String(call.body.length) } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      let bytes = 0;
-      res.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-        if (bytes > max) return void req.destroy(new Error(`response larger than ${max} bytes`));
-        chunks.push(chunk);
-      });
-      res.once('end', () => {
-        clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
-      });
-      res.once('error', fail);
-      res.once('aborted', () => fail(new Error('the response was cut off')));
-    });
-    const timer = setTimeout(() => req.destroy(new Error(`no complete response within ${Math.round(call.timeoutMs / 1000)} s`)), call.timeoutMs);
-    function fail(error: Error): void {
-      clearTimeout(timer);
-      reject(error);
-    }
-    req.once('error', fail);
-    req.end(call.body ? Buffer.from(call.body.buffer, call.body.byteOffset, call.body.byteLength) : undefined);
-  });
+export async function httpCall(call: HttpCall, http: HttpClient = defaultHttpClient): Promise<HttpReply> {
+  const answer = await http.send({ method: call.method, url: call.url, headers: call.headers ?? {}, body: call.body ?? null, timeoutMs: call.timeoutMs, maxBodyBytes: call.maxResponseBytes ?? 4 * 1024 * 1024 });
+  return { status: answer.status, header: answer.header, text: answer.text() };
 }

@@ -1,7 +1,9 @@
-// Upload the artifact, retrying ambiguous and transient failures with the SAME idempotency key, so
-// however many attempts reach the server, one release exists. Each attempt gets a fresh credential
-// (an OIDC token is single-use: the control plane rejects a replayed jti).
+// Upload the artifact, retrying ambiguous and transient failures with the SAME idempotency key (svc's
+// retry policy and loop, src/core), so however many attempts reach the server, one release exists.
+// Each attempt gets a fresh credential (an OIDC token is single-use: the control plane rejects a
+// replayed jti).
 import { isSvcError } from '../../src/core/errors.js';
+import { retryLoop } from '../../src/core/retry-loop.js';
 import {
   COMMIT_SHA_HEADER,
   DIGEST_HEADER,
@@ -14,7 +16,7 @@ import {
 } from '../../src/releases/contract.js';
 import { httpCall, type HttpReply } from './http-call.js';
 import { RemoteError } from './remote-error.js';
-import { retryDelayMs, shouldRetry, type FailedAttempt } from './retry-policy.js';
+import { shouldRetry, uploadRetryPolicy, type FailedAttempt } from './retry-policy.js';
 
 /** The code with which the control plane refuses a commit older than the newest pushed or active one. */
 export const SUPERSEDED_CODE = 'SVC_GITHUB_COMMIT_SUPERSEDED';
@@ -34,6 +36,8 @@ export interface UploadPlan {
   retryBaseMs: number;
   log: (line: string) => void;
   sleep?: (ms: number) => Promise<void>;
+  /** Uniform in [0, 1] for the retry jitter (default Math.random). */
+  random?: () => number;
 }
 
 /** Released (the response, whatever the release's status) or refused as superseded. */
@@ -41,51 +45,59 @@ export type UploadOutcome = { kind: 'released'; response: UploadResponse; attemp
 
 /** Upload with retries; throws RemoteError / SvcError for a final failure. */
 export async function uploadWithRetry(plan: UploadPlan): Promise<UploadOutcome> {
-  const sleep = plan.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const url = `${plan.server}${releaseRoutes.releases.replace(':id', encodeURIComponent(plan.project))}?wait=true`;
-  for (let attempt = 1; ; attempt++) {
-    let failure: FailedAttempt;
-    let finalError: Error;
-    try {
-      const authorization = await plan.authorization();
-      const reply = await httpCall({
-        method: 'POST',
-        url,
-        headers: {
-          authorization,
-          'content-type': UPLOAD_MEDIA_TYPE,
-          accept: 'application/json',
-          'user-agent': 'svc-action',
-          [DIGEST_HEADER]: plan.digest,
-          [IDEMPOTENCY_HEADER]: plan.idempotencyKey,
-          [COMMIT_SHA_HEADER]: plan.sha,
-          [REPOSITORY_ID_HEADER]: plan.repositoryId,
-        },
-        body: plan.bytes,
-        timeoutMs: plan.timeoutMs,
-      });
-      if (reply.status === 200 || reply.status === 201) return { kind: 'released', response: parseUploadResponse(reply), attempts: attempt };
-      const remote = remoteErrorOf(reply);
-      if (remote.code === SUPERSEDED_CODE) return { kind: 'superseded', message: remote.message, attempts: attempt };
-      failure = { kind: 'response', status: reply.status, code: remote.code, retryAfter: headerText(reply.headers['retry-after']) };
-      finalError = remote;
-    } catch (error) {
-      if (isSvcError(error)) {
-        // Our own failures (the OIDC token request): retry only the transient ones.
-        const status = typeof error.details?.status === 'number' ? error.details.status : 503;
-        failure = { kind: 'response', status, code: error.kind === 'retryable' ? error.code : null, retryAfter: undefined };
-      } else if (error instanceof RemoteError) {
-        throw error;
-      } else {
-        failure = { kind: 'network', message: (error as Error).message };
+  let failure: FailedAttempt | undefined;
+  return retryLoop<UploadOutcome>(
+    async (attempt) => {
+      let finalError: Error;
+      try {
+        const authorization = await plan.authorization();
+        const reply = await httpCall({
+          method: 'POST',
+          url,
+          headers: {
+            authorization,
+            'content-type': UPLOAD_MEDIA_TYPE,
+            accept: 'application/json',
+            'user-agent': 'svc-action',
+            [DIGEST_HEADER]: plan.digest,
+            [IDEMPOTENCY_HEADER]: plan.idempotencyKey,
+            [COMMIT_SHA_HEADER]: plan.sha,
+            [REPOSITORY_ID_HEADER]: plan.repositoryId,
+          },
+          body: plan.bytes,
+          timeoutMs: plan.timeoutMs,
+        });
+        if (reply.status === 200 || reply.status === 201) return { kind: 'done', value: { kind: 'released', response: parseUploadResponse(reply), attempts: attempt } };
+        const remote = remoteErrorOf(reply);
+        if (remote.code === SUPERSEDED_CODE) return { kind: 'done', value: { kind: 'superseded', message: remote.message, attempts: attempt } };
+        failure = { kind: 'response', status: reply.status, code: remote.code, retryAfter: reply.header('retry-after') ?? undefined };
+        finalError = remote;
+      } catch (error) {
+        if (isSvcError(error)) {
+          // Our own failures (the OIDC token request): retry only the transient ones.
+          const status = typeof error.details?.status === 'number' ? error.details.status : 503;
+          failure = { kind: 'response', status, code: error.kind === 'retryable' ? error.code : null, retryAfter: undefined };
+        } else if (error instanceof RemoteError) {
+          throw error;
+        } else {
+          failure = { kind: 'network', message: (error as Error).message };
+        }
+        finalError = error as Error;
       }
-      finalError = error as Error;
-    }
-    if (!shouldRetry(failure) || attempt >= plan.maxAttempts) throw finalError;
-    const delay = retryDelayMs(attempt + 1, plan.retryBaseMs, failure.kind === 'response' ? failure.retryAfter : undefined);
-    plan.log(`Attempt ${attempt} failed (${failure.kind === 'network' ? failure.message : `${failure.status}${failure.code ? ` ${failure.code}` : ''}`}); retrying in ${Math.round(delay / 100) / 10} s with the same idempotency key.`);
-    await sleep(delay);
-  }
+      if (!shouldRetry(failure)) throw finalError;
+      return { kind: 'retry', error: finalError, retryAfter: failure.kind === 'response' ? failure.retryAfter : undefined };
+    },
+    {
+      // svc's retry policy, jittered so many workflows failing together do not come back together.
+      policy: uploadRetryPolicy(plan.retryBaseMs),
+      maxAttempts: plan.maxAttempts,
+      ...(plan.sleep ? { sleep: plan.sleep } : {}),
+      ...(plan.random ? { random: plan.random } : {}),
+      onRetry: ({ attempt, delayMs }) =>
+        plan.log(`Attempt ${attempt} failed (${failure?.kind === 'network' ? failure.message : `${failure?.status}${failure?.code ? ` ${failure.code}` : ''}`}); retrying in ${Math.round(delayMs / 100) / 10} s with the same idempotency key.`),
+    },
+  );
 }
 
 function parseUploadResponse(reply: HttpReply): UploadResponse {
@@ -108,8 +120,4 @@ function remoteErrorOf(reply: HttpReply): RemoteError {
     // not JSON (a proxy's error page)
   }
   return new RemoteError(`HTTP_${reply.status}`, `The control plane answered ${reply.status}: ${reply.text.slice(0, 200)}`, reply.status);
-}
-
-function headerText(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

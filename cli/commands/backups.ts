@@ -20,7 +20,8 @@ import { ApiClient, connect } from '../api-client.js';
 import type { CommandModule } from '../command-module.js';
 import type { CliContext } from '../context.js';
 import { formatTable } from '../format-table.js';
-import { errorFromResponse } from '../http-request.js';
+import { HttpFailure, type HttpStream } from '../../src/core/http/http-client.js';
+import { errorFromResponse, isOk, networkError } from '../http-request.js';
 import { resolveProjectRef } from '../project-link.js';
 
 interface BackupOptions {
@@ -47,14 +48,20 @@ async function target(ctx: CliContext, options: BackupOptions) {
 async function download(ctx: CliContext, backupId: string, options: BackupOptions & { output?: string }): Promise<void> {
   const { ref, credentials } = await target(ctx, options);
   const url = new URL(routePath(backupRoutes.download, { id: ref.id, backupId }), `${credentials.server}/`);
-  const response = await ctx.fetch(url, { headers: { authorization: `Bearer ${credentials.token ?? ''}`, 'user-agent': 'svc-cli' }, redirect: 'manual' });
-  if (!response.ok || !response.body) throw errorFromResponse(response.status, await response.text().catch(() => ''), response.headers.get('retry-after'));
+  let response: HttpStream;
+  try {
+    // No bound on the whole download (a large database on a slow link); a stall of 5 minutes ends it.
+    response = await ctx.http.open({ method: 'GET', url, headers: { authorization: `Bearer ${credentials.token ?? ''}`, 'user-agent': 'svc-cli' }, timeoutMs: null, idleTimeoutMs: 300_000 });
+  } catch (error) {
+    throw networkError(error, url);
+  }
+  if (!isOk(response.status)) throw errorFromResponse(response.status, (await response.read(64 * 1024).catch(() => Buffer.alloc(0))).toString('utf8'), response.header('retry-after'));
   const file = resolve(ctx.cwd, options.output ?? `${backupId}.db`);
   const temp = `${file}.part`;
   const handle = await open(temp, 'w', 0o600);
   let bytes = 0;
   try {
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    for await (const chunk of response.body) {
       await handle.write(chunk);
       bytes += chunk.length;
     }
@@ -62,7 +69,7 @@ async function download(ctx: CliContext, backupId: string, options: BackupOption
   } catch (error) {
     await handle.close();
     await rm(temp, { force: true });
-    throw error;
+    throw error instanceof HttpFailure ? networkError(error, url) : error;
   }
   await handle.close();
   await rename(temp, file);

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { routePath } from '../../src/identity/contract.js';
 import { CANARY_HEADER, DEFAULT_CANARY_POLICY, canaryReportResponseSchema, canaryRoutePaths, type CanaryReportResponse } from '../../src/canary/contract.js';
 import { readDeployConfig } from '../../src/artifacts/index.js';
+import type { HttpClient, HttpRequest } from '../../src/core/http/http-client.js';
 import { UPLOAD_MEDIA_TYPE } from '../../src/releases/contract.js';
 import { connect } from '../api-client.js';
 import type { CommandModule } from '../command-module.js';
@@ -54,18 +55,21 @@ export const canaryCommand: CommandModule = {
 };
 
 /**
- * `svc deploy --canary`: a fetch that adds the canary header to the artifact upload and lets that
+ * `svc deploy --canary`: a client that adds the canary header to the artifact upload and lets that
  * request wait for every stage (the server answers when the release is active or failed).
  */
-export function canaryFetch(base: typeof fetch, appDir: string): typeof fetch {
-  return (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-    const headers = init?.headers as Record<string, string> | undefined;
-    const upload = init?.method === 'POST' && headers?.['content-type'] === UPLOAD_MEDIA_TYPE;
-    if (!upload) return base(input, init);
+export function canaryHttp(base: HttpClient, appDir: string): HttpClient {
+  const forCanary = async (req: HttpRequest): Promise<HttpRequest> => {
+    const upload = req.method === 'POST' && req.headers?.['content-type'] === UPLOAD_MEDIA_TYPE;
+    if (!upload) return req;
     // The stages add their durations to the upload's own time bound (health start-up, transfer).
     const config = await readDeployConfig(appDir).catch(() => null);
     const stages = config?.canary?.stages ?? DEFAULT_CANARY_POLICY.stages;
     const extraMs = stages.reduce((sum, s) => sum + s.durationMs, 0) + 60_000;
-    return base(input, { ...init, headers: { ...headers, [CANARY_HEADER]: '1' }, signal: AbortSignal.timeout(extraMs + 300_000) });
-  }) as typeof fetch;
+    return { ...req, headers: { ...req.headers, [CANARY_HEADER]: '1' }, timeoutMs: extraMs + 300_000 };
+  };
+  return {
+    send: async (req) => base.send(await forCanary(req)),
+    open: async (req) => base.open(await forCanary(req)),
+  };
 }

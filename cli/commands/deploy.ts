@@ -30,8 +30,8 @@ export const deployCommand: CommandModule = {
         if (!options.dryRun) {
           const { deployRelease } = await import('../deploy-release.js');
           // --canary: the upload carries the canary header and waits for the stages as well.
-          const { canaryFetch } = await import('./canary.js');
-          await deployRelease(options.canary ? { ...ctx, fetch: canaryFetch(ctx.fetch, ctx.cwd) } : ctx, options);
+          const { canaryHttp } = await import('./canary.js');
+          await deployRelease(options.canary ? { ...ctx, http: canaryHttp(ctx.http, ctx.cwd) } : ctx, options);
           return;
         }
         // Loaded on use: the artifact code is only needed by commands that pack.

@@ -59,7 +59,7 @@ export async function loginServer(ctx: Pick<CliContext, 'home' | 'env'>, flag: s
 
 async function login(ctx: CliContext, options: { server?: string; open?: boolean; name?: string }): Promise<void> {
   const server = await loginServer(ctx, options.server);
-  const client = new ApiClient({ server, fetch: ctx.fetch, userAgent: 'svc-cli' });
+  const client = new ApiClient({ server, http: ctx.http, userAgent: 'svc-cli' });
   const start = await client.startDeviceLogin(options.name ?? `svc CLI on ${hostname()}`);
   const prompt = `Open ${printable(start.verificationUriComplete)} and confirm code ${printable(start.userCode)}`;
   // Human mode: the prompt is the command's main output. --json keeps stdout for the final object.

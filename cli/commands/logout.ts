@@ -23,7 +23,7 @@ async function logout(ctx: CliContext): Promise<void> {
     ctx.out.result({ server: stored?.server ?? null, revoked: false, removedLocally: false, reason: 'not-logged-in' } satisfies LogoutResult, () => `Not logged in${envNote}.`);
     return;
   }
-  const client = new ApiClient({ server: stored.server, token: stored.token, fetch: ctx.fetch, userAgent: 'svc-cli', maxAttempts: 2 });
+  const client = new ApiClient({ server: stored.server, token: stored.token, http: ctx.http, userAgent: 'svc-cli', maxAttempts: 2 });
   let revoked = true;
   let reason: string | undefined;
   try {

@@ -8,7 +8,8 @@ import { connect } from '../api-client.js';
 import type { CommandModule } from '../command-module.js';
 import type { CliContext } from '../context.js';
 import { printable } from '../format-table.js';
-import { errorFromResponse } from '../http-request.js';
+import type { HttpStream } from '../../src/core/http/http-client.js';
+import { errorFromResponse, isOk, networkError } from '../http-request.js';
 import { resolveProjectRef } from '../project-link.js';
 
 interface LogsOptions {
@@ -58,19 +59,19 @@ async function logs(ctx: CliContext, options: LogsOptions): Promise<void> {
   }
   const url = new URL(path, `${credentials.server}/`);
   for (const [key, value] of Object.entries({ ...query, follow: 'true' })) if (value !== undefined) url.searchParams.set(key, String(value));
-  let response: Response;
+  let response: HttpStream;
   try {
-    response = await ctx.fetch(url, { headers: { accept: LOG_STREAM_MEDIA_TYPE, authorization: `Bearer ${credentials.token as string}`, 'user-agent': 'svc-cli' } });
+    // No end to a followed stream; only a silence longer than the server's keep-alives ends it.
+    response = await ctx.http.open({ method: 'GET', url, headers: { accept: LOG_STREAM_MEDIA_TYPE, authorization: `Bearer ${credentials.token as string}`, 'user-agent': 'svc-cli' }, timeoutMs: null, idleTimeoutMs: 300_000 });
   } catch (error) {
-    throw new SvcError('SVC_NETWORK', `Cannot reach ${url.origin} (${(error as Error).message})`, { cause: error });
+    throw networkError(error, url);
   }
-  if (!response.ok) throw errorFromResponse(response.status, await response.text().catch(() => ''), response.headers.get('retry-after'));
+  if (!isOk(response.status)) throw errorFromResponse(response.status, (await response.read(64 * 1024).catch(() => Buffer.alloc(0))).toString('utf8'), response.header('retry-after'));
   await printStream(ctx, response);
 }
 
 // Print NDJSON entries as they arrive until the server ends the stream (or the user interrupts).
-async function printStream(ctx: CliContext, response: Response): Promise<void> {
-  if (!response.body) return;
+async function printStream(ctx: CliContext, response: HttpStream): Promise<void> {
   const decoder = new TextDecoder();
   let buffered = '';
   const emit = (line: string): void => {
@@ -86,7 +87,7 @@ async function printStream(ctx: CliContext, response: Response): Promise<void> {
     ctx.stdout.write(ctx.json ? `${JSON.stringify(entry.data)}\n` : `${formatLogEntry(entry.data)}\n`);
   };
   try {
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    for await (const chunk of response.body) {
       buffered += decoder.decode(chunk, { stream: true });
       let end: number;
       while ((end = buffered.indexOf('\n')) !== -1) {

@@ -16,6 +16,7 @@ import { freePort } from '../support/free-port.js';
 import { repoRoot } from '../support/repo-root.js';
 import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
 import type { BenchResult } from './bench-types.js';
+import { defaultHttpClient } from '../../src/core/http/http-client.js';
 
 const RUNS = 10;
 const POLL_MS = 5;
@@ -75,7 +76,7 @@ async function svcOnce(platform: StartedPlatform, token: string, projectId: stri
     bytes: packed.bytes,
     digest: packed.digest,
     idempotencyKey: `bench-b1-${process.pid}-${run}`,
-    fetch: globalThis.fetch,
+    http: defaultHttpClient,
     timeoutMs: 60_000,
   });
   if (body.release.status !== 'active') throw new Error(`release ${body.release.id} is ${body.release.status}: ${JSON.stringify(body.release.failure)}`);

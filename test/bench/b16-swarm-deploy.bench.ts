@@ -17,6 +17,7 @@ import { startPlatform, type StartedPlatform } from '../support/start-platform.j
 import { swarmEngineGate } from '../support/swarm-engine.js';
 import { startSwarmSetup } from '../e2e/support/swarm-setup.js';
 import type { BenchResult } from './bench-types.js';
+import { defaultHttpClient } from '../../src/core/http/http-client.js';
 
 /** Pairs after one warm-up each: about 23 s per pair on a 2-CPU box (the swarm deploy ~10 s to its first 200, ~16 s until active), so the row fits in ~3 minutes. */
 const RUNS = 5;
@@ -64,7 +65,7 @@ async function deployOnce(target: Target, run: number): Promise<number> {
     bytes: packed.bytes,
     digest: packed.digest,
     idempotencyKey: `bench-b16-${target.name}-${process.pid}-${run}`,
-    fetch: globalThis.fetch,
+    http: defaultHttpClient,
     timeoutMs: 180_000,
   });
   let failed: unknown = null;

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { canaryFetch, canaryRows } from '../../cli/commands/canary.js';
+import { canaryHttp, canaryRows } from '../../cli/commands/canary.js';
+import type { HttpClient, HttpRequest } from '../../src/core/http/http-client.js';
 import type { CanaryReportResponse } from '../../src/canary/contract.js';
 
 const dirs: string[] = [];
@@ -39,18 +40,20 @@ describe('svc canary', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-canary-cli-'));
     dirs.push(dir);
     writeFileSync(join(dir, 'svc.deploy.json'), JSON.stringify({ version: 1, entry: 'dist/server.js' }));
-    const seen: { url: string; headers: Record<string, string>; signal: AbortSignal | null | undefined }[] = [];
-    const base = (async (url: string, init?: RequestInit) => {
-      seen.push({ url, headers: (init?.headers ?? {}) as Record<string, string>, signal: init?.signal });
-      return new Response('{}');
-    }) as unknown as typeof fetch;
-    const wrapped = canaryFetch(base, dir);
-    await wrapped('http://svc/api/projects/p/releases', { method: 'POST', headers: { 'content-type': 'application/vnd.svc.deploy+gzip' }, signal: AbortSignal.timeout(10) });
-    await wrapped('http://svc/api/projects/p', { method: 'GET', headers: { accept: 'application/json' } });
-    expect(seen[0]!.headers['x-svc-canary']).toBe('1');
-    expect(seen[0]!.signal?.aborted).toBe(false);
-    await new Promise((r) => setTimeout(r, 30));
-    expect(seen[0]!.signal?.aborted).toBe(false); // the stages extend the 10 ms bound
-    expect(seen[1]!.headers['x-svc-canary']).toBeUndefined();
+    const seen: HttpRequest[] = [];
+    const answer = { status: 200, header: () => null, body: Buffer.from('{}'), text: () => '{}' };
+    const base: HttpClient = {
+      send: async (req) => (seen.push(req), answer),
+      open: async () => {
+        throw new Error('not used');
+      },
+    };
+    const wrapped = canaryHttp(base, dir);
+    await wrapped.send({ method: 'POST', url: 'http://svc/api/projects/p/releases', headers: { 'content-type': 'application/vnd.svc.deploy+gzip' }, timeoutMs: 10 });
+    await wrapped.send({ method: 'GET', url: 'http://svc/api/projects/p', headers: { accept: 'application/json' }, timeoutMs: 10 });
+    expect(seen[0]!.headers?.['x-svc-canary']).toBe('1');
+    expect(seen[0]!.timeoutMs).toBeGreaterThan(10); // the stages extend the 10 ms bound
+    expect(seen[1]!.headers?.['x-svc-canary']).toBeUndefined();
+    expect(seen[1]!.timeoutMs).toBe(10);
   });
 });

@@ -1,4 +1,5 @@
 // Run the CLI's main() in-process with captured output and an explicit HOME/env (no process.env leak).
+import type { HttpClient } from '../../src/core/http/http-client.js';
 import { main } from '../../cli/main.js';
 import type { Writer } from '../../cli/writer.js';
 
@@ -19,7 +20,7 @@ class Capture implements Writer {
 }
 
 /** `svc <argv>` with HOME=`home` and exactly `env` (plus NO_COLOR). */
-export async function runMain(argv: string[], options: { home: string; env?: Record<string, string | undefined>; fetch?: typeof fetch }): Promise<MainRun> {
+export async function runMain(argv: string[], options: { home: string; env?: Record<string, string | undefined>; http?: HttpClient }): Promise<MainRun> {
   const stdout = new Capture();
   const stderr = new Capture();
   const code = await main(argv, {
@@ -27,7 +28,7 @@ export async function runMain(argv: string[], options: { home: string; env?: Rec
     env: { NO_COLOR: '1', ...options.env },
     stdout,
     stderr,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.http ? { http: options.http } : {}),
   });
   return { code, stdout: stdout.text, stderr: stderr.text, json: <T>() => JSON.parse(stdout.text) as T };
 }

@@ -75,6 +75,8 @@ describe('http client', () => {
     expect((await failureOf(client.send({ method: 'GET', url: `${origin}/silent`, timeoutMs: 200 }))).reason).toBe('timeout');
     expect((await failureOf(client.send({ method: 'GET', url: `${origin}/trickle`, timeoutMs: 200 }))).reason).toBe('timeout');
     expect(Date.now() - started).toBeLessThan(5000);
+    // Without a whole-exchange bound, an idle bound still ends a body that stopped (a stalled download).
+    expect((await failureOf(client.send({ method: 'GET', url: `${origin}/trickle`, timeoutMs: null, idleTimeoutMs: 200 }))).reason).toBe('timeout');
     // The bound is the whole exchange, not undici's per-phase defaults: a longer bound lets a slow answer finish.
     expect((await client.send({ method: 'GET', url: `${origin}/slow-ok`, timeoutMs: 2000 })).text()).toBe('late');
   });
@@ -107,5 +109,6 @@ describe('http client', () => {
     const failure = await failureOf(client.send({ method: 'GET', url: `http://127.0.0.1:${port}/` }));
     expect(failure.reason).toBe('network');
     expect(failure.message).toContain('ECONNREFUSED');
+    expect(failure.detail).toBe('ECONNREFUSED');
   });
 });

@@ -16,6 +16,8 @@ export interface HttpRequest {
   signal?: AbortSignal | undefined;
   /** Bound on the whole exchange, first byte sent to last byte read (default 30 s); null: only `signal`. */
   timeoutMs?: number | null;
+  /** Longest wait for the answer's headers or between body chunks (a stalled download, a quiet log stream); default none beyond `timeoutMs`. */
+  idleTimeoutMs?: number;
   /** Largest body `send` reads (default 1 MiB); past it the exchange fails with reason 'too-large'. */
   maxBodyBytes?: number;
 }
@@ -48,10 +50,13 @@ export class HttpFailure extends Error {
   constructor(
     readonly reason: HttpFailureReason,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; detail?: string },
   ) {
     super(message, options);
+    this.detail = options?.detail ?? message;
   }
+  /** The short cause (ECONNREFUSED, a TLS error's text …) for a caller's own message. */
+  readonly detail: string;
 }
 
 export interface HttpClient {
@@ -77,11 +82,17 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     const timeout = timeoutMs === null ? undefined : AbortSignal.timeout(timeoutMs);
     const signals = [req.signal, timeout].filter((s): s is AbortSignal => s !== undefined);
     const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+    // undici's per-phase bounds: the idle bound, else the whole-exchange one (0 turns undici's 300 s default off).
+    const phaseMs = Math.min(req.idleTimeoutMs ?? Infinity, timeoutMs ?? Infinity);
     const failure = (error: unknown): HttpFailure => {
       if (error instanceof HttpFailure) return error;
-      if (timeout?.aborted || isTimeoutCode(error)) return new HttpFailure('timeout', `${req.method} ${url.origin}${url.pathname} got no complete answer within ${Math.round((timeoutMs ?? 0) / 100) / 10} s`, { cause: error });
+      if (timeout?.aborted || isTimeoutCode(error)) {
+        const bound = isTimeoutCode(error) && !timeout?.aborted ? `nothing arrived for ${seconds(phaseMs)} s` : `no complete answer within ${seconds(timeoutMs ?? 0)} s`;
+        return new HttpFailure('timeout', `${req.method} ${url.origin}${url.pathname}: ${bound}`, { cause: error, detail: bound });
+      }
       if (req.signal?.aborted) return new HttpFailure('aborted', `${req.method} ${url.origin}${url.pathname} was aborted`, { cause: error });
-      return new HttpFailure('network', `${req.method} ${url.origin}${url.pathname} failed (${reasonOf(error)})`, { cause: error });
+      const detail = reasonOf(error);
+      return new HttpFailure('network', `${req.method} ${url.origin}${url.pathname} failed (${detail})`, { cause: error, detail });
     };
     let answer: Dispatcher.ResponseData;
     try {
@@ -91,9 +102,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         headers: req.headers ?? {},
         body: req.body ?? null,
         ...(signal ? { signal } : {}),
-        // 0 turns undici's own 300 s bounds off; the whole-exchange signal is the bound instead.
-        headersTimeout: timeoutMs ?? 0,
-        bodyTimeout: timeoutMs ?? 0,
+        headersTimeout: Number.isFinite(phaseMs) ? phaseMs : 0,
+        bodyTimeout: Number.isFinite(phaseMs) ? phaseMs : 0,
         ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
       });
     } catch (error) {
@@ -162,6 +172,10 @@ function headerOf(headers: IncomingHttpHeaders, name: string): string | null {
   const value = headers[name.toLowerCase()];
   if (value === undefined) return null;
   return Array.isArray(value) ? (value[0] ?? null) : value;
+}
+
+function seconds(ms: number): number {
+  return Math.round(ms / 100) / 10;
 }
 
 function isTimeoutCode(error: unknown): boolean {
