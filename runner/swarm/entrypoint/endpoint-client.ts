@@ -1,23 +1,28 @@
-// The task's side of the release endpoint: requests with the bearer credential, retried with backoff
-// while the endpoint cannot be reached (a control plane restarting, a network settling after the
-// task starts), errors turned back into the SvcError the endpoint answered. Never follows redirects:
-// the credential goes to the endpoint's origin only.
+// The task's side of the release endpoint: requests with the bearer credential through svc's HTTP
+// client, retried with svc's backoff while the endpoint cannot be reached (a control plane restarting,
+// a network settling after the task starts), errors turned back into the SvcError the endpoint
+// answered. Never follows redirects: the credential goes to the endpoint's origin only.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, rm, stat } from 'node:fs/promises';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { request } from 'undici';
 import type { z } from 'zod';
 import { errorCodes, SvcError, type ErrorCode } from '../../../src/core/errors.js';
+import { defaultHttpClient, HttpFailure, type HttpClient } from '../../../src/core/http/http-client.js';
+import { backoffMs } from '../../../src/core/retry-policy.js';
 import { handleWriter } from '../handle-writer.js';
 
 export interface EndpointClientOptions {
   credential: string;
   /** How long unreachable-endpoint failures are retried before SVC_RELEASE_ENDPOINT_UNREACHABLE. */
   retryWindowMs: number;
+  http?: HttpClient;
 }
+
+/** 200 ms doubling to 4 s, half of it jitter: many tasks of one service start together. */
+const ENDPOINT_RETRY = { baseMs: 200, capMs: 4000 };
 
 export interface DownloadedFile {
   sizeBytes: number;
@@ -30,10 +35,10 @@ const retryableStatus = new Set([502, 503, 504]);
 const MAX_ERROR_BODY = 64 * 1024;
 
 /** An endpoint answer that is an error: the endpoint's own code when it sent one. */
-async function answerError(statusCode: number, body: Readable, url: URL): Promise<SvcError> {
+async function answerError(statusCode: number, body: AsyncIterable<Uint8Array>, url: URL): Promise<SvcError> {
   let text = '';
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    if (text.length < MAX_ERROR_BODY) text += chunk.toString('utf8');
+  for await (const chunk of body) {
+    if (text.length < MAX_ERROR_BODY) text += Buffer.from(chunk).toString('utf8');
   }
   try {
     const parsed = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
@@ -52,6 +57,7 @@ const transportCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'E
 
 function isRetryable(error: unknown): boolean {
   if (error instanceof SvcError) return retryableStatus.has(Number(error.details?.status));
+  if (error instanceof HttpFailure) return error.reason === 'network' || error.reason === 'timeout';
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && (transportCodes.has(code) || code.startsWith('UND_ERR_'));
 }
@@ -67,15 +73,17 @@ export interface EndpointClient {
 
 export function createEndpointClient(options: EndpointClientOptions): EndpointClient {
   const headers = { authorization: `Bearer ${options.credential}` };
+  const http = options.http ?? defaultHttpClient;
 
   /** Run one exchange, again with backoff while the endpoint is unreachable, until the window closes. */
   async function withRetry<T>(what: URL, attempt: () => Promise<T>): Promise<T> {
     const deadline = Date.now() + options.retryWindowMs;
-    for (let delay = 200; ; delay = Math.min(delay * 2, 4000)) {
+    for (let failures = 1; ; failures++) {
       try {
         return await attempt();
       } catch (error) {
         if (!isRetryable(error)) throw error;
+        const delay = backoffMs(ENDPOINT_RETRY, failures, Math.random());
         if (Date.now() + delay > deadline) {
           const reason = error instanceof Error ? error.message : String(error);
           throw new SvcError('SVC_RELEASE_ENDPOINT_UNREACHABLE', `No answer from ${what.origin}${what.pathname} within ${options.retryWindowMs} ms: ${reason}`, { cause: error });
@@ -85,15 +93,17 @@ export function createEndpointClient(options: EndpointClientOptions): EndpointCl
     }
   }
 
-  async function exchange(url: URL, init: { method: 'GET' | 'PUT'; body?: Buffer | Readable; headers?: Record<string, string> }): Promise<Readable> {
-    const answer = await request(url, { method: init.method, headers: { ...headers, ...init.headers }, body: init.body ?? null });
-    if (answer.statusCode < 200 || answer.statusCode >= 300) throw await answerError(answer.statusCode, answer.body, url);
+  async function exchange(url: URL, init: { method: 'GET' | 'PUT'; body?: Buffer | Readable; headers?: Record<string, string> }): Promise<AsyncIterable<Uint8Array>> {
+    // No whole-exchange bound (a large artifact); undici's old per-phase 300 s bound stays as the idle one.
+    const answer = await http.open({ method: init.method, url, headers: { ...headers, ...init.headers }, body: init.body ?? null, timeoutMs: null, idleTimeoutMs: 300_000 });
+    if (answer.status < 200 || answer.status >= 300) throw await answerError(answer.status, answer.body, url);
     return answer.body;
   }
 
-  async function json(body: Readable, url: URL): Promise<unknown> {
-    let text = '';
-    for await (const chunk of body as AsyncIterable<Buffer>) text += chunk.toString('utf8');
+  async function json(body: AsyncIterable<Uint8Array>, url: URL): Promise<unknown> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of body) chunks.push(Buffer.from(chunk));
+    const text = Buffer.concat(chunks).toString('utf8');
     try {
       return JSON.parse(text);
     } catch {
