@@ -4,10 +4,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execChecked } from '../../src/core/exec.js';
-import { assembleNodeRootfs, buildTarCommand } from './node-rootfs.js';
+import { assembleNodeRootfs, writeRootfsTar } from './node-rootfs.js';
 import { buildImportCommand, defaultContainerLimits, defaultPodmanGlobal, type PodmanGlobal } from './podman-args.js';
 
-export { buildTarCommand, imageAccounts, parseLddOutput } from './node-rootfs.js';
+export { imageAccounts, parseLddOutput } from './node-rootfs.js';
 
 /** The image name used when SVC_CONTAINER_IMAGE is not set. */
 export const DEFAULT_CONTAINER_IMAGE = 'localhost/svc-node:20';
@@ -33,7 +33,7 @@ export async function buildNodeImage(options: BuildNodeImageOptions = {}): Promi
     const rootfs = await assembleNodeRootfs(root, { ...(options.nodePath ? { nodePath: options.nodePath } : {}), user });
     log(`root filesystem: node ${rootfs.nodePath}, ${rootfs.libraries} libraries${rootfs.caBundle ? ', CA bundle' : ''}`);
     const tarPath = join(work, 'rootfs.tar');
-    await execChecked(buildTarCommand(root, tarPath));
+    await writeRootfsTar(root, tarPath);
     await execChecked(buildImportCommand(global, tarPath, image, user));
     log(`imported ${image}`);
     return image;

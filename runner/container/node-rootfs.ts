@@ -3,7 +3,8 @@
 // the non-root app user, and the empty /app, /data and /tmp. No shell, no package manager.
 import { chmodSync, copyFileSync, existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { command, type Command } from '../../src/core/command.js';
+import { create as createTar } from 'tar';
+import { command } from '../../src/core/command.js';
 import { SvcError } from '../../src/core/errors.js';
 import { execChecked } from '../../src/core/exec.js';
 
@@ -29,9 +30,21 @@ export function imageAccounts(user: string): { passwd: string; group: string } {
   };
 }
 
-/** `tar` of a directory's contents, numeric owners, as a Command. */
-export function buildTarCommand(rootDir: string, tarPath: string): Command {
-  return command('tar', ['--numeric-owner', '--owner=0', '--group=0', '-C', rootDir, '-cf', tarPath, '.']);
+/**
+ * Tar a directory's contents for `podman import` / `docker import`: every entry owned by 0:0 whoever
+ * builds it, modes kept as they are (node-tar's portable mode would drop the sticky, world-writable /tmp).
+ */
+export async function writeRootfsTar(rootDir: string, tarPath: string): Promise<void> {
+  await createTar(
+    {
+      cwd: rootDir,
+      file: tarPath,
+      onWriteEntry: (entry) => {
+        if (entry.stat) Object.assign(entry.stat, { uid: 0, gid: 0 });
+      },
+    },
+    ['.'],
+  );
 }
 
 /** Copy one host file (symlinks resolved) to the same or another path inside `root`. */

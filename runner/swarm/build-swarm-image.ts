@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { command } from '../../src/core/command.js';
 import { SvcError } from '../../src/core/errors.js';
 import { execChecked } from '../../src/core/exec.js';
-import { assembleNodeRootfs, buildTarCommand, copyIntoRoot, parseLddOutput } from '../container/node-rootfs.js';
+import { assembleNodeRootfs, writeRootfsTar, copyIntoRoot, parseLddOutput } from '../container/node-rootfs.js';
 import { defaultContainerLimits } from '../container/podman-args.js';
 import { platformPackageDir } from '../platform-package-dir.js';
 import type { EngineClient } from './engine-client.js';
@@ -107,7 +107,7 @@ export async function buildSwarmImage(client: EngineClient, options: BuildSwarmI
     for (const dir of ['app', 'data']) chmodSync(join(root, dir), 0o1777);
     log(`root filesystem: node ${rootfs.nodePath}, ${rootfs.libraries} libraries; svc from ${packageDir} with ${packages} production packages, ${addons.length} native addons`);
     const tarPath = join(work, 'rootfs.tar');
-    await execChecked(buildTarCommand(root, tarPath));
+    await writeRootfsTar(root, tarPath);
     const repository = options.repository ?? 'svc-swarm-node';
     const tag = options.tag ?? (JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version?: string }).version ?? 'latest';
     const imageId = await client.importImage(tarPath, { repository, tag, changes: [`USER ${user}`, `LABEL ${IMAGE_INPUTS_LABEL}=${inputs}`] });

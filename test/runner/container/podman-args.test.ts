@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { AppStartSpec } from '../../../runner/app-runner.js';
-import { parseLddOutput, buildTarCommand, imageAccounts } from '../../../runner/container/build-node-image.js';
+import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { list as listTar } from 'tar';
+import { parseLddOutput, imageAccounts } from '../../../runner/container/build-node-image.js';
+import { writeRootfsTar } from '../../../runner/container/node-rootfs.js';
 import {
   buildImportCommand,
   buildRemoveCommand,
@@ -143,7 +148,27 @@ describe('other podman commands', () => {
       '--change', 'USER 10001:10001', '--change', 'WORKDIR /app', '--change', 'ENV PATH=/usr/bin:/bin', '--change', 'CMD ["/usr/bin/node"]',
       '/t/rootfs.tar', 'img:1',
     ]);
-    expect(buildTarCommand('/r', '/t.tar').args).toEqual(['--numeric-owner', '--owner=0', '--group=0', '-C', '/r', '-cf', '/t.tar', '.']);
+  });
+
+  it('tars a root filesystem with every entry owned by 0:0 and modes kept (the sticky, world-writable /tmp)', async () => {
+    const work = await mkdtemp(join(tmpdir(), 'svc-rootfs-tar-'));
+    try {
+      await mkdir(join(work, 'root/tmp'), { recursive: true });
+      await mkdir(join(work, 'root/usr/bin'), { recursive: true });
+      await chmod(join(work, 'root/tmp'), 0o1777);
+      await writeFile(join(work, 'root/usr/bin/node'), 'binary');
+      await chmod(join(work, 'root/usr/bin/node'), 0o755);
+      await chown(join(work, 'root/usr/bin/node'), 4321, 4321);
+      await writeRootfsTar(join(work, 'root'), join(work, 'rootfs.tar'));
+      const entries: { path: string; uid: number | undefined; gid: number | undefined; mode: number | undefined }[] = [];
+      await listTar({ file: join(work, 'rootfs.tar'), onReadEntry: (e) => void entries.push({ path: e.path, uid: e.uid, gid: e.gid, mode: e.mode }) });
+      expect(entries.map((e) => e.path).sort()).toEqual(['./', './tmp/', './usr/', './usr/bin/', './usr/bin/node']);
+      expect(entries.every((e) => e.uid === 0 && e.gid === 0)).toBe(true);
+      expect(entries.find((e) => e.path === './tmp/')?.mode).toBe(0o1777);
+      expect(entries.find((e) => e.path === './usr/bin/node')?.mode).toBe(0o755);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
   });
 
   it('parses ldd output and writes a non-root account', () => {

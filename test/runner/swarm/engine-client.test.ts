@@ -7,8 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSvcError } from '../../../src/core/errors.js';
-import { execChecked } from '../../../src/core/exec.js';
-import { assembleNodeRootfs, buildTarCommand } from '../../../runner/container/node-rootfs.js';
+import { assembleNodeRootfs, writeRootfsTar } from '../../../runner/container/node-rootfs.js';
 import { createEngineClient, type EngineClient } from '../../../runner/swarm/engine-client.js';
 import type { EngineServiceSpec } from '../../../runner/swarm/engine-spec.js';
 import { startSwarmEngine, swarmEngineGate, type SwarmEngine } from '../../support/swarm-engine.js';
@@ -78,7 +77,7 @@ describe.skipIf(gate.skip)('EngineClient against a real swarm', () => {
     client = createEngineClient({ dockerHost: engine.dockerHost });
     work = await mkdtemp(join(tmpdir(), 'svc-engine-client-'));
     await assembleNodeRootfs(join(work, 'root'), { user: '10001:10001' });
-    await execChecked(buildTarCommand(join(work, 'root'), join(work, 'rootfs.tar')));
+    await writeRootfsTar(join(work, 'root'), join(work, 'rootfs.tar'));
   }, 120_000);
   afterAll(async () => {
     await engine?.stop();

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { command } from '../../../src/core/command.js';
-import { execChecked, execCommand } from '../../../src/core/exec.js';
-import { assembleNodeRootfs, buildTarCommand } from '../../../runner/container/node-rootfs.js';
+import { execCommand } from '../../../src/core/exec.js';
+import { assembleNodeRootfs, writeRootfsTar } from '../../../runner/container/node-rootfs.js';
 import { createEngineClient, type EngineClient } from '../../../runner/swarm/engine-client.js';
 import type { EngineServiceSpec } from '../../../runner/swarm/engine-spec.js';
 import { publishedPort } from '../../../runner/swarm/task-observation.js';
@@ -124,7 +124,7 @@ describe.skipIf(gate.skip)('test swarm engine stop', () => {
     try {
       const client = createEngineClient({ dockerHost: engine.dockerHost });
       await assembleNodeRootfs(join(work, 'root'), { user: '10001:10001' });
-      await execChecked(buildTarCommand(join(work, 'root'), join(work, 'rootfs.tar')));
+      await writeRootfsTar(join(work, 'root'), join(work, 'rootfs.tar'));
       const image = await client.importImage(join(work, 'rootfs.tar'), { repository: 'svc-test/kill', tag: 'x', changes: ['USER 10001:10001'] });
       const service = await client.createService(testService(image, { name: 'svc-test-sleeper', args: ['-e', 'setInterval(() => {}, 1000)'] }));
       for (let i = 0; i < 240 && !(await client.listTasks({ service })).some((task) => task.Status.State === 'running'); i++) await new Promise((resolve) => setTimeout(resolve, 250));
@@ -157,7 +157,7 @@ describe.skipIf(gate.skip)('two-node test swarm', () => {
     work = await mkdtemp(join(tmpdir(), 'svc-engine-nodes-'));
     client = createEngineClient({ dockerHost: engine.dockerHost });
     await assembleNodeRootfs(join(work, 'root'), { user: '10001:10001' });
-    await execChecked(buildTarCommand(join(work, 'root'), join(work, 'rootfs.tar')));
+    await writeRootfsTar(join(work, 'root'), join(work, 'rootfs.tar'));
     image = await client.importImage(join(work, 'rootfs.tar'), { repository: 'svc-test/nodes', tag: 'x', changes: ['USER 10001:10001'] });
   }, 180_000);
   afterAll(async () => {
@@ -240,7 +240,7 @@ describe.skipIf(gate.skip)('two-node test swarm stop', () => {
       const worker = engine.workers[0]!;
       const client = createEngineClient({ dockerHost: engine.dockerHost });
       await assembleNodeRootfs(join(work, 'root'), { user: '10001:10001' });
-      await execChecked(buildTarCommand(join(work, 'root'), join(work, 'rootfs.tar')));
+      await writeRootfsTar(join(work, 'root'), join(work, 'rootfs.tar'));
       const image = await client.importImage(join(work, 'rootfs.tar'), { repository: 'svc-test/nodes-kill', tag: 'x', changes: ['USER 10001:10001'] });
       await engine.shareImage(image);
       const service = await client.createService(testService(image, { name: 'svc-test-sleeper', args: ['-e', 'setInterval(() => {}, 1000)'], constraints: [`node.id==${worker.nodeId}`] }));

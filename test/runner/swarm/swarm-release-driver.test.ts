@@ -12,9 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execChecked } from '../../../src/core/exec.js';
 import { locateProjectPath, projectLayout, releaseDirOf } from '../../../src/releases/index.js';
-import { assembleNodeRootfs, buildTarCommand } from '../../../runner/container/node-rootfs.js';
+import { assembleNodeRootfs, writeRootfsTar } from '../../../runner/container/node-rootfs.js';
 import { projectNetworkName } from '../../../runner/container/network-args.js';
 import { keptArtifactPath } from '../../../runner/release-driver.js';
 import { createEngineClient, type EngineClient } from '../../../runner/swarm/engine-client.js';
@@ -170,7 +169,7 @@ describe.skipIf(gate.skip)('swarm release driver on a real swarm', () => {
     await assembleNodeRootfs(root, { user: '10001:10001' });
     await mkdir(join(root, 'svc'), { recursive: true });
     await writeFile(join(root, 'svc', 'swarm-entrypoint.mjs'), "console.error('fake entrypoint: leaving without a result');\nprocess.exit(3);\n");
-    await execChecked(buildTarCommand(root, join(work, 'fake.tar')));
+    await writeRootfsTar(root, join(work, 'fake.tar'));
     const image = await client.importImage(join(work, 'fake.tar'), { repository: 'svc-fake-entrypoint', tag: 'test', changes: ['USER 10001:10001'] });
     const dataDir = join(work, 'jobs-plane');
     const driver = openSwarmReleaseDriver(
