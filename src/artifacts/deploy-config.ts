@@ -16,12 +16,12 @@ export const deployConfigDefaults = {
 } as const;
 
 /** Environment names the platform sets itself; `env` may not use them (compared case-insensitively). */
-export const RESERVED_ENV_NAMES = ['PORT', 'HOST', 'NODE_OPTIONS'] as const;
+const RESERVED_ENV_NAMES = ['PORT', 'HOST', 'NODE_OPTIONS'] as const;
 /** Prefix reserved for the platform in `env`. */
-export const RESERVED_ENV_PREFIX = 'SVC_';
+const RESERVED_ENV_PREFIX = 'SVC_';
 
 /** Whether `name` is reserved in svc.deploy.json `env`. */
-export function isReservedEnvName(name: string): boolean {
+function isReservedEnvName(name: string): boolean {
   const upper = name.toUpperCase();
   return (RESERVED_ENV_NAMES as readonly string[]).includes(upper) || upper.startsWith(RESERVED_ENV_PREFIX);
 }

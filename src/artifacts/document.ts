@@ -9,7 +9,7 @@ export const ARTIFACT_PROTOCOL = 'svc-deploy/1';
 /** How the files were gathered (walk rules, mode normalization); bumps when those rules change. */
 export const BUILDER_PROTOCOL = 'svc-builder/1';
 /** The svc version that packs, taken from package.json. */
-export const SERVICE_VERSION: string = readServiceVersion();
+const SERVICE_VERSION: string = readServiceVersion();
 /** Regular file, not executable (0100644). */
 export const MODE_FILE = 0o100644;
 /** Regular file, executable (0100755). */

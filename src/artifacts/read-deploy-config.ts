@@ -4,7 +4,7 @@ import { SvcError } from '../core/errors.js';
 import { parseDeployConfig, type DeployConfig } from './deploy-config.js';
 
 /** File name of the deployment configuration in an app directory. */
-export const DEPLOY_CONFIG_FILE = 'svc.deploy.json';
+const DEPLOY_CONFIG_FILE = 'svc.deploy.json';
 // A configuration file is small; a huge one is a mistake (or an attack on the parser).
 const maxConfigBytes = 1024 * 1024;
 

@@ -21,7 +21,7 @@ export function artifactRoots(config: DeployConfig): string[] {
 }
 
 /** Normalize a file's permission bits to the two artifact modes (owner execute bit decides). */
-export function normalizeMode(statMode: number): number {
+function normalizeMode(statMode: number): number {
   return statMode & 0o100 ? MODE_EXECUTABLE : MODE_FILE;
 }
 

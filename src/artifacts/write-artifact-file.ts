@@ -4,7 +4,7 @@ import { ARTIFACT_FILE_EXTENSION } from './document.js';
 import type { PackedArtifact } from './pack-artifact.js';
 
 /** Directory (relative to the app) where dry runs keep artifacts. */
-export const LOCAL_ARTIFACT_DIR = join('.svc', 'artifacts');
+const LOCAL_ARTIFACT_DIR = join('.svc', 'artifacts');
 
 /** Atomically write `<appDir>/.svc/artifacts/<digest>.svc.gz` and return its path. */
 export async function writeArtifactFile(appDir: string, packed: PackedArtifact): Promise<string> {
