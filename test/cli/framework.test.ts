@@ -7,21 +7,12 @@ import { Output } from '../../cli/output.js';
 import type { CliContext } from '../../cli/context.js';
 import { resolveBuildCommand } from '../../cli/run-build-command.js';
 import { ROOT, runCli } from './run-cli.js';
+import { textSink } from './text-sink.js';
 
 function registeredNames(): string[] {
   const program = new Command('svc');
   for (const module of commands) module.register(program, {} as CliContext);
   return program.commands.map((cmd) => cmd.name());
-}
-
-function sink(isTTY: boolean): { text: string; isTTY: boolean; write(chunk: string): void } {
-  return {
-    text: '',
-    isTTY,
-    write(chunk: string) {
-      this.text += chunk;
-    },
-  };
 }
 
 describe('svc command framework', () => {
@@ -72,8 +63,8 @@ describe('svc command framework', () => {
       [false, false, false],
       [true, true, false],
     ] as const) {
-      const stdout = sink(tty);
-      const stderr = sink(tty);
+      const stdout = textSink(tty);
+      const stderr = textSink(tty);
       const clock = manualClock(0);
       const out = new Output({ stdout, stderr, json, clock, env: {} });
       const progress = out.progress('Packing');
@@ -87,8 +78,8 @@ describe('svc command framework', () => {
   });
 
   it('renders unknown failures as SVC_INTERNAL with exit 70', () => {
-    const stdout = sink(false);
-    const out = new Output({ stdout, stderr: sink(false), json: true, clock: manualClock(), env: {} });
+    const stdout = textSink(false);
+    const out = new Output({ stdout, stderr: textSink(false), json: true, clock: manualClock(), env: {} });
     out.error(new Error('boom'));
     expect(JSON.parse(stdout.text)).toEqual({ error: { code: 'SVC_INTERNAL', message: 'boom' } });
     expect(exitCodeFor(new Error('boom'))).toBe(70);

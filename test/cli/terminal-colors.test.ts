@@ -5,18 +5,9 @@ import { manualClock } from '../../src/core/clock.js';
 import { SvcError } from '../../src/core/errors.js';
 import { Output } from '../../cli/output.js';
 import { colorEnabled } from '../../cli/terminal-colors.js';
+import { textSink } from './text-sink.js';
 
 const ESC = '\x1b[';
-
-function sink(isTTY: boolean): { text: string; isTTY: boolean; write(chunk: string): void } {
-  return {
-    text: '',
-    isTTY,
-    write(chunk: string) {
-      this.text += chunk;
-    },
-  };
-}
 
 describe('terminal colours', () => {
   it('follows NO_COLOR, FORCE_COLOR, CI, TERM=dumb and the terminal, and never paints --json', () => {
@@ -35,7 +26,7 @@ describe('terminal colours', () => {
 
   it('paints errors on a terminal, and writes them plain when piped or with --json', () => {
     const render = (isTTY: boolean, json: boolean, env: Record<string, string> = {}) => {
-      const [stdout, stderr] = [sink(isTTY), sink(isTTY)];
+      const [stdout, stderr] = [textSink(isTTY), textSink(isTTY)];
       const out = new Output({ stdout, stderr, json, clock: manualClock(), env });
       out.error(new SvcError('SVC_USAGE', 'bad flag'));
       return stdout.text + stderr.text;
