@@ -49,8 +49,3 @@ export const auditKinds = {
 } as const;
 
 export type AuditKind = keyof typeof auditKinds;
-
-/** Whether a string is a known audit kind. */
-export function isAuditKind(value: string): value is AuditKind {
-  return Object.hasOwn(auditKinds, value);
-}
