@@ -15,7 +15,7 @@ export interface SchedulerTimer {
 }
 
 /** setInterval that does not keep the process alive. */
-export const intervalTimer: SchedulerTimer = {
+const intervalTimer: SchedulerTimer = {
   every(ms, fn) {
     const handle = setInterval(fn, ms);
     handle.unref();

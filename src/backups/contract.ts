@@ -51,11 +51,9 @@ export type BackupSchedule = z.infer<typeof backupScheduleSchema>;
 export const backupListResponseSchema = z.object({ backups: z.array(backupSchema).describe('newest first'), schedule: backupScheduleSchema.nullable() });
 export type BackupListResponse = z.infer<typeof backupListResponseSchema>;
 export const backupResponseSchema = z.object({ backup: backupSchema });
-export type BackupResponse = z.infer<typeof backupResponseSchema>;
 export const backupParamsSchema = z.object({ id: z.string().min(1).max(100).describe('project id or slug'), backupId: z.string().min(1).max(100) });
 export const restoreBackupBodySchema = z.object({ confirm: z.string().max(300).describe('exactly "restore <project-slug>"') });
 export const restoreBackupResponseSchema = z.object({ backup: backupSchema, restartedReleaseId: z.string().nullable() });
-export type RestoreBackupResponse = z.infer<typeof restoreBackupResponseSchema>;
 export const deleteBackupResponseSchema = z.object({ deleted: z.literal(true), id: z.string() });
 export const setScheduleBodySchema = z.object({
   intervalMinutes: z.number().int().min(5).max(30 * 24 * 60),
@@ -64,4 +62,3 @@ export const setScheduleBodySchema = z.object({
 });
 export type SetScheduleBody = z.input<typeof setScheduleBodySchema>;
 export const scheduleResponseSchema = z.object({ schedule: backupScheduleSchema.nullable() });
-export type ScheduleResponse = z.infer<typeof scheduleResponseSchema>;
