@@ -177,9 +177,3 @@ export function runCanary(deps: CanaryControllerDeps, input: CanaryRunInput): Pr
   else offExit = off;
   return outcome;
 }
-
-/** Mark a promoted run once its activation committed (or failed after promotion). */
-export function settleRun(store: CanaryStore, runId: string, activated: { ok: true } | { ok: false; code: string; message: string }): void {
-  if (activated.ok) store.finishRun(runId, 'promoted', null);
-  else store.finishRun(runId, 'failed', { code: activated.code, message: activated.message });
-}

@@ -1,5 +1,4 @@
 // Public surface of canary rollouts for the composition root and other features.
 export { createCanary, type CanaryFeature, type CanaryOptions } from './canary-feature.js';
-export { canaryMigrations, CanaryStore } from './canary-store.js';
+export { canaryMigrations } from './canary-store.js';
 export type { CanaryObserver, CanaryStageEvent } from './canary-observer.js';
-export { evaluateStage, defaultCanaryPolicy, type CanaryPolicy, type StageDecision } from './stage-policy.js';
