@@ -16,7 +16,7 @@ export function isConsoleRoute(path: string): boolean {
 }
 
 /** The host name of a Host header: lower case, no port, no trailing dot. Pure. */
-export function hostName(hostHeader: string): string {
+function hostName(hostHeader: string): string {
   const host = hostHeader.trim().toLowerCase();
   const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d*$/, '');
   return name.replace(/\.$/, '');
