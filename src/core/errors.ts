@@ -32,11 +32,6 @@ export function isSvcError(value: unknown, code?: ErrorCode): value is SvcError 
   return value instanceof SvcError && (code === undefined || value.code === code);
 }
 
-/** Create an SvcError from a registry code; shorthand used at throw sites. */
-export function svcError(code: ErrorCode, message?: string, details?: Record<string, unknown>): SvcError {
-  return new SvcError(code, message, details ? { details } : undefined);
-}
-
 /**
  * Process exit code for an error, derived from its kind and status so scripts can branch on it:
  * 2 usage, 75 retryable (EX_TEMPFAIL), 65 bad input (EX_DATAERR), 77 not permitted (EX_NOPERM),

@@ -7,4 +7,3 @@ export const livezSchema = z.object({ status: z.literal('ok') });
 
 /** `/readyz` (and `/healthz`, `/_svc/readyz`): 200 when every check is ok, else 503. Features add detail fields. */
 export const readinessSchema = z.object({ status: z.enum(['ok', 'unavailable']), checks: z.record(z.string(), z.enum(['ok', 'failed'])) });
-export type Readiness = z.infer<typeof readinessSchema>;
