@@ -11,9 +11,6 @@ export const githubRoutes = {
   link: '/api/projects/:id/github',
 } as const;
 
-/** Check run names svc posts. */
-export const checkNames = ['svc/release', 'svc/canary', 'svc/rollback', 'svc/restore-drill'] as const;
-
 export const linkBodySchema = z.object({
   repository: z
     .string()
@@ -28,7 +25,6 @@ export const linkBodySchema = z.object({
   rollbackPermission: z.enum(['write', 'admin']).default('write').describe('repository permission a commenter needs for /svc rollback'),
   environment: z.string().min(1).max(255).default('production').describe('GitHub Deployments environment name'),
 });
-export type LinkBody = z.input<typeof linkBodySchema>;
 
 export const linkProblemSchema = z.object({
   reason: z.enum(['installation_missing', 'installation_suspended', 'repository_removed']),

@@ -1,4 +1,3 @@
 // Public surface of the GitHub integration for the composition root.
 export { createGithub, type GithubFeature, type GithubOptions, type GithubReleases } from './github-feature.js';
 export { githubMigrations } from './migrations.js';
-export { githubBaseUrl, parseGithubConfig, type GithubConfig } from './github-config.js';

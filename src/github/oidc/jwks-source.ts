@@ -44,7 +44,7 @@ export function createJwksSource(options: JwksSourceOptions): JWTVerifyGetKey {
 }
 
 /** Read `jwks_uri` from the issuer's discovery document; its `issuer` must be the configured one. */
-export async function discoverJwksUrl(issuer: string, fetchImpl: typeof globalThis.fetch, timeoutMs: number): Promise<string> {
+async function discoverJwksUrl(issuer: string, fetchImpl: typeof globalThis.fetch, timeoutMs: number): Promise<string> {
   const url = `${issuer}/.well-known/openid-configuration`;
   let body: unknown;
   try {

@@ -56,7 +56,7 @@ export function createOidcUploadAuth(ctx: FeatureContext, options: OidcUploadAut
  * The principal of a verified token: shaped as a project-scoped token with only `deploy`, so every
  * existing scope and permission check applies unchanged. It exists only for this request.
  */
-export function oidcPrincipal(user: NonNullable<ReturnType<typeof getUser>>, projectId: string, claims: GithubOidcClaims): Principal {
+function oidcPrincipal(user: NonNullable<ReturnType<typeof getUser>>, projectId: string, claims: GithubOidcClaims): Principal {
   const run = claims.run_id ? ` run ${claims.run_id}` : '';
   return {
     kind: 'token',

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { SvcError } from '../../core/errors.js';
 
 /** The claims of a GitHub Actions ID token that upload authorization reads (others are ignored). */
-export const githubOidcClaimsSchema = z.object({
+const githubOidcClaimsSchema = z.object({
   iss: z.string(),
   jti: z.string().min(1).max(200),
   exp: z.number().int(),
@@ -29,7 +29,7 @@ export interface VerifyOidcOptions {
 }
 
 /** Tokens living longer than this are refused (GitHub's live for minutes). */
-export const MAX_TOKEN_AGE_SECONDS = 3600;
+const MAX_TOKEN_AGE_SECONDS = 3600;
 const CLOCK_TOLERANCE_SECONDS = 30;
 // Asymmetric algorithms only: never "none" or an HMAC keyed with public material.
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384'];
