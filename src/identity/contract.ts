@@ -59,7 +59,6 @@ export type Role = z.infer<typeof roleSchema>;
 
 export const registrationModes = ['bootstrap', 'public', 'disabled'] as const;
 export const registrationModeSchema = z.enum(registrationModes);
-export type RegistrationMode = z.infer<typeof registrationModeSchema>;
 
 const isoTime = z.string().describe('ISO 8601 timestamp');
 const email = z.string().trim().toLowerCase().max(254).pipe(z.email());
@@ -75,7 +74,6 @@ export const invitedRegisterBodySchema = z.object({ invitation: z.string().min(1
 export const loginBodySchema = z.object({ email, password: z.string().min(1).max(256) });
 /** Response of register, login and session: the user and the CSRF token for state-changing requests. */
 export const sessionResponseSchema = z.object({ user: userSchema, csrfToken: z.string() });
-export type SessionResponse = z.infer<typeof sessionResponseSchema>;
 export const okResponseSchema = z.object({ ok: z.literal(true) });
 export const registrationStatusSchema = z.object({ mode: registrationModeSchema, open: z.boolean().describe('whether POST register would accept a new account now') });
 

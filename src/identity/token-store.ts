@@ -103,11 +103,6 @@ export function insertAccessToken(ctx: FeatureContext, input: NewAccessToken): {
   return { row, accessToken };
 }
 
-/** Find a token by its raw value (lookup by hash: the raw value is never stored). */
-export function findTokenByRaw(ctx: FeatureContext, raw: string): TokenRow | undefined {
-  return cachedStatement(ctx.db, 'SELECT * FROM access_tokens WHERE token_hash = ?').get(sha256Hex(raw)) as TokenRow | undefined;
-}
-
 /** Encodes "an ancestor is revoked or missing" in the ancestry column (real expiry times are positive). */
 const ANCESTOR_REVOKED = -1;
 
