@@ -233,9 +233,7 @@ export const nodeCredentialsFileSchema = z.strictObject({
 
 export type NodeView = z.infer<typeof nodeViewSchema>;
 export type Placement = z.infer<typeof placementSchema>;
-export type DesiredPayload = z.infer<typeof desiredPayloadSchema>;
 export type GenerationStatus = z.infer<typeof generationStatusSchema>;
-export type NodeOperation = z.infer<typeof nodeOperationSchema>;
 export type LeaseResponse = z.infer<typeof leaseResponseSchema>;
 export type NodeCredentialsFile = z.infer<typeof nodeCredentialsFileSchema>;
 export type NodeRollback = z.infer<typeof nodeRollbackSchema>;

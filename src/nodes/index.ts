@@ -2,4 +2,3 @@
 export { createNodes, type NodesFeature } from './nodes-feature.js';
 export { nodesMigrations } from './nodes-migrations.js';
 export type { NodeReleaseListener } from './nodes-context.js';
-export { placeProject, nodeMatches, type PlacementNode, type PlacementConstraints } from './place-project.js';

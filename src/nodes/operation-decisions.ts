@@ -30,11 +30,6 @@ export interface ObservedResult {
   state: 'running' | 'stopped';
 }
 
-/** Whether an operation is still open (a newer generation supersedes it). */
-export function isOpen(op: Pick<OperationRecord, 'status'>): boolean {
-  return op.status === 'pending' || op.status === 'leased';
-}
-
 /** Whether a node holds a live lease on the operation right now. */
 export function holdsLease(op: OperationRecord, nodeId: string, now: number): boolean {
   return op.status === 'leased' && op.nodeId === nodeId && op.leaseExpiresAt !== null && now < op.leaseExpiresAt;
