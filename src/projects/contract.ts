@@ -78,7 +78,6 @@ export const dashboardResponseSchema = z.object({
     }),
   ),
 });
-export type DashboardResponse = z.infer<typeof dashboardResponseSchema>;
 
 // Custom domains, the edge certificate lookup and site deletion.
 export * from './domains-contract.js';

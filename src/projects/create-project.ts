@@ -6,7 +6,7 @@ import { checkProjectSlug, slugFromName } from './contract.js';
 import { findProject, insertProject, removeProjectRoot, type ProjectRow } from './project-store.js';
 
 /** Validate a slug, mapping each failed rule to its stable code. Pure apart from throwing. */
-export function assertProjectSlug(slug: string): void {
+function assertProjectSlug(slug: string): void {
   const problem = checkProjectSlug(slug);
   if (problem === 'invalid') throw new SvcError('SVC_PROJECT_SLUG_INVALID', `"${slug.slice(0, 60)}" is not a valid slug: use 3–40 lowercase ASCII letters, digits and single dashes.`);
   if (problem === 'reserved') throw new SvcError('SVC_PROJECT_SLUG_RESERVED', `"${slug}" is reserved by the platform.`);

@@ -26,7 +26,6 @@ export const domainListResponseSchema = z.object({ domains: z.array(domainSchema
 export type DomainListResponse = z.infer<typeof domainListResponseSchema>;
 export const addDomainBodySchema = z.object({ domain: z.string().min(1).max(300) });
 export const domainResponseSchema = z.object({ domain: domainSchema });
-export type DomainResponse = z.infer<typeof domainResponseSchema>;
 export const domainParamsSchema = z.object({ id: z.string().min(1).max(100).describe('project id or slug'), domain: z.string().min(1).max(300) });
 export const removeDomainResponseSchema = z.object({ removed: z.literal(true), domain: z.string() });
 
@@ -44,7 +43,6 @@ export const deleteProjectBodySchema = z.object({
   confirm: z.string().max(300).default('').describe('exactly "delete-site <project-slug>"'),
   acknowledgeDataLoss: z.boolean().default(false).describe('must be true: the database, releases, snapshots, backups, secrets, logs, metrics, domains and scoped tokens are removed for good'),
 });
-export type DeleteProjectBody = z.infer<typeof deleteProjectBodySchema>;
 export const deleteProjectResponseSchema = z.object({
   deleted: z.literal(true),
   projectId: z.string(),
@@ -52,4 +50,3 @@ export const deleteProjectResponseSchema = z.object({
   auditEventId: z.string().describe('the project.delete event (stays visible in GET /api/audit)'),
   revokedTokens: z.number().int(),
 });
-export type DeleteProjectResponse = z.infer<typeof deleteProjectResponseSchema>;

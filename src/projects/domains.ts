@@ -45,7 +45,7 @@ export interface DomainsFeature {
  * literals, loopback names, the public, listen and app hosts with their parents and children),
  * SVC_DOMAIN_INVALID unless it is a DNS name with two or more labels and no wildcard, port or path.
  */
-export function normalizeCustomDomain(input: string, rules: ReservedHostRules): string {
+function normalizeCustomDomain(input: string, rules: ReservedHostRules): string {
   const trimmed = input.trim();
   const refuse = (name: string, reserved: ReservedHost): never => {
     throw new SvcError('SVC_DOMAIN_RESERVED', reservedHostMessage(name, reserved));

@@ -11,7 +11,7 @@ import { domainRoutes, TLS_ASK_TOKEN_HEADER, tlsAskQuerySchema, tlsAskResponseSc
 import type { DomainsFeature } from './domains.js';
 
 /** Environment variable holding the edge lookup token (at least 16 characters). */
-export const TLS_ASK_TOKEN_ENV = 'SVC_TLS_ASK_TOKEN';
+const TLS_ASK_TOKEN_ENV = 'SVC_TLS_ASK_TOKEN';
 
 /** Constant-time token comparison: both sides are hashed first, so even the length does not leak. Pure. */
 export function tokenMatches(given: string | undefined, expected: string): boolean {
