@@ -60,6 +60,4 @@ export const setSecretResponseSchema = z.object({
   created: z.boolean().describe('false when an existing value was replaced'),
   effective: z.literal('next-release-or-restart').describe('running apps keep their environment until the next release or supervised restart'),
 });
-export type SetSecretResponse = z.infer<typeof setSecretResponseSchema>;
 export const deleteSecretResponseSchema = z.object({ deleted: z.literal(true), name: z.string() });
-export type DeleteSecretResponse = z.infer<typeof deleteSecretResponseSchema>;

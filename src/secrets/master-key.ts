@@ -9,7 +9,7 @@ import { atomicWriteFileSync, fsyncDirectory } from '../core/atomic-write.js';
 import { SvcError } from '../core/errors.js';
 
 /** Environment variable holding the master key. */
-export const MASTER_KEY_ENV = 'SVC_PLATFORM_MASTER_KEY';
+const MASTER_KEY_ENV = 'SVC_PLATFORM_MASTER_KEY';
 /** File name of the generated key inside the data directory. */
 export const MASTER_KEY_FILE = 'master.key';
 /** A rotation writes the new key here first and renames it over master.key after the database commit. */

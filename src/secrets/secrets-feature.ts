@@ -28,7 +28,7 @@ export interface SecretsFeature {
 }
 
 /** Throw the registry error for a bad name. */
-export function assertSecretName(name: string): void {
+function assertSecretName(name: string): void {
   const problem = checkSecretName(name);
   if (problem === 'invalid') throw new SvcError('SVC_SECRET_NAME_INVALID', `"${name.slice(0, 130)}" is not a valid secret name.`);
   if (problem === 'reserved') throw new SvcError('SVC_SECRET_NAME_RESERVED', `${name} is controlled by the platform.`);
