@@ -52,7 +52,7 @@ export interface Ingress {
 }
 
 /** A TCP connect check with a timeout (resolves once the upstream accepts a connection). */
-export function tcpProbe(timeoutMs: number): (upstream: Upstream) => Promise<void> {
+function tcpProbe(timeoutMs: number): (upstream: Upstream) => Promise<void> {
   return (upstream) =>
     new Promise((resolve, reject) => {
       const socket = connect({ host: upstream.host, port: upstream.port });

@@ -5,7 +5,7 @@ import { newHold, Route, wakeAll } from './route-entry.js';
 import type { RouteState, TargetState } from './route-state.js';
 import { checkUpstream, newTarget, routesToCandidate, type RoutedProject, type RouteEntry, type RouteFollower, type RouteTableOptions, type Upstream, type UpstreamTarget } from './route-types.js';
 
-export { newTarget, routesToCandidate, type CanaryRoute, type RoutedProject, type RouteEntry, type RouteFollower, type RouteHold, type RouteTableOptions, type Upstream, type UpstreamTarget } from './route-types.js';
+export { newTarget, routesToCandidate, type RoutedProject, type RouteEntry, type RouteFollower, type RouteTableOptions, type Upstream, type UpstreamTarget } from './route-types.js';
 
 const CACHE_LIMIT = 10_000;
 
