@@ -27,7 +27,6 @@ export const recoveryEpochSchema = z.object({
   current: z.boolean().describe('the epoch the project database belongs to (or will begin at the next start)'),
   abandoned: z.boolean().describe('begun by a candidate whose release then failed (never live); kept, skipped by default restores'),
 });
-export type RecoveryEpoch = z.infer<typeof recoveryEpochSchema>;
 
 export const recoveryRestoreSchema = z.object({
   id: z.string(),
@@ -57,7 +56,6 @@ export type RecoveryStatusResponse = z.infer<typeof recoveryStatusSchema>;
 
 export const enableRecoveryBodySchema = z.object({ enabled: z.boolean() });
 export const enableRecoveryResponseSchema = z.object({ enabled: z.literal(true), created: z.boolean(), effective: z.literal('next-release-or-restart') });
-export type EnableRecoveryResponse = z.infer<typeof enableRecoveryResponseSchema>;
 
 export const restoreRecoveryBodySchema = z
   .object({

@@ -33,7 +33,6 @@ export const headDocumentSchema = z.strictObject({
   headDigest: hex64,
   updatedAt: z.number().int().nonnegative(),
 });
-export type HeadDocument = z.infer<typeof headDocumentSchema>;
 
 /** A journal segment file and the sequences its name claims. */
 export interface SegmentFile {
