@@ -104,7 +104,6 @@ export const storageLimitsSchema = z.object({
   maxStorageBytes: z.number().int(),
 });
 export const storageResponseSchema = z.object({ usage: storageUsageSchema, limits: storageLimitsSchema });
-export type StorageResponse = z.infer<typeof storageResponseSchema>;
 
 export const releaseListResponseSchema = z.object({
   releases: z.array(releaseSchema).describe('newest first'),
@@ -119,7 +118,6 @@ export const rollbackBodySchema = z.object({
   restoreData: z.boolean().default(false).describe('also restore the database from the pre-deploy snapshot (newer writes are lost)'),
   confirm: z.string().max(300).optional().describe('with restoreData: exactly "restore <project-slug>"'),
 });
-export type RollbackBody = z.input<typeof rollbackBodySchema>;
 export const rollbackResponseSchema = z.object({
   release: releaseSchema.describe('the release that is now active'),
   previousReleaseId: z.string().nullable(),
@@ -147,7 +145,6 @@ export const logsQuerySchema = z.object({
     .describe('stream: the backlog, then new entries as NDJSON lines (or SSE `data:` events with Accept: text/event-stream)'),
 });
 export const logsResponseSchema = z.object({ entries: z.array(logEntryWireSchema).describe('oldest first') });
-export type LogsResponse = z.infer<typeof logsResponseSchema>;
 
 /** The exact phrase that confirms a data-restoring rollback. */
 export function restoreConfirmation(projectSlug: string): string {

@@ -6,7 +6,6 @@ export const deleteReleaseBodySchema = z.object({
   confirm: z.string().max(300).default('').describe('exactly "delete-release <project-slug> <release-id>"'),
   allowRollbackLoss: z.boolean().default(false).describe('needed to remove the predecessor of the active release (also removes the data-restore snapshot)'),
 });
-export type DeleteReleaseBody = z.input<typeof deleteReleaseBodySchema>;
 export const deleteReleaseResponseSchema = z.object({
   releaseId: z.string(),
   status: z.enum(['inactive', 'failed']).describe('unchanged: metadata and audit history are kept'),
@@ -14,7 +13,6 @@ export const deleteReleaseResponseSchema = z.object({
   freedBytes: z.number().int().describe('uncompressed release files plus a removed snapshot'),
   removedSnapshot: z.boolean().describe('true when the active release lost its data-restore snapshot (rollback loss)'),
 });
-export type DeleteReleaseResponse = z.infer<typeof deleteReleaseResponseSchema>;
 
 /** The exact phrase that confirms deleting a release artifact. */
 export function deleteReleaseConfirmation(projectSlug: string, releaseId: string): string {

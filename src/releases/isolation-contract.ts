@@ -9,7 +9,6 @@ export const isolationRoutes = {
 } as const;
 
 export const isolationModeValues = ['sandbox', 'unsandboxed', 'container', 'swarm'] as const;
-export type IsolationMode = (typeof isolationModeValues)[number];
 
 export const isolationSchema = z.object({
   mode: z.enum(isolationModeValues).describe('sandbox: bubblewrap per app (default); unsandboxed: plain processes (SVC_SANDBOX=off); container: podman (SVC_RUNNER=container); swarm: Docker swarm services (SVC_DRIVER=swarm)'),

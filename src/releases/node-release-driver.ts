@@ -182,8 +182,6 @@ function reportRollback(deps: ReleaseDeps, phase: 'start' | 'complete' | 'fail',
   observe(deps.ctx.logger, () => deps.observer!.onRollback!({ phase, projectId: e.projectId, releaseId: e.releaseId, fromReleaseId: e.rollback.fromReleaseId, restoreData: e.rollback.restoreData, actor: e.actor, ...failure }));
 }
 
-export { nodeFailure } from './run-release-effects.js';
-
 /**
  * Route a placed project's hosts to where its node says the release listens (null: unroute), or with
  * `hold` take it out of rotation holding its new requests (up to SVC_HOLD_REQUESTS_MS) while the node

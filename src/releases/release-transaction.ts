@@ -15,7 +15,7 @@ import { transition, type ReleaseEffect } from './release-state.js';
 import { activeReleaseRow, getReleaseById, loadReleaseSet, releaseConfig, type ReleaseRow } from './release-store.js';
 import { newReleaseRun, runReleaseEffects, type ReleaseRun } from './run-release-effects.js';
 
-export { markFailed, removeCandidateFiles, type TransactionSubject } from './release-commits.js';
+export type { TransactionSubject } from './release-commits.js';
 
 /** Run steps 4–10 for a candidate; resolves with the final row (active or failed), never rejects for a deploy failure. */
 export async function runReleaseTransaction(deps: ReleaseDeps, subject: TransactionSubject, candidate: ReleaseRow, staged: StagedArtifact, kept?: Buffer): Promise<ReleaseRow> {

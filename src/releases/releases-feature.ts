@@ -87,7 +87,7 @@ export interface ReleasesFeature {
 }
 
 /** Project locks whose stale-lock recoveries are audited as `lock.recovered`. */
-export function createProjectLocks(ctx: FeatureContext): ProjectLocks {
+function createProjectLocks(ctx: FeatureContext): ProjectLocks {
   return new ProjectLocks({
     dir: join(ctx.config.dataDir, 'locks'),
     clock: ctx.clock,
