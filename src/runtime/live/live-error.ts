@@ -1,7 +1,7 @@
 // Errors of the live layer. src/runtime stands alone, so it has its own error class and codes.
 
 /** Stable codes of the live layer (documented in docs/runtime-live.md). */
-export const liveErrorCodes = {
+const liveErrorCodes = {
   SVC_LIVE_PAYLOAD_TOO_LARGE: 'snapshot exceeds the maximum event payload size',
   SVC_LIVE_SLOW_CONSUMER: 'the client did not read fast enough and was disconnected',
   SVC_LIVE_TOO_MANY_CONNECTIONS: 'the live connection limit is reached',

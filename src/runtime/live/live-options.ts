@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** Live hub options; every bound is configurable (no fixed connection cap). */
-export const liveOptionsSchema = z.object({
+const liveOptionsSchema = z.object({
   /** Interval of `: heartbeat` comments. */
   heartbeatMs: z.number().int().min(10).default(15_000),
   /** Largest encoded snapshot event; larger → `event: error` SVC_LIVE_PAYLOAD_TOO_LARGE and the stream closes. */

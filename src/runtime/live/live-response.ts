@@ -4,7 +4,7 @@ import type { LiveConnection } from './live-connection.js';
 import { StreamSink } from './live-sink.js';
 
 /** Headers of every live stream: event stream, no caching, no proxy buffering. */
-export const SSE_HEADERS: Readonly<Record<string, string>> = {
+const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache, no-store, no-transform',
   'x-accel-buffering': 'no',

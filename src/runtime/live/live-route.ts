@@ -15,7 +15,7 @@ export interface LiveRouteHandle extends LiveRoute {
 }
 
 /** Adapt the runtime engine to the hub's source interface. */
-export function engineLiveSource(engine: RuntimeEngine): LiveQuerySource {
+function engineLiveSource(engine: RuntimeEngine): LiveQuerySource {
   return {
     revision: () => engine.db.revision(),
     onCommit: (listener) => engine.db.onCommit(listener),

@@ -3,9 +3,6 @@
 import { RuntimeError } from '../errors.js';
 import { isValidName, type Id, type ObjectType, type PropertyValidators } from '../values/validators.js';
 
-/** Fields every document carries besides its declared ones. */
-export const SYSTEM_FIELDS = ['_id', '_creationTime', '_version'] as const;
-
 /** A table definition; `.index()` and `.owned()` return new definitions (immutable builder). */
 export class TableDefinition<F extends PropertyValidators = PropertyValidators, Owned extends boolean = boolean> {
   readonly fields: F;
