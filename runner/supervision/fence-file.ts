@@ -28,7 +28,6 @@ export type FenceRuntime = z.infer<typeof fenceRuntimeSchema>;
 
 /** The controller lease the runtime lives under: renewed by the controller, expires when it stops renewing. */
 export const leaseSchema = z.object({ holder: z.string().min(1).max(200), expiresAt: z.number() });
-export type Lease = z.infer<typeof leaseSchema>;
 
 export const fenceFileSchema = z.object({
   version: z.literal(1),
@@ -71,9 +70,6 @@ export async function removeFileDurably(path: string): Promise<void> {
   rmSync(path, { force: true });
   await fsyncDirectory(join(path, '..')).catch(() => undefined);
 }
-
-/** Remove a fence file durably (only after cleanup of its runtime was verified). */
-export const removeFence = removeFileDurably;
 
 /** Every fence of one project (or of all projects when projectId is omitted). */
 export function listFences(fencesDir: string, projectId?: string): StoredFence[] {

@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../../src/core/clock.js';
 import { SvcError } from '../../src/core/errors.js';
 import type { Spawner } from '../../src/core/exec.js';
 import { decideFenceRecovery, planLeaseWait } from './fence-decisions.js';
-import { listFences, removeFence, type StoredFence } from './fence-file.js';
+import { listFences, removeFileDurably, type StoredFence } from './fence-file.js';
 import { killAndVerify, runtimeAlive, supervisorAlive } from './runtime-probe.js';
 
 export interface FenceRecoveryOptions {
@@ -79,7 +79,7 @@ export class FenceRecovery {
       action = decideFenceRecovery(fence, await observe(), this.clock.now(), this.options.holder);
     }
     if (action.action !== 'clear') return 'unresolved';
-    await removeFence(stored.path);
+    await removeFileDurably(stored.path);
     return 'cleared';
   }
 }

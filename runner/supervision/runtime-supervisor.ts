@@ -10,7 +10,7 @@ import { LogStore } from '../log-store.js';
 import { ProcessRunner } from '../process-runner.js';
 import { createSandboxRunner } from '../sandbox/sandbox-settings.js';
 import { decideSupervision, type StopReason } from './fence-decisions.js';
-import { removeFence, writeFence, type FenceFile, type FenceRuntime } from './fence-file.js';
+import { removeFileDurably, writeFence, type FenceFile, type FenceRuntime } from './fence-file.js';
 import { killAndVerify } from './runtime-probe.js';
 import type { ControlMessage, RunnerConfig, SupervisorMessage } from './supervisor-protocol.js';
 
@@ -73,7 +73,7 @@ export async function runSupervisor(start: StartMessage, channel: ControlChannel
     app = await buildRunner(start.runner, runId).start(spec);
   } catch (error) {
     const verified = await killAndVerify(fence.runtime, { timeoutMs: 10_000 });
-    if (verified) await removeFence(fencePath);
+    if (verified) await removeFileDurably(fencePath);
     await channel.send({ type: 'failed', code: isSvcError(error) ? error.code : 'SVC_APP_START_FAILED', message: (error as Error).message }).catch(() => undefined);
     return 1;
   }
@@ -94,7 +94,7 @@ export async function runSupervisor(start: StartMessage, channel: ControlChannel
     const exit: AppExit = await app.stop(stopGraceMs === undefined ? {} : { graceMs: stopGraceMs }).catch(() => ({ code: null, signal: null, at: clock.now() }));
     const verified = await killAndVerify(fence.runtime, { timeoutMs: 15_000 });
     // Only verified cleanup resolves the fence; otherwise the next controller start deals with it.
-    if (verified) await removeFence(fencePath);
+    if (verified) await removeFileDurably(fencePath);
     if (channel.connected()) await channel.send({ type: 'exited', exit, reason, verified }).catch(() => undefined);
     ended(verified ? 0 : 1);
   };

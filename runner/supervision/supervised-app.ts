@@ -4,7 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Clock } from '../../src/core/clock.js';
 import type { AppExit, RunningApp, RunningAppRecord, StopOptions } from '../app-runner.js';
 import { AppExitLatch } from '../app-exit-latch.js';
-import { readFence, removeFence } from './fence-file.js';
+import { readFence, removeFileDurably } from './fence-file.js';
 import { killAndVerify, supervisorAlive } from './runtime-probe.js';
 import { supervisorMessageSchema } from './supervisor-protocol.js';
 
@@ -57,7 +57,7 @@ export class SupervisedApp implements RunningApp {
     let verified = true;
     if (fence) {
       verified = await killAndVerify(fence.runtime, { timeoutMs: 15_000 });
-      if (verified && !supervisorAlive(fence.supervisor.pid, fence.supervisor.startTime)) await removeFence(this.fencePath);
+      if (verified && !supervisorAlive(fence.supervisor.pid, fence.supervisor.startTime)) await removeFileDurably(this.fencePath);
     }
     this.verified = verified;
     this.markExited(exit);
