@@ -87,4 +87,4 @@ export function readSandboxSettings(env: Readonly<Record<string, string | undefi
 
 // Which release driver runs apps (SVC_DRIVER) and the swarm driver's settings: pure, shared by the
 // composition root and describeIsolation.
-export { readDriverChoice, readSwarmSettings, type DriverChoice, type SwarmSettings } from './swarm/swarm-settings.js';
+export { readDriverChoice, readSwarmSettings } from './swarm/swarm-settings.js';

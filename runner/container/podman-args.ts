@@ -174,11 +174,6 @@ export function buildInspectRunningCommand(global: PodmanGlobal, name: string): 
   return podman(global, ['container', 'inspect', '--format', '{{.State.Running}}', name]);
 }
 
-/** `podman info`: a cheap check that podman and its runtime work on this host. */
-export function buildInfoCommand(global: PodmanGlobal): Command {
-  return podman(global, ['info', '--format', '{{.Host.OCIRuntime.Name}}']);
-}
-
 /** `podman image exists` (exit 0 when present). */
 export function buildImageExistsCommand(global: PodmanGlobal, image: string): Command {
   return podman(global, ['image', 'exists', image]);

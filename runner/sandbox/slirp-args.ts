@@ -10,8 +10,7 @@ export const SLIRP_FDS = {
   ready: 4,
 } as const;
 
-/** Inside the app's namespace: the address of its interface and of the resolver slirp4netns provides. */
-export const SLIRP_GUEST_ADDRESS = '10.0.2.100';
+/** Inside the app's namespace: the resolver slirp4netns provides (the app's own interface is 10.0.2.100). */
 export const SLIRP_RESOLVER = '10.0.2.3';
 
 export interface SlirpContext {

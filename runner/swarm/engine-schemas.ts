@@ -7,7 +7,6 @@ export const TASK_STATES = ['new', 'allocated', 'pending', 'assigned', 'accepted
 export type SwarmTaskState = (typeof TASK_STATES)[number];
 
 export const UPDATE_STATES = ['updating', 'paused', 'completed', 'rollback_started', 'rollback_paused', 'rollback_completed'] as const;
-export type SwarmUpdateState = (typeof UPDATE_STATES)[number];
 
 const portStatusSchema = z.looseObject({
   Ports: z
@@ -47,7 +46,6 @@ export const swarmServiceSchema = z.looseObject({
   Spec: z.looseObject({ Name: z.string(), Labels: z.record(z.string(), z.string()).optional() }),
   UpdateStatus: swarmUpdateStatusSchema.optional(),
 });
-export type SwarmService = z.infer<typeof swarmServiceSchema>;
 
 // Answers the engine client reads besides tasks and services (same rule: extra fields pass).
 const labelsSchema = z.record(z.string(), z.string()).nullish().transform((labels) => labels ?? {});
