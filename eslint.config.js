@@ -41,14 +41,23 @@ const extraEntries = {
 
 const contracts = features.map((f) => `./${f}/contract.ts`);
 const tools = ['./cli', './action', './web'];
-const runnerDirs = entries('runner').filter((e) => e.isDirectory()).map((e) => `./runner/${e.name}`);
-const runnerFiles = entries('runner').filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => `./runner/${e.name}`);
+const runnerDirs = entries('runner')
+  .filter((e) => e.isDirectory())
+  .map((e) => `./runner/${e.name}`);
+const runnerFiles = entries('runner')
+  .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+  .map((e) => `./runner/${e.name}`);
 
 const zones = [
   // The runtime is the library apps embed: nothing from the control plane, the drivers or the tools.
   // Except two pure modules that import nothing: the one retry policy (shared with the browser runtime
   // client) and the byte formatter (the bucket inventory page).
-  { target: './src/runtime', from: './src', except: ['./runtime', './core/retry-policy.ts', './core/format-bytes.ts'], message: 'src/runtime stands alone: it imports nothing else from svc (but src/core/retry-policy.ts and format-bytes.ts).' },
+  {
+    target: './src/runtime',
+    from: './src',
+    except: ['./runtime', './core/retry-policy.ts', './core/format-bytes.ts'],
+    message: 'src/runtime stands alone: it imports nothing else from svc (but src/core/retry-policy.ts and format-bytes.ts).',
+  },
   { target: './src/runtime', from: ['./runner', ...tools], message: 'src/runtime stands alone: it imports nothing else from svc.' },
   // core is shared plumbing: no feature, no driver, no tool.
   { target: './src/core', from: './src', except: ['./core'], message: 'src/core imports no feature (nor artifacts, runtime or the composition root).' },
@@ -57,18 +66,34 @@ const zones = [
   { target: './src/artifacts', from: './src', except: ['./core', './artifacts'], message: 'src/artifacts may only import src/core.' },
   { target: './src/artifacts', from: ['./runner', ...tools], message: 'src/artifacts may only import src/core.' },
   // The point-in-time recovery library (src/recovery without platform/) is exported by svc/operations.
-  { target: './src/recovery/*.ts', from: `${root}/src/**`, except: [`${root}/src/core/**`, `${root}/src/recovery/*.ts`], message: 'the recovery library (src/recovery/*.ts) imports only src/core; the control-plane side is src/recovery/platform.' },
+  {
+    target: './src/recovery/*.ts',
+    from: `${root}/src/**`,
+    except: [`${root}/src/core/**`, `${root}/src/recovery/*.ts`],
+    message: 'the recovery library (src/recovery/*.ts) imports only src/core; the control-plane side is src/recovery/platform.',
+  },
   // The svc-ingress process (the data plane) must not load the control plane.
-  { target: './src/ingress/edge', from: './src', except: ['./core', './ingress'], message: 'src/ingress/edge (the svc-ingress process) imports only src/core and src/ingress.' },
+  {
+    target: './src/ingress/edge',
+    from: './src',
+    except: ['./core', './ingress'],
+    message: 'src/ingress/edge (the svc-ingress process) imports only src/core and src/ingress.',
+  },
   // Features use each other through the public surface (DESIGN: exported functions, never tables).
   ...features.map((f) => ({
     target: features.filter((g) => g !== f).map((g) => `./src/${g}`),
     from: `./src/${f}`,
     except: publicEntries(f),
-    message: `other features reach src/${f} only through ${publicEntries(f).map((p) => p.slice(2)).join(', ')} (see eslint.config.js).`,
+    message: `other features reach src/${f} only through ${publicEntries(f)
+      .map((p) => p.slice(2))
+      .join(', ')} (see eslint.config.js).`,
   })),
   // Nothing in src/ imports the composition root or the package entries (they import everything).
-  { target: [...layers, ...features].map((d) => `./src/${d}`), from: compositionRoot.map((f) => `./src/${f}`), message: 'the composition root (platform.ts, platform-main.ts) and svc/operations (operations.ts) import everything; nothing in src/ imports them.' },
+  {
+    target: [...layers, ...features].map((d) => `./src/${d}`),
+    from: compositionRoot.map((f) => `./src/${f}`),
+    message: 'the composition root (platform.ts, platform-main.ts) and svc/operations (operations.ts) import everything; nothing in src/ imports them.',
+  },
   // src/ never imports the tools that call it.
   { target: './src', from: tools, message: 'src/ never imports cli, action or web.' },
   // Features know apps only through the ReleaseDriver interface: no feature folder starts a process, runs a
@@ -84,12 +109,22 @@ const zones = [
   })),
   // Drivers (runner/) sit below the release pipeline: from src/ only core, artifacts and the node
   // agent's HTTP contract with the control plane.
-  { target: './runner', from: './src', except: ['./core', './artifacts', './nodes/contract.ts'], message: 'runner/ (the drivers) imports from src/ only core, artifacts and src/nodes/contract.ts; the pipeline calls the drivers, not the other way.' },
+  {
+    target: './runner',
+    from: './src',
+    except: ['./core', './artifacts', './nodes/contract.ts'],
+    message: 'runner/ (the drivers) imports from src/ only core, artifacts and src/nodes/contract.ts; the pipeline calls the drivers, not the other way.',
+  },
   { target: './runner', from: tools, message: 'runner/ never imports cli, action or web.' },
   // Inside runner/: the interface knows no driver; the one-off jobs run under every driver, so they know
   // none; the node agent is a program that only its entry (runner-main.ts) starts.
   { target: './runner/release-driver.ts', from: runnerDirs, message: 'runner/release-driver.ts (the interface) imports no driver folder.' },
-  { target: './runner/jobs', from: './runner', except: ['./jobs', './release-driver.ts'], message: 'runner/jobs runs under every driver: it imports from runner/ only release-driver.ts.' },
+  {
+    target: './runner/jobs',
+    from: './runner',
+    except: ['./jobs', './release-driver.ts'],
+    message: 'runner/jobs runs under every driver: it imports from runner/ only release-driver.ts.',
+  },
   {
     target: [...runnerDirs.filter((d) => d !== './runner/agent'), ...runnerFiles.filter((f) => f !== './runner/runner-main.ts'), './src'],
     from: './runner/agent',
@@ -97,12 +132,22 @@ const zones = [
   },
   // The CLI and the Action talk to the control plane over HTTP: core, artifacts and contract files.
   ...['./cli', './action/src'].flatMap((target) => [
-    { target, from: './src', except: ['./core', './artifacts', ...contracts], message: `${target} imports from src/ only core, artifacts and features' contract.ts (HTTP).` },
+    {
+      target,
+      from: './src',
+      except: ['./core', './artifacts', ...contracts],
+      message: `${target} imports from src/ only core, artifacts and features' contract.ts (HTTP).`,
+    },
     { target, from: ['./runner', ...tools.filter((t) => !target.startsWith(t))], message: `${target} imports no driver and no other tool.` },
   ]),
   // The console is a browser app: only contract files (HTTP schemas) from src/, and the byte formatter
   // (pure, importing nothing) so sizes read the same in the console, the CLI and the inventory.
-  { target: './web', from: './src', except: [...contracts, './core/format-bytes.ts'], message: 'web/ imports from src/ only features\u2019 contract.ts (HTTP schemas) and src/core/format-bytes.ts.' },
+  {
+    target: './web',
+    from: './src',
+    except: [...contracts, './core/format-bytes.ts'],
+    message: 'web/ imports from src/ only features\u2019 contract.ts (HTTP schemas) and src/core/format-bytes.ts.',
+  },
   { target: './web', from: ['./runner', './cli', './action'], message: 'web/ imports no driver and no other tool.' },
 ];
 

@@ -98,7 +98,9 @@ export class ApiClient {
   }
 
   /** GET /api/audit: newest-first page of the workspace history (the `svc activity` feed). */
-  listAudit(query: { limit?: number | undefined; before?: string | undefined; organizationId?: string | undefined } = {}): Promise<z.output<typeof auditPageSchema>> {
+  listAudit(
+    query: { limit?: number | undefined; before?: string | undefined; organizationId?: string | undefined } = {},
+  ): Promise<z.output<typeof auditPageSchema>> {
     return this.request({ method: 'GET', path: auditRoutes.feed, query, schema: auditPageSchema });
   }
 }
@@ -113,7 +115,10 @@ export interface Connection {
  * Build a client for a command: server from --server / SVC_SERVER / stored login, token from
  * SVC_TOKEN / stored login. With `requireToken` (the default) a missing token is SVC_NOT_LOGGED_IN.
  */
-export async function connect(effects: Pick<CliEffects, 'home' | 'env' | 'http'>, options: { server?: string; requireToken?: boolean } = {}): Promise<Connection> {
+export async function connect(
+  effects: Pick<CliEffects, 'home' | 'env' | 'http'>,
+  options: { server?: string; requireToken?: boolean } = {},
+): Promise<Connection> {
   const where = { home: effects.home, env: effects.env };
   const credentials = options.requireToken === false ? await loadCredentials(where, options.server) : await requireCredentials(where, options.server);
   const client = new ApiClient({ server: credentials.server, token: credentials.token, http: effects.http, userAgent: 'svc-cli' });

@@ -64,7 +64,14 @@ export function isAmbiguousUploadFailure(error: SvcError): boolean {
 }
 
 // 5xx codes with which the server reports a finished release transaction (the candidate is failed).
-const RELEASE_OUTCOME_CODES = new Set<string>(['SVC_RELEASE_FAILED', 'SVC_HEALTH_CHECK_FAILED', 'SVC_APP_START_FAILED', 'SVC_MIGRATION_FAILED', 'SVC_STORAGE_QUOTA_EXCEEDED', 'SVC_DISK_FULL']);
+const RELEASE_OUTCOME_CODES = new Set<string>([
+  'SVC_RELEASE_FAILED',
+  'SVC_HEALTH_CHECK_FAILED',
+  'SVC_APP_START_FAILED',
+  'SVC_MIGRATION_FAILED',
+  'SVC_STORAGE_QUOTA_EXCEEDED',
+  'SVC_DISK_FULL',
+]);
 
 /** Path of the record of `digest` in `appDir`. */
 export function attemptRecordPath(appDir: string, digest: string): string {

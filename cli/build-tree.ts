@@ -96,7 +96,10 @@ async function planFiles(root: string, dir: string, dist: string): Promise<Plann
     }
     const rel = relative(root, full);
     if (!stats.isFile()) {
-      throw new SvcError('SVC_CLI_BUILD_UNSUPPORTED_FILE', `${rel} is a ${stats.isSymbolicLink() ? 'symbolic link' : 'special file'}; svc build copies regular files only`);
+      throw new SvcError(
+        'SVC_CLI_BUILD_UNSUPPORTED_FILE',
+        `${rel} is a ${stats.isSymbolicLink() ? 'symbolic link' : 'special file'}; svc build copies regular files only`,
+      );
     }
     const out = outputPathFor(rel);
     const clash = seen.get(out.path);

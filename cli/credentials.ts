@@ -43,7 +43,10 @@ export function configPath(home: string): string {
 
 /** True for hosts that never leave this machine: 127.0.0.0/8, ::1, localhost and *.localhost. */
 export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+  const host = hostname
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (isIP(host) === 4) return host.startsWith('127.');
   if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1' || /^::ffff:127\./.test(host);
@@ -68,7 +71,10 @@ export function validateServerUrl(raw: string): string {
     throw new SvcError('SVC_INVALID_SERVER_URL', 'Server URL must be an origin such as https://svc.example.com (no path, query or credentials)');
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    throw new SvcError('SVC_INSECURE_SERVER_URL', `Refusing plain HTTP to ${url.hostname}: remote servers must use https:// (loopback HTTP is allowed for development)`);
+    throw new SvcError(
+      'SVC_INSECURE_SERVER_URL',
+      `Refusing plain HTTP to ${url.hostname}: remote servers must use https:// (loopback HTTP is allowed for development)`,
+    );
   }
   return url.origin;
 }
@@ -89,7 +95,8 @@ export async function readStoredConfig(home: string): Promise<StoredConfig | und
     throw new SvcError('SVC_CLI_CREDENTIALS_INVALID', `${configPath(home)} is not valid JSON`);
   }
   const parsed = storedConfigSchema.safeParse(json);
-  if (!parsed.success) throw new SvcError('SVC_CLI_CREDENTIALS_INVALID', `${configPath(home)} has an unexpected shape: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  if (!parsed.success)
+    throw new SvcError('SVC_CLI_CREDENTIALS_INVALID', `${configPath(home)} has an unexpected shape: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   return parsed.data;
 }
 

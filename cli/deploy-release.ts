@@ -75,7 +75,8 @@ export async function deployRelease(ctx: CliContext, options: DeployReleaseOptio
       idempotencyKey: record.idempotencyKey,
       http: ctx.http,
       timeoutMs,
-      onProgress: (sent, total) => progress.update(sent < total ? `${formatBytes(sent)} / ${formatBytes(total)}` : `${formatBytes(total)} sent; release transaction running…`),
+      onProgress: (sent, total) =>
+        progress.update(sent < total ? `${formatBytes(sent)} / ${formatBytes(total)}` : `${formatBytes(total)} sent; release transaction running…`),
     });
     progress.done(`${ctx.out.paint('green')('✓')} Uploaded ${formatBytes(packed.bytes.length)} to ${link.slug}`);
   } catch (error) {
@@ -111,10 +112,14 @@ async function uploadFailure(appDir: string, digest: string, recordPath: string,
     await deleteAttemptRecord(appDir, digest);
     return error;
   }
-  return new SvcError('SVC_CLI_UPLOAD_OUTCOME_UNKNOWN', `${error.code}: ${error.message}. The release may or may not exist; run the same command again to resume with the key kept in ${recordPath}.`, {
-    cause: error,
-    details: { cause: error.code, attemptRecord: recordPath },
-  });
+  return new SvcError(
+    'SVC_CLI_UPLOAD_OUTCOME_UNKNOWN',
+    `${error.code}: ${error.message}. The release may or may not exist; run the same command again to resume with the key kept in ${recordPath}.`,
+    {
+      cause: error,
+      details: { cause: error.code, attemptRecord: recordPath },
+    },
+  );
 }
 
 // The server answered before the transaction ended (202, or a replay of a running upload): poll it.
@@ -125,9 +130,13 @@ async function waitForOutcome(ctx: CliContext, client: ApiClient, projectId: str
   while (release.status === 'candidate') {
     if (ctx.clock.now() > deadline) {
       progress.done();
-      throw new SvcError('SVC_CLI_UPLOAD_OUTCOME_UNKNOWN', `Release ${release.id} is still at step ${release.step ?? '?'}; check \`svc releases\` or run the same command again.`, {
-        details: { releaseId: release.id },
-      });
+      throw new SvcError(
+        'SVC_CLI_UPLOAD_OUTCOME_UNKNOWN',
+        `Release ${release.id} is still at step ${release.step ?? '?'}; check \`svc releases\` or run the same command again.`,
+        {
+          details: { releaseId: release.id },
+        },
+      );
     }
     progress.update(`${release.id}: ${release.step ?? 'candidate'}`);
     await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
@@ -140,7 +149,11 @@ async function waitForOutcome(ctx: CliContext, client: ApiClient, projectId: str
 
 async function projectUrl(client: ApiClient, projectId: string): Promise<string | null> {
   try {
-    const { project } = await client.request({ method: 'GET', path: projectRoutes.project.replace(':id', encodeURIComponent(projectId)), schema: projectResponseSchema });
+    const { project } = await client.request({
+      method: 'GET',
+      path: projectRoutes.project.replace(':id', encodeURIComponent(projectId)),
+      schema: projectResponseSchema,
+    });
     return project.status.url;
   } catch {
     return null;
@@ -152,7 +165,9 @@ export function releaseError(release: Release): SvcError {
   const failure = release.failure;
   const code = failure && Object.hasOwn(errorCodes, failure.code) ? (failure.code as ErrorCode) : 'SVC_RELEASE_FAILED';
   const reason = failure ? `${failure.step}: ${failure.message}` : `status ${release.status}`;
-  return new SvcError(code, `Release ${release.id} failed at ${reason}`, { details: { releaseId: release.id, step: failure?.step ?? null, remoteCode: failure?.code ?? null } });
+  return new SvcError(code, `Release ${release.id} failed at ${reason}`, {
+    details: { releaseId: release.id, step: failure?.step ?? null, remoteCode: failure?.code ?? null },
+  });
 }
 
 function deployLines(ctx: CliContext, result: DeployResult): string[] {
@@ -169,6 +184,11 @@ function deployLines(ctx: CliContext, result: DeployResult): string[] {
   ];
   if (r.failure) pairs.push(['Reason', `${r.failure.code}: ${r.failure.message}`]);
   if (result.project.url) pairs.push(['URL', result.project.url]);
-  const tail = ok ? [] : ['', 'The previous release (if any) is still serving and the pre-deploy database was restored. See `svc releases` and `svc logs --release ' + r.id + '`.'];
+  const tail = ok
+    ? []
+    : [
+        '',
+        'The previous release (if any) is still serving and the pre-deploy database was restored. See `svc releases` and `svc logs --release ' + r.id + '`.',
+      ];
   return [head, ...formatPairs(pairs).map((line) => `  ${line}`), ...tail];
 }

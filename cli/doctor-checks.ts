@@ -67,8 +67,16 @@ export async function runDoctor(appDir: string, options: { env: Readonly<Record<
     config = await readDeployConfig(appDir);
     results.push({ id: 'config', title: 'Config', status: 'pass', message: 'svc.deploy.json is valid' });
   } catch (error) {
-    results.push(fromError('config', 'Config', error, 'Fix svc.deploy.json (docs/configuration.md lists every field), or run `svc create` for a working example.'));
-    for (const [id, title] of [['build', 'Build'], ['include', 'Include'], ['entry', 'Entry'], ['migrations', 'Migrations'], ['files', 'Files']] as const) {
+    results.push(
+      fromError('config', 'Config', error, 'Fix svc.deploy.json (docs/configuration.md lists every field), or run `svc create` for a working example.'),
+    );
+    for (const [id, title] of [
+      ['build', 'Build'],
+      ['include', 'Include'],
+      ['entry', 'Entry'],
+      ['migrations', 'Migrations'],
+      ['files', 'Files'],
+    ] as const) {
       results.push({ id, title, status: 'skip', message: 'needs a valid svc.deploy.json' });
     }
     return results;
@@ -79,7 +87,11 @@ export async function runDoctor(appDir: string, options: { env: Readonly<Record<
   const entry = await checkEntry(appDir, config);
   results.push(entry);
   results.push(await checkMigrations(appDir, config));
-  results.push(include.status === 'pass' && entry.status === 'pass' ? await checkFiles(appDir, config) : { id: 'files', title: 'Files', status: 'skip', message: 'included paths are not all present yet (build first)' });
+  results.push(
+    include.status === 'pass' && entry.status === 'pass'
+      ? await checkFiles(appDir, config)
+      : { id: 'files', title: 'Files', status: 'skip', message: 'included paths are not all present yet (build first)' },
+  );
   results.push(await checkGitignore(appDir));
   return results;
 }
@@ -102,16 +114,35 @@ async function checkBuild(appDir: string, config: DeployConfig, env: Readonly<Re
   const title = 'Build';
   if (file === 'svc') {
     if (args[0] === 'build' && args[1] && !(await exists(join(appDir, args[1])))) {
-      return { id: 'build', title, status: 'fail', message: `build source ${args[1]}/ does not exist`, hint: `Create ${args[1]}/ with your server code, or change build.command.` };
+      return {
+        id: 'build',
+        title,
+        status: 'fail',
+        message: `build source ${args[1]}/ does not exist`,
+        hint: `Create ${args[1]}/ with your server code, or change build.command.`,
+      };
     }
     return { id: 'build', title, status: 'pass', message: `${argv.join(' ')} (runs with this svc)` };
   }
   const dirs = file?.includes('/') ? [] : [join(appDir, 'node_modules', '.bin'), ...(env.PATH ?? '').split(delimiter).filter(Boolean)];
   const candidates = file?.includes('/') ? [isAbsolute(file) ? file : join(appDir, file)] : dirs.map((dir) => join(dir, file ?? ''));
   for (const candidate of candidates) {
-    if (await access(candidate, constants.X_OK).then(() => true, () => false)) return { id: 'build', title, status: 'pass', message: `${argv.join(' ')} (${candidate})` };
+    if (
+      await access(candidate, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return { id: 'build', title, status: 'pass', message: `${argv.join(' ')} (${candidate})` };
   }
-  return { id: 'build', title, status: 'fail', message: `${file} was not found in node_modules/.bin or PATH`, hint: 'Install the tool (npm install) or fix build.command; it runs without a shell.', code: 'SVC_COMMAND_NOT_FOUND' };
+  return {
+    id: 'build',
+    title,
+    status: 'fail',
+    message: `${file} was not found in node_modules/.bin or PATH`,
+    hint: 'Install the tool (npm install) or fix build.command; it runs without a shell.',
+    code: 'SVC_COMMAND_NOT_FOUND',
+  };
 }
 
 async function checkInclude(appDir: string, config: DeployConfig): Promise<CheckResult> {
@@ -125,15 +156,31 @@ async function checkInclude(appDir: string, config: DeployConfig): Promise<Check
     title: 'Include',
     status,
     message: `missing: ${missing.join(', ')}${status === 'warn' ? ' (created by the build)' : ''}`,
-    hint: status === 'warn' ? `Not built yet: run \`${config.build.command.join(' ')}\` (svc deploy runs it for you).` : 'Create the missing paths or remove them from include.',
+    hint:
+      status === 'warn'
+        ? `Not built yet: run \`${config.build.command.join(' ')}\` (svc deploy runs it for you).`
+        : 'Create the missing paths or remove them from include.',
   };
 }
 
 async function checkEntry(appDir: string, config: DeployConfig): Promise<CheckResult> {
   const info = await lstat(join(appDir, config.entry)).catch(() => undefined);
   if (info?.isFile()) return { id: 'entry', title: 'Entry', status: 'pass', message: config.entry };
-  if (info) return { id: 'entry', title: 'Entry', status: 'fail', message: `${config.entry} is not a regular file`, hint: 'Point entry at the compiled .js/.mjs server file.' };
-  return { id: 'entry', title: 'Entry', status: 'warn', message: `${config.entry} does not exist yet`, hint: `Run \`${config.build.command.join(' ')}\` (svc deploy runs it for you); if it still is missing, fix entry.` };
+  if (info)
+    return {
+      id: 'entry',
+      title: 'Entry',
+      status: 'fail',
+      message: `${config.entry} is not a regular file`,
+      hint: 'Point entry at the compiled .js/.mjs server file.',
+    };
+  return {
+    id: 'entry',
+    title: 'Entry',
+    status: 'warn',
+    message: `${config.entry} does not exist yet`,
+    hint: `Run \`${config.build.command.join(' ')}\` (svc deploy runs it for you); if it still is missing, fix entry.`,
+  };
 }
 
 async function checkMigrations(appDir: string, config: DeployConfig): Promise<CheckResult> {
@@ -143,7 +190,14 @@ async function checkMigrations(appDir: string, config: DeployConfig): Promise<Ch
   if (!names) {
     // The default directory may be absent (no migrations); a configured one must exist, as deploy requires.
     if (dir === 'migrations') return { id: 'migrations', title, status: 'pass', message: 'no migrations/ directory (no SQL migrations)' };
-    return { id: 'migrations', title, status: 'fail', message: `${dir}/ does not exist`, hint: `Create ${dir}/ (e.g. with 0001_init.sql), or fix database.migrations.`, code: 'SVC_CONFIG_PATH_NOT_FOUND' };
+    return {
+      id: 'migrations',
+      title,
+      status: 'fail',
+      message: `${dir}/ does not exist`,
+      hint: `Create ${dir}/ (e.g. with 0001_init.sql), or fix database.migrations.`,
+      code: 'SVC_CONFIG_PATH_NOT_FOUND',
+    };
   }
   const sorted = [...names].sort();
   const { errors, warnings } = migrationNameProblems(sorted);
@@ -152,7 +206,14 @@ async function checkMigrations(appDir: string, config: DeployConfig): Promise<Ch
     if (text.trim() === '') errors.push(`${name} is empty`);
   }
   const count = sorted.filter((n) => n.endsWith('.sql')).length;
-  if (errors.length) return { id: 'migrations', title, status: 'fail', message: errors.join('; '), hint: 'Name migrations 0001_name.sql, 0002_name.sql, … with unique numbers; never edit one that has shipped.' };
+  if (errors.length)
+    return {
+      id: 'migrations',
+      title,
+      status: 'fail',
+      message: errors.join('; '),
+      hint: 'Name migrations 0001_name.sql, 0002_name.sql, … with unique numbers; never edit one that has shipped.',
+    };
   if (warnings.length) return { id: 'migrations', title, status: 'warn', message: warnings.join('; '), hint: 'Use zero-padded numbers of one width.' };
   return { id: 'migrations', title, status: 'pass', message: `${count} migration${count === 1 ? '' : 's'} in ${dir}/` };
 }
@@ -162,7 +223,12 @@ async function checkFiles(appDir: string, config: DeployConfig): Promise<CheckRe
     const packed = await packArtifact(appDir, { config });
     return { id: 'files', title: 'Files', status: 'pass', message: `${packed.fileCount} files, ${packed.totalBytes} bytes; no links, secrets or VCS metadata` };
   } catch (error) {
-    return fromError('files', 'Files', error, 'Remove the file from the included paths (credentials belong in `svc secrets`), or replace links with regular files.');
+    return fromError(
+      'files',
+      'Files',
+      error,
+      'Remove the file from the included paths (credentials belong in `svc secrets`), or replace links with regular files.',
+    );
   }
 }
 

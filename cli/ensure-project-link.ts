@@ -25,9 +25,12 @@ export async function ensureProjectLink(ctx: CliContext, client: ApiClient, serv
   if (existing) {
     const ignored = (['name', 'slug', 'org'] as const).filter((flag) => flags[flag] !== undefined);
     if (ignored.length > 0) {
-      ctx.out.note(`Already linked to ${existing.slug} (${PROJECT_LINK_FILE}); ignoring ${ignored.map((f) => `--${f}`).join(', ')}. Delete the link file to create a new project.`);
+      ctx.out.note(
+        `Already linked to ${existing.slug} (${PROJECT_LINK_FILE}); ignoring ${ignored.map((f) => `--${f}`).join(', ')}. Delete the link file to create a new project.`,
+      );
     }
-    if (existing.server !== server) ctx.out.note(`Note: ${PROJECT_LINK_FILE} was created against ${existing.server}; deploying project ${existing.projectId} on ${server}.`);
+    if (existing.server !== server)
+      ctx.out.note(`Note: ${PROJECT_LINK_FILE} was created against ${existing.server}; deploying project ${existing.projectId} on ${server}.`);
     return { link: existing, created: undefined };
   }
   const name = flags.name ?? basename(appDir);

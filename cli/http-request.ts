@@ -88,7 +88,10 @@ async function sendOnce<S extends z.ZodType>(options: HttpClientOptions, spec: R
   const parsed = spec.schema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new SvcError('SVC_BAD_RESPONSE', `${spec.method} ${url.pathname}: unexpected response (${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'})`);
+    throw new SvcError(
+      'SVC_BAD_RESPONSE',
+      `${spec.method} ${url.pathname}: unexpected response (${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'})`,
+    );
   }
   return parsed.data;
 }
@@ -127,8 +130,10 @@ export const isOk = (status: number): boolean => status >= 200 && status <= 299;
 
 /** A transport failure as the CLI reports it: SVC_TIMEOUT, SVC_BAD_RESPONSE (too large) or SVC_NETWORK. */
 export function networkError(error: unknown, url: URL): SvcError {
-  if (error instanceof HttpFailure && (error.reason === 'timeout' || error.reason === 'aborted')) return new SvcError('SVC_TIMEOUT', `Request to ${url.origin} timed out`, { cause: error });
-  if (error instanceof HttpFailure && error.reason === 'too-large') return new SvcError('SVC_BAD_RESPONSE', `${url.origin}${url.pathname} answered with a body larger than the CLI reads`, { cause: error });
+  if (error instanceof HttpFailure && (error.reason === 'timeout' || error.reason === 'aborted'))
+    return new SvcError('SVC_TIMEOUT', `Request to ${url.origin} timed out`, { cause: error });
+  if (error instanceof HttpFailure && error.reason === 'too-large')
+    return new SvcError('SVC_BAD_RESPONSE', `${url.origin}${url.pathname} answered with a body larger than the CLI reads`, { cause: error });
   const reason = error instanceof HttpFailure ? error.detail : (error as Error).message;
   return new SvcError('SVC_NETWORK', `Cannot reach ${url.origin} (${reason})`, { cause: error });
 }
@@ -138,11 +143,22 @@ export function networkError(error: unknown, url: URL): SvcError {
  * its 503): returns the HTTP status with the validated body instead of turning 503 into an error.
  * One attempt, no retries: a status probe reports what is, now.
  */
-export async function getStatusBody<S extends z.ZodType>(options: HttpClientOptions, path: string, schema: S, statuses: readonly number[]): Promise<{ status: number; body: z.output<S> }> {
+export async function getStatusBody<S extends z.ZodType>(
+  options: HttpClientOptions,
+  path: string,
+  schema: S,
+  statuses: readonly number[],
+): Promise<{ status: number; body: z.output<S> }> {
   const url = new URL(path, `${options.server}/`);
   let response: HttpAnswer;
   try {
-    response = await (options.http ?? defaultHttpClient).send({ method: 'GET', url, headers: { accept: 'application/json', 'user-agent': options.userAgent ?? 'svc-cli' }, timeoutMs: options.timeoutMs ?? 30_000, maxBodyBytes: MAX_ANSWER_BYTES });
+    response = await (options.http ?? defaultHttpClient).send({
+      method: 'GET',
+      url,
+      headers: { accept: 'application/json', 'user-agent': options.userAgent ?? 'svc-cli' },
+      timeoutMs: options.timeoutMs ?? 30_000,
+      maxBodyBytes: MAX_ANSWER_BYTES,
+    });
   } catch (error) {
     throw networkError(error, url);
   }

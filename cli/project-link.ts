@@ -57,7 +57,10 @@ export async function writeProjectLink(appDir: string, link: ProjectLink): Promi
  * The project a command acts on: `--project` when given, otherwise the directory's link.
  * Throws SVC_CLI_PROJECT_NOT_LINKED when neither exists.
  */
-export async function resolveProjectRef(appDir: string, flag: string | undefined): Promise<{ id: string; slug: string | undefined; link: ProjectLink | undefined }> {
+export async function resolveProjectRef(
+  appDir: string,
+  flag: string | undefined,
+): Promise<{ id: string; slug: string | undefined; link: ProjectLink | undefined }> {
   if (flag !== undefined && flag.trim() !== '') return { id: flag.trim(), slug: undefined, link: undefined };
   const link = await readProjectLink(appDir);
   if (!link) throw new SvcError('SVC_CLI_PROJECT_NOT_LINKED', `No ${PROJECT_LINK_FILE} in ${appDir} and no --project given`);

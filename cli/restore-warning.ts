@@ -31,7 +31,9 @@ export function restorePreview(list: ReleaseListResponse, targetId: string, slug
   if (active.predecessorId !== targetId) {
     return {
       possible: false,
-      lines: [`Data can be restored only together with the immediately previous release (${active.predecessorId ?? 'none'}); ${targetId} is not it. Roll back without --restore-data for a code-only rollback.`],
+      lines: [
+        `Data can be restored only together with the immediately previous release (${active.predecessorId ?? 'none'}); ${targetId} is not it. Roll back without --restore-data for a code-only rollback.`,
+      ],
     };
   }
   const snapshotBytes = active.storage.snapshotBytes;
@@ -47,7 +49,8 @@ export function restorePreview(list: ReleaseListResponse, targetId: string, slug
       ],
     };
   }
-  if (snapshotBytes === null) return { possible: false, lines: [`The active release ${active.id} has no pre-deploy snapshot; only a code-only rollback is possible.`] };
+  if (snapshotBytes === null)
+    return { possible: false, lines: [`The active release ${active.id} has no pre-deploy snapshot; only a code-only rollback is possible.`] };
   return {
     possible: true,
     lines: [

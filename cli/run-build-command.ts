@@ -20,7 +20,11 @@ export function resolveBuildCommand(argv: readonly string[], appDir: string, sel
 }
 
 /** Run build.command, streaming its output to stderr in human mode; throws SVC_COMMAND_FAILED on non-zero exit. */
-export async function runBuildCommand(argv: readonly string[], appDir: string, options: { self: SelfCommand; env: Readonly<Record<string, string | undefined>>; out: Output }): Promise<void> {
+export async function runBuildCommand(
+  argv: readonly string[],
+  appDir: string,
+  options: { self: SelfCommand; env: Readonly<Record<string, string | undefined>>; out: Output },
+): Promise<void> {
   const cmd = resolveBuildCommand(argv, appDir, options.self, options.env);
   const result = await execCommand(cmd, { onOutput: (_stream, chunk) => options.out.passthrough(chunk.toString('utf8')) });
   if (result.exitCode === 0) return;

@@ -24,10 +24,23 @@ export function isolationCheck(server: string, isolation: Isolation | undefined)
   if (!isolation.available) {
     const code = isolation.problem?.code ?? 'SVC_SANDBOX_UNAVAILABLE';
     const hint = Object.hasOwn(errorCodes, code) ? (errorCodes[code as ErrorCode] as ErrorCodeDefinition).hint : undefined;
-    return { id, title, status: 'fail', message: `${where}: apps cannot start: ${isolation.problem?.message ?? 'the sandbox is unavailable'}`, code, hint: hint ?? 'See docs/security.md.' };
+    return {
+      id,
+      title,
+      status: 'fail',
+      message: `${where}: apps cannot start: ${isolation.problem?.message ?? 'the sandbox is unavailable'}`,
+      code,
+      hint: hint ?? 'See docs/security.md.',
+    };
   }
   if (isolation.warning) {
-    return { id, title, status: 'warn', message: `${where}: ${isolation.warning}`, hint: 'On the server: install bubblewrap and slirp4netns (scripts/setup-host.sh) and leave SVC_SANDBOX / SVC_SANDBOX_NETWORK unset, or use SVC_RUNNER=container. See docs/security.md.' };
+    return {
+      id,
+      title,
+      status: 'warn',
+      message: `${where}: ${isolation.warning}`,
+      hint: 'On the server: install bubblewrap and slirp4netns (scripts/setup-host.sh) and leave SVC_SANDBOX / SVC_SANDBOX_NETWORK unset, or use SVC_RUNNER=container. See docs/security.md.',
+    };
   }
   return { id, title, status: 'pass', message: `${where}: ${isolationSummary(isolation)}` };
 }
@@ -41,7 +54,14 @@ export async function checkServerIsolation(effects: Pick<CliEffects, 'home' | 'e
   try {
     connection = await connect(effects, { requireToken: false, ...(serverFlag ? { server: serverFlag } : {}) });
   } catch (error) {
-    const check: CheckResult = { id, title, status: 'fail', message: (error as Error).message, hint: 'Fix --server, SVC_SERVER or ~/.svc/config.json (svc login).', ...(isSvcError(error) ? { code: error.code } : {}) };
+    const check: CheckResult = {
+      id,
+      title,
+      status: 'fail',
+      message: (error as Error).message,
+      hint: 'Fix --server, SVC_SERVER or ~/.svc/config.json (svc login).',
+      ...(isSvcError(error) ? { code: error.code } : {}),
+    };
     return { server: serverFlag ?? effects.env.SVC_SERVER ?? '', check, isolation: null };
   }
   const { client, credentials } = connection;
@@ -50,7 +70,14 @@ export async function checkServerIsolation(effects: Pick<CliEffects, 'home' | 'e
     const { body } = await client.readiness();
     return { server: credentials.server, check: isolationCheck(credentials.server, body.isolation), isolation: body.isolation ?? null };
   } catch (error) {
-    const check: CheckResult = { id, title, status: 'warn', message: `cannot read ${credentials.server}/readyz: ${(error as Error).message}`, hint: 'Start the control plane, or point --server / SVC_SERVER at it.', ...(isSvcError(error) ? { code: error.code } : {}) };
+    const check: CheckResult = {
+      id,
+      title,
+      status: 'warn',
+      message: `cannot read ${credentials.server}/readyz: ${(error as Error).message}`,
+      hint: 'Start the control plane, or point --server / SVC_SERVER at it.',
+      ...(isSvcError(error) ? { code: error.code } : {}),
+    };
     return { server: credentials.server, check, isolation: null };
   }
 }

@@ -36,7 +36,7 @@ export async function uploadArtifact(request: UploadRequest): Promise<UploadResu
   url.searchParams.set('wait', 'true');
   const total = request.bytes.length;
   const chunks = function* (): Generator<Uint8Array> {
-    for (let offset = 0; offset < total; ) {
+    for (let offset = 0; offset < total;) {
       const chunk = request.bytes.subarray(offset, Math.min(total, offset + CHUNK_BYTES));
       offset += chunk.length;
       yield chunk;
@@ -70,7 +70,9 @@ export async function uploadArtifact(request: UploadRequest): Promise<UploadResu
   try {
     json = JSON.parse(text);
   } catch {
-    throw new SvcError('SVC_BAD_RESPONSE', `POST ${url.pathname} returned ${response.status} with a body that is not JSON`, { details: { status: response.status } });
+    throw new SvcError('SVC_BAD_RESPONSE', `POST ${url.pathname} returned ${response.status} with a body that is not JSON`, {
+      details: { status: response.status },
+    });
   }
   const parsed = uploadResponseSchema.safeParse(json);
   if (!parsed.success) {
@@ -83,7 +85,8 @@ export async function uploadArtifact(request: UploadRequest): Promise<UploadResu
 }
 
 function transportError(error: unknown, url: URL): SvcError {
-  if (error instanceof HttpFailure && (error.reason === 'timeout' || error.reason === 'aborted')) return new SvcError('SVC_TIMEOUT', `Upload to ${url.origin} timed out`, { cause: error });
+  if (error instanceof HttpFailure && (error.reason === 'timeout' || error.reason === 'aborted'))
+    return new SvcError('SVC_TIMEOUT', `Upload to ${url.origin} timed out`, { cause: error });
   const reason = error instanceof HttpFailure ? error.detail : (error as Error).message;
   return new SvcError('SVC_NETWORK', `Connection to ${url.origin} failed during the upload (${reason})`, { cause: error });
 }

@@ -64,7 +64,14 @@ export class LocalReleaseDriver implements ReleaseDriver {
   }
 
   checkHealth(app: RunningApp, health: { path: string; timeoutMs: number; signal?: AbortSignal }): Promise<HealthResult> {
-    return checkHealth({ host: app.host, port: app.port, path: health.path, timeoutMs: health.timeoutMs, exited: app.wait(), ...(health.signal ? { signal: health.signal } : {}) });
+    return checkHealth({
+      host: app.host,
+      port: app.port,
+      path: health.path,
+      timeoutMs: health.timeoutMs,
+      exited: app.wait(),
+      ...(health.signal ? { signal: health.signal } : {}),
+    });
   }
 
   serve(app: RunningApp): Promise<void> {

@@ -60,7 +60,12 @@ export class LogStore {
     if (entries.length === 0) return;
     const dir = this.projectDir(projectId);
     mkdirSync(dir, { recursive: true });
-    const clean = entries.map((e) => ({ time: e.time, stream: e.stream, releaseId: e.releaseId, line: e.line.length > this.maxLine ? `${e.line.slice(0, this.maxLine)}…` : e.line }));
+    const clean = entries.map((e) => ({
+      time: e.time,
+      stream: e.stream,
+      releaseId: e.releaseId,
+      line: e.line.length > this.maxLine ? `${e.line.slice(0, this.maxLine)}…` : e.line,
+    }));
     const text = clean.map((e) => JSON.stringify(e)).join('\n') + '\n';
     const current = join(dir, 'app.log');
     const size = existsSync(current) ? statSync(current).size : 0;

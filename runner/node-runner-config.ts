@@ -20,11 +20,25 @@ export function nodeRunnerConfig(env: Readonly<Record<string, string | undefined
   const common = { runsDir: join(dataDir, 'runs'), logsDir: join(dataDir, 'logs') };
   if (settings.kind === 'container') {
     const limits = { ...defaultContainerLimits, ...settings.limits, ulimits: [...(settings.limits.ulimits ?? defaultContainerLimits.ulimits)] };
-    return { config: { kind: 'container', ...common, image: settings.image, limits, podman: { ...defaultPodmanGlobal, ...(settings.podman ? { podman: settings.podman } : {}) } }, uidBase: undefined, warning: null };
+    return {
+      config: {
+        kind: 'container',
+        ...common,
+        image: settings.image,
+        limits,
+        podman: { ...defaultPodmanGlobal, ...(settings.podman ? { podman: settings.podman } : {}) },
+      },
+      uidBase: undefined,
+      warning: null,
+    };
   }
   const sandbox = readSandboxSettings(env);
   if (!sandbox.enabled) {
-    return { config: { kind: 'process', ...common }, uidBase: undefined, warning: 'SVC_SANDBOX=off: apps on this node run unsandboxed, as the runner\'s own user; only for apps you trust' };
+    return {
+      config: { kind: 'process', ...common },
+      uidBase: undefined,
+      warning: "SVC_SANDBOX=off: apps on this node run unsandboxed, as the runner's own user; only for apps you trust",
+    };
   }
   return {
     config: {

@@ -31,7 +31,11 @@ export interface LocalNodeProvider {
 }
 
 /** Open the fenced local provider under `dataDir` (releases, project data, logs, fence database, runtime fences). */
-export function openLocalNodeProvider(dataDirSetting: string, env: Readonly<Record<string, string | undefined>>, onError?: (error: unknown, context: string) => void): LocalNodeProvider {
+export function openLocalNodeProvider(
+  dataDirSetting: string,
+  env: Readonly<Record<string, string | undefined>>,
+  onError?: (error: unknown, context: string) => void,
+): LocalNodeProvider {
   const dataDir = resolve(dataDirSetting);
   const { config, uidBase, warning } = nodeRunnerConfig(env, dataDir);
   const supervision = readSupervisionSettings(env);
@@ -42,8 +46,18 @@ export function openLocalNodeProvider(dataDirSetting: string, env: Readonly<Reco
   // The fence database also holds the node's project uids, so it opens before anything can start.
   const fences = new FenceStore(join(dataDir, 'fences.db'));
   // Only root can run apps as other users; otherwise every sandbox runs as the runner's own uid.
-  const uidFor = config.kind === 'sandbox' && process.getuid?.() === 0 ? (projectId: string) => fences.projectUid(projectId, uidBase ?? DEFAULT_SANDBOX_UID_BASE) : undefined;
-  const runner = new SupervisedRunner({ runner: config, fencesDir, holder, leaseMs: supervision.leaseMs, renewMs: supervision.renewMs, ...(uidFor ? { uidFor } : {}) });
+  const uidFor =
+    config.kind === 'sandbox' && process.getuid?.() === 0
+      ? (projectId: string) => fences.projectUid(projectId, uidBase ?? DEFAULT_SANDBOX_UID_BASE)
+      : undefined;
+  const runner = new SupervisedRunner({
+    runner: config,
+    fencesDir,
+    holder,
+    leaseMs: supervision.leaseMs,
+    renewMs: supervision.renewMs,
+    ...(uidFor ? { uidFor } : {}),
+  });
   const recovery = new FenceRecovery({ fencesDir, holder });
   const local = createLocalProvider({
     runner,

@@ -19,7 +19,12 @@ export interface PrepareReleaseDirOptions {
 export async function prepareReleaseDir(options: PrepareReleaseDirOptions): Promise<void> {
   const modules = join(options.releaseDir, 'node_modules');
   const link = join(modules, 'svc');
-  if (await lstat(link).then(() => true, () => false)) {
+  if (
+    await lstat(link).then(
+      () => true,
+      () => false,
+    )
+  ) {
     throw new SvcError('SVC_VALIDATION', 'The release contains node_modules/svc; that name is provided by the platform');
   }
   await mkdir(modules, { recursive: true });
@@ -29,7 +34,13 @@ export async function prepareReleaseDir(options: PrepareReleaseDirOptions): Prom
 
 /** Remove a release directory made read-only by prepareReleaseDir (release cleanup, site deletion). */
 export async function removeReleaseDir(releaseDir: string): Promise<void> {
-  if (await lstat(releaseDir).then(() => true, () => false)) await setReadOnly(releaseDir, false);
+  if (
+    await lstat(releaseDir).then(
+      () => true,
+      () => false,
+    )
+  )
+    await setReadOnly(releaseDir, false);
   await rm(releaseDir, { recursive: true, force: true });
 }
 

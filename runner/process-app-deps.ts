@@ -21,7 +21,11 @@ export function processAppDeps(record: RunningAppRecord, offsets: RunOffsets, op
     clock: options.clock,
     logs: options.logs,
     graceMs: options.stopGraceMs ?? 10_000,
-    tails: runOutputTails(record, offsets, { logs: options.logs, clock: options.clock, ...(options.tailPollMs !== undefined ? { pollMs: options.tailPollMs } : {}) }),
+    tails: runOutputTails(record, offsets, {
+      logs: options.logs,
+      clock: options.clock,
+      ...(options.tailPollMs !== undefined ? { pollMs: options.tailPollMs } : {}),
+    }),
     cleanup: () => rmSync(runDir, { recursive: true, force: true }),
   };
 }

@@ -89,4 +89,3 @@ export class ProcessRunner implements AppRunner {
     return processAppDeps(record, offsets, { ...this.options, clock: this.clock });
   }
 }
-

@@ -39,7 +39,10 @@ export function runOutputTails(record: RunningAppRecord, offsets: RunOffsets, de
       pollMs: deps.pollMs ?? 200,
       onLines: (lines) => {
         const time = deps.clock.now();
-        deps.logs.append(record.projectId, lines.map((line) => ({ time, stream, releaseId: record.releaseId, line })));
+        deps.logs.append(
+          record.projectId,
+          lines.map((line) => ({ time, stream, releaseId: record.releaseId, line })),
+        );
       },
       onOffset: (offset) => {
         current[stream] = offset;

@@ -51,14 +51,20 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
   }
 }
 
-async function serveProvider(args: readonly string[], env: Readonly<Record<string, string | undefined>>, settings: ReturnType<typeof readRunnerNodeSettings>): Promise<number> {
+async function serveProvider(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  settings: ReturnType<typeof readRunnerNodeSettings>,
+): Promise<number> {
   const listenAt = args[0] === '--listen' ? args[1] : args.length === 0 ? '127.0.0.1:7171' : undefined;
   const match = listenAt ? /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(listenAt) : null;
   if (!match) throw new SvcError('SVC_USAGE', 'Usage: svc-runner provider [--listen host:port]');
   const host = match[1]!.replace(/^\[|\]$/g, '');
   if (!isLoopbackHost(host)) throw new SvcError('SVC_RUNNER_CONFIG', 'The provider bridge listens on loopback only; terminate HTTPS in front of it');
   if (!settings.SVC_PROVIDER_TOKEN) throw new SvcError('SVC_RUNNER_CONFIG', 'SVC_PROVIDER_TOKEN is required');
-  const node = openLocalNodeProvider(settings.SVC_RUNNER_DATA_DIR, env, (error, context) => process.stderr.write(`provider ${context}: ${(error as Error).message ?? String(error)}\n`));
+  const node = openLocalNodeProvider(settings.SVC_RUNNER_DATA_DIR, env, (error, context) =>
+    process.stderr.write(`provider ${context}: ${(error as Error).message ?? String(error)}\n`),
+  );
   // Crash safety: before serving, wait out an earlier provider's lease, verify its runtimes are gone
   // and restart active releases; projects whose fence stays unresolved refuse writers (SVC_PROVIDER_FENCE_UNRESOLVED).
   const recovered = await node.recover();

@@ -8,17 +8,37 @@ import { defaultSandboxLimits, type SandboxLimits } from './sandbox/bwrap-args.j
 
 const runnerEnvSchema = z.object({
   SVC_RUNNER: z.enum(['process', 'container']).default('process'),
-  SVC_CONTAINER_IMAGE: z.string().regex(/^[a-z0-9][a-z0-9._/:@-]{0,254}$/).default(DEFAULT_CONTAINER_IMAGE),
-  SVC_CONTAINER_MEMORY: z.string().regex(/^\d+[kmg]$/).optional(),
+  SVC_CONTAINER_IMAGE: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._/:@-]{0,254}$/)
+    .default(DEFAULT_CONTAINER_IMAGE),
+  SVC_CONTAINER_MEMORY: z
+    .string()
+    .regex(/^\d+[kmg]$/)
+    .optional(),
   SVC_CONTAINER_PIDS: z.coerce.number().int().min(8).max(100_000).optional(),
-  SVC_CONTAINER_CPUS: z.string().regex(/^\d+(\.\d+)?$/).optional(),
-  SVC_CONTAINER_USER: z.string().regex(/^[1-9]\d*:\d+$/).optional(),
-  SVC_CONTAINER_TMPFS_SIZE: z.string().regex(/^\d+[kmg]$/).optional(),
+  SVC_CONTAINER_CPUS: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/)
+    .optional(),
+  SVC_CONTAINER_USER: z
+    .string()
+    .regex(/^[1-9]\d*:\d+$/)
+    .optional(),
+  SVC_CONTAINER_TMPFS_SIZE: z
+    .string()
+    .regex(/^\d+[kmg]$/)
+    .optional(),
   SVC_PODMAN: z.string().min(1).optional(),
 });
 
 /** Runner settings read from the SVC_* environment (pure; throws SVC_RUNNER_CONFIG). */
-export function readRunnerSettings(env: Readonly<Record<string, string | undefined>>): { kind: 'process' | 'container'; image: string; limits: Partial<ContainerLimits>; podman?: string } {
+export function readRunnerSettings(env: Readonly<Record<string, string | undefined>>): {
+  kind: 'process' | 'container';
+  image: string;
+  limits: Partial<ContainerLimits>;
+  podman?: string;
+} {
   const parsed = runnerEnvSchema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

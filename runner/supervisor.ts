@@ -36,7 +36,10 @@ export interface SupervisedStatus {
 
 const stateSchema = z.object({
   version: z.literal(1),
-  projects: z.record(z.string(), z.object({ releaseId: z.string(), record: z.custom<RunningAppRecord>((v) => typeof v === 'object' && v !== null).nullable() })),
+  projects: z.record(
+    z.string(),
+    z.object({ releaseId: z.string(), record: z.custom<RunningAppRecord>((v) => typeof v === 'object' && v !== null).nullable() }),
+  ),
 });
 
 interface Entry {

@@ -75,13 +75,19 @@ function abridgedJob(): string {
         ...job.spec?.template,
         spec: {
           ...without(pod, appPod),
-          containers: [{ ...without(container, appPod.containers[0] ?? {}), env: (container.env ?? []).filter((e) => !(appPod.containers[0]?.env ?? []).some((a) => same(a, e))) }],
+          containers: [
+            {
+              ...without(container, appPod.containers[0] ?? {}),
+              env: (container.env ?? []).filter((e) => !(appPod.containers[0]?.env ?? []).some((a) => same(a, e))),
+            },
+          ],
           volumes: (pod.volumes ?? []).filter((v) => !(appPod.volumes ?? []).some((a) => same(a, v))),
         },
       },
     },
   };
-  const comment = "# Abridged: every pod field equal to the Deployment's above is left out (image, command, securityContext, resources, affinity, the other volumes and mounts, the rest of env).";
+  const comment =
+    "# Abridged: every pod field equal to the Deployment's above is left out (image, command, securityContext, resources, affinity, the other volumes and mounts, the rest of env).";
   return ['```yaml', comment, stringify(shown, { aliasDuplicateObjects: false, lineWidth: 0 }).trimEnd(), '```'].join('\n');
 }
 
@@ -95,7 +101,8 @@ export const KUBERNETES_DOC_BLOCKS: Readonly<Record<string, () => string>> = {
   'network-policy': () => yamlBlock(projectNetworkPolicy(network)),
   'data-claim': () => yamlBlock(dataClaim({ projectId: PROJECT, dataSize: '10g' })),
   'app-secret': () => yamlBlock(appSecret(PROJECT, app.generation, Object.fromEntries(app.secretNames.map((n) => [n, PLACEHOLDER])))),
-  'artifact-credential': () => yamlBlock(artifactCredentialSecret({ projectId: PROJECT, releaseId: RELEASE, scope: 'release' }, '<minted-by-the-control-plane>', EXPIRES)),
+  'artifact-credential': () =>
+    yamlBlock(artifactCredentialSecret({ projectId: PROJECT, releaseId: RELEASE, scope: 'release' }, '<minted-by-the-control-plane>', EXPIRES)),
   deployment: () => yamlBlock(releaseDeployment(app)),
   service: () => yamlBlock(releaseService(PROJECT, 'app')),
   'migrate-job': abridgedJob,

@@ -8,6 +8,11 @@ export { attachPlatformRecovery, type PlatformRecovery, type PlatformRecoveryOpt
 export { createDeploymentProviderHandler, type DeploymentProviderHandlerOptions } from '../runner/provider/create-deployment-provider-handler.js';
 export { createHttpDeploymentProvider, type HttpDeploymentProviderOptions } from '../runner/provider/create-http-deployment-provider.js';
 export type { DeploymentProvider, ReconcileRequest, ReconcileResult, ProviderArtifact, DesiredState } from '../runner/provider/provider-contract.js';
-export { openProviderDeploymentAgent, type AgentCoordinator, type ProviderDeploymentAgent, type ProviderDeploymentAgentOptions } from '../runner/provider/open-provider-deployment-agent.js';
+export {
+  openProviderDeploymentAgent,
+  type AgentCoordinator,
+  type ProviderDeploymentAgent,
+  type ProviderDeploymentAgentOptions,
+} from '../runner/provider/open-provider-deployment-agent.js';
 export { verifyAuditExport, type AuditExportPublicKey } from './ops/audit-export/verify-audit-export.js';
 export type { AuditExportEntry, AuditExportCheckpoint } from './ops/audit-export/export-entry.js';

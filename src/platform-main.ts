@@ -49,8 +49,14 @@ async function routeThroughIngress(plane: ControlPlane, config: PlatformConfig, 
     await askEdge(socketPath, { op: 'clear-routes' });
     return null;
   }
-  const routes = followEdgeRoutes({ socketPath, ingress: plane.ingress, settings: { baseDomain: config.appDomain, platformHosts: [...platformHostNames(config)], trustProxy: config.trustProxy }, logger });
-  if (!(await routes.attached(5_000))) logger.warn({ socketPath }, 'the ingress process did not take the routes yet; app requests go through the control plane until it does');
+  const routes = followEdgeRoutes({
+    socketPath,
+    ingress: plane.ingress,
+    settings: { baseDomain: config.appDomain, platformHosts: [...platformHostNames(config)], trustProxy: config.trustProxy },
+    logger,
+  });
+  if (!(await routes.attached(5_000)))
+    logger.warn({ socketPath }, 'the ingress process did not take the routes yet; app requests go through the control plane until it does');
   return routes;
 }
 
@@ -69,12 +75,29 @@ async function startListening(plane: ControlPlane, config: PlatformConfig, logge
     await plane.app.listen({ host: config.listen.host, port: config.listen.port });
     const address = plane.app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.listen.port;
-    logger.info({ url: config.publicUrl ?? `http://${config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host}:${port}`, dataDir: config.dataDir, registration: config.registration, ingressProcess: false }, 'svc-platform listening');
+    logger.info(
+      {
+        url: config.publicUrl ?? `http://${config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host}:${port}`,
+        dataDir: config.dataDir,
+        registration: config.registration,
+        ingressProcess: false,
+      },
+      'svc-platform listening',
+    );
     return null;
   }
   const listener = await listenOnControlSocket(plane.app, edgePaths(config.dataDir).controlSocket);
   const { host, port } = ingress.status.address;
-  logger.info({ url: config.publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`, dataDir: config.dataDir, registration: config.registration, ingressPid: ingress.status.pid, ingressStarted: ingress.started }, 'svc-platform listening');
+  logger.info(
+    {
+      url: config.publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+      dataDir: config.dataDir,
+      registration: config.registration,
+      ingressPid: ingress.status.pid,
+      ingressStarted: ingress.started,
+    },
+    'svc-platform listening',
+  );
   return listener;
 }
 
@@ -129,7 +152,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     if (stopping) return;
     stopping = true;
     const scope = shutdownScope(signal, config.env);
-    logger.info({ signal, scope }, scope === 'everything' ? 'shutting down the ingress, the apps and the control plane' : 'shutting down the control plane; the ingress and apps keep running');
+    logger.info(
+      { signal, scope },
+      scope === 'everything'
+        ? 'shutting down the ingress, the apps and the control plane'
+        : 'shutting down the control plane; the ingress and apps keep running',
+    );
     const force = setTimeout(() => {
       logger.error('shutdown took longer than 20 s; exiting');
       process.exit(1);

@@ -20,7 +20,17 @@ import { createDomains, deleteProjectRoutes, domainsMigrations, domainsRoutes, t
 import { createSecrets, secretRoutes, secretsMigrations, type SecretsFeature } from './secrets/index.js';
 import { backupsMigrations, createBackups, type BackupsFeature } from './backups/index.js';
 import { createIngress, ingressMigrations, ingressRoutes, serveUpgrades, type Ingress } from './ingress/index.js';
-import { createReleases, deleteReleaseRoutes, isolationSchema, locateProjectPath, logIsolation, projectLayout, releaseDirOf, releasesMigrations, type ReleasesFeature } from './releases/index.js';
+import {
+  createReleases,
+  deleteReleaseRoutes,
+  isolationSchema,
+  locateProjectPath,
+  logIsolation,
+  projectLayout,
+  releaseDirOf,
+  releasesMigrations,
+  type ReleasesFeature,
+} from './releases/index.js';
 import { createOidcUploadAuth, githubLinkLookup, oidcMigrations } from './github/oidc/index.js';
 import { consoleRoutes } from './console/index.js';
 import { createGithub, githubMigrations, type GithubFeature, type GithubOptions, type GithubReleases } from './github/index.js';
@@ -35,7 +45,22 @@ import { readDriverChoice } from '../runner/runner-settings.js';
 import type { ReleaseDriver, ReleaseDriverHooks } from '../runner/release-driver.js';
 
 /** Every control-database migration, in dependency order (identity before projects before audit). */
-export const controlMigrations: readonly Migration[] = [...identityMigrations, ...projectsMigrations, ...auditMigrations, ...ingressMigrations, ...releasesMigrations, ...secretsMigrations, ...backupsMigrations, ...domainsMigrations, ...oidcMigrations, ...recoveryMigrations, ...githubMigrations, ...canaryMigrations, ...opsMigrations, ...nodesMigrations];
+export const controlMigrations: readonly Migration[] = [
+  ...identityMigrations,
+  ...projectsMigrations,
+  ...auditMigrations,
+  ...ingressMigrations,
+  ...releasesMigrations,
+  ...secretsMigrations,
+  ...backupsMigrations,
+  ...domainsMigrations,
+  ...oidcMigrations,
+  ...recoveryMigrations,
+  ...githubMigrations,
+  ...canaryMigrations,
+  ...opsMigrations,
+  ...nodesMigrations,
+];
 
 export interface ControlPlaneDeps {
   config: PlatformConfig;
@@ -118,26 +143,68 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const github = createGithub(ctx, releaseRollback, deps.github);
   const nodes = createNodes(ctx, { releases: nodeReports }); // reads SVC_NODE_* timings
   // Canaries are refused while recovery is on: the candidate would be a second writer to the journaled database.
-  const canary = createCanary(ctx, ingress, { recoveryEnabled: (projectId) => recoveryEnabled(ctx, projectId), observer: github.canaryObserver, ...deps.canary });
+  const canary = createCanary(ctx, ingress, {
+    recoveryEnabled: (projectId) => recoveryEnabled(ctx, projectId),
+    observer: github.canaryObserver,
+    ...deps.canary,
+  });
   // Where apps run: the local release driver over the runner SVC_RUNNER / SVC_SANDBOX select, or the swarm
   // driver (SVC_DRIVER=swarm; invalid settings stop start-up, never a fallback). Releases give it its hooks.
   const driverChoice = readDriverChoice(config.env);
   const driver = (hooks: ReleaseDriverHooks) =>
     driverChoice === 'swarm'
-      ? openSwarmReleaseDriver(config.env, { ...hooks, dataDir: config.dataDir, clock, locate: (path) => locateProjectPath(config.dataDir, path), releaseDirOf: (projectId, releaseId) => releaseDirOf(projectLayout(config.dataDir, projectId), releaseId) })
-      : openLocalReleaseDriver(config.env, { ...hooks, dataDir: config.dataDir, clock, uidFor: (projectId, uidBase) => projectUid(ctx, projectId, uidBase), traversableRoots: [dirname(config.dataDir)] });
+      ? openSwarmReleaseDriver(config.env, {
+          ...hooks,
+          dataDir: config.dataDir,
+          clock,
+          locate: (path) => locateProjectPath(config.dataDir, path),
+          releaseDirOf: (projectId, releaseId) => releaseDirOf(projectLayout(config.dataDir, projectId), releaseId),
+        })
+      : openLocalReleaseDriver(config.env, {
+          ...hooks,
+          dataDir: config.dataDir,
+          clock,
+          uidFor: (projectId, uidBase) => projectUid(ctx, projectId, uidBase),
+          traversableRoots: [dirname(config.dataDir)],
+        });
   // Restore drills start the release copy through a driver of their own over the same runner kind, everything
   // it keeps in the drill's temp directory (never the production supervisor state or logs).
   const openDrillDriver: OpenDrillDriver = (workDir, resolveSpec) =>
-    openLocalReleaseDriver(config.env, { resolveSpec, onEvent: () => undefined, dataDir: workDir, clock, stopGraceMs: 5000, uidFor: (projectId, uidBase) => projectUid(ctx, projectId, uidBase), traversableRoots: [dirname(config.dataDir), workDir] });
-  const releases = createReleases(ctx, { driver, routing: ingress.routes, loadSecrets: secrets.loadSecrets, uploadPrincipal, recovery: recovery.hooks, observer: github.observer, canary: canary.hooks, appEnv: (projectId, layout) => projectBucketEnvironment(projectId, layout.dataDir, secrets.keyring.secretsKey, bucketLimits), placement: nodes.placement });
+    openLocalReleaseDriver(config.env, {
+      resolveSpec,
+      onEvent: () => undefined,
+      dataDir: workDir,
+      clock,
+      stopGraceMs: 5000,
+      uidFor: (projectId, uidBase) => projectUid(ctx, projectId, uidBase),
+      traversableRoots: [dirname(config.dataDir), workDir],
+    });
+  const releases = createReleases(ctx, {
+    driver,
+    routing: ingress.routes,
+    loadSecrets: secrets.loadSecrets,
+    uploadPrincipal,
+    recovery: recovery.hooks,
+    observer: github.observer,
+    canary: canary.hooks,
+    appEnv: (projectId, layout) => projectBucketEnvironment(projectId, layout.dataDir, secrets.keyring.secretsKey, bucketLimits),
+    placement: nodes.placement,
+  });
   logIsolation(logger, releases.isolation()); // once per start: apps unisolated or unable to start must not go unnoticed
   const apps = releases.apps; // restore, recovery and site deletion stop and restart apps through the release pipeline
   const backups = createBackups(ctx, { locks: releases.locks, keyring: secrets.keyring, apps, jobs: releases.driver });
   const domains = createDomains(ctx, ingress.routes);
   domains.load();
   // Reads SVC_AUDIT_EXPORT_* / SVC_OPS_* (all opt-in); placed projects have no local app to probe or drill.
-  const ops = createOps(ctx, { backups, metrics: ingress.metrics, supervisor: releases.driver, openDrillDriver, loadSecrets: secrets.loadSecrets, drillObserver: github.drillObserver, isPlaced: (projectId) => nodes.placement.isPlaced(projectId) });
+  const ops = createOps(ctx, {
+    backups,
+    metrics: ingress.metrics,
+    supervisor: releases.driver,
+    openDrillDriver,
+    loadSecrets: secrets.loadSecrets,
+    drillObserver: github.drillObserver,
+    isPlaced: (projectId) => nodes.placement.isPlaced(projectId),
+  });
   const siteDeletion = {
     ctx,
     locks: releases.locks,
@@ -147,7 +214,13 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     forget: (projectId: string) => void ingress.routes.removeProject(projectId),
     removeRuntime: async (projectId: string) => releases.driver.removeProject?.(projectId), // a swarm's objects of the project
   };
-  const app = await createHttpApp({ logger, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy, version: platformVersion(), intercept: ingress.handle });
+  const app = await createHttpApp({
+    logger,
+    bodyLimitBytes: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    version: platformVersion(),
+    intercept: ingress.handle,
+  });
   serveUpgrades(app.server, ingress); // apps' WebSockets when this process takes app traffic (SVC_INGRESS_PROCESS=off, SVC_INGRESS_ROUTES=control-plane)
   const readiness = [
     { name: 'database', check: () => (db.prepare('SELECT COUNT(*) AS n FROM schema_version').get() as { n: number }).n > 0 },

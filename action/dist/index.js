@@ -26677,24 +26677,99 @@ function defineCodes(codes) {
 
 // src/core/error-codes/general.ts
 var generalCodes = defineCodes({
-  SVC_INTERNAL: { status: 500, retryable: false, summary: "Internal error (details are redacted from the response and logged on the server).", hint: "Retry; if it persists, give the operator the time of the failure so they can find the logged error in the server log." },
+  SVC_INTERNAL: {
+    status: 500,
+    retryable: false,
+    summary: "Internal error (details are redacted from the response and logged on the server).",
+    hint: "Retry; if it persists, give the operator the time of the failure so they can find the logged error in the server log."
+  },
   SVC_UNAVAILABLE: { status: 503, retryable: true, summary: "The service is temporarily unavailable.", hint: "Retry shortly." },
-  SVC_BAD_REQUEST: { status: 400, retryable: false, summary: "The request is malformed.", hint: "Fix the request as the message describes; the svc CLI and console always send well-formed requests, so check the client or its version." },
-  SVC_VALIDATION: { status: 400, retryable: false, summary: "A field failed validation; the message names the field and the rule.", hint: "Correct the field named in the message and send the request again." },
-  SVC_MALFORMED_JSON: { status: 400, retryable: false, summary: "The request body is not valid JSON.", hint: "Send a valid JSON body with Content-Type: application/json." },
-  SVC_PAYLOAD_TOO_LARGE: { status: 413, retryable: false, summary: "The request body exceeds the size limit.", hint: "Send a smaller body; the operator can raise SVC_BODY_LIMIT_BYTES for JSON requests." },
-  SVC_UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false, summary: "The request has an unsupported Content-Type.", hint: "Send the Content-Type the route expects (application/json, or application/vnd.svc.deploy+gzip for uploads)." },
-  SVC_NOT_FOUND: { status: 404, retryable: false, summary: "The resource does not exist or is not visible to you.", hint: "Check the id or path; if the resource belongs to an organization, ask its owner to add you." },
-  SVC_METHOD_NOT_ALLOWED: { status: 405, retryable: false, summary: "The method is not allowed on this route.", hint: "Use the method listed for this route in docs/api.md." },
-  SVC_CONFLICT: { status: 409, retryable: false, summary: "The request conflicts with the current state.", hint: "Reload the current state (the console page or the matching `svc` list command) and retry the change against it." },
+  SVC_BAD_REQUEST: {
+    status: 400,
+    retryable: false,
+    summary: "The request is malformed.",
+    hint: "Fix the request as the message describes; the svc CLI and console always send well-formed requests, so check the client or its version."
+  },
+  SVC_VALIDATION: {
+    status: 400,
+    retryable: false,
+    summary: "A field failed validation; the message names the field and the rule.",
+    hint: "Correct the field named in the message and send the request again."
+  },
+  SVC_MALFORMED_JSON: {
+    status: 400,
+    retryable: false,
+    summary: "The request body is not valid JSON.",
+    hint: "Send a valid JSON body with Content-Type: application/json."
+  },
+  SVC_PAYLOAD_TOO_LARGE: {
+    status: 413,
+    retryable: false,
+    summary: "The request body exceeds the size limit.",
+    hint: "Send a smaller body; the operator can raise SVC_BODY_LIMIT_BYTES for JSON requests."
+  },
+  SVC_UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    retryable: false,
+    summary: "The request has an unsupported Content-Type.",
+    hint: "Send the Content-Type the route expects (application/json, or application/vnd.svc.deploy+gzip for uploads)."
+  },
+  SVC_NOT_FOUND: {
+    status: 404,
+    retryable: false,
+    summary: "The resource does not exist or is not visible to you.",
+    hint: "Check the id or path; if the resource belongs to an organization, ask its owner to add you."
+  },
+  SVC_METHOD_NOT_ALLOWED: {
+    status: 405,
+    retryable: false,
+    summary: "The method is not allowed on this route.",
+    hint: "Use the method listed for this route in docs/api.md."
+  },
+  SVC_CONFLICT: {
+    status: 409,
+    retryable: false,
+    summary: "The request conflicts with the current state.",
+    hint: "Reload the current state (the console page or the matching `svc` list command) and retry the change against it."
+  },
   SVC_RATE_LIMITED: { status: 429, retryable: true, summary: "Too many requests; slow down.", hint: "Wait and retry." },
-  SVC_TIMEOUT: { status: 504, retryable: true, summary: "The operation timed out.", hint: "Retry; if it keeps timing out, check the network to the server and that the server is responsive." },
-  SVC_IO: { status: 500, retryable: true, summary: "A filesystem operation failed.", hint: "Check free disk space and the permissions of the path named in the message, then retry." },
-  SVC_DISK_FULL: { status: 507, retryable: false, summary: "Not enough disk space to complete the operation; nothing was half-written.", hint: "Free disk space and retry." },
+  SVC_TIMEOUT: {
+    status: 504,
+    retryable: true,
+    summary: "The operation timed out.",
+    hint: "Retry; if it keeps timing out, check the network to the server and that the server is responsive."
+  },
+  SVC_IO: {
+    status: 500,
+    retryable: true,
+    summary: "A filesystem operation failed.",
+    hint: "Check free disk space and the permissions of the path named in the message, then retry."
+  },
+  SVC_DISK_FULL: {
+    status: 507,
+    retryable: false,
+    summary: "Not enough disk space to complete the operation; nothing was half-written.",
+    hint: "Free disk space and retry."
+  },
   SVC_USAGE: { status: 400, retryable: false, summary: "The command was called with invalid arguments or flags.", hint: "Run the command with --help." },
-  SVC_COMMAND_FAILED: { status: 400, retryable: false, summary: "A local command (such as build.command) exited with a non-zero status.", hint: "Run build.command yourself in the app directory, fix the error it prints, then run `svc deploy` again (or use --no-build for prebuilt files)." },
-  SVC_COMMAND_NOT_FOUND: { status: 400, retryable: false, summary: "A local command could not be started (not found or not executable).", hint: "Install the program (for example `npm install` for tools in node_modules/.bin) or fix build.command in svc.deploy.json." },
-  SVC_NOT_AVAILABLE: { status: 501, retryable: false, summary: "This part of svc is not available yet in this version.", hint: "Upgrade svc to a version that has this feature; `svc --help` lists what this version supports." }
+  SVC_COMMAND_FAILED: {
+    status: 400,
+    retryable: false,
+    summary: "A local command (such as build.command) exited with a non-zero status.",
+    hint: "Run build.command yourself in the app directory, fix the error it prints, then run `svc deploy` again (or use --no-build for prebuilt files)."
+  },
+  SVC_COMMAND_NOT_FOUND: {
+    status: 400,
+    retryable: false,
+    summary: "A local command could not be started (not found or not executable).",
+    hint: "Install the program (for example `npm install` for tools in node_modules/.bin) or fix build.command in svc.deploy.json."
+  },
+  SVC_NOT_AVAILABLE: {
+    status: 501,
+    retryable: false,
+    summary: "This part of svc is not available yet in this version.",
+    hint: "Upgrade svc to a version that has this feature; `svc --help` lists what this version supports."
+  }
 });
 
 // src/core/error-codes/cli-remote.ts
@@ -26705,12 +26780,42 @@ var cliRemoteCodes = defineCodes({
     summary: "The server URL is not HTTPS and its host is not loopback; the CLI refuses to send credentials over it.",
     hint: "Use an https:// URL, or http://127.0.0.1 / http://localhost for local development."
   },
-  SVC_INVALID_SERVER_URL: { status: 400, retryable: false, summary: "The server URL cannot be parsed or has a path, query or credentials.", hint: "Pass a URL such as https://svc.example.com." },
-  SVC_NOT_LOGGED_IN: { status: 401, retryable: false, summary: "No stored login and no SVC_TOKEN; the command needs credentials.", hint: "Run `svc login` or set SVC_TOKEN." },
-  SVC_CLI_CREDENTIALS_INVALID: { status: 400, retryable: false, summary: "The CLI config file (~/.svc/config.json) is not valid JSON of the expected shape.", hint: "Fix or delete ~/.svc/config.json, then run `svc login`." },
-  SVC_NETWORK: { status: 503, retryable: true, summary: "The server could not be reached (connection refused, reset or DNS failure).", hint: "Check the server URL and that the server is running." },
-  SVC_REMOTE_ERROR: { status: 502, retryable: false, summary: "The server returned an error this CLI does not know (the message carries the original code).", hint: "Upgrade the svc CLI to the server's version so it knows this code, and see the original code in the message." },
-  SVC_BAD_RESPONSE: { status: 502, retryable: false, summary: "The server response did not match the expected schema (version mismatch?).", hint: "Upgrade the CLI or the server so their versions match." }
+  SVC_INVALID_SERVER_URL: {
+    status: 400,
+    retryable: false,
+    summary: "The server URL cannot be parsed or has a path, query or credentials.",
+    hint: "Pass a URL such as https://svc.example.com."
+  },
+  SVC_NOT_LOGGED_IN: {
+    status: 401,
+    retryable: false,
+    summary: "No stored login and no SVC_TOKEN; the command needs credentials.",
+    hint: "Run `svc login` or set SVC_TOKEN."
+  },
+  SVC_CLI_CREDENTIALS_INVALID: {
+    status: 400,
+    retryable: false,
+    summary: "The CLI config file (~/.svc/config.json) is not valid JSON of the expected shape.",
+    hint: "Fix or delete ~/.svc/config.json, then run `svc login`."
+  },
+  SVC_NETWORK: {
+    status: 503,
+    retryable: true,
+    summary: "The server could not be reached (connection refused, reset or DNS failure).",
+    hint: "Check the server URL and that the server is running."
+  },
+  SVC_REMOTE_ERROR: {
+    status: 502,
+    retryable: false,
+    summary: "The server returned an error this CLI does not know (the message carries the original code).",
+    hint: "Upgrade the svc CLI to the server's version so it knows this code, and see the original code in the message."
+  },
+  SVC_BAD_RESPONSE: {
+    status: 502,
+    retryable: false,
+    summary: "The server response did not match the expected schema (version mismatch?).",
+    hint: "Upgrade the CLI or the server so their versions match."
+  }
 });
 
 // src/core/error-codes/cli.ts
@@ -26783,9 +26888,24 @@ var releaseCodes = defineCodes({
     summary: "Another operation (named in the message) holds the project lock.",
     hint: "Wait for the running deploy, rollback, cleanup, backup or deletion to finish, then retry."
   },
-  SVC_LOCK_NOT_HELD: { status: 409, retryable: false, summary: "The project lock was released with a token that does not hold it (it was recovered or released already).", hint: "The operation lost its project lock; run it again once `svc releases` shows no running deploy." },
-  SVC_RELEASE_INVALID_TRANSITION: { status: 409, retryable: false, summary: "The release cannot go through this transition from its current state.", hint: "Check the release state with `svc releases`, then choose an operation that fits it (for example roll back only to a retained, inactive release)." },
-  SVC_RELEASE_ACTIVE_UNDELETABLE: { status: 409, retryable: false, summary: "The active release artifact is never removable.", hint: "Deploy or roll back to another release first." },
+  SVC_LOCK_NOT_HELD: {
+    status: 409,
+    retryable: false,
+    summary: "The project lock was released with a token that does not hold it (it was recovered or released already).",
+    hint: "The operation lost its project lock; run it again once `svc releases` shows no running deploy."
+  },
+  SVC_RELEASE_INVALID_TRANSITION: {
+    status: 409,
+    retryable: false,
+    summary: "The release cannot go through this transition from its current state.",
+    hint: "Check the release state with `svc releases`, then choose an operation that fits it (for example roll back only to a retained, inactive release)."
+  },
+  SVC_RELEASE_ACTIVE_UNDELETABLE: {
+    status: 409,
+    retryable: false,
+    summary: "The active release artifact is never removable.",
+    hint: "Deploy or roll back to another release first."
+  },
   SVC_ROLLBACK_LOSS_NOT_ALLOWED: {
     status: 409,
     retryable: false,
@@ -26798,43 +26918,108 @@ var releaseCodes = defineCodes({
     summary: "Data restore is possible only for the immediately previous release, and only if it has a pre-deploy snapshot.",
     hint: "Roll back without --restore-data (code only), or choose the immediately previous release."
   },
-  SVC_RELEASE_CONFIRMATION_MISMATCH: { status: 400, retryable: false, summary: "The confirmation phrase does not match exactly.", hint: "Retype the phrase shown in the message." },
-  SVC_ROLLBACK_PERMISSION_REQUIRED: { status: 403, retryable: false, summary: "Deleting or rolling back releases needs the `rollback` permission.", hint: "Ask an organization owner or admin for a role with rollback, or use a token created with `--permission rollback`." },
+  SVC_RELEASE_CONFIRMATION_MISMATCH: {
+    status: 400,
+    retryable: false,
+    summary: "The confirmation phrase does not match exactly.",
+    hint: "Retype the phrase shown in the message."
+  },
+  SVC_ROLLBACK_PERMISSION_REQUIRED: {
+    status: 403,
+    retryable: false,
+    summary: "Deleting or rolling back releases needs the `rollback` permission.",
+    hint: "Ask an organization owner or admin for a role with rollback, or use a token created with `--permission rollback`."
+  },
   SVC_MIGRATION_HISTORY_EDITED: {
     status: 409,
     retryable: false,
     summary: "An already-applied migration file was changed (checksum differs) or renamed; history is immutable.",
     hint: "Restore the original file and put the change in a new migration."
   },
-  SVC_MIGRATION_MISSING: { status: 409, retryable: false, summary: "A migration recorded as applied is missing from the release.", hint: "Keep every applied migration file in the migrations directory." },
+  SVC_MIGRATION_MISSING: {
+    status: 409,
+    retryable: false,
+    summary: "A migration recorded as applied is missing from the release.",
+    hint: "Keep every applied migration file in the migrations directory."
+  },
   SVC_MIGRATION_OUT_OF_ORDER: {
     status: 409,
     retryable: false,
     summary: "A new migration is numbered below one already applied, or two files share a number.",
     hint: "Number new migrations above the last applied one."
   },
-  SVC_MIGRATION_INVALID_NAME: { status: 400, retryable: false, summary: "A file in the migrations directory is not named NNNN_name.sql.", hint: "Rename the file to NNNN_name.sql (for example 0002_add_users.sql) or move it out of the migrations directory." },
+  SVC_MIGRATION_INVALID_NAME: {
+    status: 400,
+    retryable: false,
+    summary: "A file in the migrations directory is not named NNNN_name.sql.",
+    hint: "Rename the file to NNNN_name.sql (for example 0002_add_users.sql) or move it out of the migrations directory."
+  },
   SVC_MIGRATION_UNSAFE: {
     status: 400,
     retryable: false,
     summary: "A migration contains an unsafe statement (ATTACH, PRAGMA, VACUUM, transaction control, or a write to a reserved table).",
     hint: "Remove the statement, or set database.allowUnsafeMigrations and enable unsafe migrations in the operator settings."
   },
-  SVC_MIGRATION_FAILED: { status: 422, retryable: false, summary: "A migration failed; every pending migration was rolled back (the message names the file).", hint: "Fix the SQL of the migration named in the message, then run `svc deploy` again." },
-  SVC_SNAPSHOT_FAILED: { status: 500, retryable: true, summary: "The consistent database backup could not be created.", hint: "Check free disk space in the platform data directory, then retry the deploy or rollback." },
-  SVC_SNAPSHOT_MISSING: { status: 404, retryable: false, summary: "The snapshot file to restore from does not exist.", hint: "Roll back without --restore-data (code only), or restore the data from `svc backups` instead." },
-  SVC_APP_START_FAILED: { status: 502, retryable: false, summary: "The app process could not be started or exited during start-up.", hint: "Check `svc logs` for the release to see why the app exited, fix it and deploy again." },
-  SVC_HEALTH_CHECK_FAILED: { status: 502, retryable: false, summary: "The app did not answer its health route with 2xx before the timeout.", hint: "Check `svc logs` for the release." },
-  SVC_RUNNER_NO_FREE_PORT: { status: 503, retryable: true, summary: "No free loopback port could be allocated for the app.", hint: "Retry; if it persists, the operator should free loopback ports on the host (too many processes are listening)." },
-  SVC_RELEASE_NOT_FOUND: { status: 404, retryable: false, summary: "The release does not exist in this project.", hint: "List the project's releases with `svc releases` and use one of their ids." },
-  SVC_IDEMPOTENCY_KEY_REQUIRED: { status: 400, retryable: false, summary: "An upload needs an Idempotency-Key header (8–200 printable characters).", hint: "The svc CLI and Action send one; send the same key when retrying." },
+  SVC_MIGRATION_FAILED: {
+    status: 422,
+    retryable: false,
+    summary: "A migration failed; every pending migration was rolled back (the message names the file).",
+    hint: "Fix the SQL of the migration named in the message, then run `svc deploy` again."
+  },
+  SVC_SNAPSHOT_FAILED: {
+    status: 500,
+    retryable: true,
+    summary: "The consistent database backup could not be created.",
+    hint: "Check free disk space in the platform data directory, then retry the deploy or rollback."
+  },
+  SVC_SNAPSHOT_MISSING: {
+    status: 404,
+    retryable: false,
+    summary: "The snapshot file to restore from does not exist.",
+    hint: "Roll back without --restore-data (code only), or restore the data from `svc backups` instead."
+  },
+  SVC_APP_START_FAILED: {
+    status: 502,
+    retryable: false,
+    summary: "The app process could not be started or exited during start-up.",
+    hint: "Check `svc logs` for the release to see why the app exited, fix it and deploy again."
+  },
+  SVC_HEALTH_CHECK_FAILED: {
+    status: 502,
+    retryable: false,
+    summary: "The app did not answer its health route with 2xx before the timeout.",
+    hint: "Check `svc logs` for the release."
+  },
+  SVC_RUNNER_NO_FREE_PORT: {
+    status: 503,
+    retryable: true,
+    summary: "No free loopback port could be allocated for the app.",
+    hint: "Retry; if it persists, the operator should free loopback ports on the host (too many processes are listening)."
+  },
+  SVC_RELEASE_NOT_FOUND: {
+    status: 404,
+    retryable: false,
+    summary: "The release does not exist in this project.",
+    hint: "List the project's releases with `svc releases` and use one of their ids."
+  },
+  SVC_IDEMPOTENCY_KEY_REQUIRED: {
+    status: 400,
+    retryable: false,
+    summary: "An upload needs an Idempotency-Key header (8–200 printable characters).",
+    hint: "The svc CLI and Action send one; send the same key when retrying."
+  },
   SVC_IDEMPOTENCY_KEY_REUSED: {
     status: 422,
     retryable: false,
     summary: "This Idempotency-Key was already used for a different artifact.",
     hint: "Use a new key for a new artifact; reuse a key only to retry the identical upload."
   },
-  SVC_ARTIFACT_DIGEST_REQUIRED: { status: 400, retryable: false, summary: "An upload needs the X-Svc-Artifact-Digest header (lowercase hex SHA-256 of the body).", hint: "Upload with the svc CLI or Action, or send X-Svc-Artifact-Digest with the SHA-256 of the body." },
+  SVC_ARTIFACT_DIGEST_REQUIRED: {
+    status: 400,
+    retryable: false,
+    summary: "An upload needs the X-Svc-Artifact-Digest header (lowercase hex SHA-256 of the body).",
+    hint: "Upload with the svc CLI or Action, or send X-Svc-Artifact-Digest with the SHA-256 of the body."
+  },
   SVC_RELEASE_RETAINED_LIMIT: {
     status: 409,
     retryable: false,
@@ -26853,20 +27038,50 @@ var releaseCodes = defineCodes({
     summary: "database.path differs from the active release; changing it in a deployment is rejected.",
     hint: "Keep database.path as it is (move data with a migration plan instead)."
   },
-  SVC_RELEASE_INTERRUPTED: { status: 500, retryable: true, summary: "The control plane stopped during the release transaction; the previous release and database were restored at restart.", hint: "Run `svc deploy` again; the previous release is serving." },
-  SVC_RELEASE_FAILED: { status: 422, retryable: false, summary: "The release failed; the previous release and database were restored (the release carries the step and reason).", hint: "Read the step and reason with `svc releases` and `svc logs --release <id>`, fix the app, then run `svc deploy` again." }
+  SVC_RELEASE_INTERRUPTED: {
+    status: 500,
+    retryable: true,
+    summary: "The control plane stopped during the release transaction; the previous release and database were restored at restart.",
+    hint: "Run `svc deploy` again; the previous release is serving."
+  },
+  SVC_RELEASE_FAILED: {
+    status: 422,
+    retryable: false,
+    summary: "The release failed; the previous release and database were restored (the release carries the step and reason).",
+    hint: "Read the step and reason with `svc releases` and `svc logs --release <id>`, fix the app, then run `svc deploy` again."
+  }
 });
 
 // src/core/error-codes/identity.ts
 var identityCodes = defineCodes({
   SVC_AUTH_REQUIRED: { status: 401, retryable: false, summary: "Sign in or send a bearer token.", hint: "Run `svc login`." },
-  SVC_AUTH_INVALID_CREDENTIALS: { status: 401, retryable: false, summary: "Email or password is wrong.", hint: "Check the email and password and sign in again." },
+  SVC_AUTH_INVALID_CREDENTIALS: {
+    status: 401,
+    retryable: false,
+    summary: "Email or password is wrong.",
+    hint: "Check the email and password and sign in again."
+  },
   SVC_TOKEN_INVALID: { status: 401, retryable: false, summary: "The access token is not recognised.", hint: "Run `svc login` again." },
   SVC_TOKEN_EXPIRED: { status: 401, retryable: false, summary: "The access token has expired.", hint: "Run `svc login` again." },
   SVC_TOKEN_REVOKED: { status: 401, retryable: false, summary: "The access token was revoked.", hint: "Run `svc login` again." },
-  SVC_CSRF_INVALID: { status: 403, retryable: false, summary: "A state-changing browser request lacked the correct CSRF token (header x-svc-console-csrf).", hint: "Reload the console page to get a fresh CSRF token and try again." },
-  SVC_ORIGIN_REJECTED: { status: 403, retryable: false, summary: "Cross-site browser request rejected (Origin/Sec-Fetch-Site is not the platform origin).", hint: "Open the console at the platform origin (SVC_PUBLIC_URL) rather than through another site." },
-  SVC_FORBIDDEN: { status: 403, retryable: false, summary: "Your current role or token permissions do not allow this.", hint: "Ask an organization owner or admin for a role with the needed permission, or use a token that carries it (`svc tokens create --permission ...`)." },
+  SVC_CSRF_INVALID: {
+    status: 403,
+    retryable: false,
+    summary: "A state-changing browser request lacked the correct CSRF token (header x-svc-console-csrf).",
+    hint: "Reload the console page to get a fresh CSRF token and try again."
+  },
+  SVC_ORIGIN_REJECTED: {
+    status: 403,
+    retryable: false,
+    summary: "Cross-site browser request rejected (Origin/Sec-Fetch-Site is not the platform origin).",
+    hint: "Open the console at the platform origin (SVC_PUBLIC_URL) rather than through another site."
+  },
+  SVC_FORBIDDEN: {
+    status: 403,
+    retryable: false,
+    summary: "Your current role or token permissions do not allow this.",
+    hint: "Ask an organization owner or admin for a role with the needed permission, or use a token that carries it (`svc tokens create --permission ...`)."
+  },
   SVC_TOKEN_PERMISSIONS_EXCEEDED: {
     status: 403,
     retryable: false,
@@ -26879,87 +27094,377 @@ var identityCodes = defineCodes({
     summary: "A token cannot create a token that expires after it does (details.maxExpiresAt).",
     hint: "Omit expiresInDays to get the remaining lifetime of the creating token, ask for fewer days, or create the token from a browser session."
   },
-  SVC_TOKEN_SCOPE: { status: 403, retryable: false, summary: "The token is scoped to another project or this action needs an account-wide credential.", hint: "Use an account-wide credential (`svc login`, or a token created without --project) or a token scoped to this project." },
-  SVC_REGISTRATION_CLOSED: { status: 403, retryable: false, summary: "Self-registration is closed (bootstrap done or disabled).", hint: "Ask an administrator for an invitation." },
-  SVC_EMAIL_TAKEN: { status: 409, retryable: false, summary: "An account with this email already exists.", hint: "Sign in with that email instead, or register with another one." },
-  SVC_INVITATION_INVALID: { status: 400, retryable: false, summary: "The invitation is unknown, used, expired or for another email.", hint: "Ask the organization owner or admin for a new invitation to your email." },
-  SVC_DEVICE_AUTHORIZATION_PENDING: { status: 400, retryable: true, summary: "The device code has not been approved yet; keep polling at the interval.", hint: "Approve the code in the browser; `svc login` keeps polling until you do." },
-  SVC_DEVICE_SLOW_DOWN: { status: 400, retryable: true, summary: "Polled too fast; the interval grew by 5 seconds (details.interval).", hint: "Poll at the interval in details.interval; `svc login` does this by itself." },
+  SVC_TOKEN_SCOPE: {
+    status: 403,
+    retryable: false,
+    summary: "The token is scoped to another project or this action needs an account-wide credential.",
+    hint: "Use an account-wide credential (`svc login`, or a token created without --project) or a token scoped to this project."
+  },
+  SVC_REGISTRATION_CLOSED: {
+    status: 403,
+    retryable: false,
+    summary: "Self-registration is closed (bootstrap done or disabled).",
+    hint: "Ask an administrator for an invitation."
+  },
+  SVC_EMAIL_TAKEN: {
+    status: 409,
+    retryable: false,
+    summary: "An account with this email already exists.",
+    hint: "Sign in with that email instead, or register with another one."
+  },
+  SVC_INVITATION_INVALID: {
+    status: 400,
+    retryable: false,
+    summary: "The invitation is unknown, used, expired or for another email.",
+    hint: "Ask the organization owner or admin for a new invitation to your email."
+  },
+  SVC_DEVICE_AUTHORIZATION_PENDING: {
+    status: 400,
+    retryable: true,
+    summary: "The device code has not been approved yet; keep polling at the interval.",
+    hint: "Approve the code in the browser; `svc login` keeps polling until you do."
+  },
+  SVC_DEVICE_SLOW_DOWN: {
+    status: 400,
+    retryable: true,
+    summary: "Polled too fast; the interval grew by 5 seconds (details.interval).",
+    hint: "Poll at the interval in details.interval; `svc login` does this by itself."
+  },
   SVC_DEVICE_EXPIRED: { status: 400, retryable: false, summary: "The device code expired before approval.", hint: "Run `svc login` again." },
-  SVC_DEVICE_DENIED: { status: 400, retryable: false, summary: "The sign-in request was denied in the browser.", hint: "Run `svc login` again and approve the request in the browser." },
-  SVC_DEVICE_CODE_INVALID: { status: 400, retryable: false, summary: "The device code is unknown or its token was already issued.", hint: "Run `svc login` again to get a new device code." },
-  SVC_DEVICE_USER_CODE_INVALID: { status: 404, retryable: false, summary: "No pending sign-in request has this code.", hint: "Check the code printed by `svc login`, or run `svc login` again for a new one." },
-  SVC_DEVICE_ALREADY_DECIDED: { status: 409, retryable: false, summary: "The sign-in request was already approved, denied or has expired.", hint: "Run `svc login` again to start a new sign-in request." },
-  SVC_DEVICE_TOO_MANY_ATTEMPTS: { status: 429, retryable: true, summary: "Too many wrong user codes; wait before trying again.", hint: "Wait a minute, then enter the exact code printed by `svc login`." },
-  SVC_ORG_NOT_FOUND: { status: 404, retryable: false, summary: "The organization does not exist or you are not a member.", hint: "Check the organization id; ask one of its owners to invite you if you are not a member." },
+  SVC_DEVICE_DENIED: {
+    status: 400,
+    retryable: false,
+    summary: "The sign-in request was denied in the browser.",
+    hint: "Run `svc login` again and approve the request in the browser."
+  },
+  SVC_DEVICE_CODE_INVALID: {
+    status: 400,
+    retryable: false,
+    summary: "The device code is unknown or its token was already issued.",
+    hint: "Run `svc login` again to get a new device code."
+  },
+  SVC_DEVICE_USER_CODE_INVALID: {
+    status: 404,
+    retryable: false,
+    summary: "No pending sign-in request has this code.",
+    hint: "Check the code printed by `svc login`, or run `svc login` again for a new one."
+  },
+  SVC_DEVICE_ALREADY_DECIDED: {
+    status: 409,
+    retryable: false,
+    summary: "The sign-in request was already approved, denied or has expired.",
+    hint: "Run `svc login` again to start a new sign-in request."
+  },
+  SVC_DEVICE_TOO_MANY_ATTEMPTS: {
+    status: 429,
+    retryable: true,
+    summary: "Too many wrong user codes; wait before trying again.",
+    hint: "Wait a minute, then enter the exact code printed by `svc login`."
+  },
+  SVC_ORG_NOT_FOUND: {
+    status: 404,
+    retryable: false,
+    summary: "The organization does not exist or you are not a member.",
+    hint: "Check the organization id; ask one of its owners to invite you if you are not a member."
+  },
   SVC_ORG_SLUG_TAKEN: { status: 409, retryable: false, summary: "Another organization uses this slug.", hint: "Choose another slug for the organization." },
-  SVC_ORG_LAST_OWNER: { status: 409, retryable: false, summary: "An organization must keep at least one owner.", hint: "Make another member an owner first, then change or remove this one." },
-  SVC_MEMBER_NOT_FOUND: { status: 404, retryable: false, summary: "The user is not a member of the organization.", hint: "Check the user against the members list on the organization's console page (/orgs/<slug>)." },
-  SVC_TOKEN_NOT_FOUND: { status: 404, retryable: false, summary: "The token does not exist or is not yours.", hint: "List your tokens with `svc tokens list` and use one of their ids." }
+  SVC_ORG_LAST_OWNER: {
+    status: 409,
+    retryable: false,
+    summary: "An organization must keep at least one owner.",
+    hint: "Make another member an owner first, then change or remove this one."
+  },
+  SVC_MEMBER_NOT_FOUND: {
+    status: 404,
+    retryable: false,
+    summary: "The user is not a member of the organization.",
+    hint: "Check the user against the members list on the organization's console page (/orgs/<slug>)."
+  },
+  SVC_TOKEN_NOT_FOUND: {
+    status: 404,
+    retryable: false,
+    summary: "The token does not exist or is not yours.",
+    hint: "List your tokens with `svc tokens list` and use one of their ids."
+  }
 });
 
 // src/core/error-codes/projects.ts
 var projectsCodes = defineCodes({
-  SVC_PROJECT_NOT_FOUND: { status: 404, retryable: false, summary: "The project does not exist or is not visible to you.", hint: "Check the id or slug with `svc projects`, or ask an organization owner to add you." },
-  SVC_PROJECT_SLUG_INVALID: { status: 400, retryable: false, summary: "Slugs are 3–40 lowercase ASCII letters, digits and single dashes, not starting or ending with a dash.", hint: "Choose a slug such as my-site (pass it with --slug)." },
-  SVC_PROJECT_SLUG_RESERVED: { status: 400, retryable: false, summary: "The slug is reserved by the platform.", hint: "Choose another slug (pass it with --slug)." },
+  SVC_PROJECT_NOT_FOUND: {
+    status: 404,
+    retryable: false,
+    summary: "The project does not exist or is not visible to you.",
+    hint: "Check the id or slug with `svc projects`, or ask an organization owner to add you."
+  },
+  SVC_PROJECT_SLUG_INVALID: {
+    status: 400,
+    retryable: false,
+    summary: "Slugs are 3–40 lowercase ASCII letters, digits and single dashes, not starting or ending with a dash.",
+    hint: "Choose a slug such as my-site (pass it with --slug)."
+  },
+  SVC_PROJECT_SLUG_RESERVED: {
+    status: 400,
+    retryable: false,
+    summary: "The slug is reserved by the platform.",
+    hint: "Choose another slug (pass it with --slug)."
+  },
   SVC_PROJECT_SLUG_TAKEN: { status: 409, retryable: false, summary: "Another project uses this slug.", hint: "Pick another slug." }
 });
 
 // src/core/error-codes/audit.ts
 var auditCodes = defineCodes({
-  SVC_AUDIT_CURSOR_INVALID: { status: 400, retryable: false, summary: "The `before` cursor is not an event visible to you.", hint: "Use the nextCursor of the previous page as --before, or omit it to start from the newest event." }
+  SVC_AUDIT_CURSOR_INVALID: {
+    status: 400,
+    retryable: false,
+    summary: "The `before` cursor is not an event visible to you.",
+    hint: "Use the nextCursor of the previous page as --before, or omit it to start from the newest event."
+  }
 });
 
 // src/core/error-codes/core-server.ts
 var coreServerCodes = defineCodes({
-  SVC_PLATFORM_CONFIG_INVALID: { status: 400, retryable: false, summary: "A flag or SVC_* environment variable has an invalid value.", hint: "See docs/operations.md." },
+  SVC_PLATFORM_CONFIG_INVALID: {
+    status: 400,
+    retryable: false,
+    summary: "A flag or SVC_* environment variable has an invalid value.",
+    hint: "See docs/operations.md."
+  },
   SVC_DB_SCHEMA_TOO_NEW: { status: 500, retryable: false, summary: "The control database was written by a newer svc version.", hint: "Upgrade svc-platform." },
-  SVC_DB_MIGRATION_FAILED: { status: 500, retryable: false, summary: "A control-database migration failed and was rolled back.", hint: "The database was left at the last good version; fix the cause in the message (disk space, permissions) and start again, or keep running the previous svc version." },
-  SVC_NOT_READY: { status: 503, retryable: true, summary: "The control plane is not ready (storage check failed).", hint: "Check that the data directory (SVC_DATA_DIR) is writable and has free space; GET /readyz shows the failing check." }
+  SVC_DB_MIGRATION_FAILED: {
+    status: 500,
+    retryable: false,
+    summary: "A control-database migration failed and was rolled back.",
+    hint: "The database was left at the last good version; fix the cause in the message (disk space, permissions) and start again, or keep running the previous svc version."
+  },
+  SVC_NOT_READY: {
+    status: 503,
+    retryable: true,
+    summary: "The control plane is not ready (storage check failed).",
+    hint: "Check that the data directory (SVC_DATA_DIR) is writable and has free space; GET /readyz shows the failing check."
+  }
 });
 
 // src/core/error-codes/artifacts.ts
 var artifactCodes = defineCodes({
   // svc.deploy.json
-  SVC_CONFIG_NOT_FOUND: { status: 400, retryable: false, summary: "svc.deploy.json was not found in the app directory.", hint: "Create svc.deploy.json (see docs/configuration.md) or run the command from the app directory." },
-  SVC_CONFIG_INVALID_JSON: { status: 400, retryable: false, summary: "svc.deploy.json is not valid JSON.", hint: "Fix the JSON syntax; comments and trailing commas are not allowed." },
-  SVC_CONFIG_FIELD_INVALID: { status: 422, retryable: false, summary: "A svc.deploy.json field has the wrong type or value, or a required field is missing; the message names the field and the rule.", hint: "Fix the field named in the message; docs/configuration.md lists every field and its rules." },
-  SVC_CONFIG_UNKNOWN_FIELD: { status: 422, retryable: false, summary: "svc.deploy.json contains a field svc does not know (often a typo).", hint: "Remove or rename the field; docs/configuration.md lists every field." },
-  SVC_CONFIG_UNSUPPORTED_VERSION: { status: 422, retryable: false, summary: "svc.deploy.json `version` is not 1.", hint: 'Set "version": 1 in svc.deploy.json.' },
-  SVC_CONFIG_ENTRY_INVALID: { status: 422, retryable: false, summary: "`entry` is not a .js or .mjs file inside an included path.", hint: "Point `entry` at the built .js or .mjs file (for example dist/server.mjs) inside one of the `include` paths." },
-  SVC_CONFIG_GLOB_NOT_SUPPORTED: { status: 422, retryable: false, summary: "An `include` path contains shell glob characters; only literal files or directories are supported.", hint: 'List the directory (for example "dist") instead of a pattern.' },
-  SVC_CONFIG_PATH_INVALID: { status: 422, retryable: false, summary: "A path in svc.deploy.json is absolute, leaves the app directory, or is otherwise not a plain relative path.", hint: "Use a plain relative path inside the app directory, such as dist or migrations." },
-  SVC_CONFIG_FORBIDDEN_PATH: { status: 422, retryable: false, summary: "An `include` path names a forbidden file (.env*, private key or version-control metadata).", hint: "Remove the path from `include`; put credentials in `svc secrets set` instead." },
-  SVC_CONFIG_RESERVED_ENV: { status: 422, retryable: false, summary: "`env` uses a reserved name (PORT, HOST, NODE_OPTIONS or SVC_*).", hint: "Rename the variable; the platform sets these itself." },
-  SVC_CONFIG_ENV_INVALID: { status: 422, retryable: false, summary: "An `env` name is not a valid environment variable name or its value is not an allowed string.", hint: "Use names of letters, digits and underscores (not starting with a digit) and plain string values; put sensitive values in `svc secrets set`." },
-  SVC_CONFIG_BUILD_COMMAND_INVALID: { status: 422, retryable: false, summary: "`build.command` must be a non-empty array of strings (it is run without a shell).", hint: 'Write ["npm","run","build"] rather than "npm run build".' },
-  SVC_CONFIG_PATH_NOT_FOUND: { status: 422, retryable: false, summary: "A path named in svc.deploy.json (include entry, entry file or migrations directory) does not exist.", hint: "Run the build first, or fix the path." },
+  SVC_CONFIG_NOT_FOUND: {
+    status: 400,
+    retryable: false,
+    summary: "svc.deploy.json was not found in the app directory.",
+    hint: "Create svc.deploy.json (see docs/configuration.md) or run the command from the app directory."
+  },
+  SVC_CONFIG_INVALID_JSON: {
+    status: 400,
+    retryable: false,
+    summary: "svc.deploy.json is not valid JSON.",
+    hint: "Fix the JSON syntax; comments and trailing commas are not allowed."
+  },
+  SVC_CONFIG_FIELD_INVALID: {
+    status: 422,
+    retryable: false,
+    summary: "A svc.deploy.json field has the wrong type or value, or a required field is missing; the message names the field and the rule.",
+    hint: "Fix the field named in the message; docs/configuration.md lists every field and its rules."
+  },
+  SVC_CONFIG_UNKNOWN_FIELD: {
+    status: 422,
+    retryable: false,
+    summary: "svc.deploy.json contains a field svc does not know (often a typo).",
+    hint: "Remove or rename the field; docs/configuration.md lists every field."
+  },
+  SVC_CONFIG_UNSUPPORTED_VERSION: {
+    status: 422,
+    retryable: false,
+    summary: "svc.deploy.json `version` is not 1.",
+    hint: 'Set "version": 1 in svc.deploy.json.'
+  },
+  SVC_CONFIG_ENTRY_INVALID: {
+    status: 422,
+    retryable: false,
+    summary: "`entry` is not a .js or .mjs file inside an included path.",
+    hint: "Point `entry` at the built .js or .mjs file (for example dist/server.mjs) inside one of the `include` paths."
+  },
+  SVC_CONFIG_GLOB_NOT_SUPPORTED: {
+    status: 422,
+    retryable: false,
+    summary: "An `include` path contains shell glob characters; only literal files or directories are supported.",
+    hint: 'List the directory (for example "dist") instead of a pattern.'
+  },
+  SVC_CONFIG_PATH_INVALID: {
+    status: 422,
+    retryable: false,
+    summary: "A path in svc.deploy.json is absolute, leaves the app directory, or is otherwise not a plain relative path.",
+    hint: "Use a plain relative path inside the app directory, such as dist or migrations."
+  },
+  SVC_CONFIG_FORBIDDEN_PATH: {
+    status: 422,
+    retryable: false,
+    summary: "An `include` path names a forbidden file (.env*, private key or version-control metadata).",
+    hint: "Remove the path from `include`; put credentials in `svc secrets set` instead."
+  },
+  SVC_CONFIG_RESERVED_ENV: {
+    status: 422,
+    retryable: false,
+    summary: "`env` uses a reserved name (PORT, HOST, NODE_OPTIONS or SVC_*).",
+    hint: "Rename the variable; the platform sets these itself."
+  },
+  SVC_CONFIG_ENV_INVALID: {
+    status: 422,
+    retryable: false,
+    summary: "An `env` name is not a valid environment variable name or its value is not an allowed string.",
+    hint: "Use names of letters, digits and underscores (not starting with a digit) and plain string values; put sensitive values in `svc secrets set`."
+  },
+  SVC_CONFIG_BUILD_COMMAND_INVALID: {
+    status: 422,
+    retryable: false,
+    summary: "`build.command` must be a non-empty array of strings (it is run without a shell).",
+    hint: 'Write ["npm","run","build"] rather than "npm run build".'
+  },
+  SVC_CONFIG_PATH_NOT_FOUND: {
+    status: 422,
+    retryable: false,
+    summary: "A path named in svc.deploy.json (include entry, entry file or migrations directory) does not exist.",
+    hint: "Run the build first, or fix the path."
+  },
   // Artifact: size limits (checked while streaming)
-  SVC_ARTIFACT_REQUEST_TOO_LARGE: { status: 413, retryable: false, summary: "The upload body exceeds the request size limit.", hint: "Include fewer or smaller files; `svc deploy --dry-run` shows the artifact size before an upload." },
-  SVC_ARTIFACT_TOO_LARGE: { status: 413, retryable: false, summary: "The compressed artifact exceeds the gzip size limit.", hint: "Include fewer or smaller files (leave out node_modules, caches and large assets); `svc deploy --dry-run` shows the size." },
-  SVC_ARTIFACT_DECOMPRESSED_TOO_LARGE: { status: 413, retryable: false, summary: "The artifact decompresses to more than the decompressed size limit (decompression was stopped there).", hint: "Include fewer or smaller files (leave out node_modules, caches and large assets); `svc deploy --dry-run` checks the limits locally." },
-  SVC_ARTIFACT_TOO_MANY_FILES: { status: 413, retryable: false, summary: "The artifact has more files than the file count limit.", hint: "Bundle the app or narrow the `include` paths; `svc deploy --dry-run` shows the file count." },
-  SVC_ARTIFACT_FILE_TOO_LARGE: { status: 413, retryable: false, summary: "A file exceeds the per-file size limit.", hint: "Leave the file named in the message out of the `include` paths (serve large assets from elsewhere)." },
-  SVC_ARTIFACT_AGGREGATE_TOO_LARGE: { status: 413, retryable: false, summary: "The files together exceed the aggregate size limit.", hint: "Narrow the `include` paths or remove large files; `svc deploy --dry-run` shows the total size." },
+  SVC_ARTIFACT_REQUEST_TOO_LARGE: {
+    status: 413,
+    retryable: false,
+    summary: "The upload body exceeds the request size limit.",
+    hint: "Include fewer or smaller files; `svc deploy --dry-run` shows the artifact size before an upload."
+  },
+  SVC_ARTIFACT_TOO_LARGE: {
+    status: 413,
+    retryable: false,
+    summary: "The compressed artifact exceeds the gzip size limit.",
+    hint: "Include fewer or smaller files (leave out node_modules, caches and large assets); `svc deploy --dry-run` shows the size."
+  },
+  SVC_ARTIFACT_DECOMPRESSED_TOO_LARGE: {
+    status: 413,
+    retryable: false,
+    summary: "The artifact decompresses to more than the decompressed size limit (decompression was stopped there).",
+    hint: "Include fewer or smaller files (leave out node_modules, caches and large assets); `svc deploy --dry-run` checks the limits locally."
+  },
+  SVC_ARTIFACT_TOO_MANY_FILES: {
+    status: 413,
+    retryable: false,
+    summary: "The artifact has more files than the file count limit.",
+    hint: "Bundle the app or narrow the `include` paths; `svc deploy --dry-run` shows the file count."
+  },
+  SVC_ARTIFACT_FILE_TOO_LARGE: {
+    status: 413,
+    retryable: false,
+    summary: "A file exceeds the per-file size limit.",
+    hint: "Leave the file named in the message out of the `include` paths (serve large assets from elsewhere)."
+  },
+  SVC_ARTIFACT_AGGREGATE_TOO_LARGE: {
+    status: 413,
+    retryable: false,
+    summary: "The files together exceed the aggregate size limit.",
+    hint: "Narrow the `include` paths or remove large files; `svc deploy --dry-run` shows the total size."
+  },
   // Artifact: structure and verification
-  SVC_ARTIFACT_MALFORMED: { status: 400, retryable: false, summary: "The artifact is not a gzip of an svc-deploy document (bad gzip, bad JSON, truncated or trailing data).", hint: "Pack the artifact again with `svc deploy` (or `svc deploy --dry-run`) instead of editing or truncating it." },
-  SVC_ARTIFACT_UNSUPPORTED_PROTOCOL: { status: 422, retryable: false, summary: "The artifact protocol or builder protocol is not one this svc understands (expected svc-deploy/1, svc-builder/1).", hint: "Use a svc CLI of the same major version as the server." },
-  SVC_ARTIFACT_NOT_CANONICAL: { status: 422, retryable: false, summary: "The artifact document is not in canonical form (key order, whitespace, sorting, base64 or config normalization differ).", hint: "Pack the artifact with the svc CLI (`svc deploy`), which always writes canonical form." },
-  SVC_ARTIFACT_DIGEST_MISMATCH: { status: 422, retryable: false, summary: "The SHA-256 of the artifact bytes does not match the digest sent with it.", hint: "The upload was corrupted or altered; pack and upload again." },
-  SVC_ARTIFACT_FILE_DIGEST_MISMATCH: { status: 422, retryable: false, summary: "A file content does not match its SHA-256 digest.", hint: "The artifact was altered or corrupted; pack and upload it again with `svc deploy`." },
-  SVC_ARTIFACT_SIZE_MISMATCH: { status: 422, retryable: false, summary: "A file content length does not match its declared size.", hint: "The artifact was altered or corrupted; pack and upload it again with `svc deploy`." },
-  SVC_ARTIFACT_PATH_TRAVERSAL: { status: 422, retryable: false, summary: 'A path contains a ".." segment.', hint: 'Pack the artifact with `svc deploy`, which never writes ".." paths; do not hand-edit artifacts.' },
-  SVC_ARTIFACT_ABSOLUTE_PATH: { status: 422, retryable: false, summary: "A path is absolute.", hint: "Pack the artifact with `svc deploy`, which writes relative paths only; do not hand-edit artifacts." },
-  SVC_ARTIFACT_PATH_INVALID: { status: 422, retryable: false, summary: 'A path is empty, too long, not NFC, or has empty/"." segments, backslashes or control characters.', hint: "Rename the file named in the message to a short NFC name without backslashes or control characters." },
-  SVC_ARTIFACT_DUPLICATE_PATH: { status: 422, retryable: false, summary: "The same path appears twice.", hint: "Remove the duplicate (a path that is both a file and a directory, or listed twice) and pack again with `svc deploy`." },
-  SVC_ARTIFACT_PATH_NOT_INCLUDED: { status: 422, retryable: false, summary: "A file lies outside the included paths of the configuration.", hint: "Add the file's directory to `include` in svc.deploy.json, or pack with `svc deploy` so only included paths are packed." },
-  SVC_ARTIFACT_ENTRY_MISSING: { status: 422, retryable: false, summary: "The configured `entry` file is not in the artifact.", hint: "Run the build before packing." },
-  SVC_ARTIFACT_FORBIDDEN_FILE: { status: 422, retryable: false, summary: "A forbidden file (.env*, private key, credential file or version-control metadata) is included.", hint: "Move it out of the included paths; credentials belong in `svc secrets`." },
-  SVC_ARTIFACT_SYMLINK: { status: 422, retryable: false, summary: "A symbolic link is included (artifacts contain regular files only).", hint: "Replace the link with a copy of the file or directory it points to, then pack again." },
-  SVC_ARTIFACT_SPECIAL_FILE: { status: 422, retryable: false, summary: "A special file (FIFO, socket, device) is included.", hint: "Remove the FIFO, socket or device file from the included paths, then pack again." },
-  SVC_ARTIFACT_BAD_MODE: { status: 422, retryable: false, summary: "A file mode is not 0100644 or 0100755.", hint: "Pack the artifact with `svc deploy`, which writes only these modes; do not hand-edit artifacts." },
-  SVC_ARTIFACT_TARGET_EXISTS: { status: 409, retryable: false, summary: "The extraction target directory already exists.", hint: "Remove the directory named in the message (it is left over from an earlier attempt) or extract elsewhere, then retry." }
+  SVC_ARTIFACT_MALFORMED: {
+    status: 400,
+    retryable: false,
+    summary: "The artifact is not a gzip of an svc-deploy document (bad gzip, bad JSON, truncated or trailing data).",
+    hint: "Pack the artifact again with `svc deploy` (or `svc deploy --dry-run`) instead of editing or truncating it."
+  },
+  SVC_ARTIFACT_UNSUPPORTED_PROTOCOL: {
+    status: 422,
+    retryable: false,
+    summary: "The artifact protocol or builder protocol is not one this svc understands (expected svc-deploy/1, svc-builder/1).",
+    hint: "Use a svc CLI of the same major version as the server."
+  },
+  SVC_ARTIFACT_NOT_CANONICAL: {
+    status: 422,
+    retryable: false,
+    summary: "The artifact document is not in canonical form (key order, whitespace, sorting, base64 or config normalization differ).",
+    hint: "Pack the artifact with the svc CLI (`svc deploy`), which always writes canonical form."
+  },
+  SVC_ARTIFACT_DIGEST_MISMATCH: {
+    status: 422,
+    retryable: false,
+    summary: "The SHA-256 of the artifact bytes does not match the digest sent with it.",
+    hint: "The upload was corrupted or altered; pack and upload again."
+  },
+  SVC_ARTIFACT_FILE_DIGEST_MISMATCH: {
+    status: 422,
+    retryable: false,
+    summary: "A file content does not match its SHA-256 digest.",
+    hint: "The artifact was altered or corrupted; pack and upload it again with `svc deploy`."
+  },
+  SVC_ARTIFACT_SIZE_MISMATCH: {
+    status: 422,
+    retryable: false,
+    summary: "A file content length does not match its declared size.",
+    hint: "The artifact was altered or corrupted; pack and upload it again with `svc deploy`."
+  },
+  SVC_ARTIFACT_PATH_TRAVERSAL: {
+    status: 422,
+    retryable: false,
+    summary: 'A path contains a ".." segment.',
+    hint: 'Pack the artifact with `svc deploy`, which never writes ".." paths; do not hand-edit artifacts.'
+  },
+  SVC_ARTIFACT_ABSOLUTE_PATH: {
+    status: 422,
+    retryable: false,
+    summary: "A path is absolute.",
+    hint: "Pack the artifact with `svc deploy`, which writes relative paths only; do not hand-edit artifacts."
+  },
+  SVC_ARTIFACT_PATH_INVALID: {
+    status: 422,
+    retryable: false,
+    summary: 'A path is empty, too long, not NFC, or has empty/"." segments, backslashes or control characters.',
+    hint: "Rename the file named in the message to a short NFC name without backslashes or control characters."
+  },
+  SVC_ARTIFACT_DUPLICATE_PATH: {
+    status: 422,
+    retryable: false,
+    summary: "The same path appears twice.",
+    hint: "Remove the duplicate (a path that is both a file and a directory, or listed twice) and pack again with `svc deploy`."
+  },
+  SVC_ARTIFACT_PATH_NOT_INCLUDED: {
+    status: 422,
+    retryable: false,
+    summary: "A file lies outside the included paths of the configuration.",
+    hint: "Add the file's directory to `include` in svc.deploy.json, or pack with `svc deploy` so only included paths are packed."
+  },
+  SVC_ARTIFACT_ENTRY_MISSING: {
+    status: 422,
+    retryable: false,
+    summary: "The configured `entry` file is not in the artifact.",
+    hint: "Run the build before packing."
+  },
+  SVC_ARTIFACT_FORBIDDEN_FILE: {
+    status: 422,
+    retryable: false,
+    summary: "A forbidden file (.env*, private key, credential file or version-control metadata) is included.",
+    hint: "Move it out of the included paths; credentials belong in `svc secrets`."
+  },
+  SVC_ARTIFACT_SYMLINK: {
+    status: 422,
+    retryable: false,
+    summary: "A symbolic link is included (artifacts contain regular files only).",
+    hint: "Replace the link with a copy of the file or directory it points to, then pack again."
+  },
+  SVC_ARTIFACT_SPECIAL_FILE: {
+    status: 422,
+    retryable: false,
+    summary: "A special file (FIFO, socket, device) is included.",
+    hint: "Remove the FIFO, socket or device file from the included paths, then pack again."
+  },
+  SVC_ARTIFACT_BAD_MODE: {
+    status: 422,
+    retryable: false,
+    summary: "A file mode is not 0100644 or 0100755.",
+    hint: "Pack the artifact with `svc deploy`, which writes only these modes; do not hand-edit artifacts."
+  },
+  SVC_ARTIFACT_TARGET_EXISTS: {
+    status: 409,
+    retryable: false,
+    summary: "The extraction target directory already exists.",
+    hint: "Remove the directory named in the message (it is left over from an earlier attempt) or extract elsewhere, then retry."
+  }
 });
 
 // src/core/error-codes/recovery.ts
@@ -26970,24 +27475,54 @@ var recoveryCodes = defineCodes({
     summary: "The recovery encryption key is not exactly 32 bytes, or it is not the key this repository was written with.",
     hint: "Pass the same 32-byte key that was used when recovery was enabled (it is never stored beside the archive)."
   },
-  SVC_RECOVERY_OPTIONS_INVALID: { status: 400, retryable: false, summary: "A point-in-time recovery or restore option is missing or out of range; the message names it.", hint: "Fix the option named in the message; docs/recovery.md lists the options and their ranges." },
+  SVC_RECOVERY_OPTIONS_INVALID: {
+    status: 400,
+    retryable: false,
+    summary: "A point-in-time recovery or restore option is missing or out of range; the message names it.",
+    hint: "Fix the option named in the message; docs/recovery.md lists the options and their ranges."
+  },
   SVC_RECOVERY_TABLE_UNSUPPORTED: {
     status: 400,
     retryable: false,
     summary: "A table cannot be journaled: no primary key, a null key value, a virtual table, or a generated or hidden column.",
     hint: "Give the table a non-null primary key and plain columns, or keep it out of the recovered database."
   },
-  SVC_RECOVERY_TOO_MANY_ROWS: { status: 400, retryable: false, summary: "A journaled table would hold more than 200,000 rows; the write was rolled back.", hint: "Delete old rows or move bulk data into a separate SQLite database; every table of the journaled database must stay under 200,000 rows." },
-  SVC_RECOVERY_TRANSACTION_TOO_LARGE: { status: 413, retryable: false, summary: "The transaction’s journal entry exceeds maxTransactionBytes; the app write and the entry were rolled back.", hint: "Split the write into smaller mutations or raise maxTransactionBytes." },
-  SVC_RECOVERY_STATE_TOO_LARGE: { status: 413, retryable: false, summary: "The journaled database state would exceed maxStateBytes; the write was rolled back.", hint: "Delete data or raise maxStateBytes." },
-  SVC_RECOVERY_UNSAFE_INTEGER: { status: 400, retryable: false, summary: "A journaled row holds an integer outside JavaScript’s safe range (±2^53−1); the write was rolled back.", hint: "Store such values as TEXT, or keep integers within ±(2^53−1), in journaled tables." },
+  SVC_RECOVERY_TOO_MANY_ROWS: {
+    status: 400,
+    retryable: false,
+    summary: "A journaled table would hold more than 200,000 rows; the write was rolled back.",
+    hint: "Delete old rows or move bulk data into a separate SQLite database; every table of the journaled database must stay under 200,000 rows."
+  },
+  SVC_RECOVERY_TRANSACTION_TOO_LARGE: {
+    status: 413,
+    retryable: false,
+    summary: "The transaction’s journal entry exceeds maxTransactionBytes; the app write and the entry were rolled back.",
+    hint: "Split the write into smaller mutations or raise maxTransactionBytes."
+  },
+  SVC_RECOVERY_STATE_TOO_LARGE: {
+    status: 413,
+    retryable: false,
+    summary: "The journaled database state would exceed maxStateBytes; the write was rolled back.",
+    hint: "Delete data or raise maxStateBytes."
+  },
+  SVC_RECOVERY_UNSAFE_INTEGER: {
+    status: 400,
+    retryable: false,
+    summary: "A journaled row holds an integer outside JavaScript’s safe range (±2^53−1); the write was rolled back.",
+    hint: "Store such values as TEXT, or keep integers within ±(2^53−1), in journaled tables."
+  },
   SVC_RECOVERY_FENCED: {
     status: 409,
     retryable: false,
     summary: "Another connection or a schema change wrote to the recovered database; managed writes are fenced.",
     hint: "Stop the other writer and restore a verified epoch (see docs/recovery.md); the seal is never overwritten."
   },
-  SVC_RECOVERY_NOT_ATTACHED: { status: 409, retryable: false, summary: "The database carries a recovery journal but recovery is not attached (or was closed); managed writes are rejected.", hint: "Call openPointInTimeRecovery(database, options) before writing." },
+  SVC_RECOVERY_NOT_ATTACHED: {
+    status: 409,
+    retryable: false,
+    summary: "The database carries a recovery journal but recovery is not attached (or was closed); managed writes are rejected.",
+    hint: "Call openPointInTimeRecovery(database, options) before writing."
+  },
   SVC_RECOVERY_SEAL_INVALID: {
     status: 409,
     retryable: false,
@@ -27000,44 +27535,159 @@ var recoveryCodes = defineCodes({
     summary: "The recovery directory belongs to another epoch or database, or is behind the database.",
     hint: "Use the directory this epoch was started with, or rotate to a new epoch with an empty directory."
   },
-  SVC_RECOVERY_REPOSITORY_INVALID: { status: 422, retryable: false, summary: "The recovery directory is missing epoch.json, head.json or base/, or a file is malformed.", hint: "Point the restore at a complete recovery directory (with epoch.json, head.json and base/), for example a fresh copy from backup." },
-  SVC_RECOVERY_TAMPERED: { status: 422, retryable: false, summary: "An entry or the base failed authentication or its hash link (details.sequence names it; 0 is the base); nothing was published.", hint: "Restore from an untouched copy of the recovery directory, or to a sequence before details.sequence." },
-  SVC_RECOVERY_GAP: { status: 422, retryable: false, summary: "The exported journal is missing a sequence (details.sequence); nothing was published.", hint: "Restore to a sequence before details.sequence, or from a complete copy of the exported journal." },
-  SVC_RECOVERY_CONFLICT: { status: 422, retryable: false, summary: "The exported journal holds a duplicate or out-of-order sequence (details.sequence); nothing was published.", hint: "Restore to a sequence before details.sequence, or from a clean copy of the exported journal." },
-  SVC_RECOVERY_SEQUENCE_UNAVAILABLE: { status: 404, retryable: false, summary: "The requested sequence has not been exported to the repository.", hint: "Flush recovery first, or choose a sequence at most exportedThrough." },
-  SVC_RECOVERY_BEFORE_BASE: { status: 404, retryable: false, summary: "The requested time is before the epoch’s base snapshot.", hint: "Choose a later time, or an older epoch with --epoch (`svc recovery status` lists them)." },
-  SVC_RECOVERY_CONFIRMATION_REQUIRED: { status: 400, retryable: false, summary: 'Restore needs confirmation: "restore point in time".', hint: 'Pass confirmation: "restore point in time" to the restore call (see docs/recovery.md, "Restoring").' },
-  SVC_RECOVERY_DESTINATION_BUSY: { status: 409, retryable: true, summary: "The restore destination is open by another connection or process; restore only into a stopped database.", hint: "Stop the app using the destination and retry." },
-  SVC_RECOVERY_VERIFY_FAILED: { status: 500, retryable: false, summary: "The replayed database did not match the recorded state seal or failed integrity_check; nothing was published.", hint: "Restore to an earlier sequence or from another epoch (`svc recovery status` lists them)." },
+  SVC_RECOVERY_REPOSITORY_INVALID: {
+    status: 422,
+    retryable: false,
+    summary: "The recovery directory is missing epoch.json, head.json or base/, or a file is malformed.",
+    hint: "Point the restore at a complete recovery directory (with epoch.json, head.json and base/), for example a fresh copy from backup."
+  },
+  SVC_RECOVERY_TAMPERED: {
+    status: 422,
+    retryable: false,
+    summary: "An entry or the base failed authentication or its hash link (details.sequence names it; 0 is the base); nothing was published.",
+    hint: "Restore from an untouched copy of the recovery directory, or to a sequence before details.sequence."
+  },
+  SVC_RECOVERY_GAP: {
+    status: 422,
+    retryable: false,
+    summary: "The exported journal is missing a sequence (details.sequence); nothing was published.",
+    hint: "Restore to a sequence before details.sequence, or from a complete copy of the exported journal."
+  },
+  SVC_RECOVERY_CONFLICT: {
+    status: 422,
+    retryable: false,
+    summary: "The exported journal holds a duplicate or out-of-order sequence (details.sequence); nothing was published.",
+    hint: "Restore to a sequence before details.sequence, or from a clean copy of the exported journal."
+  },
+  SVC_RECOVERY_SEQUENCE_UNAVAILABLE: {
+    status: 404,
+    retryable: false,
+    summary: "The requested sequence has not been exported to the repository.",
+    hint: "Flush recovery first, or choose a sequence at most exportedThrough."
+  },
+  SVC_RECOVERY_BEFORE_BASE: {
+    status: 404,
+    retryable: false,
+    summary: "The requested time is before the epoch’s base snapshot.",
+    hint: "Choose a later time, or an older epoch with --epoch (`svc recovery status` lists them)."
+  },
+  SVC_RECOVERY_CONFIRMATION_REQUIRED: {
+    status: 400,
+    retryable: false,
+    summary: 'Restore needs confirmation: "restore point in time".',
+    hint: 'Pass confirmation: "restore point in time" to the restore call (see docs/recovery.md, "Restoring").'
+  },
+  SVC_RECOVERY_DESTINATION_BUSY: {
+    status: 409,
+    retryable: true,
+    summary: "The restore destination is open by another connection or process; restore only into a stopped database.",
+    hint: "Stop the app using the destination and retry."
+  },
+  SVC_RECOVERY_VERIFY_FAILED: {
+    status: 500,
+    retryable: false,
+    summary: "The replayed database did not match the recorded state seal or failed integrity_check; nothing was published.",
+    hint: "Restore to an earlier sequence or from another epoch (`svc recovery status` lists them)."
+  },
   // Platform side (src/recovery/platform): per-project recovery of hosted apps.
-  SVC_RECOVERY_NOT_ENABLED: { status: 409, retryable: false, summary: "Point-in-time recovery is not enabled for this project.", hint: "Enable it with `svc recovery enable`; it takes effect on the next release or supervised restart." },
-  SVC_RECOVERY_DISABLE_UNSUPPORTED: { status: 400, retryable: false, summary: 'Turning point-in-time recovery off is not supported in this version; only {"enabled": true} is accepted.', hint: 'Leave recovery enabled; send only {"enabled": true} (`svc recovery enable`).' },
-  SVC_RECOVERY_EPOCH_NOT_FOUND: { status: 404, retryable: false, summary: "No recovery epoch with that id (or none covering that time) exists for the project.", hint: "List epochs with `svc recovery status`." },
-  SVC_RECOVERY_RESTORE_NOT_FOUND: { status: 404, retryable: false, summary: "No restored database with that id exists for the project (or it was already activated).", hint: "List restores with `svc recovery status`, or create a new one with `svc recovery restore`." },
-  SVC_RECOVERY_CONFIRMATION_MISMATCH: { status: 400, retryable: false, summary: 'Activating a restored database needs the exact confirmation "restore <project-slug>".', hint: 'Run `svc recovery restore --activate` again with --confirm="restore <project-slug>" exactly.' },
+  SVC_RECOVERY_NOT_ENABLED: {
+    status: 409,
+    retryable: false,
+    summary: "Point-in-time recovery is not enabled for this project.",
+    hint: "Enable it with `svc recovery enable`; it takes effect on the next release or supervised restart."
+  },
+  SVC_RECOVERY_DISABLE_UNSUPPORTED: {
+    status: 400,
+    retryable: false,
+    summary: 'Turning point-in-time recovery off is not supported in this version; only {"enabled": true} is accepted.',
+    hint: 'Leave recovery enabled; send only {"enabled": true} (`svc recovery enable`).'
+  },
+  SVC_RECOVERY_EPOCH_NOT_FOUND: {
+    status: 404,
+    retryable: false,
+    summary: "No recovery epoch with that id (or none covering that time) exists for the project.",
+    hint: "List epochs with `svc recovery status`."
+  },
+  SVC_RECOVERY_RESTORE_NOT_FOUND: {
+    status: 404,
+    retryable: false,
+    summary: "No restored database with that id exists for the project (or it was already activated).",
+    hint: "List restores with `svc recovery status`, or create a new one with `svc recovery restore`."
+  },
+  SVC_RECOVERY_CONFIRMATION_MISMATCH: {
+    status: 400,
+    retryable: false,
+    summary: 'Activating a restored database needs the exact confirmation "restore <project-slug>".',
+    hint: 'Run `svc recovery restore --activate` again with --confirm="restore <project-slug>" exactly.'
+  },
   SVC_RECOVERY_APP_NOT_ATTACHED: {
     status: 502,
     retryable: false,
     summary: "Recovery is enabled but the started app did not begin its recovery epoch (no epoch.json appeared).",
     hint: 'Call attachPlatformRecovery(db) from svc/operations after opening the database (see docs/recovery.md, "On the platform").'
   },
-  SVC_RECOVERY_ROTATION_MISMATCH: { status: 500, retryable: false, summary: "The restored final state of the old epoch does not equal the stopped database; the release was not migrated.", hint: "The database was written outside recovery; restore a verified epoch." },
-  SVC_RECOVERY_NO_DATABASE: { status: 409, retryable: false, summary: "The project has no release (and so no database) yet.", hint: "Deploy a release with `svc deploy` first." }
+  SVC_RECOVERY_ROTATION_MISMATCH: {
+    status: 500,
+    retryable: false,
+    summary: "The restored final state of the old epoch does not equal the stopped database; the release was not migrated.",
+    hint: "The database was written outside recovery; restore a verified epoch."
+  },
+  SVC_RECOVERY_NO_DATABASE: {
+    status: 409,
+    retryable: false,
+    summary: "The project has no release (and so no database) yet.",
+    hint: "Deploy a release with `svc deploy` first."
+  }
 });
 
 // src/core/error-codes/ingress.ts
 var ingressCodes = defineCodes({
-  SVC_INGRESS_UPSTREAM_UNAVAILABLE: { status: 502, retryable: true, summary: "The project's release did not accept the proxied request (connection refused, reset or timed out).", hint: "Check the release logs; retry shortly." },
-  SVC_INGRESS_NO_ACTIVE_RELEASE: { status: 503, retryable: true, summary: "The project has no active release to route requests to.", hint: "Deploy a release (svc deploy)." },
-  SVC_INGRESS_DOMAIN_INVALID: { status: 400, retryable: false, summary: "The domain is not a valid host name.", hint: "Use a plain host name such as app.example.com (set SVC_APP_DOMAIN to a valid base domain)." },
-  SVC_INGRESS_DOMAIN_TAKEN: { status: 409, retryable: false, summary: "Another project already routes this domain.", hint: "Remove the domain from the other project with `svc domains remove`, or use another domain." },
-  SVC_INGRESS_DOMAIN_RESERVED: { status: 409, retryable: false, summary: "The platform's own hosts (public host, listen host, loopback names, IP addresses) are never routed to a project.", hint: "Use a host that is not the platform's own (SVC_PUBLIC_URL, the listen host, localhost or an IP address)." },
-  SVC_INGRESS_UPSTREAM_INVALID: { status: 400, retryable: false, summary: "The upstream address is not a valid host name or IP and port.", hint: "Retry the deploy; if it persists, check the runner configuration (SVC_RUNNER, SVC_CONTAINER_*) that supplies the app address." }
+  SVC_INGRESS_UPSTREAM_UNAVAILABLE: {
+    status: 502,
+    retryable: true,
+    summary: "The project's release did not accept the proxied request (connection refused, reset or timed out).",
+    hint: "Check the release logs; retry shortly."
+  },
+  SVC_INGRESS_NO_ACTIVE_RELEASE: {
+    status: 503,
+    retryable: true,
+    summary: "The project has no active release to route requests to.",
+    hint: "Deploy a release (svc deploy)."
+  },
+  SVC_INGRESS_DOMAIN_INVALID: {
+    status: 400,
+    retryable: false,
+    summary: "The domain is not a valid host name.",
+    hint: "Use a plain host name such as app.example.com (set SVC_APP_DOMAIN to a valid base domain)."
+  },
+  SVC_INGRESS_DOMAIN_TAKEN: {
+    status: 409,
+    retryable: false,
+    summary: "Another project already routes this domain.",
+    hint: "Remove the domain from the other project with `svc domains remove`, or use another domain."
+  },
+  SVC_INGRESS_DOMAIN_RESERVED: {
+    status: 409,
+    retryable: false,
+    summary: "The platform's own hosts (public host, listen host, loopback names, IP addresses) are never routed to a project.",
+    hint: "Use a host that is not the platform's own (SVC_PUBLIC_URL, the listen host, localhost or an IP address)."
+  },
+  SVC_INGRESS_UPSTREAM_INVALID: {
+    status: 400,
+    retryable: false,
+    summary: "The upstream address is not a valid host name or IP and port.",
+    hint: "Retry the deploy; if it persists, check the runner configuration (SVC_RUNNER, SVC_CONTAINER_*) that supplies the app address."
+  }
 });
 
 // src/core/error-codes/secrets.ts
 var secretsCodes = defineCodes({
-  SVC_SECRET_NAME_INVALID: { status: 400, retryable: false, summary: "Secret names are 1–128 letters, digits and underscores, not starting with a digit.", hint: "Use a name like DATABASE_URL with `svc secrets set <NAME>`." },
+  SVC_SECRET_NAME_INVALID: {
+    status: 400,
+    retryable: false,
+    summary: "Secret names are 1–128 letters, digits and underscores, not starting with a digit.",
+    hint: "Use a name like DATABASE_URL with `svc secrets set <NAME>`."
+  },
   SVC_SECRET_NAME_RESERVED: {
     status: 400,
     retryable: false,
@@ -27050,8 +27700,18 @@ var secretsCodes = defineCodes({
     summary: "The secret value cannot be passed to an app: it contains a NUL character, is not valid UTF-8, or exceeds 64 KiB.",
     hint: "Environment variables cannot carry NUL; encode binary values (for example base64)."
   },
-  SVC_SECRET_NOT_FOUND: { status: 404, retryable: false, summary: "The project has no secret with this name.", hint: "List the project's secrets with `svc secrets` and use one of those names." },
-  SVC_SECRET_LIMIT: { status: 409, retryable: false, summary: "The project already has the maximum number of secrets (200).", hint: "Delete unused secrets with `svc secrets delete <NAME>`, or combine related values into one secret." },
+  SVC_SECRET_NOT_FOUND: {
+    status: 404,
+    retryable: false,
+    summary: "The project has no secret with this name.",
+    hint: "List the project's secrets with `svc secrets` and use one of those names."
+  },
+  SVC_SECRET_LIMIT: {
+    status: 409,
+    retryable: false,
+    summary: "The project already has the maximum number of secrets (200).",
+    hint: "Delete unused secrets with `svc secrets delete <NAME>`, or combine related values into one secret."
+  },
   SVC_SECRET_DECRYPT_FAILED: {
     status: 500,
     retryable: false,
@@ -27080,22 +27740,52 @@ var secretsCodes = defineCodes({
 
 // src/core/error-codes/backups.ts
 var backupsCodes = defineCodes({
-  SVC_BACKUP_NOT_FOUND: { status: 404, retryable: false, summary: "The project has no backup with this id (or its file was pruned).", hint: "List backups with `svc backups` and use one of their ids." },
-  SVC_BACKUP_FAILED: { status: 500, retryable: true, summary: "The backup could not be taken; the failure is audited as backup.failed and nothing was kept.", hint: "Retry with `svc backups create`; if it fails again, check free disk space in the platform data directory." },
+  SVC_BACKUP_NOT_FOUND: {
+    status: 404,
+    retryable: false,
+    summary: "The project has no backup with this id (or its file was pruned).",
+    hint: "List backups with `svc backups` and use one of their ids."
+  },
+  SVC_BACKUP_FAILED: {
+    status: 500,
+    retryable: true,
+    summary: "The backup could not be taken; the failure is audited as backup.failed and nothing was kept.",
+    hint: "Retry with `svc backups create`; if it fails again, check free disk space in the platform data directory."
+  },
   SVC_BACKUP_DECRYPT_FAILED: {
     status: 422,
     retryable: false,
     summary: "The backup file failed authentication (altered, truncated, or encrypted under another key); nothing was decrypted or restored.",
     hint: "Use another backup from `svc backups`, and check that the platform master key is the one it was taken under."
   },
-  SVC_BACKUP_CONFIRMATION_MISMATCH: { status: 400, retryable: false, summary: "Restoring a backup needs the exact phrase `restore <project-slug>`.", hint: "Retype the phrase shown in the message." },
-  SVC_BACKUP_SCHEDULE_INVALID: { status: 400, retryable: false, summary: "A backup schedule needs an interval of 5 minutes to 30 days, keep 1–1000 backups and a maximum age of at least the interval.", hint: "Run `svc backups schedule` with --every 5 to 43200, --keep 1 to 1000 and --max-age-days covering at least one interval." },
-  SVC_BACKUP_NO_RELEASE: { status: 409, retryable: false, summary: "The project has no release yet, so it has no database to back up or restore into.", hint: "Deploy first." }
+  SVC_BACKUP_CONFIRMATION_MISMATCH: {
+    status: 400,
+    retryable: false,
+    summary: "Restoring a backup needs the exact phrase `restore <project-slug>`.",
+    hint: "Retype the phrase shown in the message."
+  },
+  SVC_BACKUP_SCHEDULE_INVALID: {
+    status: 400,
+    retryable: false,
+    summary: "A backup schedule needs an interval of 5 minutes to 30 days, keep 1–1000 backups and a maximum age of at least the interval.",
+    hint: "Run `svc backups schedule` with --every 5 to 43200, --keep 1 to 1000 and --max-age-days covering at least one interval."
+  },
+  SVC_BACKUP_NO_RELEASE: {
+    status: 409,
+    retryable: false,
+    summary: "The project has no release yet, so it has no database to back up or restore into.",
+    hint: "Deploy first."
+  }
 });
 
 // src/core/error-codes/domains.ts
 var domainsCodes = defineCodes({
-  SVC_DOMAIN_INVALID: { status: 400, retryable: false, summary: "The domain is not a valid DNS host name with at least two labels (no wildcard, port or path).", hint: "Pass a host name such as shop.example.com to `svc domains add`." },
+  SVC_DOMAIN_INVALID: {
+    status: 400,
+    retryable: false,
+    summary: "The domain is not a valid DNS host name with at least two labels (no wildcard, port or path).",
+    hint: "Pass a host name such as shop.example.com to `svc domains add`."
+  },
   SVC_DOMAIN_RESERVED: {
     status: 409,
     retryable: false,
@@ -27103,16 +27793,46 @@ var domainsCodes = defineCodes({
     hint: "Use a DNS name of your own outside the platform's names; every project is already served at <slug>.<app domain>."
   },
   SVC_DOMAIN_TAKEN: { status: 409, retryable: false, summary: "Another project already claimed this domain.", hint: "Remove it from the other project first." },
-  SVC_DOMAIN_NOT_FOUND: { status: 404, retryable: false, summary: "The project has no such custom domain.", hint: "List the project's domains with `svc domains` and use one of those." },
-  SVC_DOMAIN_LIMIT: { status: 409, retryable: false, summary: "The project already has the maximum number of custom domains (50).", hint: "Remove unused domains with `svc domains remove <domain>` first." },
-  SVC_TLS_ASK_DISABLED: { status: 503, retryable: false, summary: "The edge certificate lookup is disabled because SVC_TLS_ASK_TOKEN is not set.", hint: "Set SVC_TLS_ASK_TOKEN (at least 16 characters) and put it in the edge proxy configuration." },
-  SVC_TLS_ASK_FORBIDDEN: { status: 403, retryable: false, summary: "The edge certificate lookup token is missing or wrong.", hint: "Give the edge proxy the same token as SVC_TLS_ASK_TOKEN (see docs/domains.md)." },
-  SVC_TLS_ASK_UNKNOWN_DOMAIN: { status: 404, retryable: false, summary: "svc does not serve this domain, so no certificate may be issued for it.", hint: "Add the domain to a project with `svc domains add <domain>` before requesting its certificate." }
+  SVC_DOMAIN_NOT_FOUND: {
+    status: 404,
+    retryable: false,
+    summary: "The project has no such custom domain.",
+    hint: "List the project's domains with `svc domains` and use one of those."
+  },
+  SVC_DOMAIN_LIMIT: {
+    status: 409,
+    retryable: false,
+    summary: "The project already has the maximum number of custom domains (50).",
+    hint: "Remove unused domains with `svc domains remove <domain>` first."
+  },
+  SVC_TLS_ASK_DISABLED: {
+    status: 503,
+    retryable: false,
+    summary: "The edge certificate lookup is disabled because SVC_TLS_ASK_TOKEN is not set.",
+    hint: "Set SVC_TLS_ASK_TOKEN (at least 16 characters) and put it in the edge proxy configuration."
+  },
+  SVC_TLS_ASK_FORBIDDEN: {
+    status: 403,
+    retryable: false,
+    summary: "The edge certificate lookup token is missing or wrong.",
+    hint: "Give the edge proxy the same token as SVC_TLS_ASK_TOKEN (see docs/domains.md)."
+  },
+  SVC_TLS_ASK_UNKNOWN_DOMAIN: {
+    status: 404,
+    retryable: false,
+    summary: "svc does not serve this domain, so no certificate may be issued for it.",
+    hint: "Add the domain to a project with `svc domains add <domain>` before requesting its certificate."
+  }
 });
 
 // src/core/error-codes/lifecycle.ts
 var lifecycleCodes = defineCodes({
-  SVC_SITE_DELETE_CONFIRMATION_MISMATCH: { status: 400, retryable: false, summary: "Site deletion needs the exact phrase `delete-site <project-slug>`.", hint: "Retype the phrase shown in the message." },
+  SVC_SITE_DELETE_CONFIRMATION_MISMATCH: {
+    status: 400,
+    retryable: false,
+    summary: "Site deletion needs the exact phrase `delete-site <project-slug>`.",
+    hint: "Retype the phrase shown in the message."
+  },
   SVC_DATA_LOSS_NOT_ACKNOWLEDGED: {
     status: 400,
     retryable: false,
@@ -27147,22 +27867,42 @@ var githubCodes = defineCodes({
     summary: "The GitHub App is not configured on this control plane (APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET).",
     hint: "Create the app from app.yml and set its credentials; see docs/github.md."
   },
-  SVC_GITHUB_CONFIG_INVALID: { status: 500, retryable: false, summary: "A GitHub App setting (APP_ID, private key, GHE_HOST, GHE_PROTOCOL, SVC_GITHUB_*) is invalid.", hint: "Fix the setting named in the message (see docs/github.md), or unset APP_ID to run without the GitHub App." },
+  SVC_GITHUB_CONFIG_INVALID: {
+    status: 500,
+    retryable: false,
+    summary: "A GitHub App setting (APP_ID, private key, GHE_HOST, GHE_PROTOCOL, SVC_GITHUB_*) is invalid.",
+    hint: "Fix the setting named in the message (see docs/github.md), or unset APP_ID to run without the GitHub App."
+  },
   SVC_GITHUB_SIGNATURE_INVALID: {
     status: 401,
     retryable: false,
     summary: "The webhook delivery has no valid X-Hub-Signature-256 for the configured WEBHOOK_SECRET.",
     hint: "Make the app's webhook secret and WEBHOOK_SECRET identical."
   },
-  SVC_GITHUB_DELIVERY_INVALID: { status: 400, retryable: false, summary: "The webhook delivery is malformed (missing X-GitHub-Event / X-GitHub-Delivery or a body that is not a JSON object).", hint: "Point only the GitHub App's webhook at /api/github/webhooks; redeliver a failed delivery from the app's settings on GitHub." },
+  SVC_GITHUB_DELIVERY_INVALID: {
+    status: 400,
+    retryable: false,
+    summary: "The webhook delivery is malformed (missing X-GitHub-Event / X-GitHub-Delivery or a body that is not a JSON object).",
+    hint: "Point only the GitHub App's webhook at /api/github/webhooks; redeliver a failed delivery from the app's settings on GitHub."
+  },
   SVC_GITHUB_REPOSITORY_NOT_INSTALLED: {
     status: 409,
     retryable: false,
     summary: "The svc GitHub App is not installed on this repository (or the installation is suspended).",
     hint: "Install the app on the repository (GitHub → Settings → GitHub Apps), then link again."
   },
-  SVC_GITHUB_LINK_NOT_FOUND: { status: 404, retryable: false, summary: "The project is not linked to a GitHub repository.", hint: "Run svc link --repo owner/name --branch main." },
-  SVC_GITHUB_BRANCH_TAKEN: { status: 409, retryable: false, summary: "Another project is already linked to this repository branch.", hint: "Unlink the other project first, or link another branch." },
+  SVC_GITHUB_LINK_NOT_FOUND: {
+    status: 404,
+    retryable: false,
+    summary: "The project is not linked to a GitHub repository.",
+    hint: "Run svc link --repo owner/name --branch main."
+  },
+  SVC_GITHUB_BRANCH_TAKEN: {
+    status: 409,
+    retryable: false,
+    summary: "Another project is already linked to this repository branch.",
+    hint: "Unlink the other project first, or link another branch."
+  },
   SVC_GITHUB_COMMIT_SUPERSEDED: {
     status: 409,
     retryable: false,
@@ -27179,7 +27919,12 @@ var oidcCodes = defineCodes({
     summary: "The OIDC token is not a valid JWT from the configured issuer (signature, issuer, audience, not-before, lifetime or a missing claim).",
     hint: "Check SVC_OIDC_ISSUER / SVC_OIDC_AUDIENCE on the control plane and the Action's `audience` input."
   },
-  SVC_OIDC_TOKEN_EXPIRED: { status: 401, retryable: true, summary: "The OIDC token has expired.", hint: "Request a fresh token (the svc Action does this on every attempt)." },
+  SVC_OIDC_TOKEN_EXPIRED: {
+    status: 401,
+    retryable: true,
+    summary: "The OIDC token has expired.",
+    hint: "Request a fresh token (the svc Action does this on every attempt)."
+  },
   SVC_OIDC_TOKEN_REPLAYED: {
     status: 401,
     retryable: false,
@@ -27204,91 +27949,386 @@ var oidcCodes = defineCodes({
     summary: "The issuer's discovery document or JWKS could not be fetched, so the token could not be verified.",
     hint: "Retry; check that the control plane can reach SVC_OIDC_ISSUER (or SVC_OIDC_JWKS_URL)."
   },
-  SVC_ACTION_INPUT_INVALID: { status: 400, retryable: false, summary: "An input of the svc GitHub Action (or a GITHUB_* variable it needs) is missing or invalid.", hint: "Fix the input named in the message in the workflow's `with:` block (see docs/github-action.md)." },
+  SVC_ACTION_INPUT_INVALID: {
+    status: 400,
+    retryable: false,
+    summary: "An input of the svc GitHub Action (or a GITHUB_* variable it needs) is missing or invalid.",
+    hint: "Fix the input named in the message in the workflow's `with:` block (see docs/github-action.md)."
+  },
   SVC_ACTION_NO_CREDENTIAL: {
     status: 401,
     retryable: false,
     summary: "The svc Action has neither an OIDC token request (ACTIONS_ID_TOKEN_REQUEST_URL) nor a `token` input.",
     hint: "Add `permissions: id-token: write` to the job, or pass a project-scoped token in `token`."
   },
-  SVC_ACTION_OIDC_REQUEST_FAILED: { status: 502, retryable: true, summary: "GitHub did not issue an OIDC ID token to the svc Action.", hint: "Give the workflow job `permissions: id-token: write`, or pass a token instead (see docs/github-action.md)." }
+  SVC_ACTION_OIDC_REQUEST_FAILED: {
+    status: 502,
+    retryable: true,
+    summary: "GitHub did not issue an OIDC ID token to the svc Action.",
+    hint: "Give the workflow job `permissions: id-token: write`, or pass a token instead (see docs/github-action.md)."
+  }
 });
 
 // src/core/error-codes/runner.ts
 var runnerCodes = defineCodes({
-  SVC_CONTAINER_UNAVAILABLE: { status: 503, retryable: false, summary: "podman (or its OCI runtime) is not usable on this host.", hint: "Check `podman --runtime runc info`." },
-  SVC_SWARM_UNAVAILABLE: { status: 503, retryable: true, summary: "The Docker engine of the swarm driver is not reachable, or it is not a swarm manager.", hint: "Check that dockerd runs and answers on the configured socket (`docker -H <host> info`) and that this node is a swarm manager (`docker swarm init` or join as a manager)." },
-  SVC_SWARM_REQUEST_FAILED: { status: 502, retryable: false, summary: "The Docker engine refused a swarm request (the message carries its status and answer).", hint: "Read the engine's message: a name conflict, an object that no longer exists or an invalid spec; `docker -H <host> service ps --no-trunc <service>` shows task errors." },
-  SVC_CONTAINER_IMAGE_MISSING: { status: 503, retryable: false, summary: "The container image named by SVC_CONTAINER_IMAGE does not exist locally.", hint: "Build it with `npm run build:image`." },
-  SVC_CONTAINER_INVALID_SPEC: { status: 400, retryable: false, summary: "A container launch was refused: a path, user or address broke a hardening rule.", hint: "Fix the container settings named in the message (SVC_CONTAINER_USER must be a numeric non-root uid:gid; see docs/container-runner.md)." },
-  SVC_RUNNER_CONFIG: { status: 400, retryable: false, summary: "The runner configuration (SVC_RUNNER, SVC_CONTAINER_*, SVC_PROVIDER_*) is invalid.", hint: "Fix the setting named in the message (see docs/container-runner.md or `svc-runner --help`)." },
-  SVC_PROVIDER_STALE_FENCE: { status: 409, retryable: false, summary: "The provider already accepted a newer fence or generation for this project; older work is rejected.", hint: "Nothing to do: newer work for the project supersedes this request." },
-  SVC_PROVIDER_REJECTED: { status: 400, retryable: false, summary: "The provider bridge rejected the request (authentication, headers or artifact).", hint: "Check that SVC_PROVIDER_TOKEN is the same on both sides and that SVC_PROVIDER_URL does not redirect." },
-  SVC_PROVIDER_FAILED: { status: 502, retryable: false, summary: "The provider answered that it could not converge the project (for example the release failed its health check); final for this operation; details are only in operator telemetry.", hint: "Look at the provider's telemetry and `svc logs` for the cause, fix it, then deploy (or roll back) again." },
-  SVC_PROVIDER_REDIRECT_REFUSED: { status: 502, retryable: false, summary: "The provider bridge answered with a redirect; the bridge never follows redirects (a configuration error, not retried).", hint: "Set SVC_PROVIDER_URL on the runner to the bridge's own address (no redirecting proxy, https:// off loopback)." },
-  SVC_PROVIDER_UNREACHABLE: { status: 503, retryable: true, summary: "No answer from the provider bridge after retries (the provider may or may not have applied the request); the control plane leases the operation again.", hint: "Check SVC_PROVIDER_URL and that `svc-runner provider` is running there; the operation is retried with the same fence until it is observed or SVC_NODE_OPERATION_MAX_ATTEMPTS is reached." },
-  SVC_PROVIDER_ABORTED: { status: 499, retryable: true, summary: "The reconcile was aborted before it finished.", hint: "Retry the deploy; the reconcile was cancelled (shutdown, timeout or lost lease)." },
-  SVC_PROVIDER_FENCE_UNRESOLVED: { status: 503, retryable: true, summary: "A runtime fence of an earlier provider process is unresolved (its lease has not expired or its cleanup is not verified); no new writer starts for the project.", hint: "Retry after the lease (at most 30 s); if it persists, check that the recorded process group or container is gone." }
+  SVC_CONTAINER_UNAVAILABLE: {
+    status: 503,
+    retryable: false,
+    summary: "podman (or its OCI runtime) is not usable on this host.",
+    hint: "Check `podman --runtime runc info`."
+  },
+  SVC_SWARM_UNAVAILABLE: {
+    status: 503,
+    retryable: true,
+    summary: "The Docker engine of the swarm driver is not reachable, or it is not a swarm manager.",
+    hint: "Check that dockerd runs and answers on the configured socket (`docker -H <host> info`) and that this node is a swarm manager (`docker swarm init` or join as a manager)."
+  },
+  SVC_SWARM_REQUEST_FAILED: {
+    status: 502,
+    retryable: false,
+    summary: "The Docker engine refused a swarm request (the message carries its status and answer).",
+    hint: "Read the engine's message: a name conflict, an object that no longer exists or an invalid spec; `docker -H <host> service ps --no-trunc <service>` shows task errors."
+  },
+  SVC_CONTAINER_IMAGE_MISSING: {
+    status: 503,
+    retryable: false,
+    summary: "The container image named by SVC_CONTAINER_IMAGE does not exist locally.",
+    hint: "Build it with `npm run build:image`."
+  },
+  SVC_CONTAINER_INVALID_SPEC: {
+    status: 400,
+    retryable: false,
+    summary: "A container launch was refused: a path, user or address broke a hardening rule.",
+    hint: "Fix the container settings named in the message (SVC_CONTAINER_USER must be a numeric non-root uid:gid; see docs/container-runner.md)."
+  },
+  SVC_RUNNER_CONFIG: {
+    status: 400,
+    retryable: false,
+    summary: "The runner configuration (SVC_RUNNER, SVC_CONTAINER_*, SVC_PROVIDER_*) is invalid.",
+    hint: "Fix the setting named in the message (see docs/container-runner.md or `svc-runner --help`)."
+  },
+  SVC_PROVIDER_STALE_FENCE: {
+    status: 409,
+    retryable: false,
+    summary: "The provider already accepted a newer fence or generation for this project; older work is rejected.",
+    hint: "Nothing to do: newer work for the project supersedes this request."
+  },
+  SVC_PROVIDER_REJECTED: {
+    status: 400,
+    retryable: false,
+    summary: "The provider bridge rejected the request (authentication, headers or artifact).",
+    hint: "Check that SVC_PROVIDER_TOKEN is the same on both sides and that SVC_PROVIDER_URL does not redirect."
+  },
+  SVC_PROVIDER_FAILED: {
+    status: 502,
+    retryable: false,
+    summary: "The provider answered that it could not converge the project (for example the release failed its health check); final for this operation; details are only in operator telemetry.",
+    hint: "Look at the provider's telemetry and `svc logs` for the cause, fix it, then deploy (or roll back) again."
+  },
+  SVC_PROVIDER_REDIRECT_REFUSED: {
+    status: 502,
+    retryable: false,
+    summary: "The provider bridge answered with a redirect; the bridge never follows redirects (a configuration error, not retried).",
+    hint: "Set SVC_PROVIDER_URL on the runner to the bridge's own address (no redirecting proxy, https:// off loopback)."
+  },
+  SVC_PROVIDER_UNREACHABLE: {
+    status: 503,
+    retryable: true,
+    summary: "No answer from the provider bridge after retries (the provider may or may not have applied the request); the control plane leases the operation again.",
+    hint: "Check SVC_PROVIDER_URL and that `svc-runner provider` is running there; the operation is retried with the same fence until it is observed or SVC_NODE_OPERATION_MAX_ATTEMPTS is reached."
+  },
+  SVC_PROVIDER_ABORTED: {
+    status: 499,
+    retryable: true,
+    summary: "The reconcile was aborted before it finished.",
+    hint: "Retry the deploy; the reconcile was cancelled (shutdown, timeout or lost lease)."
+  },
+  SVC_PROVIDER_FENCE_UNRESOLVED: {
+    status: 503,
+    retryable: true,
+    summary: "A runtime fence of an earlier provider process is unresolved (its lease has not expired or its cleanup is not verified); no new writer starts for the project.",
+    hint: "Retry after the lease (at most 30 s); if it persists, check that the recorded process group or container is gone."
+  }
 });
 
 // src/core/error-codes/runner-agent.ts
 var runnerAgentCodes = defineCodes({
-  SVC_RUNNER_CONTROL_UNREACHABLE: { status: 503, retryable: true, summary: "The runner could not reach the control plane after its retries (network failure, 408, 425, 429 or 5xx).", hint: "Check SVC_CONTROL_URL and that the control plane is up; the agent keeps retrying." },
-  SVC_RUNNER_CONTROL_REJECTED: { status: 502, retryable: false, summary: "The control plane refused a runner request, answered with a redirect, or sent a response that does not match the node contract.", hint: "Check that SVC_CONTROL_URL is the control plane's own https:// origin and that runner and control plane run the same svc version." },
-  SVC_RUNNER_ENROLL_FAILED: { status: 401, retryable: false, summary: "Enrollment with SVC_RUNNER_REGISTRATION_TOKEN was refused (unknown, used or expired token, or a node id already enrolled).", hint: "Ask a platform admin for a new registration token." },
-  SVC_RUNNER_LEASE_LOST: { status: 409, retryable: true, summary: "The node lost the lease of an operation (renewal refused or not confirmed before it expired); the running reconcile was aborted.", hint: "Nothing to do: the operation goes to the newest holder; if it repeats, check the network between the node and the control plane." },
-  SVC_RUNNER_TIMEOUT: { status: 504, retryable: true, summary: "A reconcile ran longer than SVC_RUNNER_TIMEOUT_MS and was aborted.", hint: "Raise SVC_RUNNER_TIMEOUT_MS on the runner, or find what makes the app slow to start with `svc logs`." },
-  SVC_RUNNER_ARTIFACT_TOO_LARGE: { status: 413, retryable: false, summary: "A release artifact is larger than SVC_RUNNER_MAX_ARTIFACT_BYTES; the download was stopped there.", hint: "Raise SVC_RUNNER_MAX_ARTIFACT_BYTES on the runner, or make the artifact smaller." }
+  SVC_RUNNER_CONTROL_UNREACHABLE: {
+    status: 503,
+    retryable: true,
+    summary: "The runner could not reach the control plane after its retries (network failure, 408, 425, 429 or 5xx).",
+    hint: "Check SVC_CONTROL_URL and that the control plane is up; the agent keeps retrying."
+  },
+  SVC_RUNNER_CONTROL_REJECTED: {
+    status: 502,
+    retryable: false,
+    summary: "The control plane refused a runner request, answered with a redirect, or sent a response that does not match the node contract.",
+    hint: "Check that SVC_CONTROL_URL is the control plane's own https:// origin and that runner and control plane run the same svc version."
+  },
+  SVC_RUNNER_ENROLL_FAILED: {
+    status: 401,
+    retryable: false,
+    summary: "Enrollment with SVC_RUNNER_REGISTRATION_TOKEN was refused (unknown, used or expired token, or a node id already enrolled).",
+    hint: "Ask a platform admin for a new registration token."
+  },
+  SVC_RUNNER_LEASE_LOST: {
+    status: 409,
+    retryable: true,
+    summary: "The node lost the lease of an operation (renewal refused or not confirmed before it expired); the running reconcile was aborted.",
+    hint: "Nothing to do: the operation goes to the newest holder; if it repeats, check the network between the node and the control plane."
+  },
+  SVC_RUNNER_TIMEOUT: {
+    status: 504,
+    retryable: true,
+    summary: "A reconcile ran longer than SVC_RUNNER_TIMEOUT_MS and was aborted.",
+    hint: "Raise SVC_RUNNER_TIMEOUT_MS on the runner, or find what makes the app slow to start with `svc logs`."
+  },
+  SVC_RUNNER_ARTIFACT_TOO_LARGE: {
+    status: 413,
+    retryable: false,
+    summary: "A release artifact is larger than SVC_RUNNER_MAX_ARTIFACT_BYTES; the download was stopped there.",
+    hint: "Raise SVC_RUNNER_MAX_ARTIFACT_BYTES on the runner, or make the artifact smaller."
+  }
 });
 
 // src/core/error-codes/canary.ts
 var canaryCodes = defineCodes({
-  SVC_CANARY_PENDING_MIGRATIONS: { status: 409, retryable: false, summary: "A canary needs a code-only deploy: the candidate has pending migrations while a baseline release is running.", hint: "Deploy the migration without --canary (or without a canary policy) first." },
-  SVC_CANARY_NO_BASELINE: { status: 409, retryable: false, summary: "A canary on a runner node needs a running baseline of another release to start beside; the node runs none (the project is stopped, its app is down, or the candidate is the running release).", hint: "Deploy without --canary (or without a canary policy), or start the project first and run the canary again." },
-  SVC_CANARY_RECOVERY_ENABLED: { status: 409, retryable: false, summary: "Canary rollouts are refused while point-in-time recovery is enabled: a candidate would be a second writer to the journaled database, breaking the recovery single-writer contract; the canary failed closed before the baseline was touched.", hint: "Deploy without --canary and without a canary policy in svc.deploy.json." },
-  SVC_CANARY_PROVIDER_UNSUPPORTED: { status: 409, retryable: false, summary: "Canary rollouts are not supported for provider-managed generations; the canary failed closed.", hint: "Deploy without --canary and without a canary policy in svc.deploy.json for projects placed on a runner node." },
-  SVC_CANARY_CRITERIA_FAILED: { status: 409, retryable: false, summary: "A canary stage missed its criteria (traffic, sample count, error rate or p95); the prior release keeps serving.", hint: "See the failing stage with `svc canary` and the candidate's errors with `svc logs`, fix them, then deploy again." },
-  SVC_CANARY_CANDIDATE_LOST: { status: 409, retryable: false, summary: "The canary candidate exited or stopped answering its health route; the prior release keeps serving.", hint: "Check why the candidate stopped with `svc logs --release <id>`, fix it, then deploy again." },
-  SVC_CANARY_AUTHORITY_LOST: { status: 409, retryable: false, summary: "The canary lost its project lock or deployment authority; the prior release keeps serving.", hint: "Run the deploy again once no other deploy, rollback or backup holds the project." },
-  SVC_CANARY_INTERRUPTED: { status: 409, retryable: false, summary: "The control plane restarted during a canary; the prior release was retained.", hint: "Run `svc deploy --canary` again." }
+  SVC_CANARY_PENDING_MIGRATIONS: {
+    status: 409,
+    retryable: false,
+    summary: "A canary needs a code-only deploy: the candidate has pending migrations while a baseline release is running.",
+    hint: "Deploy the migration without --canary (or without a canary policy) first."
+  },
+  SVC_CANARY_NO_BASELINE: {
+    status: 409,
+    retryable: false,
+    summary: "A canary on a runner node needs a running baseline of another release to start beside; the node runs none (the project is stopped, its app is down, or the candidate is the running release).",
+    hint: "Deploy without --canary (or without a canary policy), or start the project first and run the canary again."
+  },
+  SVC_CANARY_RECOVERY_ENABLED: {
+    status: 409,
+    retryable: false,
+    summary: "Canary rollouts are refused while point-in-time recovery is enabled: a candidate would be a second writer to the journaled database, breaking the recovery single-writer contract; the canary failed closed before the baseline was touched.",
+    hint: "Deploy without --canary and without a canary policy in svc.deploy.json."
+  },
+  SVC_CANARY_PROVIDER_UNSUPPORTED: {
+    status: 409,
+    retryable: false,
+    summary: "Canary rollouts are not supported for provider-managed generations; the canary failed closed.",
+    hint: "Deploy without --canary and without a canary policy in svc.deploy.json for projects placed on a runner node."
+  },
+  SVC_CANARY_CRITERIA_FAILED: {
+    status: 409,
+    retryable: false,
+    summary: "A canary stage missed its criteria (traffic, sample count, error rate or p95); the prior release keeps serving.",
+    hint: "See the failing stage with `svc canary` and the candidate's errors with `svc logs`, fix them, then deploy again."
+  },
+  SVC_CANARY_CANDIDATE_LOST: {
+    status: 409,
+    retryable: false,
+    summary: "The canary candidate exited or stopped answering its health route; the prior release keeps serving.",
+    hint: "Check why the candidate stopped with `svc logs --release <id>`, fix it, then deploy again."
+  },
+  SVC_CANARY_AUTHORITY_LOST: {
+    status: 409,
+    retryable: false,
+    summary: "The canary lost its project lock or deployment authority; the prior release keeps serving.",
+    hint: "Run the deploy again once no other deploy, rollback or backup holds the project."
+  },
+  SVC_CANARY_INTERRUPTED: {
+    status: 409,
+    retryable: false,
+    summary: "The control plane restarted during a canary; the prior release was retained.",
+    hint: "Run `svc deploy --canary` again."
+  }
 });
 
 // src/core/error-codes/ops.ts
 var opsCodes = defineCodes({
-  SVC_PLATFORM_ADMIN_REQUIRED: { status: 403, retryable: false, summary: "This route needs a platform administrator browser session (the first registered account).", hint: "Sign in to the console as the platform administrator (the first registered account)." },
-  SVC_AUDIT_EXPORT_NONCONTIGUOUS: { status: 500, retryable: false, summary: "Audit export stopped: the audit log has a gap in its identifiers; nothing past the gap was signed.", hint: "Investigate the audit log; export resumes only over contiguous identifiers." },
-  SVC_AUDIT_EXPORT_MALFORMED: { status: 400, retryable: false, summary: "An audit export entry is not in the expected shape (truncated or altered).", hint: "Fetch the export again from its destination; a truncated or edited file cannot be verified." },
-  SVC_AUDIT_EXPORT_TAMPERED: { status: 400, retryable: false, summary: "An audit export entry does not match its digest, chain link or signature (mutation).", hint: "Treat the export as altered: compare it with another copy from the destination and investigate who changed it." },
-  SVC_AUDIT_EXPORT_SEQUENCE: { status: 400, retryable: false, summary: "Audit export entries are missing or out of order (omission or reordering).", hint: "Verify the complete export in sequence order; missing or reordered entries mean it was altered." },
-  SVC_AUDIT_EXPORT_ROLLBACK: { status: 400, retryable: false, summary: "The audit export does not reach or match the retained checkpoint (suffix removed or rolled back).", hint: "Verify an export that reaches your retained checkpoint; a shorter or different one means entries were removed." },
-  SVC_AUDIT_EXPORT_UNKNOWN_KEY: { status: 400, retryable: false, summary: "An audit export entry is signed with a key id that is not among the trusted public keys.", hint: "Pass the public key for that key id with --key <id>=<file>.pem to `npm run verify-audit-export`." },
-  SVC_AUDIT_EXPORT_CONFIG: { status: 500, retryable: false, summary: "The audit export configuration is invalid (key file, key id or destination).", hint: "Fix SVC_AUDIT_EXPORT_KEY_FILE, SVC_AUDIT_EXPORT_KEY_ID or SVC_AUDIT_EXPORT_URL as described in docs/audit-export.md." },
-  SVC_OPS_NOT_CONFIGURED: { status: 409, retryable: false, summary: "The operations monitor is not configured (set SVC_OPS_WEBHOOK_URL and SVC_OPS_WEBHOOK_SECRET).", hint: "Set SVC_OPS_WEBHOOK_URL and SVC_OPS_WEBHOOK_SECRET and restart the platform (see docs/operations-monitoring.md)." },
-  SVC_OPS_CONFIG: { status: 500, retryable: false, summary: "The operations monitor configuration is invalid.", hint: "Fix the SVC_OPS_* variable named in the message (see docs/operations-monitoring.md) and restart the platform." },
-  SVC_OPS_USAGE_CONFIG: { status: 500, retryable: false, summary: "The usage quota configuration is invalid (SVC_PROJECT_MONTHLY_REQUESTS, SVC_PROJECT_MONTHLY_TRANSFER_BYTES or SVC_OPS_USAGE_WARNING_PERCENT).", hint: "Fix the variable named in the message to a positive number (see docs/operations-monitoring.md) and restart the platform." },
-  SVC_OPS_DRILL_TIMEOUT: { status: 504, retryable: true, summary: "A restore drill did not finish within its time limit.", hint: "Raise SVC_RESTORE_DRILL_TIMEOUT_MS, or make the app boot and pass its checks faster." },
-  SVC_OPS_DRILL_SETUP: { status: 500, retryable: true, summary: "A restore drill could not restore the backup into its private copy (retried after five minutes).", hint: "Check that the project's newest backup restores (`svc backups download <id>`); the drill retries after five minutes." },
-  SVC_OPS_DRILL_CONFIG: { status: 500, retryable: false, summary: "The restore drill configuration is invalid (SVC_RESTORE_DRILL_INTERVAL_MS, _TIMEOUT_MS, _CHECKS or _SECRETS).", hint: "Fix the SVC_RESTORE_DRILL_* variable named in the message (see docs/operations-monitoring.md) and restart the platform." },
-  SVC_OPS_DRILL_FAILED: { status: 500, retryable: false, summary: "A restore drill booted the restored copy but the application or one of its loopback checks failed.", hint: "Check that the app boots from the restored backup and that SVC_RESTORE_DRILL_CHECKS matches its routes (see docs/operations-monitoring.md)." }
+  SVC_PLATFORM_ADMIN_REQUIRED: {
+    status: 403,
+    retryable: false,
+    summary: "This route needs a platform administrator browser session (the first registered account).",
+    hint: "Sign in to the console as the platform administrator (the first registered account)."
+  },
+  SVC_AUDIT_EXPORT_NONCONTIGUOUS: {
+    status: 500,
+    retryable: false,
+    summary: "Audit export stopped: the audit log has a gap in its identifiers; nothing past the gap was signed.",
+    hint: "Investigate the audit log; export resumes only over contiguous identifiers."
+  },
+  SVC_AUDIT_EXPORT_MALFORMED: {
+    status: 400,
+    retryable: false,
+    summary: "An audit export entry is not in the expected shape (truncated or altered).",
+    hint: "Fetch the export again from its destination; a truncated or edited file cannot be verified."
+  },
+  SVC_AUDIT_EXPORT_TAMPERED: {
+    status: 400,
+    retryable: false,
+    summary: "An audit export entry does not match its digest, chain link or signature (mutation).",
+    hint: "Treat the export as altered: compare it with another copy from the destination and investigate who changed it."
+  },
+  SVC_AUDIT_EXPORT_SEQUENCE: {
+    status: 400,
+    retryable: false,
+    summary: "Audit export entries are missing or out of order (omission or reordering).",
+    hint: "Verify the complete export in sequence order; missing or reordered entries mean it was altered."
+  },
+  SVC_AUDIT_EXPORT_ROLLBACK: {
+    status: 400,
+    retryable: false,
+    summary: "The audit export does not reach or match the retained checkpoint (suffix removed or rolled back).",
+    hint: "Verify an export that reaches your retained checkpoint; a shorter or different one means entries were removed."
+  },
+  SVC_AUDIT_EXPORT_UNKNOWN_KEY: {
+    status: 400,
+    retryable: false,
+    summary: "An audit export entry is signed with a key id that is not among the trusted public keys.",
+    hint: "Pass the public key for that key id with --key <id>=<file>.pem to `npm run verify-audit-export`."
+  },
+  SVC_AUDIT_EXPORT_CONFIG: {
+    status: 500,
+    retryable: false,
+    summary: "The audit export configuration is invalid (key file, key id or destination).",
+    hint: "Fix SVC_AUDIT_EXPORT_KEY_FILE, SVC_AUDIT_EXPORT_KEY_ID or SVC_AUDIT_EXPORT_URL as described in docs/audit-export.md."
+  },
+  SVC_OPS_NOT_CONFIGURED: {
+    status: 409,
+    retryable: false,
+    summary: "The operations monitor is not configured (set SVC_OPS_WEBHOOK_URL and SVC_OPS_WEBHOOK_SECRET).",
+    hint: "Set SVC_OPS_WEBHOOK_URL and SVC_OPS_WEBHOOK_SECRET and restart the platform (see docs/operations-monitoring.md)."
+  },
+  SVC_OPS_CONFIG: {
+    status: 500,
+    retryable: false,
+    summary: "The operations monitor configuration is invalid.",
+    hint: "Fix the SVC_OPS_* variable named in the message (see docs/operations-monitoring.md) and restart the platform."
+  },
+  SVC_OPS_USAGE_CONFIG: {
+    status: 500,
+    retryable: false,
+    summary: "The usage quota configuration is invalid (SVC_PROJECT_MONTHLY_REQUESTS, SVC_PROJECT_MONTHLY_TRANSFER_BYTES or SVC_OPS_USAGE_WARNING_PERCENT).",
+    hint: "Fix the variable named in the message to a positive number (see docs/operations-monitoring.md) and restart the platform."
+  },
+  SVC_OPS_DRILL_TIMEOUT: {
+    status: 504,
+    retryable: true,
+    summary: "A restore drill did not finish within its time limit.",
+    hint: "Raise SVC_RESTORE_DRILL_TIMEOUT_MS, or make the app boot and pass its checks faster."
+  },
+  SVC_OPS_DRILL_SETUP: {
+    status: 500,
+    retryable: true,
+    summary: "A restore drill could not restore the backup into its private copy (retried after five minutes).",
+    hint: "Check that the project's newest backup restores (`svc backups download <id>`); the drill retries after five minutes."
+  },
+  SVC_OPS_DRILL_CONFIG: {
+    status: 500,
+    retryable: false,
+    summary: "The restore drill configuration is invalid (SVC_RESTORE_DRILL_INTERVAL_MS, _TIMEOUT_MS, _CHECKS or _SECRETS).",
+    hint: "Fix the SVC_RESTORE_DRILL_* variable named in the message (see docs/operations-monitoring.md) and restart the platform."
+  },
+  SVC_OPS_DRILL_FAILED: {
+    status: 500,
+    retryable: false,
+    summary: "A restore drill booted the restored copy but the application or one of its loopback checks failed.",
+    hint: "Check that the app boots from the restored backup and that SVC_RESTORE_DRILL_CHECKS matches its routes (see docs/operations-monitoring.md)."
+  }
 });
 
 // src/core/error-codes/nodes.ts
 var nodesCodes = defineCodes({
-  SVC_NODE_TOKEN_INVALID: { status: 401, retryable: false, summary: "The registration token is unknown (enrollment needs `Authorization: Bearer <registration token>`).", hint: "Create one with `svc nodes token` as the platform admin." },
-  SVC_NODE_TOKEN_USED: { status: 401, retryable: false, summary: "The registration token was already used; each token enrolls exactly one node.", hint: "Create a new token with `svc nodes token`." },
-  SVC_NODE_TOKEN_EXPIRED: { status: 401, retryable: false, summary: "The registration token expired before it was used.", hint: "Create a new token with `svc nodes token`." },
-  SVC_NODE_ALREADY_ENROLLED: { status: 409, retryable: false, summary: "A node with this id is already enrolled (the token was not consumed).", hint: "Keep the existing credentials file, or choose another SVC_RUNNER_NODE_ID." },
-  SVC_NODE_CREDENTIAL_INVALID: { status: 401, retryable: false, summary: "Node routes need `Authorization: Bearer <node credential>` of an enrolled node; account, CLI and bridge tokens are not accepted.", hint: "Check the runner's credentials file (SVC_RUNNER_CREDENTIALS); if it was lost, enroll the node again with a registration token from `svc nodes token`." },
-  SVC_NODE_NO_FIT: { status: 409, retryable: false, summary: "No ready node matches the placement (region, labels, remaining capacity).", hint: "Check `svc nodes list`: enroll a node, raise its capacity or relax --region/--label." },
-  SVC_NODE_PLACEMENT_LOCKED: { status: 409, retryable: false, summary: "The project is placed on another node and has a running desired state or unfinished operations; moving a placed project is not supported.", hint: "Run `svc stop <project>` and wait until the stop is observed, then place it again." },
-  SVC_NODE_PROJECT_HOSTED_LOCALLY: { status: 409, retryable: false, summary: "The project already has an active release on the built-in supervisor; enabling nodes does not relocate hosted projects.", hint: "Place new projects before their first deploy." },
-  SVC_NODE_NOT_PLACED: { status: 409, retryable: false, summary: "The project is not placed on a runner node.", hint: "Place it first: `svc place <project>`." },
-  SVC_NODE_OPERATION_NOT_FOUND: { status: 404, retryable: false, summary: "No such operation for this node.", hint: "Nothing to retry: let the agent lease its next operation." },
-  SVC_NODE_LEASE_LOST: { status: 409, retryable: false, summary: "The lease of the operation expired or was handed to a newer holder; stop the work (a newer fence supersedes it).", hint: "Stop the work; the agent picks up the newer operation on its next lease." },
-  SVC_NODE_ARTIFACT_UNAVAILABLE: { status: 409, retryable: false, summary: "The control plane holds no artifact bytes for this release (only releases uploaded while the project was placed can run on a node).", hint: "Upload the release again with `svc deploy`." },
-  SVC_NODE_OBSERVATION_MISMATCH: { status: 400, retryable: false, summary: "The observed result does not match the operation (release or state differ from the desired generation).", hint: "Report the release and state of the leased operation; check that runner and control plane run the same svc version." },
-  SVC_NODE_GENERATION_SUPERSEDED: { status: 409, retryable: false, summary: "A newer desired generation replaced this one before a node observed it.", hint: "Nothing to do: the newer generation is being applied; follow it with `svc generations <project>`." },
-  SVC_NODE_RESTORE_UNSUPPORTED: { status: 409, retryable: false, summary: "The runner node's provider (behind SVC_PROVIDER_URL) predates data-restoring rollbacks and cannot run --restore-data.", hint: "Upgrade the provider (`svc-runner provider`) on that node, or roll back without --restore-data (code only)." }
+  SVC_NODE_TOKEN_INVALID: {
+    status: 401,
+    retryable: false,
+    summary: "The registration token is unknown (enrollment needs `Authorization: Bearer <registration token>`).",
+    hint: "Create one with `svc nodes token` as the platform admin."
+  },
+  SVC_NODE_TOKEN_USED: {
+    status: 401,
+    retryable: false,
+    summary: "The registration token was already used; each token enrolls exactly one node.",
+    hint: "Create a new token with `svc nodes token`."
+  },
+  SVC_NODE_TOKEN_EXPIRED: {
+    status: 401,
+    retryable: false,
+    summary: "The registration token expired before it was used.",
+    hint: "Create a new token with `svc nodes token`."
+  },
+  SVC_NODE_ALREADY_ENROLLED: {
+    status: 409,
+    retryable: false,
+    summary: "A node with this id is already enrolled (the token was not consumed).",
+    hint: "Keep the existing credentials file, or choose another SVC_RUNNER_NODE_ID."
+  },
+  SVC_NODE_CREDENTIAL_INVALID: {
+    status: 401,
+    retryable: false,
+    summary: "Node routes need `Authorization: Bearer <node credential>` of an enrolled node; account, CLI and bridge tokens are not accepted.",
+    hint: "Check the runner's credentials file (SVC_RUNNER_CREDENTIALS); if it was lost, enroll the node again with a registration token from `svc nodes token`."
+  },
+  SVC_NODE_NO_FIT: {
+    status: 409,
+    retryable: false,
+    summary: "No ready node matches the placement (region, labels, remaining capacity).",
+    hint: "Check `svc nodes list`: enroll a node, raise its capacity or relax --region/--label."
+  },
+  SVC_NODE_PLACEMENT_LOCKED: {
+    status: 409,
+    retryable: false,
+    summary: "The project is placed on another node and has a running desired state or unfinished operations; moving a placed project is not supported.",
+    hint: "Run `svc stop <project>` and wait until the stop is observed, then place it again."
+  },
+  SVC_NODE_PROJECT_HOSTED_LOCALLY: {
+    status: 409,
+    retryable: false,
+    summary: "The project already has an active release on the built-in supervisor; enabling nodes does not relocate hosted projects.",
+    hint: "Place new projects before their first deploy."
+  },
+  SVC_NODE_NOT_PLACED: {
+    status: 409,
+    retryable: false,
+    summary: "The project is not placed on a runner node.",
+    hint: "Place it first: `svc place <project>`."
+  },
+  SVC_NODE_OPERATION_NOT_FOUND: {
+    status: 404,
+    retryable: false,
+    summary: "No such operation for this node.",
+    hint: "Nothing to retry: let the agent lease its next operation."
+  },
+  SVC_NODE_LEASE_LOST: {
+    status: 409,
+    retryable: false,
+    summary: "The lease of the operation expired or was handed to a newer holder; stop the work (a newer fence supersedes it).",
+    hint: "Stop the work; the agent picks up the newer operation on its next lease."
+  },
+  SVC_NODE_ARTIFACT_UNAVAILABLE: {
+    status: 409,
+    retryable: false,
+    summary: "The control plane holds no artifact bytes for this release (only releases uploaded while the project was placed can run on a node).",
+    hint: "Upload the release again with `svc deploy`."
+  },
+  SVC_NODE_OBSERVATION_MISMATCH: {
+    status: 400,
+    retryable: false,
+    summary: "The observed result does not match the operation (release or state differ from the desired generation).",
+    hint: "Report the release and state of the leased operation; check that runner and control plane run the same svc version."
+  },
+  SVC_NODE_GENERATION_SUPERSEDED: {
+    status: 409,
+    retryable: false,
+    summary: "A newer desired generation replaced this one before a node observed it.",
+    hint: "Nothing to do: the newer generation is being applied; follow it with `svc generations <project>`."
+  },
+  SVC_NODE_RESTORE_UNSUPPORTED: {
+    status: 409,
+    retryable: false,
+    summary: "The runner node's provider (behind SVC_PROVIDER_URL) predates data-restoring rollbacks and cannot run --restore-data.",
+    hint: "Upgrade the provider (`svc-runner provider`) on that node, or roll back without --restore-data (code only)."
+  }
 });
 
 // src/core/error-codes/sandbox.ts
@@ -27426,7 +28466,36 @@ var swarmDriverCodes = defineCodes({
 });
 
 // src/core/error-codes/index.ts
-var tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes, githubCodes, oidcCodes, canaryCodes, runnerCodes, runnerAgentCodes, opsCodes, nodesCodes, sandboxCodes, faultCodes, edgeCodes, swarmReleaseCodes, swarmDriverCodes];
+var tables = [
+  generalCodes,
+  cliRemoteCodes,
+  releaseCodes,
+  cliCodes,
+  identityCodes,
+  projectsCodes,
+  auditCodes,
+  coreServerCodes,
+  artifactCodes,
+  recoveryCodes,
+  ingressCodes,
+  cliDeployCodes,
+  secretsCodes,
+  backupsCodes,
+  domainsCodes,
+  lifecycleCodes,
+  githubCodes,
+  oidcCodes,
+  canaryCodes,
+  runnerCodes,
+  runnerAgentCodes,
+  opsCodes,
+  nodesCodes,
+  sandboxCodes,
+  faultCodes,
+  edgeCodes,
+  swarmReleaseCodes,
+  swarmDriverCodes
+];
 var errorCodes = mergeTables(tables);
 function mergeTables(list) {
   const merged = {};
@@ -47209,11 +48278,14 @@ function pathShapeViolation(path) {
   const segments = path.split("/");
   if (segments.includes("..")) return { code: "SVC_ARTIFACT_PATH_TRAVERSAL", rule: 'must not contain ".." segments' };
   if (badCharacters.test(path)) return { code: "SVC_ARTIFACT_PATH_INVALID", rule: "must not contain control characters or backslashes" };
-  if (segments.some((s) => s === "" || s === ".")) return { code: "SVC_ARTIFACT_PATH_INVALID", rule: 'must not contain empty or "." segments (no leading "./", trailing or double "/")' };
+  if (segments.some((s) => s === "" || s === "."))
+    return { code: "SVC_ARTIFACT_PATH_INVALID", rule: 'must not contain empty or "." segments (no leading "./", trailing or double "/")' };
   if (Buffer.byteLength(path) > MAX_PATH_BYTES) return { code: "SVC_ARTIFACT_PATH_INVALID", rule: `must be at most ${MAX_PATH_BYTES} bytes` };
-  if (segments.some((s) => Buffer.byteLength(s) > MAX_SEGMENT_BYTES)) return { code: "SVC_ARTIFACT_PATH_INVALID", rule: `segments must be at most ${MAX_SEGMENT_BYTES} bytes` };
+  if (segments.some((s) => Buffer.byteLength(s) > MAX_SEGMENT_BYTES))
+    return { code: "SVC_ARTIFACT_PATH_INVALID", rule: `segments must be at most ${MAX_SEGMENT_BYTES} bytes` };
   if (path.normalize("NFC") !== path) return { code: "SVC_ARTIFACT_PATH_INVALID", rule: "must be in Unicode NFC form" };
-  if (/[\uD800-\uDFFF]/.test(path.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ""))) return { code: "SVC_ARTIFACT_PATH_INVALID", rule: "must be valid Unicode (no lone surrogates)" };
+  if (/[\uD800-\uDFFF]/.test(path.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, "")))
+    return { code: "SVC_ARTIFACT_PATH_INVALID", rule: "must be valid Unicode (no lone surrogates)" };
   return void 0;
 }
 function isIncluded(path, includes) {
@@ -47250,22 +48322,26 @@ function normalizeConfigPath(raw) {
 }
 function relativePath() {
   return external_exports.string().min(1, "must not be empty").transform((raw, ctx) => {
-    if (raw.startsWith("/") || /^[A-Za-z]:[\\/]/.test(raw)) return fail(ctx, "SVC_CONFIG_PATH_INVALID", "must be relative to the app directory, not absolute"), external_exports.NEVER;
+    if (raw.startsWith("/") || /^[A-Za-z]:[\\/]/.test(raw))
+      return fail(ctx, "SVC_CONFIG_PATH_INVALID", "must be relative to the app directory, not absolute"), external_exports.NEVER;
     if (raw.split(/[\\/]/).includes("..")) return fail(ctx, "SVC_CONFIG_PATH_INVALID", 'must not traverse to a parent directory ("..")'), external_exports.NEVER;
     const path = normalizeConfigPath(raw);
-    if (path === "" || path === ".") return fail(ctx, "SVC_CONFIG_PATH_INVALID", "must name a file or directory below the app directory, not the app directory itself"), external_exports.NEVER;
+    if (path === "" || path === ".")
+      return fail(ctx, "SVC_CONFIG_PATH_INVALID", "must name a file or directory below the app directory, not the app directory itself"), external_exports.NEVER;
     const shape = pathShapeViolation(path);
     if (shape) return fail(ctx, "SVC_CONFIG_PATH_INVALID", shape.rule), external_exports.NEVER;
     return path;
   });
 }
 var includePath = external_exports.string().transform((raw, ctx) => {
-  if (raw.startsWith("!") || globCharacters.test(raw)) return fail(ctx, "SVC_CONFIG_GLOB_NOT_SUPPORTED", `"${raw}" looks like a shell glob; include paths are literal files or directories`), external_exports.NEVER;
+  if (raw.startsWith("!") || globCharacters.test(raw))
+    return fail(ctx, "SVC_CONFIG_GLOB_NOT_SUPPORTED", `"${raw}" looks like a shell glob; include paths are literal files or directories`), external_exports.NEVER;
   return raw;
 }).pipe(relativePath()).transform((path, ctx) => {
   const reason = forbiddenPathReason(path);
   if (reason) return fail(ctx, "SVC_CONFIG_FORBIDDEN_PATH", `must not name a forbidden file: ${reason}`), external_exports.NEVER;
-  if (path === ".svc" || path.startsWith(".svc/")) return fail(ctx, "SVC_CONFIG_PATH_INVALID", "must not name .svc (svc keeps local artifacts there)"), external_exports.NEVER;
+  if (path === ".svc" || path.startsWith(".svc/"))
+    return fail(ctx, "SVC_CONFIG_PATH_INVALID", "must not name .svc (svc keeps local artifacts there)"), external_exports.NEVER;
   return path;
 });
 var envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -47273,15 +48349,21 @@ var envSchema = external_exports.record(external_exports.string(), external_expo
   const names = Object.keys(env);
   if (names.length > 256) fail(ctx, "SVC_CONFIG_ENV_INVALID", "env may hold at most 256 variables");
   for (const name of names) {
-    if (!envName.test(name) || name.length > 128) fail(ctx, "SVC_CONFIG_ENV_INVALID", `"${name}" is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*, at most 128 characters)`, [name]);
-    else if (isReservedEnvName(name)) fail(ctx, "SVC_CONFIG_RESERVED_ENV", `"${name}" is reserved (PORT, HOST, NODE_OPTIONS and SVC_* are set by the platform)`, [name]);
+    if (!envName.test(name) || name.length > 128)
+      fail(ctx, "SVC_CONFIG_ENV_INVALID", `"${name}" is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*, at most 128 characters)`, [name]);
+    else if (isReservedEnvName(name))
+      fail(ctx, "SVC_CONFIG_RESERVED_ENV", `"${name}" is reserved (PORT, HOST, NODE_OPTIONS and SVC_* are set by the platform)`, [name]);
     const value = env[name] ?? "";
-    if (value.includes("\0") || value.length > 32768) fail(ctx, "SVC_CONFIG_ENV_INVALID", `value of "${name}" must be at most 32768 characters without NUL`, [name]);
+    if (value.includes("\0") || value.length > 32768)
+      fail(ctx, "SVC_CONFIG_ENV_INVALID", `value of "${name}" must be at most 32768 characters without NUL`, [name]);
   }
 });
-var buildCommand = external_exports.array(external_exports.string().min(1, "arguments must not be empty").refine((s) => !s.includes("\0"), "arguments must not contain NUL"), {
-  error: (issue3) => issue3.input === void 0 ? void 0 : 'must be an array of strings such as ["npm","run","build"] (it runs without a shell)'
-}).min(1, "must name a program").max(256, "may have at most 256 arguments");
+var buildCommand = external_exports.array(
+  external_exports.string().min(1, "arguments must not be empty").refine((s) => !s.includes("\0"), "arguments must not contain NUL"),
+  {
+    error: (issue3) => issue3.input === void 0 ? void 0 : 'must be an array of strings such as ["npm","run","build"] (it runs without a shell)'
+  }
+).min(1, "must name a program").max(256, "may have at most 256 arguments");
 var wholeNumber = (min, max, unit) => external_exports.number().int(`must be a whole number${unit}`).min(min, `must be at least ${min}${unit}`).max(max, `must be at most ${max}${unit}`);
 var errorRate = external_exports.union([external_exports.number(), external_exports.string().regex(/^(?:0|1|0\.[0-9]{1,6})$/, "must be a fraction from 0 to 1")]).transform((raw, ctx) => {
   const value = typeof raw === "number" ? raw : Number(raw);
@@ -47289,7 +48371,13 @@ var errorRate = external_exports.union([external_exports.number(), external_expo
   return String(Math.round(value * 1e6) / 1e6);
 });
 var canaryPolicySchema = external_exports.strictObject({
-  stages: external_exports.array(external_exports.strictObject({ trafficPercent: wholeNumber(1, 100, " percent"), durationMs: wholeNumber(100, 864e5, " ms"), minimumSamples: wholeNumber(1, 1e4, " samples") })).min(1, "must list at least one stage").max(20, "may list at most 20 stages"),
+  stages: external_exports.array(
+    external_exports.strictObject({
+      trafficPercent: wholeNumber(1, 100, " percent"),
+      durationMs: wholeNumber(100, 864e5, " ms"),
+      minimumSamples: wholeNumber(1, 1e4, " samples")
+    })
+  ).min(1, "must list at least one stage").max(20, "may list at most 20 stages"),
   /** A fraction such as 0.01 (normalized to the decimal string "0.01", at most 6 decimals). */
   maximumErrorRate: errorRate,
   maximumP95Ms: wholeNumber(1, 6e5, " ms")
@@ -47316,7 +48404,8 @@ var deployConfigSchema = external_exports.strictObject({
   const shape = pathShapeViolation(entry);
   if (shape) return fail(ctx, "SVC_CONFIG_ENTRY_INVALID", shape.rule, ["entry"]);
   if (!/\.(m?js)$/.test(entry)) return fail(ctx, "SVC_CONFIG_ENTRY_INVALID", "must be a compiled .js or .mjs file", ["entry"]);
-  if (!isIncluded(entry, config2.include)) fail(ctx, "SVC_CONFIG_ENTRY_INVALID", `"${entry}" must lie inside an included path (${config2.include.join(", ")})`, ["entry"]);
+  if (!isIncluded(entry, config2.include))
+    fail(ctx, "SVC_CONFIG_ENTRY_INVALID", `"${entry}" must lie inside an included path (${config2.include.join(", ")})`, ["entry"]);
 });
 function parseDeployConfig(raw) {
   const result = deployConfigSchema.safeParse(raw);
@@ -47485,9 +48574,11 @@ async function walkIncludedPaths(appDir, config2, limits, onFile) {
       throw new SvcError("SVC_ARTIFACT_DUPLICATE_PATH", `Two files map to the artifact path ${file2.path} (names differing only in Unicode normalization)`);
     }
     if (found.size + 1 > limits.maxFiles) throw new SvcError("SVC_ARTIFACT_TOO_MANY_FILES", `More than ${limits.maxFiles} files in the included paths`);
-    if (file2.size > limits.maxFileBytes) throw new SvcError("SVC_ARTIFACT_FILE_TOO_LARGE", `${file2.path} is ${file2.size} bytes; the limit is ${limits.maxFileBytes}`);
+    if (file2.size > limits.maxFileBytes)
+      throw new SvcError("SVC_ARTIFACT_FILE_TOO_LARGE", `${file2.path} is ${file2.size} bytes; the limit is ${limits.maxFileBytes}`);
     aggregate += file2.size;
-    if (aggregate > limits.maxAggregateBytes) throw new SvcError("SVC_ARTIFACT_AGGREGATE_TOO_LARGE", `The included files exceed ${limits.maxAggregateBytes} bytes together`);
+    if (aggregate > limits.maxAggregateBytes)
+      throw new SvcError("SVC_ARTIFACT_AGGREGATE_TOO_LARGE", `The included files exceed ${limits.maxAggregateBytes} bytes together`);
     found.set(file2.path, file2);
     onFile?.(found.size);
   };
@@ -47541,7 +48632,8 @@ async function checkRoot(appDir, root, optional2) {
     const reason = forbiddenNameReason(segments[i]);
     if (reason) throw new SvcError("SVC_ARTIFACT_FORBIDDEN_FILE", `${shown} ${reason}`);
     if (stat.isSymbolicLink()) throw new SvcError("SVC_ARTIFACT_SYMLINK", `${shown} is a symbolic link; artifacts hold regular files only`);
-    if (i < segments.length - 1 && !stat.isDirectory()) throw new SvcError("SVC_CONFIG_PATH_NOT_FOUND", `Included path ${root} does not exist (${shown} is not a directory)`);
+    if (i < segments.length - 1 && !stat.isDirectory())
+      throw new SvcError("SVC_CONFIG_PATH_NOT_FOUND", `Included path ${root} does not exist (${shown} is not a directory)`);
   }
   return absolute;
 }
@@ -47582,7 +48674,8 @@ async function packArtifact(appDir, options = {}) {
     pending = [];
     pendingBytes = 0;
     documentBytes += chunk.length;
-    if (documentBytes > limits.maxDecompressedBytes) throw new SvcError("SVC_ARTIFACT_DECOMPRESSED_TOO_LARGE", `The artifact document would exceed ${limits.maxDecompressedBytes} bytes`);
+    if (documentBytes > limits.maxDecompressedBytes)
+      throw new SvcError("SVC_ARTIFACT_DECOMPRESSED_TOO_LARGE", `The artifact document would exceed ${limits.maxDecompressedBytes} bytes`);
     if (gzipBytes > limits.maxGzipBytes) throw new SvcError("SVC_ARTIFACT_TOO_LARGE", `The compressed artifact exceeds ${limits.maxGzipBytes} bytes`);
     progress?.({ phase: "compress", done: force ? estimatedTotal : Math.min(documentBytes, estimatedTotal), total: estimatedTotal });
     if (!gzip.write(chunk)) await new Promise((resolve2) => gzip.once("drain", resolve2));
@@ -47609,7 +48702,8 @@ async function packArtifact(appDir, options = {}) {
     throw error63;
   }
   const bytes = normalizeGzipHeader(Buffer.concat(output2));
-  if (bytes.length > limits.maxGzipBytes) throw new SvcError("SVC_ARTIFACT_TOO_LARGE", `The compressed artifact is ${bytes.length} bytes; the limit is ${limits.maxGzipBytes}`);
+  if (bytes.length > limits.maxGzipBytes)
+    throw new SvcError("SVC_ARTIFACT_TOO_LARGE", `The compressed artifact is ${bytes.length} bytes; the limit is ${limits.maxGzipBytes}`);
   const digest = createHash("sha256").update(bytes).digest("hex");
   return { bytes, digest, document: { ...header, files: entries }, fileCount: entries.length, totalBytes };
 }
@@ -47689,7 +48783,9 @@ var deleteReleaseResponseSchema = external_exports.object({
 // src/releases/isolation-contract.ts
 var isolationModeValues = ["sandbox", "unsandboxed", "container", "swarm"];
 var isolationSchema = external_exports.object({
-  mode: external_exports.enum(isolationModeValues).describe("sandbox: bubblewrap per app (default); unsandboxed: plain processes (SVC_SANDBOX=off); container: podman (SVC_RUNNER=container); swarm: Docker swarm services (SVC_DRIVER=swarm)"),
+  mode: external_exports.enum(isolationModeValues).describe(
+    "sandbox: bubblewrap per app (default); unsandboxed: plain processes (SVC_SANDBOX=off); container: podman (SVC_RUNNER=container); swarm: Docker swarm services (SVC_DRIVER=swarm)"
+  ),
   network: external_exports.enum(["isolated", "shared"]).describe("isolated: an app reaches only its own forwarded port; shared: apps use the host's network"),
   perProjectUid: external_exports.boolean().describe("each project runs under a uid of its own"),
   available: external_exports.boolean().describe("false when apps cannot be started at all (see problem)"),
@@ -47905,7 +49001,9 @@ function execCommand(cmd, options = {}, spawner = nodeSpawner) {
     if (options.input !== void 0) child.stdin?.end(options.input);
     child.once("error", (error63) => {
       if (error63.code === "ENOENT" || error63.code === "EACCES") {
-        reject(new SvcError("SVC_COMMAND_NOT_FOUND", `Cannot run ${cmd.file}: ${error63.code === "ENOENT" ? "not found" : "permission denied"}`, { cause: error63 }));
+        reject(
+          new SvcError("SVC_COMMAND_NOT_FOUND", `Cannot run ${cmd.file}: ${error63.code === "ENOENT" ? "not found" : "permission denied"}`, { cause: error63 })
+        );
       } else {
         reject(error63);
       }
@@ -48055,7 +49153,14 @@ function reasonOf(error63) {
 
 // action/src/http-call.ts
 async function httpCall(call, http = defaultHttpClient) {
-  const answer = await http.send({ method: call.method, url: call.url, headers: call.headers ?? {}, body: call.body ?? null, timeoutMs: call.timeoutMs, maxBodyBytes: call.maxResponseBytes ?? 4 * 1024 * 1024 });
+  const answer = await http.send({
+    method: call.method,
+    url: call.url,
+    headers: call.headers ?? {},
+    body: call.body ?? null,
+    timeoutMs: call.timeoutMs,
+    maxBodyBytes: call.maxResponseBytes ?? 4 * 1024 * 1024
+  });
   return { status: answer.status, header: answer.header, text: answer.text() };
 }
 
@@ -48069,12 +49174,19 @@ function idTokenUrl(requestUrl, audience) {
 async function requestIdToken(request2, audience, timeoutMs = 3e4) {
   let reply;
   try {
-    reply = await httpCall({ method: "GET", url: idTokenUrl(request2.url, audience), headers: { authorization: `Bearer ${request2.token}`, accept: "application/json; api-version=2.0", "user-agent": "svc-action" }, timeoutMs });
+    reply = await httpCall({
+      method: "GET",
+      url: idTokenUrl(request2.url, audience),
+      headers: { authorization: `Bearer ${request2.token}`, accept: "application/json; api-version=2.0", "user-agent": "svc-action" },
+      timeoutMs
+    });
   } catch (error63) {
     throw new SvcError("SVC_ACTION_OIDC_REQUEST_FAILED", `The OIDC token request failed: ${error63.message}`);
   }
   if (reply.status !== 200) {
-    throw new SvcError("SVC_ACTION_OIDC_REQUEST_FAILED", `The OIDC token request answered ${reply.status}: ${reply.text.slice(0, 300)}`, { details: { status: reply.status } });
+    throw new SvcError("SVC_ACTION_OIDC_REQUEST_FAILED", `The OIDC token request answered ${reply.status}: ${reply.text.slice(0, 300)}`, {
+      details: { status: reply.status }
+    });
   }
   let parsed;
   try {
@@ -48221,7 +49333,8 @@ async function uploadWithRetry(plan) {
           body: plan.bytes,
           timeoutMs: plan.timeoutMs
         });
-        if (reply.status === 200 || reply.status === 201) return { kind: "done", value: { kind: "released", response: parseUploadResponse(reply), attempts: attempt } };
+        if (reply.status === 200 || reply.status === 201)
+          return { kind: "done", value: { kind: "released", response: parseUploadResponse(reply), attempts: attempt } };
         const remote = remoteErrorOf(reply);
         if (remote.code === SUPERSEDED_CODE) return { kind: "done", value: { kind: "superseded", message: remote.message, attempts: attempt } };
         failure2 = { kind: "response", status: reply.status, code: remote.code, retryAfter: reply.header("retry-after") ?? void 0 };
@@ -48246,7 +49359,9 @@ async function uploadWithRetry(plan) {
       maxAttempts: plan.maxAttempts,
       ...plan.sleep ? { sleep: plan.sleep } : {},
       ...plan.random ? { random: plan.random } : {},
-      onRetry: ({ attempt, delayMs }) => plan.log(`Attempt ${attempt} failed (${failure2?.kind === "network" ? failure2.message : `${failure2?.status}${failure2?.code ? ` ${failure2.code}` : ""}`}); retrying in ${Math.round(delayMs / 100) / 10} s with the same idempotency key.`)
+      onRetry: ({ attempt, delayMs }) => plan.log(
+        `Attempt ${attempt} failed (${failure2?.kind === "network" ? failure2.message : `${failure2?.status}${failure2?.code ? ` ${failure2.code}` : ""}`}); retrying in ${Math.round(delayMs / 100) / 10} s with the same idempotency key.`
+      )
     }
   );
 }
@@ -48779,7 +49894,11 @@ async function runAction(env, cwd, io = workflowIo()) {
     settings = readActionSettings(io.input, env, cwd);
     const s = settings;
     if (s.token) io.mask(s.token);
-    else if (!s.idTokenRequest) throw new SvcError("SVC_ACTION_NO_CREDENTIAL", "No credential: add `permissions: id-token: write` to the job (GitHub Actions OIDC), or pass a project-scoped token in `token`.");
+    else if (!s.idTokenRequest)
+      throw new SvcError(
+        "SVC_ACTION_NO_CREDENTIAL",
+        "No credential: add `permissions: id-token: write` to the job (GitHub Actions OIDC), or pass a project-scoped token in `token`."
+      );
     const config2 = await readDeployConfig(s.appDir);
     if (s.build) {
       await io.group(`Build: ${config2.build.command.join(" ")}`, () => buildApp(config2.build.command, s.appDir, env));
@@ -48809,12 +49928,21 @@ async function runAction(env, cwd, io = workflowIo()) {
     attempts = outcome.attempts;
     if (outcome.kind === "superseded") {
       io.annotate("warning", `Not released: ${outcome.message}`, "svc: commit superseded");
-      return await finish(io, { status: "superseded", releaseId: null, url: null, problem: { code: "SVC_GITHUB_COMMIT_SUPERSEDED", message: outcome.message } }, settings, packed, attempts, null);
+      return await finish(
+        io,
+        { status: "superseded", releaseId: null, url: null, problem: { code: "SVC_GITHUB_COMMIT_SUPERSEDED", message: outcome.message } },
+        settings,
+        packed,
+        attempts,
+        null
+      );
     }
     const { release, created, url: url2 } = outcome.response;
     const problem = release.failure ? { code: release.failure.code, message: `${release.failure.step}: ${release.failure.message}` } : null;
-    if (release.status === "failed") io.annotate("error", `Release ${release.id} failed at ${problem?.message ?? "an unknown step"} (${problem?.code ?? "no code"})`, "svc: release failed");
-    else if (release.status === "inactive") io.annotate("notice", `This artifact was released earlier as ${release.id}; a newer release is active now.`, "svc: already released");
+    if (release.status === "failed")
+      io.annotate("error", `Release ${release.id} failed at ${problem?.message ?? "an unknown step"} (${problem?.code ?? "no code"})`, "svc: release failed");
+    else if (release.status === "inactive")
+      io.annotate("notice", `This artifact was released earlier as ${release.id}; a newer release is active now.`, "svc: already released");
     else log(`Release ${release.id} is ${release.status}${url2 ? ` at ${url2}` : ""}.`);
     const code2 = release.status === "active" || release.status === "inactive" ? 0 : 1;
     await finish(io, { status: release.status, releaseId: release.id, url: url2 ?? null, problem }, settings, packed, attempts, created);

@@ -39,7 +39,11 @@ const schema = z.object({
     .transform((value) => new URL(value))
     .refine((u) => !u.search && !u.hash && !u.username && !u.password, 'must be a plain origin such as https://svc.example.com')
     .transform((u) => `${u.origin}${u.pathname.replace(/\/+$/, '')}`),
-  project: z.string().min(1).max(100).regex(/^[A-Za-z0-9_-]+$/, 'must be a project id or slug'),
+  project: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[A-Za-z0-9_-]+$/, 'must be a project id or slug'),
   workingDirectory: z.string().min(1).max(4096),
   token: z.string().max(500).optional(),
   audience: z.string().min(1).max(500).optional(),
@@ -78,7 +82,8 @@ export function readActionSettings(input: ReadInput, env: ActionEnv, cwd: string
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0] ?? '');
-    const name = key === 'sha' ? 'GITHUB_SHA' : key === 'repositoryId' ? 'GITHUB_REPOSITORY_ID' : `input ${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    const name =
+      key === 'sha' ? 'GITHUB_SHA' : key === 'repositoryId' ? 'GITHUB_REPOSITORY_ID' : `input ${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
     throw new SvcError('SVC_ACTION_INPUT_INVALID', `${name}: ${issue.message}`);
   }
   const data = parsed.data;

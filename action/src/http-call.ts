@@ -23,6 +23,13 @@ export interface HttpCall {
 
 /** Perform the request; rejects on network errors and timeouts (the caller treats both as ambiguous). */
 export async function httpCall(call: HttpCall, http: HttpClient = defaultHttpClient): Promise<HttpReply> {
-  const answer = await http.send({ method: call.method, url: call.url, headers: call.headers ?? {}, body: call.body ?? null, timeoutMs: call.timeoutMs, maxBodyBytes: call.maxResponseBytes ?? 4 * 1024 * 1024 });
+  const answer = await http.send({
+    method: call.method,
+    url: call.url,
+    headers: call.headers ?? {},
+    body: call.body ?? null,
+    timeoutMs: call.timeoutMs,
+    maxBodyBytes: call.maxResponseBytes ?? 4 * 1024 * 1024,
+  });
   return { status: answer.status, header: answer.header, text: answer.text() };
 }

@@ -17,12 +17,19 @@ export function idTokenUrl(requestUrl: string, audience: string): string {
 export async function requestIdToken(request: { url: string; token: string }, audience: string, timeoutMs = 30_000): Promise<string> {
   let reply;
   try {
-    reply = await httpCall({ method: 'GET', url: idTokenUrl(request.url, audience), headers: { authorization: `Bearer ${request.token}`, accept: 'application/json; api-version=2.0', 'user-agent': 'svc-action' }, timeoutMs });
+    reply = await httpCall({
+      method: 'GET',
+      url: idTokenUrl(request.url, audience),
+      headers: { authorization: `Bearer ${request.token}`, accept: 'application/json; api-version=2.0', 'user-agent': 'svc-action' },
+      timeoutMs,
+    });
   } catch (error) {
     throw new SvcError('SVC_ACTION_OIDC_REQUEST_FAILED', `The OIDC token request failed: ${(error as Error).message}`);
   }
   if (reply.status !== 200) {
-    throw new SvcError('SVC_ACTION_OIDC_REQUEST_FAILED', `The OIDC token request answered ${reply.status}: ${reply.text.slice(0, 300)}`, { details: { status: reply.status } });
+    throw new SvcError('SVC_ACTION_OIDC_REQUEST_FAILED', `The OIDC token request answered ${reply.status}: ${reply.text.slice(0, 300)}`, {
+      details: { status: reply.status },
+    });
   }
   let parsed;
   try {

@@ -4,9 +4,7 @@ import { errorCodes } from '../../src/core/errors.js';
 import { retryDelayMs as policyDelay, type RetryPolicy } from '../../src/core/retry-policy.js';
 
 /** What one attempt ended with, short of a success. */
-export type FailedAttempt =
-  | { kind: 'network'; message: string }
-  | { kind: 'response'; status: number; code: string | null; retryAfter: string | undefined };
+export type FailedAttempt = { kind: 'network'; message: string } | { kind: 'response'; status: number; code: string | null; retryAfter: string | undefined };
 
 const TRANSIENT_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
 

@@ -22,7 +22,11 @@ export async function runAction(env: ActionEnv, cwd: string, io: WorkflowIo = wo
     settings = readActionSettings(io.input, env, cwd);
     const s = settings;
     if (s.token) io.mask(s.token);
-    else if (!s.idTokenRequest) throw new SvcError('SVC_ACTION_NO_CREDENTIAL', 'No credential: add `permissions: id-token: write` to the job (GitHub Actions OIDC), or pass a project-scoped token in `token`.');
+    else if (!s.idTokenRequest)
+      throw new SvcError(
+        'SVC_ACTION_NO_CREDENTIAL',
+        'No credential: add `permissions: id-token: write` to the job (GitHub Actions OIDC), or pass a project-scoped token in `token`.',
+      );
 
     const config = await readDeployConfig(s.appDir);
     if (s.build) {
@@ -54,12 +58,21 @@ export async function runAction(env: ActionEnv, cwd: string, io: WorkflowIo = wo
     attempts = outcome.attempts;
     if (outcome.kind === 'superseded') {
       io.annotate('warning', `Not released: ${outcome.message}`, 'svc: commit superseded');
-      return await finish(io, { status: 'superseded', releaseId: null, url: null, problem: { code: 'SVC_GITHUB_COMMIT_SUPERSEDED', message: outcome.message } }, settings, packed, attempts, null);
+      return await finish(
+        io,
+        { status: 'superseded', releaseId: null, url: null, problem: { code: 'SVC_GITHUB_COMMIT_SUPERSEDED', message: outcome.message } },
+        settings,
+        packed,
+        attempts,
+        null,
+      );
     }
     const { release, created, url } = outcome.response;
     const problem = release.failure ? { code: release.failure.code, message: `${release.failure.step}: ${release.failure.message}` } : null;
-    if (release.status === 'failed') io.annotate('error', `Release ${release.id} failed at ${problem?.message ?? 'an unknown step'} (${problem?.code ?? 'no code'})`, 'svc: release failed');
-    else if (release.status === 'inactive') io.annotate('notice', `This artifact was released earlier as ${release.id}; a newer release is active now.`, 'svc: already released');
+    if (release.status === 'failed')
+      io.annotate('error', `Release ${release.id} failed at ${problem?.message ?? 'an unknown step'} (${problem?.code ?? 'no code'})`, 'svc: release failed');
+    else if (release.status === 'inactive')
+      io.annotate('notice', `This artifact was released earlier as ${release.id}; a newer release is active now.`, 'svc: already released');
     else log(`Release ${release.id} is ${release.status}${url ? ` at ${url}` : ''}.`);
     const code = release.status === 'active' || release.status === 'inactive' ? 0 : 1;
     await finish(io, { status: release.status, releaseId: release.id, url: url ?? null, problem }, settings, packed, attempts, created);

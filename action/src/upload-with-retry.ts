@@ -68,7 +68,8 @@ export async function uploadWithRetry(plan: UploadPlan): Promise<UploadOutcome> 
           body: plan.bytes,
           timeoutMs: plan.timeoutMs,
         });
-        if (reply.status === 200 || reply.status === 201) return { kind: 'done', value: { kind: 'released', response: parseUploadResponse(reply), attempts: attempt } };
+        if (reply.status === 200 || reply.status === 201)
+          return { kind: 'done', value: { kind: 'released', response: parseUploadResponse(reply), attempts: attempt } };
         const remote = remoteErrorOf(reply);
         if (remote.code === SUPERSEDED_CODE) return { kind: 'done', value: { kind: 'superseded', message: remote.message, attempts: attempt } };
         failure = { kind: 'response', status: reply.status, code: remote.code, retryAfter: reply.header('retry-after') ?? undefined };
@@ -95,7 +96,9 @@ export async function uploadWithRetry(plan: UploadPlan): Promise<UploadOutcome> 
       ...(plan.sleep ? { sleep: plan.sleep } : {}),
       ...(plan.random ? { random: plan.random } : {}),
       onRetry: ({ attempt, delayMs }) =>
-        plan.log(`Attempt ${attempt} failed (${failure?.kind === 'network' ? failure.message : `${failure?.status}${failure?.code ? ` ${failure.code}` : ''}`}); retrying in ${Math.round(delayMs / 100) / 10} s with the same idempotency key.`),
+        plan.log(
+          `Attempt ${attempt} failed (${failure?.kind === 'network' ? failure.message : `${failure?.status}${failure?.code ? ` ${failure.code}` : ''}`}); retrying in ${Math.round(delayMs / 100) / 10} s with the same idempotency key.`,
+        ),
     },
   );
 }

@@ -35,7 +35,8 @@ export function activityLines(page: AuditPage): string[] {
 export function parseLimit(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > AUDIT_MAX_LIMIT) throw new SvcError('SVC_USAGE', `--limit must be an integer from 1 to ${AUDIT_MAX_LIMIT}`);
+  if (!Number.isInteger(value) || value < 1 || value > AUDIT_MAX_LIMIT)
+    throw new SvcError('SVC_USAGE', `--limit must be an integer from 1 to ${AUDIT_MAX_LIMIT}`);
   return value;
 }
 

@@ -35,7 +35,14 @@ export function backupRows(list: BackupListResponse): string[] {
     ? `Schedule: every ${list.schedule.intervalMinutes} min, keep ${list.schedule.keep}, at most ${list.schedule.maxAgeDays} days; next ${list.schedule.nextDueAt}${list.schedule.overdue ? ' (OVERDUE)' : ''}`
     : 'Schedule: off (svc backups schedule --every <minutes>)';
   if (list.backups.length === 0) return ['No backups yet.', schedule];
-  return [...formatTable(['id', 'kind', 'created', 'size', 'database'], list.backups.map((b) => [b.id, b.kind, b.createdAt, formatBytes(b.sizeBytes), b.hadDatabase ? formatBytes(b.databaseBytes) : 'none'])), '', schedule];
+  return [
+    ...formatTable(
+      ['id', 'kind', 'created', 'size', 'database'],
+      list.backups.map((b) => [b.id, b.kind, b.createdAt, formatBytes(b.sizeBytes), b.hadDatabase ? formatBytes(b.databaseBytes) : 'none']),
+    ),
+    '',
+    schedule,
+  ];
 }
 
 async function target(ctx: CliContext, options: BackupOptions) {
@@ -51,11 +58,18 @@ async function download(ctx: CliContext, backupId: string, options: BackupOption
   let response: HttpStream;
   try {
     // No bound on the whole download (a large database on a slow link); a stall of 5 minutes ends it.
-    response = await ctx.http.open({ method: 'GET', url, headers: { authorization: `Bearer ${credentials.token ?? ''}`, 'user-agent': 'svc-cli' }, timeoutMs: null, idleTimeoutMs: 300_000 });
+    response = await ctx.http.open({
+      method: 'GET',
+      url,
+      headers: { authorization: `Bearer ${credentials.token ?? ''}`, 'user-agent': 'svc-cli' },
+      timeoutMs: null,
+      idleTimeoutMs: 300_000,
+    });
   } catch (error) {
     throw networkError(error, url);
   }
-  if (!isOk(response.status)) throw errorFromResponse(response.status, (await response.read(64 * 1024).catch(() => Buffer.alloc(0))).toString('utf8'), response.header('retry-after'));
+  if (!isOk(response.status))
+    throw errorFromResponse(response.status, (await response.read(64 * 1024).catch(() => Buffer.alloc(0))).toString('utf8'), response.header('retry-after'));
   const file = resolve(ctx.cwd, options.output ?? `${backupId}.db`);
   const temp = `${file}.part`;
   const handle = await open(temp, 'w', 0o600);
@@ -81,7 +95,9 @@ export const backupsCommand: CommandModule = {
   register(program: Command, ctx: CliContext): void {
     const group = program.command('backups').description('encrypted backups of the project database');
     const common = (cmd: Command) =>
-      cmd.option('--project <project>', 'project id or slug (default: the link in .svc/project.json)').option('--server <url>', 'control plane URL (default SVC_SERVER or the stored login)');
+      cmd
+        .option('--project <project>', 'project id or slug (default: the link in .svc/project.json)')
+        .option('--server <url>', 'control plane URL (default SVC_SERVER or the stored login)');
     common(group.command('list', { isDefault: true }).description('backups and the schedule (default)')).action(async (options: BackupOptions) => {
       const { ref, client } = await target(ctx, options);
       const list = await client.request({ method: 'GET', path: routePath(backupRoutes.backups, { id: ref.id }), schema: backupListResponseSchema });
@@ -89,7 +105,12 @@ export const backupsCommand: CommandModule = {
     });
     common(group.command('create').description('take a backup now (waits for a running deploy)')).action(async (options: BackupOptions) => {
       const { ref, client } = await target(ctx, options);
-      const answer = await client.request({ method: 'POST', path: routePath(backupRoutes.backups, { id: ref.id }), schema: backupResponseSchema, idempotent: false });
+      const answer = await client.request({
+        method: 'POST',
+        path: routePath(backupRoutes.backups, { id: ref.id }),
+        schema: backupResponseSchema,
+        idempotent: false,
+      });
       ctx.out.result(answer, () => [`Backup ${answer.backup.id} taken (${formatBytes(answer.backup.sizeBytes)} encrypted).`]);
     });
     common(group.command('download <backup-id>').description('download a backup as a plain SQLite file'))
@@ -101,14 +122,30 @@ export const backupsCommand: CommandModule = {
         const { ref, client } = await target(ctx, options);
         if (options.confirm === undefined) {
           const slug = ref.slug ?? (await client.getProject(ref.id)).project.slug;
-          throw new SvcError('SVC_BACKUP_CONFIRMATION_MISMATCH', `Writes made after the backup are lost. Run again with --confirm="${backupRestorePhrase(slug)}".`);
+          throw new SvcError(
+            'SVC_BACKUP_CONFIRMATION_MISMATCH',
+            `Writes made after the backup are lost. Run again with --confirm="${backupRestorePhrase(slug)}".`,
+          );
         }
-        const answer = await client.request({ method: 'POST', path: routePath(backupRoutes.restore, { id: ref.id, backupId }), body: { confirm: options.confirm }, schema: restoreBackupResponseSchema, idempotent: false });
-        ctx.out.result(answer, () => [`Restored backup ${answer.backup.id}${answer.restartedReleaseId ? `; release ${answer.restartedReleaseId} was restarted` : ''}.`]);
+        const answer = await client.request({
+          method: 'POST',
+          path: routePath(backupRoutes.restore, { id: ref.id, backupId }),
+          body: { confirm: options.confirm },
+          schema: restoreBackupResponseSchema,
+          idempotent: false,
+        });
+        ctx.out.result(answer, () => [
+          `Restored backup ${answer.backup.id}${answer.restartedReleaseId ? `; release ${answer.restartedReleaseId} was restarted` : ''}.`,
+        ]);
       });
     common(group.command('delete <backup-id>').description('delete a backup')).action(async (backupId: string, options: BackupOptions) => {
       const { ref, client } = await target(ctx, options);
-      const answer = await client.request({ method: 'DELETE', path: routePath(backupRoutes.backup, { id: ref.id, backupId }), schema: deleteBackupResponseSchema, idempotent: false });
+      const answer = await client.request({
+        method: 'DELETE',
+        path: routePath(backupRoutes.backup, { id: ref.id, backupId }),
+        schema: deleteBackupResponseSchema,
+        idempotent: false,
+      });
       ctx.out.result(answer, () => [`Deleted backup ${answer.id}.`]);
     });
     common(group.command('schedule').description('set or turn off scheduled backups'))
@@ -133,7 +170,11 @@ export const backupsCommand: CommandModule = {
         if (intervalMinutes === undefined) throw new SvcError('SVC_USAGE', 'Give --every <minutes> or --off.');
         const body = { intervalMinutes, keep: int(options.keep, '--keep'), maxAgeDays: int(options.maxAgeDays, '--max-age-days') };
         const answer = await client.request({ method: 'PUT', path, body, schema: scheduleResponseSchema, idempotent: true });
-        ctx.out.result(answer, () => [answer.schedule ? `Backups every ${answer.schedule.intervalMinutes} min, keeping ${answer.schedule.keep} for at most ${answer.schedule.maxAgeDays} days; next at ${answer.schedule.nextDueAt}.` : 'Scheduled backups are off.']);
+        ctx.out.result(answer, () => [
+          answer.schedule
+            ? `Backups every ${answer.schedule.intervalMinutes} min, keeping ${answer.schedule.keep} for at most ${answer.schedule.maxAgeDays} days; next at ${answer.schedule.nextDueAt}.`
+            : 'Scheduled backups are off.',
+        ]);
       });
   },
 };

@@ -18,8 +18,10 @@ export const buildCommand: CommandModule = {
         });
         progress.done();
         const shown = (path: string): string => relative(ctx.cwd, path) || '.';
-        ctx.out.result({ src: shown(summary.src), dist: shown(summary.dist), files: summary.files, transpiled: summary.transpiled, bytes: summary.bytes }, () =>
-          `${ctx.out.paint('green')('✓')} Built ${summary.files.length} file${summary.files.length === 1 ? '' : 's'} (${summary.transpiled} transpiled, ${formatBytes(summary.bytes)}) from ${shown(summary.src)} into ${shown(summary.dist)}`,
+        ctx.out.result(
+          { src: shown(summary.src), dist: shown(summary.dist), files: summary.files, transpiled: summary.transpiled, bytes: summary.bytes },
+          () =>
+            `${ctx.out.paint('green')('✓')} Built ${summary.files.length} file${summary.files.length === 1 ? '' : 's'} (${summary.transpiled} transpiled, ${formatBytes(summary.bytes)}) from ${shown(summary.src)} into ${shown(summary.dist)}`,
         );
       });
   },

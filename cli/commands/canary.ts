@@ -28,7 +28,15 @@ export function canaryRows(report: CanaryReportResponse): string[] {
     if (run.stages.length > 0) {
       const table = formatTable(
         ['stage', 'traffic', 'state', 'samples', 'errors', 'p95', 'reason'],
-        run.stages.map((s) => [String(s.index + 1), `${s.trafficPercent}%`, s.state, String(s.samples), `${(s.errorRate * 100).toFixed(2)}%`, `${Math.round(s.p95Ms)} ms`, s.reason ?? '']),
+        run.stages.map((s) => [
+          String(s.index + 1),
+          `${s.trafficPercent}%`,
+          s.state,
+          String(s.samples),
+          `${(s.errorRate * 100).toFixed(2)}%`,
+          `${Math.round(s.p95Ms)} ms`,
+          s.reason ?? '',
+        ]),
       );
       lines.push(...table.map((line) => `  ${line}`));
     }

@@ -25,7 +25,10 @@ export const deployCommand: CommandModule = {
       .option('--slug <slug>', 'project slug for the first deploy (its domain is <slug>.<platform domain>)')
       .option('--org <org>', 'organization that owns a newly created project')
       .option('--server <url>', 'control plane URL (default SVC_SERVER or the stored login)')
-      .option('--canary', 'with a running release: route measured traffic to the new release before promotion (svc.deploy.json `canary`, or the default policy)')
+      .option(
+        '--canary',
+        'with a running release: route measured traffic to the new release before promotion (svc.deploy.json `canary`, or the default policy)',
+      )
       .action(async (options: DeployOptions) => {
         if (!options.dryRun) {
           const { deployRelease } = await import('../deploy-release.js');

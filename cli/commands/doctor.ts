@@ -25,8 +25,20 @@ export const doctorCommand: CommandModule = {
         const [appChecks, server] = await Promise.all([runDoctor(appDir, { env: ctx.env }), checkServerIsolation(ctx, options.server)]);
         const checks = server ? [...appChecks, server.check] : appChecks;
         const failed = checks.filter((check) => check.status === 'fail');
-        const error = failed.length > 0 ? new SvcError('SVC_CLI_DOCTOR_FAILED', `${failed.length} check${failed.length === 1 ? '' : 's'} failed: ${failed.map((c) => c.id).join(', ')}`) : undefined;
-        ctx.out.result({ ok: !error, appDir, checks, server: server ? { url: server.server, isolation: server.isolation } : null, ...(error ? { error: { code: error.code, message: error.message } } : {}) }, () => renderChecks(checks, ctx.out));
+        const error =
+          failed.length > 0
+            ? new SvcError('SVC_CLI_DOCTOR_FAILED', `${failed.length} check${failed.length === 1 ? '' : 's'} failed: ${failed.map((c) => c.id).join(', ')}`)
+            : undefined;
+        ctx.out.result(
+          {
+            ok: !error,
+            appDir,
+            checks,
+            server: server ? { url: server.server, isolation: server.isolation } : null,
+            ...(error ? { error: { code: error.code, message: error.message } } : {}),
+          },
+          () => renderChecks(checks, ctx.out),
+        );
         // The report is the output; main() only turns the failure into the exit code.
         if (error) throw new ReportedError(error);
       });

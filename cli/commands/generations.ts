@@ -10,11 +10,21 @@ import { formatTable } from '../format-table.js';
 
 /** Human lines of a generation status (pure). */
 export function generationRows(status: GenerationStatus): string[] {
-  const desired = status.desired ? `generation ${status.desired.generation} ${status.desired.state}${status.desired.releaseId ? ` ${status.desired.releaseId}` : ''}` : 'none';
-  const observed = status.observed ? `generation ${status.observed.generation} ${status.observed.state}${status.observed.releaseId ? ` ${status.observed.releaseId}` : ''} (${status.observed.kind}, ${status.observed.observedAt})` : 'none yet';
+  const desired = status.desired
+    ? `generation ${status.desired.generation} ${status.desired.state}${status.desired.releaseId ? ` ${status.desired.releaseId}` : ''}`
+    : 'none';
+  const observed = status.observed
+    ? `generation ${status.observed.generation} ${status.observed.state}${status.observed.releaseId ? ` ${status.observed.releaseId}` : ''} (${status.observed.kind}, ${status.observed.observedAt})`
+    : 'none yet';
   const lines = [`node: ${status.nodeId ?? 'not placed'}`, `desired: ${desired}`, `observed: ${observed}`];
   if (status.operations.length > 0) {
-    lines.push('', ...formatTable(['operation', 'generation', 'fence', 'status', 'attempts', 'error'], status.operations.map((o) => [o.id, String(o.generation), String(o.fence), o.status, String(o.attempts), o.errorCode ?? ''])));
+    lines.push(
+      '',
+      ...formatTable(
+        ['operation', 'generation', 'fence', 'status', 'attempts', 'error'],
+        status.operations.map((o) => [o.id, String(o.generation), String(o.fence), o.status, String(o.attempts), o.errorCode ?? '']),
+      ),
+    );
   }
   return lines;
 }
@@ -28,7 +38,11 @@ export const generationsCommand: CommandModule = {
       .option('--server <url>', 'control plane URL (default SVC_SERVER or the stored login)')
       .action(async (project: string, options: { server?: string }) => {
         const { client } = await connect(ctx, { server: options.server });
-        const status = await client.request({ method: 'GET', path: routePath('/api/projects/:id/generations', { id: project }), schema: generationStatusSchema });
+        const status = await client.request({
+          method: 'GET',
+          path: routePath('/api/projects/:id/generations', { id: project }),
+          schema: generationStatusSchema,
+        });
         ctx.out.result(status, () => generationRows(status));
       });
     program
@@ -37,7 +51,13 @@ export const generationsCommand: CommandModule = {
       .option('--server <url>', 'control plane URL (default SVC_SERVER or the stored login)')
       .action(async (project: string, options: { server?: string }) => {
         const { client } = await connect(ctx, { server: options.server });
-        const status = await client.request({ method: 'POST', path: routePath('/api/projects/:id/generations', { id: project }), body: { state: 'stopped' }, schema: generationStatusSchema, idempotent: false });
+        const status = await client.request({
+          method: 'POST',
+          path: routePath('/api/projects/:id/generations', { id: project }),
+          body: { state: 'stopped' },
+          schema: generationStatusSchema,
+          idempotent: false,
+        });
         ctx.out.result(status, () => generationRows(status));
       });
   },

@@ -74,7 +74,10 @@ function renderHuman(decoded: DecodedArtifact, path: string): string[] {
     ['Entry', config.entry],
     ['Include', config.include.join(', ')],
     ['Build', config.build.command.join(' ')],
-    ['Database', `${config.database.path} (migrations in ${config.database.migrations}${config.database.allowUnsafeMigrations ? ', unsafe migrations allowed' : ''})`],
+    [
+      'Database',
+      `${config.database.path} (migrations in ${config.database.migrations}${config.database.allowUnsafeMigrations ? ', unsafe migrations allowed' : ''})`,
+    ],
     ['Health', `${config.health.path} within ${config.health.timeoutMs} ms`],
     ['Env', Object.keys(config.env).length ? Object.keys(config.env).sort().join(', ') : '(none)'],
   ]);

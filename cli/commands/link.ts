@@ -23,7 +23,12 @@ interface LinkOptions {
 /** Human lines describing a project's GitHub link (pure apart from colour). */
 export function linkLines(ctx: Pick<CliContext, 'out'>, answer: LinkResponse): string[] {
   const link = answer.link;
-  if (!link) return [answer.configured ? 'Not linked. Run `svc link --repo owner/name --branch main`.' : 'Not linked (this control plane has no GitHub App configured; see docs/github.md).'];
+  if (!link)
+    return [
+      answer.configured
+        ? 'Not linked. Run `svc link --repo owner/name --branch main`.'
+        : 'Not linked (this control plane has no GitHub App configured; see docs/github.md).',
+    ];
   const status = link.status === 'ok' ? ctx.out.paint('green')('ok') : `${ctx.out.paint('red')('broken')}: ${link.problem?.message ?? ''}`;
   return formatPairs([
     ['Repository', `${link.repository.fullName} (id ${link.repository.id})`],
@@ -45,7 +50,8 @@ async function link(ctx: CliContext, options: LinkOptions): Promise<void> {
     return;
   }
   if (!options.repo || !options.branch) throw new SvcError('SVC_USAGE', 'Pass both --repo owner/name and --branch <branch>.');
-  if (options.rollbackPermission !== undefined && !['write', 'admin'].includes(options.rollbackPermission)) throw new SvcError('SVC_USAGE', '--rollback-permission is write or admin.');
+  if (options.rollbackPermission !== undefined && !['write', 'admin'].includes(options.rollbackPermission))
+    throw new SvcError('SVC_USAGE', '--rollback-permission is write or admin.');
   const body = {
     repository: options.repo,
     branch: options.branch,

@@ -20,7 +20,10 @@ async function logout(ctx: CliContext): Promise<void> {
   const stored = await readStoredConfig(ctx.home);
   if (!stored?.token) {
     const envNote = ctx.env.SVC_TOKEN?.trim() ? ' (SVC_TOKEN comes from the environment; unset it yourself)' : '';
-    ctx.out.result({ server: stored?.server ?? null, revoked: false, removedLocally: false, reason: 'not-logged-in' } satisfies LogoutResult, () => `Not logged in${envNote}.`);
+    ctx.out.result(
+      { server: stored?.server ?? null, revoked: false, removedLocally: false, reason: 'not-logged-in' } satisfies LogoutResult,
+      () => `Not logged in${envNote}.`,
+    );
     return;
   }
   const client = new ApiClient({ server: stored.server, token: stored.token, http: ctx.http, userAgent: 'svc-cli', maxAttempts: 2 });
@@ -32,17 +35,23 @@ async function logout(ctx: CliContext): Promise<void> {
     if (!(error instanceof SvcError)) throw error;
     if (!isDeadToken(error)) {
       // Unreachable server or server error: keep the token, it may still be valid.
-      throw new SvcError(error.code, `${error.message}; the token was NOT revoked and is still stored in ${configPath(ctx.home)} — run \`svc logout\` again when the server is reachable`, {
-        cause: error,
-        ...(error.details ? { details: error.details } : {}),
-      });
+      throw new SvcError(
+        error.code,
+        `${error.message}; the token was NOT revoked and is still stored in ${configPath(ctx.home)} — run \`svc logout\` again when the server is reachable`,
+        {
+          cause: error,
+          ...(error.details ? { details: error.details } : {}),
+        },
+      );
     }
     revoked = false;
     reason = 'token-already-invalid';
   }
   await clearStoredToken(ctx.home);
   ctx.out.result({ server: stored.server, revoked, removedLocally: true, ...(reason ? { reason } : {}) } satisfies LogoutResult, () =>
-    revoked ? `Logged out of ${stored.server}: token revoked and removed.` : `The server no longer accepts the stored token (already revoked or expired); removed it locally.`,
+    revoked
+      ? `Logged out of ${stored.server}: token revoked and removed.`
+      : `The server no longer accepts the stored token (already revoked or expired); removed it locally.`,
   );
 }
 

@@ -3,7 +3,14 @@
 import type { Command } from 'commander';
 import { SvcError } from '../../src/core/errors.js';
 import { routePath } from '../../src/identity/contract.js';
-import { LOG_STREAM_MEDIA_TYPE, logEntryWireSchema, logsResponseSchema, logStreamValues, releaseRoutes, type LogEntryWire } from '../../src/releases/contract.js';
+import {
+  LOG_STREAM_MEDIA_TYPE,
+  logEntryWireSchema,
+  logsResponseSchema,
+  logStreamValues,
+  releaseRoutes,
+  type LogEntryWire,
+} from '../../src/releases/contract.js';
 import { connect } from '../api-client.js';
 import type { CommandModule } from '../command-module.js';
 import type { CliContext } from '../context.js';
@@ -43,7 +50,8 @@ function buildQuery(ctx: CliContext, options: LogsOptions): Record<string, strin
     throw new SvcError('SVC_USAGE', `--stream must be one of ${logStreamValues.join(', ')}`);
   }
   const limit = options.limit === undefined ? undefined : Number(options.limit);
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 10_000)) throw new SvcError('SVC_USAGE', '--limit must be an integer from 1 to 10000');
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 10_000))
+    throw new SvcError('SVC_USAGE', '--limit must be an integer from 1 to 10000');
   return { since: resolveSince(options.since, ctx.clock.now()), limit, stream: options.stream, releaseId: options.release };
 }
 
@@ -62,11 +70,18 @@ async function logs(ctx: CliContext, options: LogsOptions): Promise<void> {
   let response: HttpStream;
   try {
     // No end to a followed stream; only a silence longer than the server's keep-alives ends it.
-    response = await ctx.http.open({ method: 'GET', url, headers: { accept: LOG_STREAM_MEDIA_TYPE, authorization: `Bearer ${credentials.token as string}`, 'user-agent': 'svc-cli' }, timeoutMs: null, idleTimeoutMs: 300_000 });
+    response = await ctx.http.open({
+      method: 'GET',
+      url,
+      headers: { accept: LOG_STREAM_MEDIA_TYPE, authorization: `Bearer ${credentials.token as string}`, 'user-agent': 'svc-cli' },
+      timeoutMs: null,
+      idleTimeoutMs: 300_000,
+    });
   } catch (error) {
     throw networkError(error, url);
   }
-  if (!isOk(response.status)) throw errorFromResponse(response.status, (await response.read(64 * 1024).catch(() => Buffer.alloc(0))).toString('utf8'), response.header('retry-after'));
+  if (!isOk(response.status))
+    throw errorFromResponse(response.status, (await response.read(64 * 1024).catch(() => Buffer.alloc(0))).toString('utf8'), response.header('retry-after'));
   await printStream(ctx, response);
 }
 

@@ -16,7 +16,17 @@ export function nodeRows(nodes: readonly NodeView[]): string[] {
   if (nodes.length === 0) return ['No runner nodes yet. Create a token with `svc nodes token` and start `svc-runner` with it.'];
   return formatTable(
     ['node', 'status', 'region', 'placed', 'concurrency', 'labels', 'last seen'],
-    nodes.map((n) => [n.id, n.status, n.region, `${n.placed}/${n.capacity}`, String(n.concurrency), Object.entries(n.labels).map(([k, v]) => `${k}=${v}`).join(',') || '-', n.lastSeenAt ?? 'never']),
+    nodes.map((n) => [
+      n.id,
+      n.status,
+      n.region,
+      `${n.placed}/${n.capacity}`,
+      String(n.concurrency),
+      Object.entries(n.labels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(',') || '-',
+      n.lastSeenAt ?? 'never',
+    ]),
   );
 }
 
@@ -32,7 +42,13 @@ export const nodesCommand: CommandModule = {
       .action(async (options: ServerOption & { expiresInMinutes?: number }) => {
         const { client } = await connect(ctx, { server: options.server });
         const body = options.expiresInMinutes === undefined ? {} : { expiresInMinutes: options.expiresInMinutes };
-        const created = await client.request({ method: 'POST', path: '/api/admin/nodes/registration-tokens', body, schema: registrationTokenSchema, idempotent: false });
+        const created = await client.request({
+          method: 'POST',
+          path: '/api/admin/nodes/registration-tokens',
+          body,
+          schema: registrationTokenSchema,
+          idempotent: false,
+        });
         ctx.out.result(created, () => [created.token, `expires ${created.expiresAt}; it enrolls one node and is stored only as a hash.`]);
       });
     nodes

@@ -32,8 +32,21 @@ export const placeCommand: CommandModule = {
       .action(async (project: string, options: { region?: string; label?: string[]; server?: string }) => {
         const { client } = await connect(ctx, { server: options.server });
         const body = { ...(options.region ? { region: options.region } : {}), labels: parseLabels(options.label ?? []) };
-        const placement = await client.request({ method: 'PUT', path: routePath('/api/projects/:id/placement', { id: project }), body, schema: placementSchema, idempotent: true });
-        ctx.out.result(placement, () => formatPairs([['project', placement.projectId], ['node', placement.nodeId], ['region', placement.region], ['placed', placement.placedAt]]));
+        const placement = await client.request({
+          method: 'PUT',
+          path: routePath('/api/projects/:id/placement', { id: project }),
+          body,
+          schema: placementSchema,
+          idempotent: true,
+        });
+        ctx.out.result(placement, () =>
+          formatPairs([
+            ['project', placement.projectId],
+            ['node', placement.nodeId],
+            ['region', placement.region],
+            ['placed', placement.placedAt],
+          ]),
+        );
       });
   },
 };

@@ -23,7 +23,8 @@ async function deleteProject(ctx: CliContext, projectArg: string | undefined, op
     const slug = ref.slug ?? (await client.getProject(ref.id)).project.slug;
     ctx.out.note(`This permanently deletes ${slug}: its database, releases, snapshots, backups, secrets, logs, metrics, domains and project tokens.`);
     ctx.out.note('Off-host copies (downloaded backups, external databases, edge certificates) are not erased.');
-    if (options.acknowledgeDataLoss !== true) throw new SvcError('SVC_DATA_LOSS_NOT_ACKNOWLEDGED', `Run again with --confirm="${deleteSitePhrase(slug)}" --acknowledge-data-loss.`);
+    if (options.acknowledgeDataLoss !== true)
+      throw new SvcError('SVC_DATA_LOSS_NOT_ACKNOWLEDGED', `Run again with --confirm="${deleteSitePhrase(slug)}" --acknowledge-data-loss.`);
     throw new SvcError('SVC_SITE_DELETE_CONFIRMATION_MISMATCH', `Run again with --confirm="${deleteSitePhrase(slug)}".`);
   }
   // Never retried automatically; the server's answer for a partial failure says to run it again.
@@ -34,7 +35,9 @@ async function deleteProject(ctx: CliContext, projectArg: string | undefined, op
     schema: deleteProjectResponseSchema,
     idempotent: false,
   });
-  ctx.out.result(answer, () => [`Deleted site ${answer.slug} (${answer.projectId}); ${answer.revokedTokens} project token(s) revoked. Audit event ${answer.auditEventId}.`]);
+  ctx.out.result(answer, () => [
+    `Deleted site ${answer.slug} (${answer.projectId}); ${answer.revokedTokens} project token(s) revoked. Audit event ${answer.auditEventId}.`,
+  ]);
 }
 
 /** The `svc project` command group (site deletion). */

@@ -41,17 +41,30 @@ export function recoveryStatusLines(status: RecoveryStatusResponse): string[] {
     `Committed through ${seq(status.committedThrough)}, exported through ${seq(status.exportedThrough)}${status.newestCommitAt ? `, newest commit ${status.newestCommitAt}` : ''}.`,
   ];
   if (status.epochs.length > 0) {
-    lines.push('', ...formatTable(['epoch', 'recovery id', 'created', 'exported', 'state'], status.epochs.map((e) => [e.id, e.epochId ?? '-', e.createdAt ?? '-', seq(e.exportedThrough), e.current ? 'current' : e.abandoned ? 'abandoned' : ''])));
+    lines.push(
+      '',
+      ...formatTable(
+        ['epoch', 'recovery id', 'created', 'exported', 'state'],
+        status.epochs.map((e) => [e.id, e.epochId ?? '-', e.createdAt ?? '-', seq(e.exportedThrough), e.current ? 'current' : e.abandoned ? 'abandoned' : '']),
+      ),
+    );
   }
   if (status.restores.length > 0) {
-    lines.push('', ...formatTable(['restore', 'epoch', 'sequence', 'commit', 'size', 'activated'], status.restores.map((r) => [r.id, r.epoch, String(r.sequence), r.commitAt, formatBytes(r.sizeBytes), r.activatedAt ?? ''])));
+    lines.push(
+      '',
+      ...formatTable(
+        ['restore', 'epoch', 'sequence', 'commit', 'size', 'activated'],
+        status.restores.map((r) => [r.id, r.epoch, String(r.sequence), r.commitAt, formatBytes(r.sizeBytes), r.activatedAt ?? '']),
+      ),
+    );
   }
   return lines;
 }
 
 /** The restore request body from the flags (pure); exactly one of --sequence and --as-of. */
 export function restoreBody(options: RestoreOptions): { throughSequence?: number; asOf?: string; epochId?: string } {
-  if ((options.sequence === undefined) === (options.asOf === undefined)) throw new SvcError('SVC_USAGE', 'Give exactly one of --sequence <n> and --as-of <time>.');
+  if ((options.sequence === undefined) === (options.asOf === undefined))
+    throw new SvcError('SVC_USAGE', 'Give exactly one of --sequence <n> and --as-of <time>.');
   if (options.sequence !== undefined && !/^\d+$/.test(options.sequence)) throw new SvcError('SVC_USAGE', '--sequence must be a whole number.');
   return {
     ...(options.sequence !== undefined ? { throughSequence: Number(options.sequence) } : {}),
@@ -71,17 +84,31 @@ export const recoveryCommand: CommandModule = {
   register(program: Command, ctx: CliContext): void {
     const group = program.command('recovery').description('point-in-time recovery of the project database');
     const common = (cmd: Command) =>
-      cmd.option('--project <project>', 'project id or slug (default: the link in .svc/project.json)').option('--server <url>', 'control plane URL (default SVC_SERVER or the stored login)');
-    common(group.command('status', { isDefault: true }).description('epochs, committed and exported sequences, restores (default)')).action(async (options: RecoveryOptions) => {
-      const { ref, client } = await target(ctx, options);
-      const status = await client.request({ method: 'GET', path: routePath(recoveryRoutes.recovery, { id: ref.id }), schema: recoveryStatusSchema });
-      ctx.out.result(status, () => recoveryStatusLines(status));
-    });
-    common(group.command('enable').description('enable recovery (takes effect on the next release or supervised restart)')).action(async (options: RecoveryOptions) => {
-      const { ref, client } = await target(ctx, options);
-      const answer = await client.request({ method: 'POST', path: routePath(recoveryRoutes.recovery, { id: ref.id }), body: { enabled: true }, schema: enableRecoveryResponseSchema, idempotent: true });
-      ctx.out.result(answer, () => [`${answer.created ? 'Enabled' : 'Already enabled:'} point-in-time recovery; it takes effect on the next release or supervised restart.`]);
-    });
+      cmd
+        .option('--project <project>', 'project id or slug (default: the link in .svc/project.json)')
+        .option('--server <url>', 'control plane URL (default SVC_SERVER or the stored login)');
+    common(group.command('status', { isDefault: true }).description('epochs, committed and exported sequences, restores (default)')).action(
+      async (options: RecoveryOptions) => {
+        const { ref, client } = await target(ctx, options);
+        const status = await client.request({ method: 'GET', path: routePath(recoveryRoutes.recovery, { id: ref.id }), schema: recoveryStatusSchema });
+        ctx.out.result(status, () => recoveryStatusLines(status));
+      },
+    );
+    common(group.command('enable').description('enable recovery (takes effect on the next release or supervised restart)')).action(
+      async (options: RecoveryOptions) => {
+        const { ref, client } = await target(ctx, options);
+        const answer = await client.request({
+          method: 'POST',
+          path: routePath(recoveryRoutes.recovery, { id: ref.id }),
+          body: { enabled: true },
+          schema: enableRecoveryResponseSchema,
+          idempotent: true,
+        });
+        ctx.out.result(answer, () => [
+          `${answer.created ? 'Enabled' : 'Already enabled:'} point-in-time recovery; it takes effect on the next release or supervised restart.`,
+        ]);
+      },
+    );
     common(group.command('restore').description('restore to a sequence or time into a new stopped database; --activate makes it the project database'))
       .option('--sequence <n>', 'restore through this committed sequence')
       .option('--as-of <time>', 'restore the latest commit at or before this time (ISO 8601 or ms)')
@@ -93,16 +120,33 @@ export const recoveryCommand: CommandModule = {
         const { ref, client } = await target(ctx, options);
         if (options.activate && options.confirm === undefined) {
           const slug = ref.slug ?? (await client.getProject(ref.id)).project.slug;
-          throw new SvcError('SVC_RECOVERY_CONFIRMATION_MISMATCH', `Activating replaces the project database. Run again with --confirm="${recoveryRestorePhrase(slug)}".`);
+          throw new SvcError(
+            'SVC_RECOVERY_CONFIRMATION_MISMATCH',
+            `Activating replaces the project database. Run again with --confirm="${recoveryRestorePhrase(slug)}".`,
+          );
         }
-        const restored = await client.request({ method: 'POST', path: routePath(recoveryRoutes.restore, { id: ref.id }), body, schema: restoreRecoveryResponseSchema, idempotent: false });
+        const restored = await client.request({
+          method: 'POST',
+          path: routePath(recoveryRoutes.restore, { id: ref.id }),
+          body,
+          schema: restoreRecoveryResponseSchema,
+          idempotent: false,
+        });
         const r = restored.restore;
         if (!options.activate) {
-          ctx.out.result(restored, () => [`Restored epoch ${r.epoch} through sequence ${r.sequence} (${r.commitAt}) into ${r.id} (${formatBytes(r.sizeBytes)}); activate with --activate or the API.`]);
+          ctx.out.result(restored, () => [
+            `Restored epoch ${r.epoch} through sequence ${r.sequence} (${r.commitAt}) into ${r.id} (${formatBytes(r.sizeBytes)}); activate with --activate or the API.`,
+          ]);
           return;
         }
         const path = routePath(recoveryRoutes.activate, { id: ref.id, restoreId: r.id });
-        const answer = await client.request({ method: 'POST', path, body: { confirm: options.confirm }, schema: activateRestoreResponseSchema, idempotent: false });
+        const answer = await client.request({
+          method: 'POST',
+          path,
+          body: { confirm: options.confirm },
+          schema: activateRestoreResponseSchema,
+          idempotent: false,
+        });
         ctx.out.result(answer, () => [
           `Activated ${r.id} (epoch ${r.epoch}, sequence ${r.sequence}); ${answer.restartedReleaseId ? `release ${answer.restartedReleaseId} restarted` : 'no release to restart'}; previous database kept as ${answer.undoSnapshot}.`,
         ]);

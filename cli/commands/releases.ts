@@ -78,7 +78,8 @@ interface DeleteOptions extends ReleasesOptions {
 async function deleteRelease(ctx: CliContext, releaseId: string, options: DeleteOptions): Promise<void> {
   const ref = await resolveProjectRef(ctx.cwd, options.project);
   const { client } = await connect(ctx, { server: options.server });
-  const slug = ref.slug ?? (await client.request({ method: 'GET', path: routePath(projectRoutes.project, { id: ref.id }), schema: projectResponseSchema })).project.slug;
+  const slug =
+    ref.slug ?? (await client.request({ method: 'GET', path: routePath(projectRoutes.project, { id: ref.id }), schema: projectResponseSchema })).project.slug;
   const phrase = deleteReleaseConfirmation(slug, releaseId);
   if (options.confirm !== phrase) {
     ctx.out.note(`Deleting removes the files of release ${releaseId} (its metadata and audit history stay); it can no longer be rolled back to.`);

@@ -30,7 +30,8 @@ async function rollback(ctx: CliContext, releaseId: string, options: RollbackOpt
   const restoreData = options.restoreData === true;
   let confirm = options.confirm;
   if (restoreData) {
-    const slug = ref.slug ?? (await client.request({ method: 'GET', path: routePath(projectRoutes.project, { id: ref.id }), schema: projectResponseSchema })).project.slug;
+    const slug =
+      ref.slug ?? (await client.request({ method: 'GET', path: routePath(projectRoutes.project, { id: ref.id }), schema: projectResponseSchema })).project.slug;
     const phrase = restoreConfirmation(slug);
     if (confirm !== phrase) {
       const list = await client.request({ method: 'GET', path: routePath(releaseRoutes.releases, { id: ref.id }), schema: releaseListResponseSchema });
@@ -100,7 +101,10 @@ export const rollbackCommand: CommandModule = {
     program
       .command('rollback <release-id>')
       .description('make an inactive release active again (code only; --restore-data also restores the pre-deploy database snapshot)')
-      .option('--restore-data', 'also restore the database snapshot taken before the current release (only the immediately previous release; newer writes are lost)')
+      .option(
+        '--restore-data',
+        'also restore the database snapshot taken before the current release (only the immediately previous release; newer writes are lost)',
+      )
       .option('--confirm <phrase>', 'with --restore-data: exactly "restore <project-slug>"')
       .option('--project <project>', 'project id or slug (default: the link in .svc/project.json)')
       .option('--server <url>', 'control plane URL (default SVC_SERVER or the stored login)')

@@ -3,7 +3,15 @@
 import type { Command } from 'commander';
 import { routePath } from '../../src/identity/contract.js';
 import { SvcError } from '../../src/core/errors.js';
-import { checkSecretName, checkSecretValue, deleteSecretResponseSchema, secretListResponseSchema, secretRoutes, setSecretResponseSchema, type SecretListResponse } from '../../src/secrets/contract.js';
+import {
+  checkSecretName,
+  checkSecretValue,
+  deleteSecretResponseSchema,
+  secretListResponseSchema,
+  secretRoutes,
+  setSecretResponseSchema,
+  type SecretListResponse,
+} from '../../src/secrets/contract.js';
 import { connect } from '../api-client.js';
 import type { CommandModule } from '../command-module.js';
 import type { CliContext } from '../context.js';
@@ -22,7 +30,10 @@ const MAX_STDIN_BYTES = 256 * 1024;
 /** Human table of secret names (pure). */
 export function secretRows(list: SecretListResponse): string[] {
   if (list.secrets.length === 0) return ['No secrets. Add one with `printf %s "$VALUE" | svc secrets set NAME`.'];
-  return formatTable(['name', 'updated', 'created'], list.secrets.map((s) => [s.name, s.updatedAt, s.createdAt]));
+  return formatTable(
+    ['name', 'updated', 'created'],
+    list.secrets.map((s) => [s.name, s.updatedAt, s.createdAt]),
+  );
 }
 
 /**
@@ -48,14 +59,16 @@ export async function readSecretValue(stdin: CliContext['stdin'], keepTrailingNe
   }
   if (!keepTrailingNewline) value = value.replace(/\r?\n$/, '');
   const problem = checkSecretValue(value);
-  if (problem === 'nul') throw new SvcError('SVC_SECRET_VALUE_INVALID', 'The value contains a NUL byte, which an environment variable cannot carry; encode it (e.g. base64).');
+  if (problem === 'nul')
+    throw new SvcError('SVC_SECRET_VALUE_INVALID', 'The value contains a NUL byte, which an environment variable cannot carry; encode it (e.g. base64).');
   if (problem !== null) throw new SvcError('SVC_SECRET_VALUE_INVALID', problem === 'too-large' ? 'The value exceeds 64 KiB.' : 'The value is not valid UTF-8.');
   return value;
 }
 
 function checkName(name: string): void {
   const problem = checkSecretName(name);
-  if (problem === 'invalid') throw new SvcError('SVC_SECRET_NAME_INVALID', `"${name}" is not a valid secret name (letters, digits, underscore; not starting with a digit).`);
+  if (problem === 'invalid')
+    throw new SvcError('SVC_SECRET_NAME_INVALID', `"${name}" is not a valid secret name (letters, digits, underscore; not starting with a digit).`);
   if (problem === 'reserved') throw new SvcError('SVC_SECRET_NAME_RESERVED', `${name} is controlled by the platform.`);
 }
 
@@ -70,7 +83,9 @@ export const secretsCommand: CommandModule = {
   register(program: Command, ctx: CliContext): void {
     const group = program.command('secrets').description('encrypted secrets of the linked project (values are write-only)');
     const common = (cmd: Command) =>
-      cmd.option('--project <project>', 'project id or slug (default: the link in .svc/project.json)').option('--server <url>', 'control plane URL (default SVC_SERVER or the stored login)');
+      cmd
+        .option('--project <project>', 'project id or slug (default: the link in .svc/project.json)')
+        .option('--server <url>', 'control plane URL (default SVC_SERVER or the stored login)');
     common(group.command('list', { isDefault: true }).description('secret names and timestamps (default)')).action(async (options: SecretsOptions) => {
       const { ref, client } = await target(ctx, options);
       const list = await client.request({ method: 'GET', path: routePath(secretRoutes.secrets, { id: ref.id }), schema: secretListResponseSchema });
@@ -82,13 +97,26 @@ export const secretsCommand: CommandModule = {
         checkName(name);
         const value = await readSecretValue(ctx.stdin, options.keepTrailingNewline === true);
         const { ref, client } = await target(ctx, options);
-        const answer = await client.request({ method: 'PUT', path: routePath(secretRoutes.secret, { id: ref.id, name }), body: { value }, schema: setSecretResponseSchema, idempotent: true });
+        const answer = await client.request({
+          method: 'PUT',
+          path: routePath(secretRoutes.secret, { id: ref.id, name }),
+          body: { value },
+          schema: setSecretResponseSchema,
+          idempotent: true,
+        });
         ctx.out.result(answer, () => [`${answer.created ? 'Created' : 'Updated'} secret ${name}. It applies on the next release or supervised restart.`]);
       });
-    common(group.command('delete <NAME>').description('delete a secret (applies on the next release or supervised restart)')).action(async (name: string, options: SecretsOptions) => {
-      const { ref, client } = await target(ctx, options);
-      const answer = await client.request({ method: 'DELETE', path: routePath(secretRoutes.secret, { id: ref.id, name }), schema: deleteSecretResponseSchema, idempotent: false });
-      ctx.out.result(answer, () => [`Deleted secret ${name}.`]);
-    });
+    common(group.command('delete <NAME>').description('delete a secret (applies on the next release or supervised restart)')).action(
+      async (name: string, options: SecretsOptions) => {
+        const { ref, client } = await target(ctx, options);
+        const answer = await client.request({
+          method: 'DELETE',
+          path: routePath(secretRoutes.secret, { id: ref.id, name }),
+          schema: deleteSecretResponseSchema,
+          idempotent: false,
+        });
+        ctx.out.result(answer, () => [`Deleted secret ${name}.`]);
+      },
+    );
   },
 };

@@ -30,7 +30,10 @@ export function tokenRows(tokens: readonly TokenInfo[]): string[] {
 
 /** Validate the repeatable --permission flags (comma lists allowed) against the contract's list. */
 export function parsePermissions(values: readonly string[] | undefined): Permission[] {
-  const list = (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  const list = (values ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
   if (list.length === 0) throw new SvcError('SVC_USAGE', `Give at least one --permission (${permissions.join(', ')})`);
   const unknown = list.filter((p) => !(permissions as readonly string[]).includes(p));
   if (unknown.length > 0) throw new SvcError('SVC_USAGE', `Unknown permission ${unknown.join(', ')}; choose from ${permissions.join(', ')}`);
@@ -45,12 +48,19 @@ function parseDays(raw: string | undefined): number | undefined {
 }
 
 async function createToken(ctx: CliContext, options: CreateOptions): Promise<void> {
-  const input = { name: options.name, projectId: options.project, permissions: parsePermissions(options.permission), expiresInDays: parseDays(options.expiresInDays) };
+  const input = {
+    name: options.name,
+    projectId: options.project,
+    permissions: parsePermissions(options.permission),
+    expiresInDays: parseDays(options.expiresInDays),
+  };
   const { client } = await connect(ctx, { server: options.server });
   const created = await client.createToken(input);
   if (!ctx.json) {
     const t = created.token;
-    ctx.stderr.write(`Created token ${t.id} "${t.name}" (${t.projectId ? `project ${t.projectId}` : 'account-wide'}; ${t.permissions.join(', ')}; expires ${t.expiresAt}).\n`);
+    ctx.stderr.write(
+      `Created token ${t.id} "${t.name}" (${t.projectId ? `project ${t.projectId}` : 'account-wide'}; ${t.permissions.join(', ')}; expires ${t.expiresAt}).\n`,
+    );
     ctx.stderr.write('Copy it now: it is shown only once.\n');
   }
   ctx.out.result(created, () => created.accessToken);

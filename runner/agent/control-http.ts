@@ -57,7 +57,8 @@ export function checkControlUrl(controlUrl: string): URL {
   } catch {
     throw new SvcError('SVC_RUNNER_CONFIG', 'SVC_CONTROL_URL is not a valid URL');
   }
-  if (url.username || url.password || url.search || url.hash) throw new SvcError('SVC_RUNNER_CONFIG', 'SVC_CONTROL_URL may not carry credentials, a query or a fragment');
+  if (url.username || url.password || url.search || url.hash)
+    throw new SvcError('SVC_RUNNER_CONFIG', 'SVC_CONTROL_URL may not carry credentials, a query or a fragment');
   if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) return url;
   throw new SvcError('SVC_RUNNER_CONFIG', 'SVC_CONTROL_URL requires HTTPS unless the control plane is on loopback');
 }
@@ -85,7 +86,10 @@ export function createControlHttp(options: ControlHttpOptions): ControlHttp {
             answer = await http.open({ method: call.method, url, headers, body, signal: call.signal, timeoutMs });
           } catch (error) {
             call.signal?.throwIfAborted();
-            return { kind: 'retry', error: new SvcError('SVC_RUNNER_CONTROL_UNREACHABLE', `The control plane could not be reached (${call.method} ${call.path})`, { cause: error }) };
+            return {
+              kind: 'retry',
+              error: new SvcError('SVC_RUNNER_CONTROL_UNREACHABLE', `The control plane could not be reached (${call.method} ${call.path})`, { cause: error }),
+            };
           }
           if (answer.status >= 300 && answer.status < 400) {
             answer.discard();
@@ -93,7 +97,11 @@ export function createControlHttp(options: ControlHttpOptions): ControlHttp {
           }
           if (isRetryableStatus(answer.status)) {
             answer.discard();
-            return { kind: 'retry', error: new SvcError('SVC_RUNNER_CONTROL_UNREACHABLE', `The control plane answered ${answer.status} to ${call.method} ${call.path}`), retryAfter: answer.header('retry-after') };
+            return {
+              kind: 'retry',
+              error: new SvcError('SVC_RUNNER_CONTROL_UNREACHABLE', `The control plane answered ${answer.status} to ${call.method} ${call.path}`),
+              retryAfter: answer.header('retry-after'),
+            };
           }
           return { kind: 'done', value: answer };
         },
@@ -135,7 +143,11 @@ export function rejected(what: string, status: number, code: string | null): Svc
  * Read an answer's body, stopping once it passes `limit` bytes (Content-Length is checked first).
  * Throws `tooLarge()` (default SVC_RUNNER_CONTROL_REJECTED) past the limit.
  */
-export async function readBounded(answer: ControlAnswer, limit: number, tooLarge: () => Error = () => new SvcError('SVC_RUNNER_CONTROL_REJECTED', 'The control plane response is too large')): Promise<Buffer> {
+export async function readBounded(
+  answer: ControlAnswer,
+  limit: number,
+  tooLarge: () => Error = () => new SvcError('SVC_RUNNER_CONTROL_REJECTED', 'The control plane response is too large'),
+): Promise<Buffer> {
   try {
     return await answer.read(limit);
   } catch (error) {

@@ -91,7 +91,14 @@ export function createCoordinatorClient(options: CoordinatorClientOptions): Coor
         if (released || controller.signal.aborted) return;
         const sentAt = now();
         try {
-          const response = await http.send({ method: 'POST', path: opPath(operation.id, 'renew'), bearer, json: { fence: operation.fence }, retry: false, timeoutMs: Math.max(1000, Math.ceil(lease.expiresAt - sentAt)) });
+          const response = await http.send({
+            method: 'POST',
+            path: opPath(operation.id, 'renew'),
+            bearer,
+            json: { fence: operation.fence },
+            retry: false,
+            timeoutMs: Math.max(1000, Math.ceil(lease.expiresAt - sentAt)),
+          });
           if (response.status === 200) {
             await readContractJson(response, renewResponseSchema, 'renew');
             lease.expiresAt = sentAt + lease.leaseMs;
@@ -128,7 +135,8 @@ export function createCoordinatorClient(options: CoordinatorClientOptions): Coor
       const response = await http.send({ method: 'GET', path: opPath(operation.id, 'artifact'), bearer, retry: true, signal, timeoutMs: null });
       if (response.status !== 200) {
         const code = await readErrorCode(response);
-        if (response.status === 409 && code && LEASE_LOST_CODES.has(code)) throw new SvcError('SVC_RUNNER_LEASE_LOST', `The lease of operation ${operation.id} was lost`);
+        if (response.status === 409 && code && LEASE_LOST_CODES.has(code))
+          throw new SvcError('SVC_RUNNER_LEASE_LOST', `The lease of operation ${operation.id} was lost`);
         throw rejected('the artifact download', response.status, code);
       }
       const type = response.header('content-type')?.split(';')[0]?.trim();
@@ -136,14 +144,19 @@ export function createCoordinatorClient(options: CoordinatorClientOptions): Coor
         response.discard();
         throw new SvcError('SVC_RUNNER_CONTROL_REJECTED', `The artifact response has media type ${JSON.stringify(type)}, not ${artifactMediaType}`);
       }
-      return readBounded(response, options.maxArtifactBytes, () => new SvcError('SVC_RUNNER_ARTIFACT_TOO_LARGE', `The artifact is larger than ${options.maxArtifactBytes} bytes`));
+      return readBounded(
+        response,
+        options.maxArtifactBytes,
+        () => new SvcError('SVC_RUNNER_ARTIFACT_TOO_LARGE', `The artifact is larger than ${options.maxArtifactBytes} bytes`),
+      );
     },
 
     async holdTraffic(operation) {
       const response = await http.send({ method: 'POST', path: opPath(operation.id, 'hold'), bearer, retry: true, json: { fence: operation.fence } });
       if (response.status !== 200) {
         const code = await readErrorCode(response);
-        if (response.status === 409 && code !== null && LEASE_LOST_CODES.has(code)) throw new SvcError('SVC_RUNNER_LEASE_LOST', `The lease of operation ${operation.id} was lost`);
+        if (response.status === 409 && code !== null && LEASE_LOST_CODES.has(code))
+          throw new SvcError('SVC_RUNNER_LEASE_LOST', `The lease of operation ${operation.id} was lost`);
         throw rejected('the request hold', response.status, code);
       }
       await readContractJson(response, holdResponseSchema, 'hold');
@@ -163,7 +176,8 @@ export function createCoordinatorClient(options: CoordinatorClientOptions): Coor
     },
 
     async fail(operationId, code, operation) {
-      for (const key of leases.keys()) if (key.startsWith(`${operationId}@`) && (!operation || key === leaseKey(operation.id, operation.fence))) leases.delete(key);
+      for (const key of leases.keys())
+        if (key.startsWith(`${operationId}@`) && (!operation || key === leaseKey(operation.id, operation.fence))) leases.delete(key);
       const json = operation ? { code, fence: operation.fence } : { code };
       const response = await http.send({ method: 'POST', path: opPath(operationId, 'fail'), bearer, retry: true, json });
       const ok = response.status >= 200 && response.status < 300;

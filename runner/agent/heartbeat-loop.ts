@@ -35,14 +35,21 @@ export async function startHeartbeatLoop(options: HeartbeatLoopOptions): Promise
   let intervalMs = options.fallbackIntervalMs ?? 10_000;
   const beat = async (): Promise<number> => {
     const running = options.report ? await options.report().catch((error: unknown) => void options.onError?.(error)) : null;
-    const answer = await options.client.heartbeat({ draining, capacity: options.capacity, labels: options.labels, ...(running ? { provider: running.provider, projects: running.projects } : {}) });
+    const answer = await options.client.heartbeat({
+      draining,
+      capacity: options.capacity,
+      labels: options.labels,
+      ...(running ? { provider: running.provider, projects: running.projects } : {}),
+    });
     intervalMs = Math.max(100, Math.floor(answer.nodeLeaseMs / 3));
     return answer.nodeLeaseMs;
   };
   const schedule = (): void => {
     if (stopped) return;
     timer = setTimeout(() => {
-      beat().catch((error: unknown) => options.onError?.(error)).finally(schedule);
+      beat()
+        .catch((error: unknown) => options.onError?.(error))
+        .finally(schedule);
     }, intervalMs);
   };
   await beat();

@@ -42,8 +42,10 @@ export async function readNodeCredentials(path: string, expected: { controlUrl: 
   }
   const parsed = nodeCredentialsFileSchema.safeParse(json);
   if (!parsed.success) throw new SvcError('SVC_RUNNER_CONFIG', `SVC_RUNNER_CREDENTIALS (${path}) is not a version 1 node credentials file`);
-  if (parsed.data.nodeId !== expected.nodeId) throw new SvcError('SVC_RUNNER_CONFIG', `SVC_RUNNER_CREDENTIALS belongs to node ${parsed.data.nodeId}, not SVC_RUNNER_NODE_ID ${expected.nodeId}`);
-  if (!sameUrl(parsed.data.controlUrl, expected.controlUrl)) throw new SvcError('SVC_RUNNER_CONFIG', `SVC_RUNNER_CREDENTIALS was issued by ${parsed.data.controlUrl}, not SVC_CONTROL_URL`);
+  if (parsed.data.nodeId !== expected.nodeId)
+    throw new SvcError('SVC_RUNNER_CONFIG', `SVC_RUNNER_CREDENTIALS belongs to node ${parsed.data.nodeId}, not SVC_RUNNER_NODE_ID ${expected.nodeId}`);
+  if (!sameUrl(parsed.data.controlUrl, expected.controlUrl))
+    throw new SvcError('SVC_RUNNER_CONFIG', `SVC_RUNNER_CREDENTIALS was issued by ${parsed.data.controlUrl}, not SVC_CONTROL_URL`);
   return parsed.data;
 }
 
@@ -58,7 +60,9 @@ export async function enrollNode(http: ControlHttpOptions, registrationToken: st
   const response = await client.send({ method: 'POST', path: '/api/nodes/enroll', bearer: registrationToken, retry: false, json: enrollment });
   if (response.status !== 200 && response.status !== 201) {
     const code = await readErrorCode(response);
-    throw new SvcError('SVC_RUNNER_ENROLL_FAILED', `Enrollment was refused (${response.status}${code ? ` ${code}` : ''})`, { details: { status: response.status, code } });
+    throw new SvcError('SVC_RUNNER_ENROLL_FAILED', `Enrollment was refused (${response.status}${code ? ` ${code}` : ''})`, {
+      details: { status: response.status, code },
+    });
   }
   const body = await readContractJson(response, enrollResponseSchema, 'enroll');
   if (body.nodeId !== enrollment.nodeId) throw new SvcError('SVC_RUNNER_CONTROL_REJECTED', 'The control plane enrolled a different node id');
@@ -83,12 +87,24 @@ export async function ensureNodeCredentials(options: EnsureCredentialsOptions): 
     return existing;
   }
   if (!options.registrationToken) {
-    throw new SvcError('SVC_RUNNER_CONFIG', `No node credentials at ${path} and no SVC_RUNNER_REGISTRATION_TOKEN to enroll with; ask a platform admin for a registration token`);
+    throw new SvcError(
+      'SVC_RUNNER_CONFIG',
+      `No node credentials at ${path} and no SVC_RUNNER_REGISTRATION_TOKEN to enroll with; ask a platform admin for a registration token`,
+    );
   }
-  if (!nodeSecretSchema.safeParse(options.registrationToken).success) throw new SvcError('SVC_RUNNER_CONFIG', 'SVC_RUNNER_REGISTRATION_TOKEN must be 32 to 512 characters');
+  if (!nodeSecretSchema.safeParse(options.registrationToken).success)
+    throw new SvcError('SVC_RUNNER_CONFIG', 'SVC_RUNNER_REGISTRATION_TOKEN must be 32 to 512 characters');
   const credential = await enrollNode(options.http, options.registrationToken, options.enrollment);
-  const file: NodeCredentialsFile = { version: 1, controlUrl: new URL(options.http.controlUrl).href, nodeId: options.enrollment.nodeId, credential, enrolledAt: (options.now?.() ?? new Date()).toISOString() };
+  const file: NodeCredentialsFile = {
+    version: 1,
+    controlUrl: new URL(options.http.controlUrl).href,
+    nodeId: options.enrollment.nodeId,
+    credential,
+    enrolledAt: (options.now?.() ?? new Date()).toISOString(),
+  };
   await writeNodeCredentials(path, file);
-  options.log?.(`svc-runner: enrolled node ${file.nodeId}; credentials written to ${path} (mode 0600). Remove SVC_RUNNER_REGISTRATION_TOKEN from the environment now: it is single-use.`);
+  options.log?.(
+    `svc-runner: enrolled node ${file.nodeId}; credentials written to ${path} (mode 0600). Remove SVC_RUNNER_REGISTRATION_TOKEN from the environment now: it is single-use.`,
+  );
   return file;
 }

@@ -5,7 +5,12 @@ import { SvcError } from '../../src/core/errors.js';
 import type { HttpClient } from '../../src/core/http/http-client.js';
 import { openLocalNodeProvider } from '../open-local-node-provider.js';
 import { createHttpDeploymentProvider } from '../provider/create-http-deployment-provider.js';
-import { openProviderDeploymentAgent, type AgentCoordinator, type AgentOperation, type ProviderDeploymentAgent } from '../provider/open-provider-deployment-agent.js';
+import {
+  openProviderDeploymentAgent,
+  type AgentCoordinator,
+  type AgentOperation,
+  type ProviderDeploymentAgent,
+} from '../provider/open-provider-deployment-agent.js';
 import type { DeploymentProvider, ProjectRunState } from '../provider/provider-contract.js';
 import type { RunnerNodeSettings } from '../runner-node-settings.js';
 import { checkControlUrl, type ControlHttpOptions } from './control-http.js';
@@ -64,10 +69,17 @@ export async function runAgent(options: RunAgentOptions): Promise<number> {
     http,
     credentialsPath: settings.SVC_RUNNER_CREDENTIALS,
     registrationToken: settings.SVC_RUNNER_REGISTRATION_TOKEN,
-    enrollment: { nodeId: settings.SVC_RUNNER_NODE_ID, region: settings.SVC_RUNNER_REGION, capacity: settings.SVC_RUNNER_CAPACITY, concurrency: settings.SVC_RUNNER_CONCURRENCY, labels: settings.SVC_RUNNER_LABELS },
+    enrollment: {
+      nodeId: settings.SVC_RUNNER_NODE_ID,
+      region: settings.SVC_RUNNER_REGION,
+      capacity: settings.SVC_RUNNER_CAPACITY,
+      concurrency: settings.SVC_RUNNER_CONCURRENCY,
+      labels: settings.SVC_RUNNER_LABELS,
+    },
     log,
   });
-  const onError = (error: unknown): void => log(`svc-runner agent: ${error instanceof SvcError ? `${error.code}: ` : ''}${(error as Error)?.message ?? String(error)}`);
+  const onError = (error: unknown): void =>
+    log(`svc-runner agent: ${error instanceof SvcError ? `${error.code}: ` : ''}${(error as Error)?.message ?? String(error)}`);
   const client = createCoordinatorClient({
     ...http,
     credential: credentials.credential,
@@ -80,7 +92,9 @@ export async function runAgent(options: RunAgentOptions): Promise<number> {
     ...client,
     async observe(operation, result, upstream) {
       const accepted = await client.observe(operation, result, upstream);
-      log(`svc-runner agent: operation ${operation.id} fence ${operation.fence} generation ${result.generation} ${accepted ? `observed ${result.state}` : 'observation rejected as stale'}`);
+      log(
+        `svc-runner agent: operation ${operation.id} fence ${operation.fence} generation ${result.generation} ${accepted ? `observed ${result.state}` : 'observation rejected as stale'}`,
+      );
       return accepted;
     },
     async fail(operationId, code, operation) {
@@ -89,11 +103,19 @@ export async function runAgent(options: RunAgentOptions): Promise<number> {
     },
   };
   // The local provider's warnings (apps unsandboxed, sandbox unusable) and errors reach the operator's log.
-  const selected = selectNodeProvider(settings, options.env, (error, context) => log(`svc-runner agent: provider ${context}: ${(error as Error)?.message ?? String(error)}`));
+  const selected = selectNodeProvider(settings, options.env, (error, context) =>
+    log(`svc-runner agent: provider ${context}: ${(error as Error)?.message ?? String(error)}`),
+  );
   const reporter = nodeReporter(selected.provider, settings.SVC_RUNNER_ADVERTISE_HOST);
   let heartbeat: Awaited<ReturnType<typeof startHeartbeatLoop>>;
   try {
-    heartbeat = await startHeartbeatLoop({ client, capacity: settings.SVC_RUNNER_CAPACITY, labels: settings.SVC_RUNNER_LABELS, report: reporter.report, onError });
+    heartbeat = await startHeartbeatLoop({
+      client,
+      capacity: settings.SVC_RUNNER_CAPACITY,
+      labels: settings.SVC_RUNNER_LABELS,
+      report: reporter.report,
+      onError,
+    });
   } catch (error) {
     await selected.close();
     throw error;
@@ -141,7 +163,8 @@ export async function runAgent(options: RunAgentOptions): Promise<number> {
  * the app's own). Providers that cannot tell (no `running`) report nothing.
  */
 export function nodeReporter(provider: DeploymentProvider, advertiseHost: string | undefined) {
-  const advertise = (upstream: ProjectRunState['upstream']): ProjectRunState['upstream'] => (upstream && advertiseHost ? { host: advertiseHost, port: upstream.port } : upstream);
+  const advertise = (upstream: ProjectRunState['upstream']): ProjectRunState['upstream'] =>
+    upstream && advertiseHost ? { host: advertiseHost, port: upstream.port } : upstream;
   const running = provider.running?.bind(provider);
   return {
     // The fields the control plane's heartbeat accepts, with a staged canary's generation, release and address.
@@ -162,7 +185,10 @@ export function nodeReporter(provider: DeploymentProvider, advertiseHost: string
       ? async (op: AgentOperation) => {
           const state = (await running()).find((p) => p.projectId === op.projectId);
           // A canary's address is its candidate's (the control plane never routes it, its rollout splits to it).
-          if (op.canary) return state?.canary && state.canary.generation === op.desired.generation && state.canary.releaseId === op.desired.releaseId ? advertise(state.canary.upstream) : undefined;
+          if (op.canary)
+            return state?.canary && state.canary.generation === op.desired.generation && state.canary.releaseId === op.desired.releaseId
+              ? advertise(state.canary.upstream)
+              : undefined;
           // Only the generation just converged counts; anything else is not this observation's address.
           return state && state.generation === op.desired.generation && state.releaseId === op.desired.releaseId ? advertise(state.upstream) : undefined;
         }

@@ -98,7 +98,17 @@ export class ContainerRunner implements AppRunner {
       await this.networks.release(spec.projectId, name).catch(() => undefined);
       throw error;
     }
-    const record: RunningAppRecord = { kind: 'container', id, projectId: spec.projectId, releaseId: spec.releaseId, port, host, startedAt: this.clock.now(), containerId: name, runDir };
+    const record: RunningAppRecord = {
+      kind: 'container',
+      id,
+      projectId: spec.projectId,
+      releaseId: spec.releaseId,
+      port,
+      host,
+      startedAt: this.clock.now(),
+      containerId: name,
+      runDir,
+    };
     this.note(spec.projectId, spec.releaseId, `started container ${name} (${this.options.image}) on ${host}:${port}`);
     return this.releasingNetworkOnExit(new ContainerApp(record, this.appDeps(record, { stdout: 0, stderr: 0 }), { child }));
   }
@@ -150,7 +160,11 @@ export class ContainerRunner implements AppRunner {
       clock: this.clock,
       logs: this.options.logs,
       graceMs: this.options.stopGraceMs ?? 10_000,
-      tails: runOutputTails(record, offsets, { logs: this.options.logs, clock: this.clock, ...(this.options.tailPollMs !== undefined ? { pollMs: this.options.tailPollMs } : {}) }),
+      tails: runOutputTails(record, offsets, {
+        logs: this.options.logs,
+        clock: this.clock,
+        ...(this.options.tailPollMs !== undefined ? { pollMs: this.options.tailPollMs } : {}),
+      }),
       stopContainer: async (graceMs) => void (await run(buildStopCommand(this.global, name, graceMs))),
       removeContainer: async () => void (await run(buildRemoveCommand(this.global, name))),
       isRunning: async () => {
@@ -174,4 +188,3 @@ function grantToContainerUser(dir: string, user: string): void {
   const [uid, gid] = user.split(':').map(Number) as [number, number];
   grantTree(dir, uid, gid);
 }
-

@@ -63,7 +63,8 @@ export interface RunContext {
 
 const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Variables podman itself reads: a secret with such a name would change how podman (root) behaves. */
-const podmanSensitive = /^(LD_|CONTAINERS_|XDG_|PODMAN_|BUILDAH_|STORAGE_|DOCKER_|GO[A-Z]|TMPDIR$|REGISTRY_AUTH_FILE$|HTTPS?_PROXY$|NO_PROXY$|https?_proxy$|no_proxy$)/;
+const podmanSensitive =
+  /^(LD_|CONTAINERS_|XDG_|PODMAN_|BUILDAH_|STORAGE_|DOCKER_|GO[A-Z]|TMPDIR$|REGISTRY_AUTH_FILE$|HTTPS?_PROXY$|NO_PROXY$|https?_proxy$|no_proxy$)/;
 /** What podman needs from the platform's environment to work at all. */
 const podmanEnvNames = ['PATH', 'HOME', 'XDG_RUNTIME_DIR', 'LANG', 'TZ'] as const;
 
@@ -88,7 +89,8 @@ function mountFlag(mount: SandboxMount): string[] {
  */
 export function buildRunCommand(spec: AppStartSpec, ctx: RunContext): Command {
   const entry = checkEntry(spec.entry);
-  if (/^0(:|$)/.test(ctx.limits.user) || !/^\d+:\d+$/.test(ctx.limits.user)) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'The container user must be a numeric non-root uid:gid');
+  if (/^0(:|$)/.test(ctx.limits.user) || !/^\d+:\d+$/.test(ctx.limits.user))
+    throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'The container user must be a numeric non-root uid:gid');
   if (ctx.hostIp !== '127.0.0.1' && ctx.hostIp !== '::1') throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'Containers publish ports on loopback only');
   if (!isProjectNetworkName(ctx.network)) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'Containers join only their project network');
   const layout = sandboxLayout(spec, ctx.platformPackageDir === undefined ? {} : { platformPackageDir: ctx.platformPackageDir });
@@ -101,7 +103,8 @@ export function buildRunCommand(spec: AppStartSpec, ctx: RunContext): Command {
   const literal: string[] = [];
   const byName: string[] = [];
   for (const [name, value] of Object.entries(spec.env)) {
-    if (!envName.test(name) || isReservedEnvName(name) || name === 'PATH' || name === 'HOME') throw new SvcError('SVC_VALIDATION', `env name ${name} is invalid or reserved`);
+    if (!envName.test(name) || isReservedEnvName(name) || name === 'PATH' || name === 'HOME')
+      throw new SvcError('SVC_VALIDATION', `env name ${name} is invalid or reserved`);
     literal.push('--env', `${name}=${value}`);
   }
   for (const [name, value] of Object.entries(spec.secrets)) {
@@ -129,25 +132,37 @@ export function buildRunCommand(spec: AppStartSpec, ctx: RunContext): Command {
   const args = [
     'run',
     '--rm',
-    '--name', ctx.name,
-    '--label', `svc.project=${spec.projectId}`,
-    '--label', `svc.release=${spec.releaseId}`,
+    '--name',
+    ctx.name,
+    '--label',
+    `svc.project=${spec.projectId}`,
+    '--label',
+    `svc.release=${spec.releaseId}`,
     '--init',
     '--read-only',
     '--read-only-tmpfs=false',
     '--cap-drop=ALL',
     '--security-opt=no-new-privileges',
-    '--user', limits.user,
-    '--pids-limit', String(limits.pids),
-    '--memory', limits.memory,
-    '--memory-swap', limits.memory,
-    '--cpus', limits.cpus,
+    '--user',
+    limits.user,
+    '--pids-limit',
+    String(limits.pids),
+    '--memory',
+    limits.memory,
+    '--memory-swap',
+    limits.memory,
+    '--cpus',
+    limits.cpus,
     ...limits.ulimits.flatMap((u) => ['--ulimit', u]),
-    '--tmpfs', `/tmp:rw,noexec,nosuid,nodev,size=${limits.tmpfsSize}`,
+    '--tmpfs',
+    `/tmp:rw,noexec,nosuid,nodev,size=${limits.tmpfsSize}`,
     ...layout.mounts.flatMap(mountFlag),
-    '--workdir', layout.releaseDir,
-    '--network', ctx.network,
-    '--publish', `${ctx.hostIp}:${ctx.port}:${ctx.port}/tcp`,
+    '--workdir',
+    layout.releaseDir,
+    '--network',
+    ctx.network,
+    '--publish',
+    `${ctx.hostIp}:${ctx.port}:${ctx.port}/tcp`,
     '--pull=never',
     ...literal,
     ...byName,
@@ -183,10 +198,14 @@ export function buildImageExistsCommand(global: PodmanGlobal, image: string): Co
 export function buildImportCommand(global: PodmanGlobal, tarPath: string, image: string, user: string): Command {
   return podman(global, [
     'import',
-    '--change', `USER ${user}`,
-    '--change', `WORKDIR ${SANDBOX_RELEASE_DIR}`,
-    '--change', `ENV PATH=${CONTAINER_PATH}`,
-    '--change', 'CMD ["/usr/bin/node"]',
+    '--change',
+    `USER ${user}`,
+    '--change',
+    `WORKDIR ${SANDBOX_RELEASE_DIR}`,
+    '--change',
+    `ENV PATH=${CONTAINER_PATH}`,
+    '--change',
+    'CMD ["/usr/bin/node"]',
     tarPath,
     image,
   ]);

@@ -27,11 +27,25 @@ export interface SelectRunnerBase {
  */
 export function selectAppRunner(env: Readonly<Record<string, string | undefined>>, base: SelectRunnerBase): AppRunner {
   const settings = readRunnerSettings(env);
-  const common = { runsDir: base.runsDir, logs: base.logs, ...(base.clock ? { clock: base.clock } : {}), ...(base.stopGraceMs === undefined ? {} : { stopGraceMs: base.stopGraceMs }) };
+  const common = {
+    runsDir: base.runsDir,
+    logs: base.logs,
+    ...(base.clock ? { clock: base.clock } : {}),
+    ...(base.stopGraceMs === undefined ? {} : { stopGraceMs: base.stopGraceMs }),
+  };
   if (settings.kind === 'process') {
     const sandbox = readSandboxSettings(env);
     if (!sandbox.enabled) return new ProcessRunner(common);
-    return createSandboxRunner(sandbox, { ...common, ...(base.uidFor ? { uidFor: base.uidFor } : {}), ...(base.traversableRoots ? { traversableRoots: base.traversableRoots } : {}) });
+    return createSandboxRunner(sandbox, {
+      ...common,
+      ...(base.uidFor ? { uidFor: base.uidFor } : {}),
+      ...(base.traversableRoots ? { traversableRoots: base.traversableRoots } : {}),
+    });
   }
-  return new ContainerRunner({ ...common, image: settings.image, limits: { ...defaultContainerLimits, ...settings.limits }, ...(settings.podman ? { podman: { podman: settings.podman } } : {}) });
+  return new ContainerRunner({
+    ...common,
+    image: settings.image,
+    limits: { ...defaultContainerLimits, ...settings.limits },
+    ...(settings.podman ? { podman: { podman: settings.podman } } : {}),
+  });
 }

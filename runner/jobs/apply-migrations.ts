@@ -60,7 +60,12 @@ export async function migrateDatabase(options: MigrateOptions): Promise<MigrateR
 }
 
 /** Apply pending `files` to an open database inside one immediate transaction (see migrateDatabase). */
-export function applyMigrations(db: Database.Database, files: readonly MigrationFile[], policy: UnsafeMigrationPolicy, clock: Clock = systemClock): MigrateResult {
+export function applyMigrations(
+  db: Database.Database,
+  files: readonly MigrationFile[],
+  policy: UnsafeMigrationPolicy,
+  clock: Clock = systemClock,
+): MigrateResult {
   let current: MigrationFile | null = null;
   try {
     db.exec('BEGIN IMMEDIATE');

@@ -60,11 +60,19 @@ export function migrateOffThread(options: MigrateOptions): Promise<MigrateResult
       else reject(new SvcError(answer.code, answer.message, answer.details ? { details: answer.details } : undefined));
     });
     child.once('error', (error) => {
-      if (!answered) reject(new SvcError('SVC_MIGRATION_FAILED', `The migration process could not run: ${error.message}; no pending migration was applied`, { cause: error }));
+      if (!answered)
+        reject(
+          new SvcError('SVC_MIGRATION_FAILED', `The migration process could not run: ${error.message}; no pending migration was applied`, { cause: error }),
+        );
     });
     child.once('exit', (code, signal) => {
       if (answered) return;
-      reject(new SvcError('SVC_MIGRATION_FAILED', `The migration process ended (${signal ?? `status ${code}`}) without an answer; no pending migration was applied. ${stderr.trim().slice(-500)}`));
+      reject(
+        new SvcError(
+          'SVC_MIGRATION_FAILED',
+          `The migration process ended (${signal ?? `status ${code}`}) without an answer; no pending migration was applied. ${stderr.trim().slice(-500)}`,
+        ),
+      );
     });
     child.send({ ...rest, now: (clock ?? systemClock).now() });
   });

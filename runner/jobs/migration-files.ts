@@ -43,7 +43,8 @@ export async function readMigrationFiles(dir: string): Promise<MigrationFile[]> 
   for (const entry of entries) {
     if (!entry.name.toLowerCase().endsWith('.sql')) continue;
     const version = parseMigrationName(entry.name);
-    if (version === null) throw new SvcError('SVC_MIGRATION_INVALID_NAME', `Migration ${entry.name} is not named NNNN_name.sql`, { details: { file: entry.name } });
+    if (version === null)
+      throw new SvcError('SVC_MIGRATION_INVALID_NAME', `Migration ${entry.name} is not named NNNN_name.sql`, { details: { file: entry.name } });
     if (!entry.isFile()) throw new SvcError('SVC_MIGRATION_INVALID_NAME', `Migration ${entry.name} is not a regular file`, { details: { file: entry.name } });
     const bytes = await readFile(join(dir, entry.name));
     files.push({ version, name: entry.name, checksum: migrationChecksum(bytes), sql: bytes.toString('utf8') });

@@ -69,7 +69,13 @@ export function checkMigrationSafety(files: readonly MigrationFile[], policy: Un
   if (firstBad && !allowed) {
     const finding = firstBad.findings[0]!;
     throw new SvcError('SVC_MIGRATION_UNSAFE', `${firstBad.file} line ${finding.line}: ${finding.kind} (${finding.detail})`, {
-      details: { file: firstBad.file, line: finding.line, kind: finding.kind, configAllows: policy.allowUnsafeMigrations, operatorAllows: policy.operatorAllowsUnsafe },
+      details: {
+        file: firstBad.file,
+        line: finding.line,
+        kind: finding.kind,
+        configAllows: policy.allowUnsafeMigrations,
+        operatorAllows: policy.operatorAllowsUnsafe,
+      },
     });
   }
   return report;
@@ -97,7 +103,12 @@ function writeTargets(tokens: SqlToken[]): SqlToken[] {
     else if (w === 'DELETE' && word(k + 1) === 'FROM') push(k + 2);
     else if ((w === 'ALTER' && word(k + 1) === 'TABLE') || w === 'DROP') push(skipIfExists(tokens, k + 2));
     else if (w === 'ON' && isCreate) push(k + 1);
-    else if (isCreate && k > 0 && ['TABLE', 'INDEX', 'VIEW', 'TRIGGER'].includes(w) && ['CREATE', 'TEMP', 'TEMPORARY', 'UNIQUE', 'VIRTUAL'].includes(word(k - 1))) {
+    else if (
+      isCreate &&
+      k > 0 &&
+      ['TABLE', 'INDEX', 'VIEW', 'TRIGGER'].includes(w) &&
+      ['CREATE', 'TEMP', 'TEMPORARY', 'UNIQUE', 'VIRTUAL'].includes(word(k - 1))
+    ) {
       push(skipIfExists(tokens, k + 1));
     }
   }

@@ -84,13 +84,19 @@ export async function restoreSnapshot(snapshotPath: string, databasePath: string
 export async function databaseFootprint(databasePath: string): Promise<number> {
   let total = 0;
   for (const path of [databasePath, `${databasePath}-wal`, `${databasePath}-shm`]) {
-    total += await stat(path).then((s) => s.size, () => 0);
+    total += await stat(path).then(
+      (s) => s.size,
+      () => 0,
+    );
   }
   return total;
 }
 
 async function exists(path: string): Promise<boolean> {
-  return stat(path).then(() => true, () => false);
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function fsyncFile(path: string): Promise<void> {

@@ -36,14 +36,34 @@ export interface KubernetesAppInput extends KubernetesReleaseInput {
 
 /** Readiness, startup and liveness probes on the app's health path. */
 export function healthProbes(health: { path: string; timeoutMs: number }): { readinessProbe: IProbe; startupProbe: IProbe; livenessProbe: IProbe } {
-  if (!/^\/[\x21-\x7e]*$/.test(health.path)) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'The health path must start with / and hold no spaces or control characters');
-  if (!Number.isSafeInteger(health.timeoutMs) || health.timeoutMs <= 0) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'The health timeout must be a positive number of milliseconds');
+  if (!/^\/[\x21-\x7e]*$/.test(health.path))
+    throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'The health path must start with / and hold no spaces or control characters');
+  if (!Number.isSafeInteger(health.timeoutMs) || health.timeoutMs <= 0)
+    throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'The health timeout must be a positive number of milliseconds');
   const httpGet = (): IProbe['httpGet'] => ({ path: health.path, port: 'http', scheme: 'HTTP' });
   return {
-    readinessProbe: { httpGet: httpGet(), periodSeconds: READINESS_PERIOD_S, timeoutSeconds: PROBE_TIMEOUT_S, successThreshold: 1, failureThreshold: READINESS_FAILURES },
+    readinessProbe: {
+      httpGet: httpGet(),
+      periodSeconds: READINESS_PERIOD_S,
+      timeoutSeconds: PROBE_TIMEOUT_S,
+      successThreshold: 1,
+      failureThreshold: READINESS_FAILURES,
+    },
     // Liveness and readiness wait until this succeeds once: failures while the app boots do not count.
-    startupProbe: { httpGet: httpGet(), periodSeconds: READINESS_PERIOD_S, timeoutSeconds: PROBE_TIMEOUT_S, successThreshold: 1, failureThreshold: Math.max(1, Math.ceil(health.timeoutMs / (READINESS_PERIOD_S * 1000))) },
-    livenessProbe: { httpGet: httpGet(), periodSeconds: LIVENESS_PERIOD_S, timeoutSeconds: PROBE_TIMEOUT_S, successThreshold: 1, failureThreshold: LIVENESS_FAILURES },
+    startupProbe: {
+      httpGet: httpGet(),
+      periodSeconds: READINESS_PERIOD_S,
+      timeoutSeconds: PROBE_TIMEOUT_S,
+      successThreshold: 1,
+      failureThreshold: Math.max(1, Math.ceil(health.timeoutMs / (READINESS_PERIOD_S * 1000))),
+    },
+    livenessProbe: {
+      httpGet: httpGet(),
+      periodSeconds: LIVENESS_PERIOD_S,
+      timeoutSeconds: PROBE_TIMEOUT_S,
+      successThreshold: 1,
+      failureThreshold: LIVENESS_FAILURES,
+    },
   };
 }
 
@@ -51,7 +71,8 @@ export function healthProbes(health: { path: string; timeoutMs: number }): { rea
 export function releaseDeployment(input: KubernetesAppInput): IDeployment {
   const replicas = input.replicas ?? 1;
   if (!Number.isSafeInteger(replicas) || replicas < 1) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'Replicas must be a positive integer');
-  if (!Number.isSafeInteger(input.port) || input.port < 1 || input.port > 65_535) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'The app port must be 1–65535');
+  if (!Number.isSafeInteger(input.port) || input.port < 1 || input.port > 65_535)
+    throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'The app port must be 1–65535');
   const template = releasePodTemplate(input, {
     role: input.role,
     args: serveArgs(input.entry),

@@ -36,7 +36,12 @@ export function isDnsLabel(name: string): boolean {
 export function fittedName(prefix: string, id: string): string {
   const plain = `${prefix}-${id}`;
   if (DNS_LABEL.test(id) && plain.length <= NAME_MAX) return plain;
-  const slug = id.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+/, '').slice(0, 24).replace(/-+$/, '');
+  const slug = id
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+/, '')
+    .slice(0, 24)
+    .replace(/-+$/, '');
   return [`${prefix}h`, ...(slug === '' ? [] : [slug]), hash(prefix, id).slice(0, 20)].join('-');
 }
 

@@ -9,7 +9,11 @@ const KI = 1024;
 /** `512m` → `512Mi`, `1g` → `1Gi`, `1500k` → `1500Ki`; odd byte counts stay plain bytes. */
 export function sizeQuantity(value: string): string {
   const bytes = sizeBytes(value);
-  for (const [suffix, unit] of [['Gi', KI ** 3], ['Mi', KI ** 2], ['Ki', KI]] as const) {
+  for (const [suffix, unit] of [
+    ['Gi', KI ** 3],
+    ['Mi', KI ** 2],
+    ['Ki', KI],
+  ] as const) {
     if (bytes % unit === 0) return `${bytes / unit}${suffix}`;
   }
   return String(bytes);

@@ -65,7 +65,13 @@ function endpointPeer(endpoint: NetworkPolicyInput['artifactEndpoint']): INetwor
 export function projectNetworkPolicy(input: NetworkPolicyInput): INetworkPolicy {
   checkProjectId(input.projectId);
   const egress: INetworkPolicyEgressRule[] = [
-    { to: [podPeer(input.dns ?? DEFAULT_DNS)], ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }] },
+    {
+      to: [podPeer(input.dns ?? DEFAULT_DNS)],
+      ports: [
+        { protocol: 'UDP', port: 53 },
+        { protocol: 'TCP', port: 53 },
+      ],
+    },
     { to: [endpointPeer(input.artifactEndpoint)], ports: [{ protocol: 'TCP', port: port(input.artifactEndpoint.port) }] },
   ];
   if (input.allowPublicEgress === true) {

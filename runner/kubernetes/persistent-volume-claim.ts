@@ -19,7 +19,8 @@ export interface DataClaimInput {
 
 export function dataClaim(input: DataClaimInput): IPersistentVolumeClaim {
   checkProjectId(input.projectId);
-  if (input.storageClassName !== undefined && !isDnsLabel(input.storageClassName)) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'The storage class must be a DNS label');
+  if (input.storageClassName !== undefined && !isDnsLabel(input.storageClassName))
+    throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'The storage class must be a DNS label');
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',

@@ -92,7 +92,8 @@ export function releasePodTemplate(input: KubernetesReleaseInput, extras: PodExt
   checkSecretNames(extras.secretNames);
   const { uid, gid } = podUser(input.limits);
   const env = Object.entries(extras.env).map(([name, value]) => {
-    if (!ENV_NAME.test(name) || isReservedEnvName(name) || name === 'PATH' || name === 'HOME') throw new SvcError('SVC_VALIDATION', `env name ${name} is invalid or reserved`);
+    if (!ENV_NAME.test(name) || isReservedEnvName(name) || name === 'PATH' || name === 'HOME')
+      throw new SvcError('SVC_VALIDATION', `env name ${name} is invalid or reserved`);
     return { name, value };
   });
   const serving = extras.role !== 'job';
@@ -156,7 +157,9 @@ export function releasePodTemplate(input: KubernetesReleaseInput, extras: PodExt
       // A ReadWriteOnce claim is usable on one node only: every pod of the project goes where the others are.
       affinity: {
         podAffinity: {
-          requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: projectLabels(input.projectId) }, topologyKey: 'kubernetes.io/hostname' }],
+          requiredDuringSchedulingIgnoredDuringExecution: [
+            { labelSelector: { matchLabels: projectLabels(input.projectId) }, topologyKey: 'kubernetes.io/hostname' },
+          ],
         },
       },
       containers: [container],

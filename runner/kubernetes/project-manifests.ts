@@ -48,7 +48,8 @@ function servingObjects(release: ServingRelease, role: 'app' | 'canary'): Kubern
 export function projectManifests(input: ProjectManifestsInput): KubernetesObject[] {
   const { release, canary } = input;
   if (canary !== undefined) {
-    if (canary.projectId !== release.projectId) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'A canary belongs to the project of the release it runs beside');
+    if (canary.projectId !== release.projectId)
+      throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'A canary belongs to the project of the release it runs beside');
     // The platform sets PORT: one port for every pod of a project, which the policy admits.
     if (canary.port !== release.port) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'A canary listens on the port of the release it runs beside');
     if (canary.generation === release.generation) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'A canary is a generation of its own');

@@ -37,7 +37,8 @@ function invalid(message: string): SvcError {
 export function checkArtifactUrl(value: string): URL {
   const url = new URL(value);
   const inCluster = /\.svc(?:\.cluster\.local)?$/.test(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && inCluster)) throw invalid('The artifact URL must be https (http only to an in-cluster *.svc name)');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && inCluster))
+    throw invalid('The artifact URL must be https (http only to an in-cluster *.svc name)');
   if (url.username !== '' || url.password !== '') throw invalid('The artifact URL may not carry credentials');
   return url;
 }
@@ -47,7 +48,8 @@ export function podUser(limits: ContainerLimits): { uid: number; gid: number } {
   const match = /^(\d+):(\d+)$/.exec(limits.user);
   const uid = Number(match?.[1]);
   const gid = Number(match?.[2]);
-  if (match === null || uid === 0 || gid === 0 || uid > 2 ** 31 - 1 || gid > 2 ** 31 - 1) throw invalid('The container user must be a numeric non-root uid:gid');
+  if (match === null || uid === 0 || gid === 0 || uid > 2 ** 31 - 1 || gid > 2 ** 31 - 1)
+    throw invalid('The container user must be a numeric non-root uid:gid');
   return { uid, gid };
 }
 

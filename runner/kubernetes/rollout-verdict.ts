@@ -18,7 +18,15 @@ export interface RolloutVerdictInput {
 }
 
 /** Container states that will not fix themselves by waiting. */
-const START_FAILURES: ReadonlySet<string> = new Set(['CrashLoopBackOff', 'ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
+const START_FAILURES: ReadonlySet<string> = new Set([
+  'CrashLoopBackOff',
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'InvalidImageName',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+]);
 
 function startFailure(pods: readonly IPod[]): string | undefined {
   for (const pod of pods) {
@@ -46,10 +54,19 @@ export function rolloutVerdict(input: RolloutVerdictInput): RolloutVerdict {
   if (crashed !== undefined) return { kind: 'failed', code: 'SVC_APP_START_FAILED', reason: crashed };
   const conditions = status.conditions ?? [];
   const replicaFailure = conditions.find((c) => c.type === 'ReplicaFailure' && c.status === 'True');
-  if (replicaFailure !== undefined) return { kind: 'failed', code: 'SVC_APP_START_FAILED', reason: `pods could not be created: ${replicaFailure.message ?? replicaFailure.reason ?? 'ReplicaFailure'}` };
+  if (replicaFailure !== undefined)
+    return {
+      kind: 'failed',
+      code: 'SVC_APP_START_FAILED',
+      reason: `pods could not be created: ${replicaFailure.message ?? replicaFailure.reason ?? 'ReplicaFailure'}`,
+    };
   const progressing = conditions.find((c) => c.type === 'Progressing');
   if (progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded') {
-    return { kind: 'failed', code: 'SVC_HEALTH_CHECK_FAILED', reason: `no new pod turned ready on the health path in time${progressing.message === undefined ? '' : ` (${progressing.message})`}` };
+    return {
+      kind: 'failed',
+      code: 'SVC_HEALTH_CHECK_FAILED',
+      reason: `no new pod turned ready on the health path in time${progressing.message === undefined ? '' : ` (${progressing.message})`}`,
+    };
   }
   const replicas = deployment.spec?.replicas ?? 1;
   const updated = status.updatedReplicas ?? 0;

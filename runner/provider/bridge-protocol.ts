@@ -51,17 +51,27 @@ export interface BridgeEnvelope {
   sha256: string | null;
 }
 
-const counter = z.string().regex(/^(0|[1-9]\d{0,15})$/).transform(Number).pipe(z.number().int().max(Number.MAX_SAFE_INTEGER));
+const counter = z
+  .string()
+  .regex(/^(0|[1-9]\d{0,15})$/)
+  .transform(Number)
+  .pipe(z.number().int().max(Number.MAX_SAFE_INTEGER));
 const envelopeSchema = z
   .object({
     projectId: idSchema,
     operationId: idSchema,
     fence: counter,
-    attempt: z.string().regex(/^[1-9]\d{0,3}$/).transform(Number),
+    attempt: z
+      .string()
+      .regex(/^[1-9]\d{0,3}$/)
+      .transform(Number),
     generation: counter,
     state: z.enum(['running', 'stopped']),
     releaseId: idSchema.nullable(),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .nullable(),
   })
   .refine((e) => (e.state === 'running' ? e.releaseId !== null && e.sha256 !== null : e.releaseId === null && e.sha256 === null));
 
@@ -122,7 +132,8 @@ export function parseRollbackHeaders(headers: Readonly<Record<string, string | s
   const kind = headers[bridgeHeaders.rollback];
   const from = headers[bridgeHeaders.rollbackFrom];
   if (kind === undefined && from === undefined) return null;
-  if (typeof kind !== 'string' || typeof from !== 'string' || (kind !== 'code' && kind !== 'restore')) throw new SvcError('SVC_PROVIDER_REJECTED', 'The rollback headers are missing or invalid');
+  if (typeof kind !== 'string' || typeof from !== 'string' || (kind !== 'code' && kind !== 'restore'))
+    throw new SvcError('SVC_PROVIDER_REJECTED', 'The rollback headers are missing or invalid');
   if (from !== '-' && !idSchema.safeParse(from).success) throw new SvcError('SVC_PROVIDER_REJECTED', 'The rollback headers are missing or invalid');
   return { restoreData: kind === 'restore', fromReleaseId: from === '-' ? null : from };
 }
@@ -141,7 +152,8 @@ export function checkBaseUrl(baseUrl: string): URL {
   } catch {
     throw new SvcError('SVC_RUNNER_CONFIG', 'The provider bridge URL is not a valid URL');
   }
-  if (url.username || url.password || url.search || url.hash) throw new SvcError('SVC_RUNNER_CONFIG', 'The provider bridge URL may not carry credentials, a query or a fragment');
+  if (url.username || url.password || url.search || url.hash)
+    throw new SvcError('SVC_RUNNER_CONFIG', 'The provider bridge URL may not carry credentials, a query or a fragment');
   if (url.protocol === 'https:') return url;
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return url;
   throw new SvcError('SVC_RUNNER_CONFIG', 'The provider bridge requires HTTPS unless it is on loopback');

@@ -73,7 +73,10 @@ export class CanaryCandidates {
   /** Record a healthy candidate (the app first, so running() never names an address nothing holds). */
   stage(projectId: string, generation: number, app: RunningApp, now: number): void {
     this.#apps.set(projectId, app);
-    atomicWriteFileSync(this.#path(projectId), JSON.stringify({ generation, releaseId: app.releaseId, host: app.host, port: app.port, at: now } satisfies CanaryRecord));
+    atomicWriteFileSync(
+      this.#path(projectId),
+      JSON.stringify({ generation, releaseId: app.releaseId, host: app.host, port: app.port, at: now } satisfies CanaryRecord),
+    );
   }
 
   /** A retry or a later canary request for the same release: the record names the newer generation. */

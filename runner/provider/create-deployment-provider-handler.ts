@@ -5,7 +5,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeArtifact } from '../../src/artifacts/index.js';
 import { errorCodes, type ErrorCode } from '../../src/core/error-codes/index.js';
 import { SvcError } from '../../src/core/errors.js';
-import { BRIDGE_CANARY_PATH, BRIDGE_MEDIA_TYPE, BRIDGE_PATH, BRIDGE_ROLLBACK_PATH, BRIDGE_RUNNING_PATH, checkBridgeToken, parseEnvelope, parseRollbackHeaders } from './bridge-protocol.js';
+import {
+  BRIDGE_CANARY_PATH,
+  BRIDGE_MEDIA_TYPE,
+  BRIDGE_PATH,
+  BRIDGE_ROLLBACK_PATH,
+  BRIDGE_RUNNING_PATH,
+  checkBridgeToken,
+  parseEnvelope,
+  parseRollbackHeaders,
+} from './bridge-protocol.js';
 import { DEPLOY_OUTCOME_CODES, runReconcile, type DeploymentProvider, type ReconcileRequest, type RollbackIntent } from './provider-contract.js';
 
 export interface DeploymentProviderHandlerOptions {
@@ -27,7 +36,8 @@ const digest = (value: string): Buffer => createHash('sha256').update(value).dig
 /** Build the bridge handler; mount it with `http.createServer(handler)` (or an HTTPS server off loopback). */
 export function createDeploymentProviderHandler(options: DeploymentProviderHandlerOptions): DeploymentProviderHandler {
   const expected = digest(checkBridgeToken(options.token));
-  if (!Number.isSafeInteger(options.maxArtifactBytes) || options.maxArtifactBytes <= 0) throw new SvcError('SVC_RUNNER_CONFIG', 'maxArtifactBytes must be a positive integer');
+  if (!Number.isSafeInteger(options.maxArtifactBytes) || options.maxArtifactBytes <= 0)
+    throw new SvcError('SVC_RUNNER_CONFIG', 'maxArtifactBytes must be a positive integer');
   const onError = options.onError ?? (() => undefined);
   return (req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -63,7 +73,8 @@ export function createDeploymentProviderHandler(options: DeploymentProviderHandl
     const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
     let body: Buffer | null = null;
     if (envelope.state === 'running') {
-      if ((req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() !== BRIDGE_MEDIA_TYPE) return reject(req, res, 415, 'SVC_UNSUPPORTED_MEDIA_TYPE');
+      if ((req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() !== BRIDGE_MEDIA_TYPE)
+        return reject(req, res, 415, 'SVC_UNSUPPORTED_MEDIA_TYPE');
       if (declared !== null && !(declared <= options.maxArtifactBytes)) return reject(req, res, 413, 'SVC_PAYLOAD_TOO_LARGE');
       body = await readBounded(req, options.maxArtifactBytes);
       if (body === null) return reject(req, res, 413, 'SVC_PAYLOAD_TOO_LARGE');
@@ -79,7 +90,10 @@ export function createDeploymentProviderHandler(options: DeploymentProviderHandl
     let artifact: ReconcileRequest['artifact'] = null;
     if (body !== null) {
       try {
-        const decoded = await decodeArtifact(body, { expectedDigest: envelope.sha256!, limits: { maxRequestBytes: options.maxArtifactBytes, maxGzipBytes: options.maxArtifactBytes } });
+        const decoded = await decodeArtifact(body, {
+          expectedDigest: envelope.sha256!,
+          limits: { maxRequestBytes: options.maxArtifactBytes, maxGzipBytes: options.maxArtifactBytes },
+        });
         artifact = { bytes: body, sha256: decoded.digest, decoded };
       } catch (error) {
         const code = error instanceof SvcError && error.code.startsWith('SVC_ARTIFACT_') ? error.code : 'SVC_ARTIFACT_MALFORMED';

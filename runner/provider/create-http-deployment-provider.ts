@@ -6,7 +6,20 @@
 import { SvcError } from '../../src/core/errors.js';
 import { defaultHttpClient, HttpFailure, type HttpClient, type HttpStream } from '../../src/core/http/http-client.js';
 import { abortableSleep, retryLoop } from '../../src/core/retry-loop.js';
-import { BRIDGE_CANARY_PATH, BRIDGE_MEDIA_TYPE, BRIDGE_PATH, BRIDGE_ROLLBACK_PATH, BRIDGE_RUNNING_PATH, MAX_RUNNING_BYTES, checkBaseUrl, checkBridgeToken, envelopeHeaders, isRetryableStatus, rollbackHeaders, runningAnswerSchema } from './bridge-protocol.js';
+import {
+  BRIDGE_CANARY_PATH,
+  BRIDGE_MEDIA_TYPE,
+  BRIDGE_PATH,
+  BRIDGE_ROLLBACK_PATH,
+  BRIDGE_RUNNING_PATH,
+  MAX_RUNNING_BYTES,
+  checkBaseUrl,
+  checkBridgeToken,
+  envelopeHeaders,
+  isRetryableStatus,
+  rollbackHeaders,
+  runningAnswerSchema,
+} from './bridge-protocol.js';
 import { DEPLOY_OUTCOME_CODES, type DeploymentProvider, type ProjectRunState, type ReconcileRequest } from './provider-contract.js';
 
 export interface HttpDeploymentProviderOptions {
@@ -43,7 +56,8 @@ async function errorCodeOf(answer: HttpStream): Promise<string | null> {
   }
 }
 
-const redirectRefused = (): SvcError => new SvcError('SVC_PROVIDER_REDIRECT_REFUSED', 'The provider bridge answered with a redirect; redirects are never followed');
+const redirectRefused = (): SvcError =>
+  new SvcError('SVC_PROVIDER_REDIRECT_REFUSED', 'The provider bridge answered with a redirect; redirects are never followed');
 const isRedirect = (answer: HttpStream): boolean => answer.status >= 300 && answer.status < 400;
 const aborted = (): SvcError => new SvcError('SVC_PROVIDER_ABORTED', 'The reconcile was aborted');
 
@@ -89,11 +103,22 @@ export function createHttpDeploymentProvider(options: HttpDeploymentProviderOpti
           if (rollback) Object.assign(headers, rollbackHeaders(rollback));
           let answer: HttpStream;
           try {
-            answer = await http.open({ method: 'POST', url: canary ? canaryUrl : rollback ? rollbackUrl : url, headers, body: body ? new Uint8Array(body) : null, signal: request.signal, timeoutMs: options.attemptTimeoutMs ?? 15 * 60_000 });
+            answer = await http.open({
+              method: 'POST',
+              url: canary ? canaryUrl : rollback ? rollbackUrl : url,
+              headers,
+              body: body ? new Uint8Array(body) : null,
+              signal: request.signal,
+              timeoutMs: options.attemptTimeoutMs ?? 15 * 60_000,
+            });
           } catch (error) {
             if (request.signal.aborted) throw aborted();
             // No answer at all leaves the outcome unknown (the provider may have applied it): UNREACHABLE, retried by the control plane.
-            return { kind: 'retry', error: new SvcError('SVC_PROVIDER_UNREACHABLE', 'The provider bridge could not be reached', { cause: error }), retryAfter: null };
+            return {
+              kind: 'retry',
+              error: new SvcError('SVC_PROVIDER_UNREACHABLE', 'The provider bridge could not be reached', { cause: error }),
+              retryAfter: null,
+            };
           }
           if (answer.status === 204) {
             answer.discard();
@@ -115,7 +140,8 @@ export function createHttpDeploymentProvider(options: HttpDeploymentProviderOpti
           }
           // Never sent again as a plain deploy: the candidate would replace the baseline instead of running beside it.
           if (canary && answer.status === 404) throw new SvcError('SVC_CANARY_PROVIDER_UNSUPPORTED', 'The provider behind the bridge cannot stage a canary');
-          if (answer.status === 422 && code !== null && DEPLOY_OUTCOME_CODES.has(code)) throw new SvcError(code as 'SVC_HEALTH_CHECK_FAILED', `The provider reported ${code}`);
+          if (answer.status === 422 && code !== null && DEPLOY_OUTCOME_CODES.has(code))
+            throw new SvcError(code as 'SVC_HEALTH_CHECK_FAILED', `The provider reported ${code}`);
           if (!isRetryableStatus(answer.status)) throw new SvcError('SVC_PROVIDER_REJECTED', `The provider bridge rejected the request (${answer.status})`);
           const error =
             answer.status >= 500 && code !== null && ANSWERED_CODES.has(code)
@@ -129,22 +155,36 @@ export function createHttpDeploymentProvider(options: HttpDeploymentProviderOpti
 
     async running(signal?: AbortSignal): Promise<ProjectRunState[]> {
       const unreachable = (error: unknown): SvcError => new SvcError('SVC_PROVIDER_UNREACHABLE', 'The provider bridge could not be reached', { cause: error });
-      const answer = await http.open({ method: 'GET', url: runningUrl, headers: { authorization: `Bearer ${token}` }, signal, timeoutMs: 30_000 }).catch((error: unknown) => {
-        throw unreachable(error);
-      });
+      const answer = await http
+        .open({ method: 'GET', url: runningUrl, headers: { authorization: `Bearer ${token}` }, signal, timeoutMs: 30_000 })
+        .catch((error: unknown) => {
+          throw unreachable(error);
+        });
       if (answer.status !== 200) {
         answer.discard();
         if (isRedirect(answer)) throw redirectRefused();
-        throw new SvcError(isRetryableStatus(answer.status) ? 'SVC_PROVIDER_UNREACHABLE' : 'SVC_PROVIDER_REJECTED', `The provider bridge answered ${answer.status} to ${BRIDGE_RUNNING_PATH}`);
+        throw new SvcError(
+          isRetryableStatus(answer.status) ? 'SVC_PROVIDER_UNREACHABLE' : 'SVC_PROVIDER_REJECTED',
+          `The provider bridge answered ${answer.status} to ${BRIDGE_RUNNING_PATH}`,
+        );
       }
       const text = await answer.read(MAX_RUNNING_BYTES).then(
         (bytes) => bytes.toString('utf8'),
         (error: unknown) => {
-          if (error instanceof HttpFailure && error.reason === 'too-large') throw new SvcError('SVC_PROVIDER_REJECTED', 'The running answer of the provider bridge is too large');
+          if (error instanceof HttpFailure && error.reason === 'too-large')
+            throw new SvcError('SVC_PROVIDER_REJECTED', 'The running answer of the provider bridge is too large');
           throw unreachable(error);
         },
       );
-      const parsed = runningAnswerSchema.safeParse((() => { try { return JSON.parse(text) as unknown; } catch { return null; } })());
+      const parsed = runningAnswerSchema.safeParse(
+        (() => {
+          try {
+            return JSON.parse(text) as unknown;
+          } catch {
+            return null;
+          }
+        })(),
+      );
       if (!parsed.success) throw new SvcError('SVC_PROVIDER_REJECTED', 'The running answer of the provider bridge is malformed');
       return parsed.data.projects;
     },

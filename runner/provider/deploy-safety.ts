@@ -110,7 +110,12 @@ export async function commitPendingDeploy(projectDir: string, safetyCopy: string
 }
 
 /** Snapshot the database (writer stopped), record the deploy as in flight, then apply pending migrations. */
-export async function snapshotAndMigrate(projectDir: string, candidateReleaseId: string, target: MigrationTarget, now: number): Promise<{ snapshot: Snapshot; migrated: MigrateResult }> {
+export async function snapshotAndMigrate(
+  projectDir: string,
+  candidateReleaseId: string,
+  target: MigrationTarget,
+  now: number,
+): Promise<{ snapshot: Snapshot; migrated: MigrateResult }> {
   const snapshot = await createSnapshot(target.databasePath, join(projectDir, 'snapshots', `${candidateReleaseId}.db`));
   writePendingDeploy(projectDir, { candidateReleaseId, snapshotPath: snapshot.path, databasePath: target.databasePath, at: now });
   const migrated = await migrateDatabase(target);

@@ -33,7 +33,10 @@ export function decideFence(current: FenceRecord | null, request: Key): FenceDec
   const sameOp = fence === current.fence && id === current.operationId && request.desired.generation === current.generation;
   if (sameOp) return current.status === 'committed' ? 'duplicate' : 'run';
   if (fence > current.fence && request.desired.generation >= current.generation) return 'run';
-  throw new SvcError('SVC_PROVIDER_STALE_FENCE', `Project ${request.operation.projectId} already accepted fence ${current.fence} (generation ${current.generation})`);
+  throw new SvcError(
+    'SVC_PROVIDER_STALE_FENCE',
+    `Project ${request.operation.projectId} already accepted fence ${current.fence} (generation ${current.generation})`,
+  );
 }
 
 /** SQLite-backed fence store (WAL, synchronous=FULL: a committed decision survives power loss). */
@@ -59,25 +62,26 @@ export class FenceStore {
   /** The stored record of a project, or null. */
   get(projectId: string): FenceRecord | null {
     const row = this.db.prepare('SELECT project_id, fence, generation, operation_id, status FROM provider_fences WHERE project_id = ?').get(projectId) as
-      | { project_id: string; fence: number; generation: number; operation_id: string; status: 'pending' | 'committed' }
-      | undefined;
+      { project_id: string; fence: number; generation: number; operation_id: string; status: 'pending' | 'committed' } | undefined;
     return row ? { projectId: row.project_id, fence: row.fence, generation: row.generation, operationId: row.operation_id, status: row.status } : null;
   }
 
   /** Accept a request (recording it as pending) or reject it as stale, atomically. */
   begin(request: Key): FenceDecision {
-    return this.db.transaction((): FenceDecision => {
-      const decision = decideFence(this.get(request.operation.projectId), request);
-      if (decision === 'run') {
-        this.db
-          .prepare(
-            `INSERT INTO provider_fences (project_id, fence, generation, operation_id, status) VALUES (?, ?, ?, ?, 'pending')
+    return this.db
+      .transaction((): FenceDecision => {
+        const decision = decideFence(this.get(request.operation.projectId), request);
+        if (decision === 'run') {
+          this.db
+            .prepare(
+              `INSERT INTO provider_fences (project_id, fence, generation, operation_id, status) VALUES (?, ?, ?, ?, 'pending')
              ON CONFLICT(project_id) DO UPDATE SET fence = excluded.fence, generation = excluded.generation, operation_id = excluded.operation_id, status = 'pending'`,
-          )
-          .run(request.operation.projectId, request.operation.fence, request.desired.generation, request.operation.id);
-      }
-      return decision;
-    }).immediate();
+            )
+            .run(request.operation.projectId, request.operation.fence, request.desired.generation, request.operation.id);
+        }
+        return decision;
+      })
+      .immediate();
   }
 
   /** Mark the request committed, unless newer work replaced it meanwhile (then stale). */

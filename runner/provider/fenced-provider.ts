@@ -15,11 +15,13 @@ export function fencedProvider(inner: DeploymentProvider, fences: FenceStore): D
     async reconcile(request: ReconcileRequest): Promise<void> {
       const projectId = request.operation.projectId;
       const previous = queues.get(projectId) ?? Promise.resolve();
-      const run = previous.catch(() => undefined).then(async () => {
-        if (fences.begin(request) === 'duplicate') return;
-        await inner.reconcile(request);
-        fences.commit(request);
-      });
+      const run = previous
+        .catch(() => undefined)
+        .then(async () => {
+          if (fences.begin(request) === 'duplicate') return;
+          await inner.reconcile(request);
+          fences.commit(request);
+        });
       queues.set(projectId, run);
       try {
         await run;

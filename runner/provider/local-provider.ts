@@ -89,7 +89,11 @@ export interface LocalProvider extends DeploymentProvider {
 /** Create the local provider. */
 export function createLocalProvider(options: LocalProviderOptions): LocalProvider {
   const apps = new Map<string, RunningApp>();
-  const retiring = new RetiringApps({ graceMs: options.retireGraceMs ?? 30_000, stopGraceMs: options.drainMs ?? 10_000, ...(options.onError ? { onError: options.onError } : {}) });
+  const retiring = new RetiringApps({
+    graceMs: options.retireGraceMs ?? 30_000,
+    stopGraceMs: options.drainMs ?? 10_000,
+    ...(options.onError ? { onError: options.onError } : {}),
+  });
   const clock = options.clock ?? systemClock;
   const drainMs = options.drainMs ?? 10_000;
   const failpoint = options.failpoint ?? (() => undefined);
@@ -99,7 +103,13 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
   const canaries = new CanaryCandidates({ projectDir, stopGraceMs: drainMs });
 
   /** Start one release and wait for its health route; a failed start leaves nothing running. */
-  async function startRelease(projectId: string, releaseId: string, config: DeployConfig, at: { host?: string; port?: number }, signal?: AbortSignal): Promise<RunningApp> {
+  async function startRelease(
+    projectId: string,
+    releaseId: string,
+    config: DeployConfig,
+    at: { host?: string; port?: number },
+    signal?: AbortSignal,
+  ): Promise<RunningApp> {
     const dataDir = files.dataDirOf(projectId);
     await mkdir(dataDir, { recursive: true });
     const releaseDir = files.releaseDirOf(projectId, releaseId);
@@ -115,7 +125,14 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
       ...(at.host ? { host: at.host } : {}),
       ...(at.port ? { port: at.port } : {}),
     });
-    const health = await checkHealth({ host: app.host, port: app.port, path: config.health.path, timeoutMs: config.health.timeoutMs, exited: app.wait(), ...(signal ? { signal } : {}) });
+    const health = await checkHealth({
+      host: app.host,
+      port: app.port,
+      path: config.health.path,
+      timeoutMs: config.health.timeoutMs,
+      exited: app.wait(),
+      ...(signal ? { signal } : {}),
+    });
     if (!health.ok) {
       await app.stop({ graceMs: 2000 });
       if (health.reason === 'aborted' || signal?.aborted) throw new SvcError('SVC_PROVIDER_ABORTED', 'Aborted while the candidate started');
@@ -133,7 +150,10 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
     const config = await readDeployConfig(projectId, pointer.releaseId);
     let app: RunningApp;
     try {
-      app = await startRelease(projectId, pointer.releaseId, config, { ...(pointer.host ? { host: pointer.host } : {}), ...(pointer.port ? { port: pointer.port } : {}) });
+      app = await startRelease(projectId, pointer.releaseId, config, {
+        ...(pointer.host ? { host: pointer.host } : {}),
+        ...(pointer.port ? { port: pointer.port } : {}),
+      });
     } catch (error) {
       if (!pointer.port) throw error;
       report(error, `restart of ${pointer.releaseId} at its recorded port`);
@@ -228,7 +248,13 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
    * A failed candidate never touches the active app. The replaced app keeps serving until the control
    * plane acknowledges the new route (routed), or retireGraceMs at the latest.
    */
-  async function blueGreen(request: ReconcileRequest, config: DeployConfig, target: MigrationTarget, current: ActivePointer | null, previousApp: RunningApp): Promise<void> {
+  async function blueGreen(
+    request: ReconcileRequest,
+    config: DeployConfig,
+    target: MigrationTarget,
+    current: ActivePointer | null,
+    previousApp: RunningApp,
+  ): Promise<void> {
     const projectId = request.operation.projectId;
     const releaseId = request.desired.releaseId!;
     await createSnapshot(target.databasePath, snapshotPathOf(projectDir(projectId), releaseId));
@@ -258,11 +284,24 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
       await collectReleases(projectId);
     } catch (error) {
       // Past the switch nothing is undone: the new pointer stands and a retry only settles the leftovers.
-      throw isSvcError(error) ? error : new SvcError('SVC_PROVIDER_FAILED', `Clean-up after switching to ${releaseId} failed: ${(error as Error).message}`, { cause: error });
+      throw isSvcError(error)
+        ? error
+        : new SvcError('SVC_PROVIDER_FAILED', `Clean-up after switching to ${releaseId} failed: ${(error as Error).message}`, { cause: error });
     }
   }
 
-  const canarySteps = createCanarySteps({ canaries, retiring, apps, files, clock, startRelease, switchTo, collectReleases, report, ...(options.gate ? { gate: options.gate } : {}) });
+  const canarySteps = createCanarySteps({
+    canaries,
+    retiring,
+    apps,
+    files,
+    clock,
+    startRelease,
+    switchTo,
+    collectReleases,
+    report,
+    ...(options.gate ? { gate: options.gate } : {}),
+  });
 
   async function stop(request: ReconcileRequest): Promise<void> {
     const projectId = request.operation.projectId;
@@ -274,7 +313,13 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
     await options.gate?.(projectId);
     await mkdir(projectDir(projectId), { recursive: true });
     await settlePendingDeploy(projectDir(projectId), current?.releaseId ?? null);
-    writePointer(projectId, { generation: request.desired.generation, releaseId: null, host: null, port: null, previousReleaseId: current?.releaseId ?? current?.previousReleaseId ?? null });
+    writePointer(projectId, {
+      generation: request.desired.generation,
+      releaseId: null,
+      host: null,
+      port: null,
+      previousReleaseId: current?.releaseId ?? current?.previousReleaseId ?? null,
+    });
   }
 
   /** Rule 9: remove only releases (and snapshots) referenced by neither the active nor the rollback pointer. */
@@ -316,7 +361,14 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
       } catch (error) {
         report(error, `reading the canary record of ${projectId}`);
       }
-      states.push({ projectId, generation: pointer.generation, state: pointer.releaseId ? 'running' : 'stopped', releaseId: pointer.releaseId, upstream: up ? { host: app.host, port: app.port } : null, ...(canary ? { canary } : {}) });
+      states.push({
+        projectId,
+        generation: pointer.generation,
+        state: pointer.releaseId ? 'running' : 'stopped',
+        releaseId: pointer.releaseId,
+        upstream: up ? { host: app.host, port: app.port } : null,
+        ...(canary ? { canary } : {}),
+      });
     }
     return states;
   }

@@ -33,11 +33,19 @@ export function planCanaryStart(facts: CanaryStartFacts): CanaryStartPlan {
     return { kind: 'refuse', code: 'SVC_CANARY_NO_BASELINE', message: `No baseline runs on the node for a canary of ${facts.releaseId}` };
   }
   if (facts.baselineReleaseId === facts.releaseId) {
-    return { kind: 'refuse', code: 'SVC_CANARY_NO_BASELINE', message: `${facts.releaseId} is the running release; a canary needs a baseline of another release` };
+    return {
+      kind: 'refuse',
+      code: 'SVC_CANARY_NO_BASELINE',
+      message: `${facts.releaseId} is the running release; a canary needs a baseline of another release`,
+    };
   }
   // Both apps share one database while the canary runs: the candidate may not change its schema.
   if (facts.pendingMigrations > 0) {
-    return { kind: 'refuse', code: 'SVC_CANARY_PENDING_MIGRATIONS', message: `${facts.releaseId} has ${facts.pendingMigrations} pending migration(s); a canary must be code-only` };
+    return {
+      kind: 'refuse',
+      code: 'SVC_CANARY_PENDING_MIGRATIONS',
+      message: `${facts.releaseId} has ${facts.pendingMigrations} pending migration(s); a canary must be code-only`,
+    };
   }
   return { kind: 'start', replaceStaged: facts.staged !== null };
 }

@@ -29,13 +29,21 @@ export type NodeCutoverPlan =
 export function planNodeCutover(facts: NodeCutoverFacts): NodeCutoverPlan {
   if (facts.rollback?.restoreData) {
     if (facts.activeReleaseId === null || facts.rollback.fromReleaseId !== facts.activeReleaseId) {
-      return { kind: 'refuse', code: 'SVC_RESTORE_NOT_ALLOWED', message: `The node's active release is ${facts.activeReleaseId ?? 'none'}, not ${facts.rollback.fromReleaseId ?? 'none'}` };
+      return {
+        kind: 'refuse',
+        code: 'SVC_RESTORE_NOT_ALLOWED',
+        message: `The node's active release is ${facts.activeReleaseId ?? 'none'}, not ${facts.rollback.fromReleaseId ?? 'none'}`,
+      };
     }
-    if (!facts.activeSnapshotExists) return { kind: 'refuse', code: 'SVC_SNAPSHOT_MISSING', message: `The node has no snapshot taken before ${facts.activeReleaseId} was deployed` };
+    if (!facts.activeSnapshotExists)
+      return { kind: 'refuse', code: 'SVC_SNAPSHOT_MISSING', message: `The node has no snapshot taken before ${facts.activeReleaseId} was deployed` };
     return { kind: 'stop-first', restore: true, snapshotOf: facts.activeReleaseId };
   }
   // The node journals nothing itself (point-in-time recovery runs on the control plane only).
-  const cutover: Cutover = chooseCutover({ pendingMigrations: facts.pendingMigrations, priorRunning: facts.priorRunning && !facts.sameRelease, journaled: false });
+  const cutover: Cutover = chooseCutover({
+    pendingMigrations: facts.pendingMigrations,
+    priorRunning: facts.priorRunning && !facts.sameRelease,
+    journaled: false,
+  });
   return cutover === 'blue-green' ? { kind: 'blue-green' } : { kind: 'stop-first', restore: false };
 }
-

@@ -6,7 +6,15 @@
 import { z } from 'zod';
 import { decodeArtifact, type ArtifactLimits } from '../../src/artifacts/index.js';
 import { SvcError } from '../../src/core/errors.js';
-import { canaryIntentSchema, desiredSchema, idSchema, rollbackIntentSchema, runReconcile, type DeploymentProvider, type ReconcileResult } from './provider-contract.js';
+import {
+  canaryIntentSchema,
+  desiredSchema,
+  idSchema,
+  rollbackIntentSchema,
+  runReconcile,
+  type DeploymentProvider,
+  type ReconcileResult,
+} from './provider-contract.js';
 
 /** An operation as the coordinator hands it out (validated here; anything else is refused). */
 export const agentOperationSchema = z.strictObject({
@@ -16,7 +24,10 @@ export const agentOperationSchema = z.strictObject({
   fence: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   desired: desiredSchema,
   /** Lowercase hex SHA-256 of the release artifact; present exactly for running. */
-  artifactSha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+  artifactSha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .nullable(),
   /** A rollback to an older release (running only); with restoreData the node puts its pre-deploy snapshot back. */
   rollback: rollbackIntentSchema.optional(),
   /** Stage the release as a canary beside the running baseline (running only; the pointer stays on the baseline). */
@@ -91,7 +102,11 @@ export function openProviderDeploymentAgent(options: ProviderDeploymentAgentOpti
     }
     const op = parsed.data;
     const running = op.desired.state === 'running';
-    if (running !== (op.artifactSha256 !== null) || running !== (op.desired.releaseId !== null) || (!running && (op.rollback !== undefined || op.canary !== undefined))) {
+    if (
+      running !== (op.artifactSha256 !== null) ||
+      running !== (op.desired.releaseId !== null) ||
+      (!running && (op.rollback !== undefined || op.canary !== undefined))
+    ) {
       await coordinator.fail(op.id, 'SVC_VALIDATION', op);
       return 'refused';
     }
@@ -102,11 +117,22 @@ export function openProviderDeploymentAgent(options: ProviderDeploymentAgentOpti
       let artifact = null;
       if (running) {
         const bytes = await coordinator.fetchArtifact(op, signal);
-        const decoded = await decodeArtifact(bytes, { expectedDigest: op.artifactSha256!, ...(options.artifactLimits ? { limits: options.artifactLimits } : {}) });
+        const decoded = await decodeArtifact(bytes, {
+          expectedDigest: op.artifactSha256!,
+          ...(options.artifactLimits ? { limits: options.artifactLimits } : {}),
+        });
         artifact = { bytes, sha256: decoded.digest, decoded };
       }
       const traffic = coordinator.holdTraffic ? { hold: () => coordinator.holdTraffic!(op) } : undefined;
-      const request = { operation: { projectId: op.projectId, id: op.id, fence: op.fence }, desired: op.desired, artifact, signal, ...(op.rollback ? { rollback: op.rollback } : {}), ...(op.canary ? { canary: op.canary } : {}), ...(traffic ? { traffic } : {}) };
+      const request = {
+        operation: { projectId: op.projectId, id: op.id, fence: op.fence },
+        desired: op.desired,
+        artifact,
+        signal,
+        ...(op.rollback ? { rollback: op.rollback } : {}),
+        ...(op.canary ? { canary: op.canary } : {}),
+        ...(traffic ? { traffic } : {}),
+      };
       const result = await runReconcile(provider, request, options.onError);
       const upstream = running && options.locate ? await options.locate(op).catch((error: unknown) => void options.onError?.(error)) : undefined;
       if (!(await (upstream === undefined ? coordinator.observe(op, result) : coordinator.observe(op, result, upstream)))) {

@@ -51,7 +51,8 @@ export function createProjectFiles(options: ProjectFilesOptions) {
     /** Move the pointer in one atomic write (temp + fsync + rename). */
     writePointer: (projectId: string, pointer: ActivePointer): void => atomicWriteFileSync(pointerPath(projectId), JSON.stringify(pointer)),
 
-    readDeployConfig: async (projectId: string, releaseId: string): Promise<DeployConfig> => parseDeployConfig(JSON.parse(readFileSync(configPath(projectId, releaseId), 'utf8'))),
+    readDeployConfig: async (projectId: string, releaseId: string): Promise<DeployConfig> =>
+      parseDeployConfig(JSON.parse(readFileSync(configPath(projectId, releaseId), 'utf8'))),
 
     migrationTarget: (projectId: string, releaseDir: string, config: DeployConfig): MigrationTarget => ({
       databasePath: join(projectDir(projectId), 'data', config.database?.path ?? 'app.db'),
@@ -83,10 +84,14 @@ export function createProjectFiles(options: ProjectFilesOptions) {
     async collect(projectId: string, keep: ReadonlySet<string>): Promise<void> {
       const releasesDir = join(projectDir(projectId), 'releases');
       for (const name of readdirSync(releasesDir)) if (!name.startsWith('.') && !keep.has(name)) await removeReleaseDir(join(releasesDir, name));
-      for (const [sub, suffix] of [['snapshots', '.db'], ['release-configs', '.json']] as const) {
+      for (const [sub, suffix] of [
+        ['snapshots', '.db'],
+        ['release-configs', '.json'],
+      ] as const) {
         const subDir = join(projectDir(projectId), sub);
         if (!existsSync(subDir)) continue;
-        for (const name of readdirSync(subDir)) if (!name.startsWith('.') && !keep.has(name.slice(0, -suffix.length))) rmSync(join(subDir, name), { force: true });
+        for (const name of readdirSync(subDir))
+          if (!name.startsWith('.') && !keep.has(name.slice(0, -suffix.length))) rmSync(join(subDir, name), { force: true });
       }
     },
   };

@@ -141,14 +141,18 @@ export function checkReconcileRequest(request: ReconcileRequest): void {
   const desired = desiredSchema.safeParse(request.desired);
   if (!op.success || !desired.success) throw new SvcError('SVC_VALIDATION', 'The reconcile request has an invalid operation or desired payload');
   if (request.desired.state === 'running') {
-    if (request.desired.releaseId === null || request.artifact === null) throw new SvcError('SVC_VALIDATION', 'A running generation needs a release and an artifact');
+    if (request.desired.releaseId === null || request.artifact === null)
+      throw new SvcError('SVC_VALIDATION', 'A running generation needs a release and an artifact');
     if (!/^[0-9a-f]{64}$/.test(request.artifact.sha256) || request.artifact.sha256 !== request.artifact.decoded.digest) {
       throw new SvcError('SVC_ARTIFACT_DIGEST_MISMATCH', 'The artifact digest does not match the decoded bundle');
     }
-    if (request.rollback != null && !rollbackIntentSchema.safeParse(request.rollback).success) throw new SvcError('SVC_VALIDATION', 'The rollback field of the reconcile request is invalid');
-    if (request.canary !== undefined && !canaryIntentSchema.safeParse(request.canary).success) throw new SvcError('SVC_VALIDATION', 'The canary field of the reconcile request is invalid');
+    if (request.rollback != null && !rollbackIntentSchema.safeParse(request.rollback).success)
+      throw new SvcError('SVC_VALIDATION', 'The rollback field of the reconcile request is invalid');
+    if (request.canary !== undefined && !canaryIntentSchema.safeParse(request.canary).success)
+      throw new SvcError('SVC_VALIDATION', 'The canary field of the reconcile request is invalid');
     // A canary is a code-only deploy of a new release; a rollback is never staged as one.
-    if (request.canary !== undefined && request.rollback != null) throw new SvcError('SVC_VALIDATION', 'A reconcile request is a canary or a rollback, not both');
+    if (request.canary !== undefined && request.rollback != null)
+      throw new SvcError('SVC_VALIDATION', 'A reconcile request is a canary or a rollback, not both');
   } else if (request.desired.releaseId !== null || request.artifact !== null || request.rollback != null || request.canary !== undefined) {
     throw new SvcError('SVC_VALIDATION', 'A stopped generation has no release, artifact, rollback or canary');
   }
@@ -208,7 +212,8 @@ export async function runReconcile(provider: DeploymentProvider, request: Reconc
       throw error;
     }
     onError?.(error);
-    if (error instanceof SvcError && DEPLOY_OUTCOME_CODES.has(error.code) && !request.signal.aborted) throw new SvcError(error.code, `The deploy failed: ${error.code}`);
+    if (error instanceof SvcError && DEPLOY_OUTCOME_CODES.has(error.code) && !request.signal.aborted)
+      throw new SvcError(error.code, `The deploy failed: ${error.code}`);
     if (request.signal.aborted) throw new SvcError('SVC_PROVIDER_ABORTED', 'The reconcile was aborted');
     throw new SvcError('SVC_PROVIDER_FAILED', 'The provider could not converge the project');
   }

@@ -43,6 +43,8 @@ export class RetiringApps {
     const rest = (this.#byProject.get(projectId) ?? []).filter((e) => e !== entry);
     if (rest.length > 0) this.#byProject.set(projectId, rest);
     else this.#byProject.delete(projectId);
-    await entry.app.stop({ graceMs: this.options.stopGraceMs }).catch((error: unknown) => this.options.onError?.(error, `stopping a replaced app of ${projectId}`));
+    await entry.app
+      .stop({ graceMs: this.options.stopGraceMs })
+      .catch((error: unknown) => this.options.onError?.(error, `stopping a replaced app of ${projectId}`));
   }
 }

@@ -159,22 +159,40 @@ export function buildSandboxCommand(spec: AppStartSpec, ctx: SandboxContext): Sa
     '--disable-userns',
     '--die-with-parent',
     '--new-session',
-    '--hostname', 'svc-app',
+    '--hostname',
+    'svc-app',
     ...systemArgs(ctx.host),
-    '--ro-bind', ctx.host.nodePath, SANDBOX_NODE,
-    '--ro-bind', ctx.host.resolvConf, '/etc/resolv.conf',
-    '--ro-bind', ctx.host.hostsFile, '/etc/hosts',
-    '--proc', '/proc',
-    '--dev', '/dev',
-    '--size', String(ctx.limits.tmpBytes), '--perms', '1777', '--tmpfs', '/tmp',
+    '--ro-bind',
+    ctx.host.nodePath,
+    SANDBOX_NODE,
+    '--ro-bind',
+    ctx.host.resolvConf,
+    '/etc/resolv.conf',
+    '--ro-bind',
+    ctx.host.hostsFile,
+    '/etc/hosts',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--size',
+    String(ctx.limits.tmpBytes),
+    '--perms',
+    '1777',
+    '--tmpfs',
+    '/tmp',
     ...layout.mounts.flatMap((m) => [mountFlag(m.writable), m.src, m.dst]),
     ...(forward ? ['--bind', forward.socketDir, SANDBOX_SOCKET_DIR] : []),
-    '--chdir', layout.releaseDir,
+    '--chdir',
+    layout.releaseDir,
     '--clearenv',
     ...Object.entries(env).flatMap(([name, value]) => ['--setenv', name, value]),
-    '--info-fd', String(SANDBOX_FDS.info),
-    '--block-fd', String(SANDBOX_FDS.block),
-    '--sync-fd', String(SANDBOX_FDS.sync),
+    '--info-fd',
+    String(SANDBOX_FDS.info),
+    '--block-fd',
+    String(SANDBOX_FDS.block),
+    '--sync-fd',
+    String(SANDBOX_FDS.sync),
   ];
   const rlimits = [
     `--data=${ctx.limits.memoryBytes}:${ctx.limits.memoryBytes}`,
@@ -183,8 +201,22 @@ export function buildSandboxCommand(spec: AppStartSpec, ctx: SandboxContext): Sa
     '--core=0:0',
   ];
   const app = forward ? [forward.sh, '-c', INNER_SCRIPT, forward.socat, SANDBOX_NODE, entry] : [SANDBOX_NODE, entry];
-  const sandboxed = [ctx.tools.prlimit, ...rlimits, '--', ctx.tools.setsid, '--fork', '--wait', ctx.tools.bwrap, '--args', String(SANDBOX_FDS.args), '--', ...app];
-  const [file, ...args] = forward ? [forward.sh, '-c', LAUNCH_SCRIPT, forward.setpriv, forward.socat, String(ctx.port), forwardSocketPath(forward), ...sandboxed] : sandboxed;
+  const sandboxed = [
+    ctx.tools.prlimit,
+    ...rlimits,
+    '--',
+    ctx.tools.setsid,
+    '--fork',
+    '--wait',
+    ctx.tools.bwrap,
+    '--args',
+    String(SANDBOX_FDS.args),
+    '--',
+    ...app,
+  ];
+  const [file, ...args] = forward
+    ? [forward.sh, '-c', LAUNCH_SCRIPT, forward.setpriv, forward.socat, String(ctx.port), forwardSocketPath(forward), ...sandboxed]
+    : sandboxed;
   const launcher = command(file!, args, { env: { PATH: '/usr/bin:/bin' }, replaceEnv: true });
   return { launcher, bwrapArgs };
 }

@@ -100,7 +100,8 @@ export function describeSandboxHost(options: { nodePath: string; etcDir: string;
       return null;
     }
   })();
-  if (options.network === 'isolated' || !hostResolv) atomicWriteFileSync(resolvConf, options.network === 'isolated' ? isolatedResolvConf() : '', { mode: 0o644 });
+  if (options.network === 'isolated' || !hostResolv)
+    atomicWriteFileSync(resolvConf, options.network === 'isolated' ? isolatedResolvConf() : '', { mode: 0o644 });
   atomicWriteFileSync(hostsFile, sandboxHostsFile(), { mode: 0o644 });
   return {
     system,
@@ -115,7 +116,15 @@ export function describeSandboxHost(options: { nodePath: string; etcDir: string;
  * the uid apps will run under. Throws SVC_SANDBOX_UNAVAILABLE with bubblewrap's own words otherwise.
  */
 export function probeSandbox(tools: SandboxTools, options: { network: 'isolated' | 'shared'; uid?: number }): void {
-  const args = ['--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-uts', ...(options.network === 'isolated' ? ['--unshare-net'] : []), '--die-with-parent', '--new-session'];
+  const args = [
+    '--unshare-user',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    ...(options.network === 'isolated' ? ['--unshare-net'] : []),
+    '--die-with-parent',
+    '--new-session',
+  ];
   for (const path of SYSTEM_ROOTS) {
     try {
       const stat = lstatSync(path);
@@ -126,7 +135,12 @@ export function probeSandbox(tools: SandboxTools, options: { network: 'isolated'
     }
   }
   args.push('--proc', '/proc', '--dev', '/dev', '--', 'true');
-  const result = spawnSync(tools.bwrap, args, { encoding: 'utf8', timeout: 10_000, env: { PATH: '/usr/bin:/bin' }, ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid }) });
+  const result = spawnSync(tools.bwrap, args, {
+    encoding: 'utf8',
+    timeout: 10_000,
+    env: { PATH: '/usr/bin:/bin' },
+    ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid }),
+  });
   if (result.error || result.status !== 0) {
     const why = (result.stderr || result.error?.message || `exit ${result.status}`).trim().split('\n').slice(-2).join(' ');
     throw new SvcError('SVC_SANDBOX_UNAVAILABLE', `bubblewrap cannot create the app sandbox on this host: ${why}`);

@@ -112,7 +112,12 @@ export class SandboxRunner implements AppRunner {
 
   status(): SandboxStatus {
     const problem = this.options.unavailable;
-    return { available: !problem, network: this.options.network, perProjectUid: this.options.uidFor !== undefined, problem: problem ? { code: problem.code, message: problem.message } : null };
+    return {
+      available: !problem,
+      network: this.options.network,
+      perProjectUid: this.options.uidFor !== undefined,
+      problem: problem ? { code: problem.code, message: problem.message } : null,
+    };
   }
 
   /** Start a release in a new sandbox; resolves once the app process was started inside it. */
@@ -124,7 +129,8 @@ export class SandboxRunner implements AppRunner {
         return await this.startOnce(spec, port);
       } catch (error) {
         if (!(error instanceof PortTaken)) throw error;
-        if (spec.port !== undefined || attempt >= PORT_ATTEMPTS) throw new SvcError('SVC_SANDBOX_START_FAILED', `Could not start ${spec.releaseId} in its sandbox: ${error.message}`);
+        if (spec.port !== undefined || attempt >= PORT_ATTEMPTS)
+          throw new SvcError('SVC_SANDBOX_START_FAILED', `Could not start ${spec.releaseId} in its sandbox: ${error.message}`);
       }
     }
   }
@@ -134,7 +140,8 @@ export class SandboxRunner implements AppRunner {
     const platformPackageDir = linkedPlatformPackage(spec.releaseDir);
     const id = this.ids('run');
     const runDir = join(this.options.runsDir, id);
-    const forward = this.options.network === 'isolated' && this.options.tools.forward ? { ...this.options.tools.forward, socketDir: join(runDir, 'app') } : undefined;
+    const forward =
+      this.options.network === 'isolated' && this.options.tools.forward ? { ...this.options.tools.forward, socketDir: join(runDir, 'app') } : undefined;
     const cmd = buildSandboxCommand(spec, {
       tools: this.options.tools,
       host: this.options.host,
@@ -153,7 +160,8 @@ export class SandboxRunner implements AppRunner {
       const mounts = sandboxLayout(spec).mounts;
       for (const mount of mounts.filter((m) => m.writable)) grantTree(mount.src, uid);
       const roots = this.options.traversableRoots ?? [this.options.runsDir];
-      for (const path of [...mounts.map((m) => m.src), this.options.host.resolvConf, this.options.host.hostsFile, ...(forward ? [forward.socketDir] : [])]) ensureTraversable(path, roots);
+      for (const path of [...mounts.map((m) => m.src), this.options.host.resolvConf, this.options.host.hostsFile, ...(forward ? [forward.socketDir] : [])])
+        ensureTraversable(path, roots);
     }
     const timeoutMs = this.options.setupTimeoutMs ?? 10_000;
     let launcher: ChildProcess | null = null;
@@ -161,7 +169,9 @@ export class SandboxRunner implements AppRunner {
     let initPid: number | null = null;
     try {
       launcher = await this.spawnLauncher(cmd.launcher, runDir, uid);
-      const [argsFd, infoFd, blockFd, syncFd] = [SANDBOX_FDS.args, SANDBOX_FDS.info, SANDBOX_FDS.block, SANDBOX_FDS.sync].map((fd) => (launcher!.stdio as readonly unknown[])[fd]) as [Writable, Readable, Writable, Readable];
+      const [argsFd, infoFd, blockFd, syncFd] = [SANDBOX_FDS.args, SANDBOX_FDS.info, SANDBOX_FDS.block, SANDBOX_FDS.sync].map(
+        (fd) => (launcher!.stdio as readonly unknown[])[fd],
+      ) as [Writable, Readable, Writable, Readable];
       // A sandbox that dies early resets these pipes (e.g. before reading the block byte). Its exit reports
       // that; an unhandled stream error would instead end svc itself.
       for (const pipe of [argsFd, infoFd, blockFd, syncFd]) pipe.on('error', () => undefined);
@@ -187,9 +197,18 @@ export class SandboxRunner implements AppRunner {
         pid: launcher.pid!,
         processStartTime: processStartTime(launcher.pid!),
         runDir,
-        sandbox: { initPid, initStartTime: processStartTime(initPid), ...(net ? { netPid: net.pid, netStartTime: net.startTime } : {}), ...(uid === undefined ? {} : { uid }) },
+        sandbox: {
+          initPid,
+          initStartTime: processStartTime(initPid),
+          ...(net ? { netPid: net.pid, netStartTime: net.startTime } : {}),
+          ...(uid === undefined ? {} : { uid }),
+        },
       };
-      this.note(spec.projectId, spec.releaseId, `started ${spec.entry} in a sandbox (pid ${launcher.pid}${uid === undefined ? '' : `, uid ${uid}`}, ${this.options.network} network) on 127.0.0.1:${port}`);
+      this.note(
+        spec.projectId,
+        spec.releaseId,
+        `started ${spec.entry} in a sandbox (pid ${launcher.pid}${uid === undefined ? '' : `, uid ${uid}`}, ${this.options.network} network) on 127.0.0.1:${port}`,
+      );
       return new SandboxApp(record, this.appDeps(record, { stdout: 0, stderr: 0 }), { child: launcher });
     } catch (error) {
       for (const pid of [initPid, slirp?.pid]) if (pid) tryKill(pid);
@@ -197,7 +216,11 @@ export class SandboxRunner implements AppRunner {
       const said = [tailOf(join(runDir, 'stderr')), tailOf(join(runDir, 'net.log'))].filter(Boolean).join(' | ');
       rmSync(runDir, { recursive: true, force: true });
       if (error instanceof PortTaken || error instanceof SvcError) throw error;
-      throw new SvcError('SVC_SANDBOX_START_FAILED', `Could not start ${spec.releaseId} in its sandbox: ${(error as Error).message}${said ? ` (${said})` : ''}`, { cause: error });
+      throw new SvcError(
+        'SVC_SANDBOX_START_FAILED',
+        `Could not start ${spec.releaseId} in its sandbox: ${(error as Error).message}${said ? ` (${said})` : ''}`,
+        { cause: error },
+      );
     }
   }
 

@@ -34,7 +34,12 @@ export class FenceRecovery {
   /** Start-up: wait (at most `maxWaitMs`) for every foreign lease to expire, then resolve all fences. Returns unresolved project ids. */
   async recoverAll(maxWaitMs: number): Promise<string[]> {
     const fences = listFences(this.options.fencesDir);
-    const wait = planLeaseWait(fences.map((f) => f.fence), this.clock.now(), this.options.holder, maxWaitMs);
+    const wait = planLeaseWait(
+      fences.map((f) => f.fence),
+      this.clock.now(),
+      this.options.holder,
+      maxWaitMs,
+    );
     if (wait > 0) await this.sleep(wait);
     const unresolved = new Set<string>();
     for (const stored of listFences(this.options.fencesDir)) {
@@ -47,10 +52,16 @@ export class FenceRecovery {
   async assertResolved(projectId: string): Promise<void> {
     for (const stored of listFences(this.options.fencesDir, projectId)) {
       if ((await this.resolve(stored)) === 'unresolved') {
-        const until = stored.fence ? ` (lease of ${stored.fence.lease.holder} until ${new Date(stored.fence.lease.expiresAt).toISOString()})` : ' (unreadable fence file)';
-        throw new SvcError('SVC_PROVIDER_FENCE_UNRESOLVED', `Project ${projectId} has an unresolved runtime fence${until}; no new writer starts until its cleanup is verified`, {
-          details: { projectId, path: stored.path },
-        });
+        const until = stored.fence
+          ? ` (lease of ${stored.fence.lease.holder} until ${new Date(stored.fence.lease.expiresAt).toISOString()})`
+          : ' (unreadable fence file)';
+        throw new SvcError(
+          'SVC_PROVIDER_FENCE_UNRESOLVED',
+          `Project ${projectId} has an unresolved runtime fence${until}; no new writer starts until its cleanup is verified`,
+          {
+            details: { projectId, path: stored.path },
+          },
+        );
       }
     }
   }
@@ -74,7 +85,10 @@ export class FenceRecovery {
         }
       }
       const deadline = this.clock.now() + (this.options.killTimeoutMs ?? 15_000);
-      await killAndVerify(fence.runtime, { timeoutMs: this.options.killTimeoutMs ?? 15_000, ...(this.options.spawner ? { spawner: this.options.spawner } : {}) });
+      await killAndVerify(fence.runtime, {
+        timeoutMs: this.options.killTimeoutMs ?? 15_000,
+        ...(this.options.spawner ? { spawner: this.options.spawner } : {}),
+      });
       while (supervisorAlive(fence.supervisor.pid, fence.supervisor.startTime) && this.clock.now() < deadline) await this.sleep(50);
       action = decideFenceRecovery(fence, await observe(), this.clock.now(), this.options.holder);
     }

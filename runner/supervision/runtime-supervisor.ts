@@ -46,7 +46,13 @@ export function startedRuntime(config: RunnerConfig, app: RunningApp): FenceRunt
   const record = app.record();
   if (config.kind === 'process' && app.pid !== undefined) return { kind: 'process', pgid: app.pid, startTime: record.processStartTime ?? null };
   if (config.kind === 'sandbox' && record.pid !== undefined && record.sandbox) {
-    return { kind: 'sandbox', launcherPgid: record.pid, launcherStartTime: record.processStartTime ?? null, initPid: record.sandbox.initPid, initStartTime: record.sandbox.initStartTime };
+    return {
+      kind: 'sandbox',
+      launcherPgid: record.pid,
+      launcherStartTime: record.processStartTime ?? null,
+      initPid: record.sandbox.initPid,
+      initStartTime: record.sandbox.initStartTime,
+    };
   }
   return null;
 }
@@ -55,7 +61,9 @@ export function startedRuntime(config: RunnerConfig, app: RunningApp): FenceRunt
 export async function runSupervisor(start: StartMessage, channel: ControlChannel, clock: Clock = systemClock): Promise<number> {
   const { spec, runId, fencePath } = start;
   const runtime: FenceRuntime | null =
-    start.runner.kind === 'container' ? { kind: 'container', name: containerName(spec.projectId, runId), podman: start.runner.podman.podman, ociRuntime: start.runner.podman.runtime } : null;
+    start.runner.kind === 'container'
+      ? { kind: 'container', name: containerName(spec.projectId, runId), podman: start.runner.podman.podman, ociRuntime: start.runner.podman.runtime }
+      : null;
   const fence: FenceFile = {
     version: 1,
     projectId: spec.projectId,
@@ -74,7 +82,9 @@ export async function runSupervisor(start: StartMessage, channel: ControlChannel
   } catch (error) {
     const verified = await killAndVerify(fence.runtime, { timeoutMs: 10_000 });
     if (verified) await removeFileDurably(fencePath);
-    await channel.send({ type: 'failed', code: isSvcError(error) ? error.code : 'SVC_APP_START_FAILED', message: (error as Error).message }).catch(() => undefined);
+    await channel
+      .send({ type: 'failed', code: isSvcError(error) ? error.code : 'SVC_APP_START_FAILED', message: (error as Error).message })
+      .catch(() => undefined);
     return 1;
   }
   fence.runtime = startedRuntime(start.runner, app) ?? fence.runtime;
@@ -91,7 +101,9 @@ export async function runSupervisor(start: StartMessage, channel: ControlChannel
     if (ending) return;
     ending = true;
     clearInterval(timer);
-    const exit: AppExit = await app.stop(stopGraceMs === undefined ? {} : { graceMs: stopGraceMs }).catch(() => ({ code: null, signal: null, at: clock.now() }));
+    const exit: AppExit = await app
+      .stop(stopGraceMs === undefined ? {} : { graceMs: stopGraceMs })
+      .catch(() => ({ code: null, signal: null, at: clock.now() }));
     const verified = await killAndVerify(fence.runtime, { timeoutMs: 15_000 });
     // Only verified cleanup resolves the fence; otherwise the next controller start deals with it.
     if (verified) await removeFileDurably(fencePath);

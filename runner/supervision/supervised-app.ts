@@ -89,7 +89,10 @@ export class SupervisedApp implements RunningApp {
     if (this.child.connected) this.child.send({ type: 'stop', graceMs }, () => undefined);
     let timer: NodeJS.Timeout | undefined;
     // Bounded: grace + podman/verification time. A silent supervisor is cut off; its fence then stays for recovery.
-    const done = await Promise.race([this.wait().then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), graceMs + 30_000)))]);
+    const done = await Promise.race([
+      this.wait().then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), graceMs + 30_000))),
+    ]);
     clearTimeout(timer);
     if (!done) {
       if (this.child.connected) this.child.disconnect();

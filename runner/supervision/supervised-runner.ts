@@ -96,7 +96,12 @@ export class SupervisedRunner implements AppRunner {
     let child: ChildProcess;
     try {
       // Detached: the supervisor must outlive a killed controller (and its process group) to clean up.
-      child = spawn(process.execPath, supervisorEntryArgs(), { detached: true, stdio: ['ignore', 'ignore', errFd, 'ipc'], env: supervisorEnv(process.env), serialization: 'json' });
+      child = spawn(process.execPath, supervisorEntryArgs(), {
+        detached: true,
+        stdio: ['ignore', 'ignore', errFd, 'ipc'],
+        env: supervisorEnv(process.env),
+        serialization: 'json',
+      });
     } finally {
       closeSync(errFd);
     }
@@ -111,7 +116,10 @@ export class SupervisedRunner implements AppRunner {
       spec: { ...spec, env: { ...spec.env }, secrets: { ...spec.secrets }, ...(spec.platformEnv ? { platformEnv: { ...spec.platformEnv } } : {}) },
     };
     const record = await new Promise<RunningAppRecord>((resolve, reject) => {
-      const timeout = setTimeout(() => fail(new SvcError('SVC_APP_START_FAILED', `Supervisor did not report ${spec.releaseId} started`)), this.options.startTimeoutMs ?? 120_000);
+      const timeout = setTimeout(
+        () => fail(new SvcError('SVC_APP_START_FAILED', `Supervisor did not report ${spec.releaseId} started`)),
+        this.options.startTimeoutMs ?? 120_000,
+      );
       const cleanup = (): void => {
         clearTimeout(timeout);
         child.off('message', onMessage);
@@ -122,7 +130,9 @@ export class SupervisedRunner implements AppRunner {
         cleanup();
         // The supervisor cleans up and removes its fence when control is lost.
         if (child.connected) child.disconnect();
-        reject(error instanceof SvcError ? error : new SvcError('SVC_APP_START_FAILED', `Could not start ${spec.releaseId}: ${error.message}`, { cause: error }));
+        reject(
+          error instanceof SvcError ? error : new SvcError('SVC_APP_START_FAILED', `Could not start ${spec.releaseId}: ${error.message}`, { cause: error }),
+        );
       };
       const onMessage = (raw: unknown): void => {
         const parsed = supervisorMessageSchema.safeParse(raw);

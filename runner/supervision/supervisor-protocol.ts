@@ -14,7 +14,10 @@ export const runnerConfigSchema = z.discriminatedUnion('kind', [
     logsDir: dir,
     stopGraceMs: z.number().int().min(0).max(600_000).optional(),
     image: z.string().min(1).max(255),
-    limits: z.object({ user: z.string(), memory: z.string(), pids: z.number().int(), cpus: z.string(), tmpfsSize: z.string(), ulimits: z.array(z.string()) }).partial().optional(),
+    limits: z
+      .object({ user: z.string(), memory: z.string(), pids: z.number().int(), cpus: z.string(), tmpfsSize: z.string(), ulimits: z.array(z.string()) })
+      .partial()
+      .optional(),
     podman: z.object({ podman: z.string().min(1), runtime: z.string().min(1) }),
   }),
   z.object({
@@ -23,7 +26,12 @@ export const runnerConfigSchema = z.discriminatedUnion('kind', [
     logsDir: dir,
     stopGraceMs: z.number().int().min(0).max(600_000).optional(),
     network: z.enum(['isolated', 'shared']),
-    limits: z.object({ memoryBytes: z.number().int().positive(), processes: z.number().int().positive(), openFiles: z.number().int().positive(), tmpBytes: z.number().int().positive() }),
+    limits: z.object({
+      memoryBytes: z.number().int().positive(),
+      processes: z.number().int().positive(),
+      openFiles: z.number().int().positive(),
+      tmpBytes: z.number().int().positive(),
+    }),
     bwrapPath: z.string().startsWith('/').optional(),
     /** The project's own uid, set per start by the controller (root only); never 0, never a system uid. */
     uid: z.number().int().min(1000).max(2_147_483_646).optional(),
@@ -50,7 +58,15 @@ export const startSpecSchema = z.object({
 
 /** Controller → supervisor. */
 export const controlMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('start'), runId: z.string(), fencePath: dir, lease: leaseSchema, leaseCheckMs: z.number().int().min(10).max(60_000), runner: runnerConfigSchema, spec: startSpecSchema }),
+  z.object({
+    type: z.literal('start'),
+    runId: z.string(),
+    fencePath: dir,
+    lease: leaseSchema,
+    leaseCheckMs: z.number().int().min(10).max(60_000),
+    runner: runnerConfigSchema,
+    spec: startSpecSchema,
+  }),
   z.object({ type: z.literal('renew'), expiresAt: z.number() }),
   z.object({ type: z.literal('stop'), graceMs: z.number().int().min(0).max(600_000) }),
 ]);
@@ -70,7 +86,13 @@ const recordSchema = z.object({
   runDir: z.string().optional(),
   containerId: z.string().optional(),
   sandbox: z
-    .object({ initPid: z.number(), initStartTime: z.string().nullable(), netPid: z.number().optional(), netStartTime: z.string().nullable().optional(), uid: z.number().optional() })
+    .object({
+      initPid: z.number(),
+      initStartTime: z.string().nullable(),
+      netPid: z.number().optional(),
+      netStartTime: z.string().nullable().optional(),
+      uid: z.number().optional(),
+    })
     .optional(),
 });
 
@@ -78,6 +100,11 @@ const recordSchema = z.object({
 export const supervisorMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('started'), record: recordSchema }),
   z.object({ type: z.literal('failed'), code: z.string(), message: z.string() }),
-  z.object({ type: z.literal('exited'), exit: exitSchema, reason: z.enum(['stop-requested', 'control-lost', 'lease-expired', 'app-exited']), verified: z.boolean() }),
+  z.object({
+    type: z.literal('exited'),
+    exit: exitSchema,
+    reason: z.enum(['stop-requested', 'control-lost', 'lease-expired', 'app-exited']),
+    verified: z.boolean(),
+  }),
 ]);
 export type SupervisorMessage = z.infer<typeof supervisorMessageSchema>;

@@ -105,7 +105,9 @@ export async function buildSwarmImage(client: EngineClient, options: BuildSwarmI
     // Docker gives a tmpfs (and an empty volume) mounted over an image directory that directory's
     // owner and mode: the app user must write the release tmpfs (/app) and the project volume (/data).
     for (const dir of ['app', 'data']) chmodSync(join(root, dir), 0o1777);
-    log(`root filesystem: node ${rootfs.nodePath}, ${rootfs.libraries} libraries; svc from ${packageDir} with ${packages} production packages, ${addons.length} native addons`);
+    log(
+      `root filesystem: node ${rootfs.nodePath}, ${rootfs.libraries} libraries; svc from ${packageDir} with ${packages} production packages, ${addons.length} native addons`,
+    );
     const tarPath = join(work, 'rootfs.tar');
     await writeRootfsTar(root, tarPath);
     const repository = options.repository ?? 'svc-swarm-node';

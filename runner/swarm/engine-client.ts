@@ -104,7 +104,10 @@ const labelFilter = (labels: EngineLabels): string[] => Object.entries(labels).m
 
 function parse<S extends z.ZodType>(operation: string, schema: S, value: unknown): z.infer<S> {
   const result = schema.safeParse(value);
-  if (!result.success) throw new SvcError('SVC_SWARM_REQUEST_FAILED', `${operation}: unexpected answer from the engine: ${result.error.message.slice(0, 300)}`, { details: { operation } });
+  if (!result.success)
+    throw new SvcError('SVC_SWARM_REQUEST_FAILED', `${operation}: unexpected answer from the engine: ${result.error.message.slice(0, 300)}`, {
+      details: { operation },
+    });
   return result.data;
 }
 
@@ -172,7 +175,9 @@ export function createEngineClient({ dockerHost }: { dockerHost: string }): Engi
 
     async createNetwork({ name, labels }) {
       const op = `create network ${name}`;
-      const network = await call(op, () => docker.createNetwork({ Name: name, Driver: 'overlay', Attachable: false, Internal: false, CheckDuplicate: true, Labels: labels }));
+      const network = await call(op, () =>
+        docker.createNetwork({ Name: name, Driver: 'overlay', Attachable: false, Internal: false, CheckDuplicate: true, Labels: labels }),
+      );
       return network.id;
     },
     async removeNetwork(name) {
@@ -234,7 +239,16 @@ export function createEngineClient({ dockerHost }: { dockerHost: string }): Engi
 
     async *serviceLogLines(id, { follow, since, tail, signal }) {
       const op = `logs of service ${id}`;
-      const query = { stdout: true, stderr: true, timestamps: true, details: true, follow, ...(since === undefined ? {} : { since }), ...(tail === undefined ? {} : { tail }), ...(signal ? { abortSignal: signal } : {}) };
+      const query = {
+        stdout: true,
+        stderr: true,
+        timestamps: true,
+        details: true,
+        follow,
+        ...(since === undefined ? {} : { since }),
+        ...(tail === undefined ? {} : { tail }),
+        ...(signal ? { abortSignal: signal } : {}),
+      };
       const service = docker.getService(id);
       const answer: unknown = await call(op, () => service.logs(query as never) as unknown as Promise<unknown>);
       const reader = new LogFrameReader();
@@ -271,7 +285,11 @@ export function createEngineClient({ dockerHost }: { dockerHost: string }): Engi
       const op = `import image ${repository}:${tag}`;
       const events = await call(op, async () => {
         const stream = await docker.importImage(tarPath, { repo: repository, tag, changes });
-        return new Promise<Array<{ status?: string; error?: string }>>((resolve, reject) => docker.modem.followProgress(stream, (error: Error | null, output: Array<{ status?: string; error?: string }>) => (error ? reject(error) : resolve(output))));
+        return new Promise<Array<{ status?: string; error?: string }>>((resolve, reject) =>
+          docker.modem.followProgress(stream, (error: Error | null, output: Array<{ status?: string; error?: string }>) =>
+            error ? reject(error) : resolve(output),
+          ),
+        );
       });
       const failure = events.find((event) => event.error);
       if (failure) throw new SvcError('SVC_SWARM_REQUEST_FAILED', `${op}: ${failure.error}`, { details: { operation: op } });

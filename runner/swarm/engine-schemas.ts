@@ -3,14 +3,37 @@
 // Unknown fields pass (the Engine adds fields between versions); unknown states do not.
 import { z } from 'zod';
 
-export const TASK_STATES = ['new', 'allocated', 'pending', 'assigned', 'accepted', 'preparing', 'ready', 'starting', 'running', 'complete', 'shutdown', 'failed', 'rejected', 'remove', 'orphaned'] as const;
+export const TASK_STATES = [
+  'new',
+  'allocated',
+  'pending',
+  'assigned',
+  'accepted',
+  'preparing',
+  'ready',
+  'starting',
+  'running',
+  'complete',
+  'shutdown',
+  'failed',
+  'rejected',
+  'remove',
+  'orphaned',
+] as const;
 export type SwarmTaskState = (typeof TASK_STATES)[number];
 
 export const UPDATE_STATES = ['updating', 'paused', 'completed', 'rollback_started', 'rollback_paused', 'rollback_completed'] as const;
 
 const portStatusSchema = z.looseObject({
   Ports: z
-    .array(z.looseObject({ Protocol: z.string().optional(), TargetPort: z.number().int().optional(), PublishedPort: z.number().int().optional(), PublishMode: z.string().optional() }))
+    .array(
+      z.looseObject({
+        Protocol: z.string().optional(),
+        TargetPort: z.number().int().optional(),
+        PublishedPort: z.number().int().optional(),
+        PublishMode: z.string().optional(),
+      }),
+    )
     .optional(),
 });
 
@@ -48,7 +71,10 @@ export const swarmServiceSchema = z.looseObject({
 });
 
 // Answers the engine client reads besides tasks and services (same rule: extra fields pass).
-const labelsSchema = z.record(z.string(), z.string()).nullish().transform((labels) => labels ?? {});
+const labelsSchema = z
+  .record(z.string(), z.string())
+  .nullish()
+  .transform((labels) => labels ?? {});
 
 /** `GET /services/{id}` and `GET /services` items, with the spec an update would roll back to. */
 export const swarmServiceDetailSchema = swarmServiceSchema.extend({
@@ -74,7 +100,13 @@ export const swarmNodeSchema = z.looseObject({
 export const swarmSecretSchema = z.looseObject({ ID: z.string().min(1), Spec: z.looseObject({ Name: z.string(), Labels: labelsSchema }) });
 
 /** `GET /networks` items. */
-export const engineNetworkSchema = z.looseObject({ Id: z.string().min(1), Name: z.string(), Driver: z.string().optional(), Scope: z.string().optional(), Labels: labelsSchema });
+export const engineNetworkSchema = z.looseObject({
+  Id: z.string().min(1),
+  Name: z.string(),
+  Driver: z.string().optional(),
+  Scope: z.string().optional(),
+  Labels: labelsSchema,
+});
 
 /** `GET /volumes`. */
 export const engineVolumeListSchema = z.looseObject({

@@ -13,14 +13,27 @@ export interface GenerationSecrets {
 }
 
 /** Create one secret of a project (labelled with its generation, or its job). */
-export async function createProjectSecret(engine: EngineClient, projectId: string, generation: number, name: string, value: string, extraLabels: Record<string, string> = {}): Promise<SwarmSecretRef> {
+export async function createProjectSecret(
+  engine: EngineClient,
+  projectId: string,
+  generation: number,
+  name: string,
+  value: string,
+  extraLabels: Record<string, string> = {},
+): Promise<SwarmSecretRef> {
   const spec = swarmSecretSpec(projectId, generation, name, value);
   const secretId = await engine.createSecret({ name: spec.Name, labels: { ...spec.Labels, ...extraLabels }, data: Buffer.from(value, 'utf8') });
   return { name, secretId, secretName: spec.Name };
 }
 
 /** The credential and every value of a generation as swarm secrets. */
-export async function createGenerationSecrets(engine: EngineClient, projectId: string, generation: number, values: Readonly<Record<string, string>>, credentialToken: string): Promise<GenerationSecrets> {
+export async function createGenerationSecrets(
+  engine: EngineClient,
+  projectId: string,
+  generation: number,
+  values: Readonly<Record<string, string>>,
+  credentialToken: string,
+): Promise<GenerationSecrets> {
   const credential = await createProjectSecret(engine, projectId, generation, SWARM_CREDENTIAL_FILE, credentialToken);
   const refs: SwarmSecretRef[] = [];
   for (const [name, value] of Object.entries(values)) refs.push(await createProjectSecret(engine, projectId, generation, name, value));
@@ -31,7 +44,12 @@ export async function createGenerationSecrets(engine: EngineClient, projectId: s
  * Remove the project's generation secrets except those of `keep` (job secrets are their jobs' own).
  * A secret a service still references is refused by the engine; it is left for the next cleanup.
  */
-export async function removeGenerationSecrets(engine: EngineClient, projectId: string, keep: ReadonlySet<number>, warn: (message: string) => void): Promise<void> {
+export async function removeGenerationSecrets(
+  engine: EngineClient,
+  projectId: string,
+  keep: ReadonlySet<number>,
+  warn: (message: string) => void,
+): Promise<void> {
   const secrets = await engine.listSecrets({ [SWARM_LABELS.project]: projectId });
   for (const secret of secrets) {
     if (secret.labels[SWARM_LABELS.job] !== undefined) continue;

@@ -8,7 +8,14 @@ import type { EngineServiceSpec } from './engine-spec.js';
 import { SWARM_LABELS, swarmJobServiceName } from './swarm-names.js';
 import { swarmLabels, swarmTaskTemplate, type SwarmTaskInput } from './swarm-task-template.js';
 
-const JOB_TYPES: ReadonlySet<string> = new Set<ReleaseJob['type']>(['precheck', 'migrate', 'snapshot', 'restore-snapshot', 'unapplied-migrations', 'database-footprint']);
+const JOB_TYPES: ReadonlySet<string> = new Set<ReleaseJob['type']>([
+  'precheck',
+  'migrate',
+  'snapshot',
+  'restore-snapshot',
+  'unapplied-migrations',
+  'database-footprint',
+]);
 
 export interface ReleaseJobInput extends SwarmTaskInput {
   /** Unique per job run: names the job's service; the task fetches its description (paths, values) by it. */

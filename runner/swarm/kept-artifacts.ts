@@ -61,7 +61,10 @@ export class KeptArtifacts {
   async require(releaseDir: string, releaseId: string): Promise<{ path: string; sha256: string }> {
     const found = await this.find(releaseDir);
     if (!found) {
-      throw new SvcError('SVC_SWARM_ARTIFACT_MISSING', `Release ${releaseId} has no kept artifact (${keptArtifactPath(releaseDir)}): it was staged by another driver, so swarm tasks cannot fetch it.`);
+      throw new SvcError(
+        'SVC_SWARM_ARTIFACT_MISSING',
+        `Release ${releaseId} has no kept artifact (${keptArtifactPath(releaseDir)}): it was staged by another driver, so swarm tasks cannot fetch it.`,
+      );
     }
     return found;
   }

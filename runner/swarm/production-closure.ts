@@ -52,7 +52,8 @@ export function productionClosure(read: ManifestReader): string[] {
         }
       }
       if (!resolved) {
-        if (required) throw new SvcError('SVC_RUNNER_CONFIG', `${dir || 'svc'} needs ${name}, which is not installed: run npm ci --omit=dev in the svc package`);
+        if (required)
+          throw new SvcError('SVC_RUNNER_CONFIG', `${dir || 'svc'} needs ${name}, which is not installed: run npm ci --omit=dev in the svc package`);
         continue;
       }
       if (found.has(resolved.dir)) continue;

@@ -64,7 +64,8 @@ export class ProjectPlacements {
       if (project && node) placed.set(project, node);
     }
     const choice = chooseProjectNode(await swarm.nodes(), countProjects(placed));
-    if (!choice) throw new SvcError('SVC_SWARM_UNAVAILABLE', 'The swarm has no ready, active node for apps (a node labelled svc.apps=true, or a manager) with an address');
+    if (!choice)
+      throw new SvcError('SVC_SWARM_UNAVAILABLE', 'The swarm has no ready, active node for apps (a node labelled svc.apps=true, or a manager) with an address');
     await this.record(projectId, choice.id);
     return choice;
   }
@@ -83,7 +84,11 @@ export class ProjectPlacements {
     try {
       parsed = placementsSchema.parse(JSON.parse(text));
     } catch (error) {
-      throw new SvcError('SVC_INTERNAL', `${this.file} is not a placements file (${(error as Error).message.slice(0, 200)}); it records which swarm node holds each project's volume`, { cause: error });
+      throw new SvcError(
+        'SVC_INTERNAL',
+        `${this.file} is not a placements file (${(error as Error).message.slice(0, 200)}); it records which swarm node holds each project's volume`,
+        { cause: error },
+      );
     }
     return (this.recorded = new Map(Object.entries(parsed.projects)));
   }

@@ -72,7 +72,13 @@ export interface MintInput {
 export function mintCredential(input: MintInput): { token: string; claims: CredentialClaims } {
   const lifetime = input.lifetimeMs ?? CREDENTIAL_LIFETIME_MS[input.scope];
   if (!Number.isSafeInteger(lifetime) || lifetime <= 0) throw new Error('a credential lifetime must be a positive number of milliseconds');
-  const claims = claimsSchema.parse({ scope: input.scope, id: input.id, project: input.project, generation: input.generation, exp: input.clock.now() + lifetime });
+  const claims = claimsSchema.parse({
+    scope: input.scope,
+    id: input.id,
+    project: input.project,
+    generation: input.generation,
+    exp: input.clock.now() + lifetime,
+  });
   const payload = Buffer.from(canonicalPayload(claims)).toString('base64url');
   return { token: `${PREFIX}.${payload}.${signature(input.key, payload).toString('base64url')}`, claims };
 }
@@ -123,7 +129,8 @@ export function verifyCredential(token: string | undefined, input: VerifyInput):
     throw new SvcError('SVC_RELEASE_CREDENTIAL_SCOPE', `The credential of ${claims.scope} ${claims.id} does not grant this request`);
   }
   if (input.clock.now() >= claims.exp) throw new SvcError('SVC_RELEASE_CREDENTIAL_EXPIRED', `The credential of ${claims.scope} ${claims.id} expired`);
-  if (input.isRevoked(claims)) throw new SvcError('SVC_RELEASE_CREDENTIAL_REVOKED', `The credential of ${claims.scope} ${claims.id} (generation ${claims.generation}) was revoked`);
+  if (input.isRevoked(claims))
+    throw new SvcError('SVC_RELEASE_CREDENTIAL_REVOKED', `The credential of ${claims.scope} ${claims.id} (generation ${claims.generation}) was revoked`);
   return claims;
 }
 

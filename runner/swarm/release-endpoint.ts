@@ -118,7 +118,12 @@ async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer>
 export function buildReleaseEndpoint(deps: ReleaseEndpointDeps): Server {
   const limits = { ...defaultLimits, ...deps.limits };
   const verify = (req: IncomingMessage, expect: Parameters<typeof verifyCredential>[1]['expect']): CredentialClaims =>
-    verifyCredential(bearerToken(req.headers.authorization), { key: deps.credentialKey, clock: deps.clock, expect, isRevoked: (claims) => deps.isRevoked(claims) });
+    verifyCredential(bearerToken(req.headers.authorization), {
+      key: deps.credentialKey,
+      clock: deps.clock,
+      expect,
+      isRevoked: (claims) => deps.isRevoked(claims),
+    });
   const describe = async (jobId: string): Promise<JobDescription> => (await deps.jobs.describe(jobId)) ?? Promise.reject(unknown(`job ${jobId}`));
 
   async function serveArtifact(req: IncomingMessage, res: ServerResponse, releaseId: string): Promise<void> {
@@ -126,7 +131,8 @@ export function buildReleaseEndpoint(deps: ReleaseEndpointDeps): Server {
     if (claims.scope === 'job') {
       // A job credential reaches only the release its own job reads.
       const job = await deps.jobs.describe(claims.id);
-      if (!job || !job.needsRelease || job.releaseId !== releaseId) throw new SvcError('SVC_RELEASE_CREDENTIAL_SCOPE', `Job ${claims.id} does not read release ${releaseId}`);
+      if (!job || !job.needsRelease || job.releaseId !== releaseId)
+        throw new SvcError('SVC_RELEASE_CREDENTIAL_SCOPE', `Job ${claims.id} does not read release ${releaseId}`);
     }
     const artifact = await deps.artifactFor(releaseId, claims.project);
     if (!artifact) throw unknown(`artifact of release ${releaseId}`);
@@ -154,7 +160,8 @@ export function buildReleaseEndpoint(deps: ReleaseEndpointDeps): Server {
         return sendJson(res, 200, await receiveUpload(req, path, { maxBytes: limits.maxOutputBytes }));
       }
       case 'result': {
-        if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new SvcError('SVC_UNSUPPORTED_MEDIA_TYPE', 'A job result is application/json');
+        if (!/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
+          throw new SvcError('SVC_UNSUPPORTED_MEDIA_TYPE', 'A job result is application/json');
         const text = (await readBody(req, limits.maxResultBytes)).toString('utf8');
         let body: unknown;
         try {
@@ -171,7 +178,14 @@ export function buildReleaseEndpoint(deps: ReleaseEndpointDeps): Server {
   const server = createServer((req, res) => {
     let route: Route | null = null;
     const done = (status: number, code?: string, cause?: string): void =>
-      deps.log?.({ method: req.method ?? '', route: route?.route ?? 'unknown', id: route?.id ?? null, status, ...(code ? { code } : {}), ...(cause ? { cause } : {}) });
+      deps.log?.({
+        method: req.method ?? '',
+        route: route?.route ?? 'unknown',
+        id: route?.id ?? null,
+        status,
+        ...(code ? { code } : {}),
+        ...(cause ? { cause } : {}),
+      });
     Promise.resolve()
       .then(() => {
         route = matchRoute(req.method ?? '', req.url ?? '/');

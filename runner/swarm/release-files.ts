@@ -13,7 +13,13 @@ export class SwarmReleaseFiles {
   readonly artifacts = new KeptArtifacts();
   private readonly dirs = new Map<string, string>();
 
-  constructor(private readonly deps: { locate: LocatePath; jobReleaseDir: (releaseId: string) => string | undefined; releaseDirOf: (projectId: string, releaseId: string) => string }) {}
+  constructor(
+    private readonly deps: {
+      locate: LocatePath;
+      jobReleaseDir: (releaseId: string) => string | undefined;
+      releaseDirOf: (projectId: string, releaseId: string) => string;
+    },
+  ) {}
 
   /** `releaseDir` holds `releaseId` (its kept artifact lies beside it). */
   remember(releaseId: string, releaseDir: string): void {
@@ -31,7 +37,11 @@ export class SwarmReleaseFiles {
   }
 
   async stage(input: { releaseDir: string; place: (dir: string) => Promise<void>; artifact?: ReleaseArtifact }): Promise<void> {
-    if (!input.artifact) throw new SvcError('SVC_SWARM_ARTIFACT_MISSING', `The pipeline handed no original artifact for ${input.releaseDir}; the swarm driver runs releases from their original bytes.`);
+    if (!input.artifact)
+      throw new SvcError(
+        'SVC_SWARM_ARTIFACT_MISSING',
+        `The pipeline handed no original artifact for ${input.releaseDir}; the swarm driver runs releases from their original bytes.`,
+      );
     await input.place(input.releaseDir);
     await prepareReleaseDir({ releaseDir: input.releaseDir, platformPackageDir: platformPackageDir() });
     await keepArtifact(input.releaseDir, input.artifact);

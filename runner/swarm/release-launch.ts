@@ -36,7 +36,10 @@ export function projectNode(rt: SwarmRuntime, projectId: string): Promise<SwarmN
 /** The task's view of a start spec: the database inside the volume, platform values rewritten to /data. */
 export function taskValues(spec: AppStartSpec): { databaseFile: string; platformEnv: Record<string, string> } {
   if (spec.platformEnv?.SVC_RECOVERY_DIR !== undefined) {
-    throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'Point-in-time recovery journals on the control plane: it is not available to projects on the swarm driver (turn recovery off for this project).');
+    throw new SvcError(
+      'SVC_CONTAINER_INVALID_SPEC',
+      'Point-in-time recovery journals on the control plane: it is not available to projects on the swarm driver (turn recovery off for this project).',
+    );
   }
   const layout = sandboxLayout(spec);
   return { databaseFile: layout.databasePath.slice(`${SANDBOX_DATA_DIR}/`.length), platformEnv: layout.platformEnv };
@@ -59,7 +62,8 @@ export async function launchRelease(rt: SwarmRuntime, artifacts: KeptArtifacts, 
   const { spec, generation } = request;
   if (!spec.release) throw new SvcError('SVC_INTERNAL', `The start spec of ${spec.releaseId} carries no digest or health route`);
   const kept = await artifacts.require(spec.releaseDir, spec.releaseId);
-  if (kept.sha256 !== spec.release.digest) throw new SvcError('SVC_INTERNAL', `The kept artifact of ${spec.releaseId} is not the release's (${kept.sha256} ≠ ${spec.release.digest})`);
+  if (kept.sha256 !== spec.release.digest)
+    throw new SvcError('SVC_INTERNAL', `The kept artifact of ${spec.releaseId} is not the release's (${kept.sha256} ≠ ${spec.release.digest})`);
   const { databaseFile, platformEnv } = taskValues(spec);
   await ensureProjectNetwork(rt.engine, spec.projectId);
   const token = rt.access.mintRelease(spec.projectId, spec.releaseId, generation);

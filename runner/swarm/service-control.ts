@@ -6,7 +6,16 @@ import type { EngineClient, SwarmServiceInfo } from './engine-client.js';
 import type { SwarmTask } from './engine-schemas.js';
 import type { EngineServiceSpec } from './engine-spec.js';
 import type { SwarmRuntime } from './swarm-runtime.js';
-import { allStopped, candidateState, generationSettled, specGeneration, taskEnded, taskGeneration, updateFailed, type CandidateState } from './task-observation.js';
+import {
+  allStopped,
+  candidateState,
+  generationSettled,
+  specGeneration,
+  taskEnded,
+  taskGeneration,
+  updateFailed,
+  type CandidateState,
+} from './task-observation.js';
 
 const POLL_MS = 250;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -42,7 +51,14 @@ export async function awaitCandidate(engine: EngineClient, name: string, generat
     const now = candidateState({ tasks: view.tasks, updateStatus: view.service?.updateStatus, specGeneration: specGeneration(view.service?.spec), generation });
     return now.kind === 'pending' ? undefined : now;
   });
-  return state ?? { kind: 'failed', code: 'SVC_HEALTH_CHECK_FAILED', reason: `no task of generation ${generation} passed Docker's health check within ${timeoutMs} ms`, exitCode: null };
+  return (
+    state ?? {
+      kind: 'failed',
+      code: 'SVC_HEALTH_CHECK_FAILED',
+      reason: `no task of generation ${generation} passed Docker's health check within ${timeoutMs} ms`,
+      exitCode: null,
+    }
+  );
 }
 
 /** The candidate's state now (no waiting), for health checks that watch Docker's verdict. */
@@ -62,7 +78,10 @@ export async function awaitSettled(engine: EngineClient, name: string, generatio
     const view = await viewService(engine, name);
     const state = view.service?.updateStatus?.State;
     if (updateFailed(view.service?.updateStatus, specGeneration(view.service?.spec), generation)) {
-      throw new SvcError('SVC_HEALTH_CHECK_FAILED', `The update of ${name} to generation ${generation} failed after its task passed the health check (${state}${view.service?.updateStatus?.Message ? `: ${view.service.updateStatus.Message}` : ''})`);
+      throw new SvcError(
+        'SVC_HEALTH_CHECK_FAILED',
+        `The update of ${name} to generation ${generation} failed after its task passed the health check (${state}${view.service?.updateStatus?.Message ? `: ${view.service.updateStatus.Message}` : ''})`,
+      );
     }
     return state !== 'updating' && generationSettled(view.tasks, generation, replicas) ? true : undefined;
   });
@@ -85,7 +104,13 @@ export async function awaitGenerationGone(engine: EngineClient, name: string, ge
  * (Docker's stop sends the first; the order does not matter). Tasks on other nodes keep their window:
  * the manager's API cannot signal their containers.
  */
-export async function scaleService(engine: EngineClient, name: string, replicas: number, timeoutMs: number, options: { endLameDuck?: boolean } = {}): Promise<boolean> {
+export async function scaleService(
+  engine: EngineClient,
+  name: string,
+  replicas: number,
+  timeoutMs: number,
+  options: { endLameDuck?: boolean } = {},
+): Promise<boolean> {
   const service = await engine.inspectService(name);
   if (!service) return true;
   const local = options.endLameDuck && replicas === 0 ? await engine.localNodeId().catch(() => null) : null;

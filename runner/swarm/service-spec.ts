@@ -40,8 +40,10 @@ export interface ReleaseServiceInput extends SwarmTaskInput {
 
 /** The exec-form health check polling the app's health path on loopback inside the task. */
 export function swarmHealthCheck(health: { path: string; timeoutMs: number }): EngineHealthCheck {
-  if (!/^\/[\x21-\x7e]*$/.test(health.path)) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'The health path must start with / and hold no spaces or control characters');
-  if (!Number.isSafeInteger(health.timeoutMs) || health.timeoutMs <= 0) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'The health timeout must be a positive number of milliseconds');
+  if (!/^\/[\x21-\x7e]*$/.test(health.path))
+    throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'The health path must start with / and hold no spaces or control characters');
+  if (!Number.isSafeInteger(health.timeoutMs) || health.timeoutMs <= 0)
+    throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'The health timeout must be a positive number of milliseconds');
   return {
     Test: ['CMD', '/usr/bin/node', '-e', PROBE_SCRIPT, health.path, String(SWARM_HEALTH_PROBE_TIMEOUT_MS)],
     Interval: nanoseconds(SWARM_HEALTH_INTERVAL_MS),
@@ -61,7 +63,8 @@ export function swarmUpdateConfig(healthTimeoutMs: number, failureAction: Engine
 export function releaseServiceSpec(input: ReleaseServiceInput): EngineServiceSpec {
   const replicas = input.replicas ?? 1;
   if (!Number.isSafeInteger(replicas) || replicas < 1) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'Replicas must be a positive integer');
-  if (!Number.isSafeInteger(input.port) || input.port < 1 || input.port > 65_535) throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'The app port must be 1–65535');
+  if (!Number.isSafeInteger(input.port) || input.port < 1 || input.port > 65_535)
+    throw new SvcError('SVC_CONTAINER_INVALID_SPEC', 'The app port must be 1–65535');
   const template = swarmTaskTemplate(input, {
     role: input.role,
     env: input.env,

@@ -27,10 +27,22 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
 
 /** A failure as the pipeline reads a health result: an ended app `exited`, an unhealthy one `timeout`. */
 function failed(failure: Failure, attempts: number, elapsedMs: number): HealthResult {
-  return { ok: false, reason: failure.code === 'SVC_APP_START_FAILED' ? 'exited' : 'timeout', attempts, elapsedMs, lastStatus: null, lastError: failure.reason };
+  return {
+    ok: false,
+    reason: failure.code === 'SVC_APP_START_FAILED' ? 'exited' : 'timeout',
+    attempts,
+    elapsedMs,
+    lastStatus: null,
+    lastError: failure.reason,
+  };
 }
 
-export async function checkSwarmHealth(engine: EngineClient, clock: Clock, app: SwarmApp, health: { path: string; timeoutMs: number; signal?: AbortSignal }): Promise<HealthResult> {
+export async function checkSwarmHealth(
+  engine: EngineClient,
+  clock: Clock,
+  app: SwarmApp,
+  health: { path: string; timeoutMs: number; signal?: AbortSignal },
+): Promise<HealthResult> {
   const started = clock.now();
   if (app.failure) return failed(app.failure, 0, 0);
   const verdict = new AbortController();

@@ -125,7 +125,9 @@ export class SwarmJobs implements ReleaseEndpointJobs {
     try {
       await ensureProjectNetwork(rt.engine, place.projectId);
       const node = await projectNode(rt, place.projectId);
-      const credential = await createProjectSecret(rt.engine, place.projectId, 1, `job.${jobId}`, rt.access.mintJob(place.projectId, jobId), { [SWARM_LABELS.job]: jobId });
+      const credential = await createProjectSecret(rt.engine, place.projectId, 1, `job.${jobId}`, rt.access.mintJob(place.projectId, jobId), {
+        [SWARM_LABELS.job]: jobId,
+      });
       secretId = credential.secretId;
       const databasePath = 'target' in taskJob ? taskJob.target.databasePath : taskJob.databasePath;
       const spec = releaseJobSpec({
@@ -165,7 +167,10 @@ export class SwarmJobs implements ReleaseEndpointJobs {
     const releaseId = run.description.releaseId === NO_RELEASE ? '-' : run.description.releaseId;
     const label = `[${run.description.job.type} job]`;
     for await (const batch of rt.engine.serviceLogLines(serviceId, { follow: false })) {
-      this.deps.logs.append(run.projectId, batch.map((record) => ({ time: record.time, stream: record.stream, releaseId, line: `${label} ${record.line}` })));
+      this.deps.logs.append(
+        run.projectId,
+        batch.map((record) => ({ time: record.time, stream: record.stream, releaseId, line: `${label} ${record.line}` })),
+      );
     }
   }
 
@@ -183,9 +188,13 @@ export class SwarmJobs implements ReleaseEndpointJobs {
         if (ended && imageMissing(ended)) throw imageMissingError(rt, ended.NodeID, `the ${run.description.job.type} job of ${run.projectId}`);
         const why = ended ? taskReason(ended) : `no task started within ${rt.settings.startTimeoutMs} ms`;
         const logs = await rt.engine.serviceLogs(serviceId, { tail: LOG_LINES }).catch((error: unknown) => `(logs unavailable: ${(error as Error).message})`);
-        throw new SvcError('SVC_SWARM_JOB_FAILED', `The ${run.description.job.type} job ${jobId} of ${run.projectId} ended without a result (${why}). Last lines:\n${logs.trim() || '(none)'}`, {
-          details: { jobId, projectId: run.projectId },
-        });
+        throw new SvcError(
+          'SVC_SWARM_JOB_FAILED',
+          `The ${run.description.job.type} job ${jobId} of ${run.projectId} ended without a result (${why}). Last lines:\n${logs.trim() || '(none)'}`,
+          {
+            details: { jobId, projectId: run.projectId },
+          },
+        );
       }
       await this.sleep(POLL_MS);
     }

@@ -7,7 +7,20 @@ import type { Clock } from '../../src/core/clock.js';
 import { systemClock } from '../../src/core/clock.js';
 import { SvcError } from '../../src/core/errors.js';
 import { checkHealth } from '../health-check.js';
-import type { AppStartSpec, HealthResult, LogStore, ReleaseArtifact, ReleaseDriver, ReleaseDriverHooks, ReleaseJob, ReleaseJobResults, RunningApp, RunningAppRecord, SandboxStatus, SupervisedStatus } from '../release-driver.js';
+import type {
+  AppStartSpec,
+  HealthResult,
+  LogStore,
+  ReleaseArtifact,
+  ReleaseDriver,
+  ReleaseDriverHooks,
+  ReleaseJob,
+  ReleaseJobResults,
+  RunningApp,
+  RunningAppRecord,
+  SandboxStatus,
+  SupervisedStatus,
+} from '../release-driver.js';
 import type { ContainerLimits } from '../container/podman-args.js';
 import type { EngineClient } from './engine-client.js';
 import { imageMissingError } from './image-missing.js';
@@ -62,10 +75,26 @@ export class SwarmReleaseDriver implements ReleaseDriver {
   constructor(private readonly options: SwarmReleaseDriverOptions) {
     this.logs = options.logs;
     this.clock = options.clock ?? systemClock;
-    this.files = new SwarmReleaseFiles({ locate: options.locate, jobReleaseDir: (releaseId) => this.jobs.releaseDirOf(releaseId), releaseDirOf: options.releaseDirOf });
-    this.jobs = new SwarmJobs({ runtime: () => this.ready(), artifacts: this.files.artifacts, locate: options.locate, logs: options.logs, ...(options.limits ? { limits: options.limits } : {}) });
+    this.files = new SwarmReleaseFiles({
+      locate: options.locate,
+      jobReleaseDir: (releaseId) => this.jobs.releaseDirOf(releaseId),
+      releaseDirOf: options.releaseDirOf,
+    });
+    this.jobs = new SwarmJobs({
+      runtime: () => this.ready(),
+      artifacts: this.files.artifacts,
+      locate: options.locate,
+      logs: options.logs,
+      ...(options.limits ? { limits: options.limits } : {}),
+    });
     this.output = new ServiceLogFollows({ engine: async () => (await this.ready()).engine, logs: options.logs });
-    this.watch = new SwarmWatch({ runtime: () => this.ready(), onEvent: (event) => options.onEvent(event), intervalMs: options.watchIntervalMs ?? 1_000, clock: this.clock, appOf: (init) => this.app(init) });
+    this.watch = new SwarmWatch({
+      runtime: () => this.ready(),
+      onEvent: (event) => options.onEvent(event),
+      intervalMs: options.watchIntervalMs ?? 1_000,
+      clock: this.clock,
+      appOf: (init) => this.app(init),
+    });
   }
 
   /** Engine, node, image, endpoint: set up once; a failure stops start-up (recover rethrows it). */
@@ -114,7 +143,14 @@ export class SwarmReleaseDriver implements ReleaseDriver {
     const name = swarmServiceName(spec.projectId, role);
     if (role === 'canary') await this.removeCanary(rt, spec.projectId); // an interrupted canary's leftovers
     this.output.follow(spec.projectId, name);
-    await launchRelease(rt, this.files.artifacts, { spec, role, generation, node, replicas: role === 'app' ? rt.settings.replicas : 1, ...(this.options.limits ? { limits: this.options.limits } : {}) });
+    await launchRelease(rt, this.files.artifacts, {
+      spec,
+      role,
+      generation,
+      node,
+      replicas: role === 'app' ? rt.settings.replicas : 1,
+      ...(this.options.limits ? { limits: this.options.limits } : {}),
+    });
     const health = spec.release?.health.timeoutMs ?? 30_000;
     const state = await awaitCandidate(rt.engine, name, generation, candidateTimeoutMs(rt, health, SWARM_HEALTH_RETRIES, SWARM_HEALTH_INTERVAL_MS));
     if (state.kind === 'failed' && state.code === 'SVC_SWARM_IMAGE_MISSING') {
@@ -124,7 +160,15 @@ export class SwarmReleaseDriver implements ReleaseDriver {
     return this.app({ projectId: spec.projectId, releaseId: spec.releaseId, role, serviceName: name, generation, host: node.address, state });
   }
 
-  private app(init: { projectId: string; releaseId: string; role: SwarmRole; serviceName: string; generation: number; host: string; state: CandidateState }): SwarmApp {
+  private app(init: {
+    projectId: string;
+    releaseId: string;
+    role: SwarmRole;
+    serviceName: string;
+    generation: number;
+    host: string;
+    state: CandidateState;
+  }): SwarmApp {
     const { state } = init;
     return new SwarmApp({
       ...init,
@@ -138,7 +182,15 @@ export class SwarmReleaseDriver implements ReleaseDriver {
   }
 
   async checkHealth(app: RunningApp, health: { path: string; timeoutMs: number; signal?: AbortSignal }): Promise<HealthResult> {
-    if (!(app instanceof SwarmApp)) return checkHealth({ host: app.host, port: app.port, path: health.path, timeoutMs: health.timeoutMs, exited: app.wait(), ...(health.signal ? { signal: health.signal } : {}) });
+    if (!(app instanceof SwarmApp))
+      return checkHealth({
+        host: app.host,
+        port: app.port,
+        path: health.path,
+        timeoutMs: health.timeoutMs,
+        exited: app.wait(),
+        ...(health.signal ? { signal: health.signal } : {}),
+      });
     if (app.failure) return checkSwarmHealth(this.options.engine, this.clock, app, health);
     return checkSwarmHealth((await this.ready()).engine, this.clock, app, health);
   }
@@ -239,7 +291,15 @@ export class SwarmReleaseDriver implements ReleaseDriver {
     const node = await rt.node(task.NodeID);
     const state: CandidateState = { kind: 'running', task, port: publishedPort(task)! };
     if (record.swarm.role === 'app') this.output.follow(record.projectId, record.swarm.serviceName);
-    return this.app({ projectId: record.projectId, releaseId: record.releaseId, role: record.swarm.role, serviceName: record.swarm.serviceName, generation: record.swarm.generation, host: node.address, state });
+    return this.app({
+      projectId: record.projectId,
+      releaseId: record.releaseId,
+      role: record.swarm.role,
+      serviceName: record.swarm.serviceName,
+      generation: record.swarm.generation,
+      host: node.address,
+      state,
+    });
   }
 
   async recover(): Promise<void> {
@@ -297,4 +357,3 @@ export class SwarmReleaseDriver implements ReleaseDriver {
     return rt.settings.drainMs + 40_000;
   }
 }
-

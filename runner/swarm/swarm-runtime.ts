@@ -49,14 +49,19 @@ async function resolveImage(input: OpenSwarmRuntimeInput): Promise<string> {
   const pinned = input.settings.image;
   if (pinned === undefined) return input.buildImage(input.engine);
   const found = await input.engine.inspectImage(pinned);
-  if (!found) throw new SvcError('SVC_SWARM_CONFIG', `Invalid SVC_SWARM_IMAGE: the engine has no image ${pinned} (unset it to build the base image at start-up)`);
+  if (!found)
+    throw new SvcError('SVC_SWARM_CONFIG', `Invalid SVC_SWARM_IMAGE: the engine has no image ${pinned} (unset it to build the base image at start-up)`);
   return pinned;
 }
 
 function listen(server: ReturnType<typeof buildReleaseEndpoint>, address: { host: string; port: number }): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     const fail = (error: NodeJS.ErrnoException): void =>
-      reject(new SvcError('SVC_SWARM_CONFIG', `Invalid SVC_SWARM_ENDPOINT: cannot listen on ${address.host}:${address.port} (${error.code ?? error.message})`, { cause: error }));
+      reject(
+        new SvcError('SVC_SWARM_CONFIG', `Invalid SVC_SWARM_ENDPOINT: cannot listen on ${address.host}:${address.port} (${error.code ?? error.message})`, {
+          cause: error,
+        }),
+      );
     server.once('error', fail);
     server.listen(address.port, address.host, () => {
       server.off('error', fail);
@@ -75,7 +80,8 @@ async function allowRunningGenerations(engine: EngineClient, access: ReleaseAcce
     for (const service of await engine.listServices({ [SWARM_LABELS.role]: role })) {
       const projectId = service.spec.Labels?.[SWARM_LABELS.project];
       if (!projectId) continue;
-      for (const generation of [specGeneration(service.spec), specGeneration(service.previousSpec)]) if (generation !== null) access.allow(projectId, generation);
+      for (const generation of [specGeneration(service.spec), specGeneration(service.previousSpec)])
+        if (generation !== null) access.allow(projectId, generation);
     }
   }
 }
@@ -88,10 +94,15 @@ export async function openSwarmRuntime(input: OpenSwarmRuntimeInput): Promise<Sw
     await engine.version();
     nodes = await engine.swarmNodes();
   } catch (error) {
-    if (isSvcError(error, 'SVC_SWARM_UNAVAILABLE')) throw new SvcError('SVC_SWARM_UNAVAILABLE', `DOCKER_HOST ${settings.dockerHost}: ${error.message}`, { cause: error });
+    if (isSvcError(error, 'SVC_SWARM_UNAVAILABLE'))
+      throw new SvcError('SVC_SWARM_UNAVAILABLE', `DOCKER_HOST ${settings.dockerHost}: ${error.message}`, { cause: error });
     throw error;
   }
-  if (appNodes(nodes).length === 0) throw new SvcError('SVC_SWARM_UNAVAILABLE', `DOCKER_HOST ${settings.dockerHost}: the swarm has no ready, active node for apps (labelled svc.apps=true, or a manager) with an address`);
+  if (appNodes(nodes).length === 0)
+    throw new SvcError(
+      'SVC_SWARM_UNAVAILABLE',
+      `DOCKER_HOST ${settings.dockerHost}: the swarm has no ready, active node for apps (labelled svc.apps=true, or a manager) with an address`,
+    );
   const image = await resolveImage(input);
   const access = new ReleaseAccess(await loadCredentialKey(join(input.stateDir, 'release-credential.key')), clock);
   await allowRunningGenerations(engine, access);

@@ -61,7 +61,11 @@ export function readDriverChoice(env: Readonly<Record<string, string | undefined
 /** The listen address of SVC_SWARM_ENDPOINT: plain http on an IP literal or host name, any port (0 = pick). */
 function endpointAddress(value: string): { host: string; port: number } {
   const url = new URL(value);
-  if (url.protocol !== 'http:') throw new SvcError('SVC_SWARM_CONFIG', 'Invalid SVC_SWARM_ENDPOINT: the release endpoint listens on plain http:// (put it on a private link between the control plane and the swarm nodes)');
+  if (url.protocol !== 'http:')
+    throw new SvcError(
+      'SVC_SWARM_CONFIG',
+      'Invalid SVC_SWARM_ENDPOINT: the release endpoint listens on plain http:// (put it on a private link between the control plane and the swarm nodes)',
+    );
   if (url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
     throw new SvcError('SVC_SWARM_CONFIG', 'Invalid SVC_SWARM_ENDPOINT: only http://<address>:<port> (no path, query or credentials)');
   }

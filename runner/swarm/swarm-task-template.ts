@@ -81,10 +81,13 @@ function checkInput(input: SwarmTaskInput): void {
   if (!digestImage.test(input.image)) throw invalid('Swarm tasks run only an image pinned by digest (name@sha256:… or sha256:…), never a tag');
   if (!nodeIdPattern.test(input.nodeId)) throw invalid('The node id must be a swarm node id');
   const url = new URL(input.artifactUrl);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && privateAddress(url.hostname))) throw invalid('The artifact URL must be https (http only on a loopback or private address)');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && privateAddress(url.hostname)))
+    throw invalid('The artifact URL must be https (http only on a loopback or private address)');
   if (url.username !== '' || url.password !== '') throw invalid('The artifact URL may not carry credentials');
-  if (!/^(?!\/)(?!.*(?:^|\/)\.\.(?:\/|$))[A-Za-z0-9_.\-/]+$/.test(input.databaseFile)) throw invalid('The database file must be a relative path inside the data volume');
-  if (input.drainMs !== undefined && (!Number.isSafeInteger(input.drainMs) || input.drainMs < 0 || input.drainMs >= input.stopGraceMs)) throw invalid('The drain window must be a whole number of milliseconds below the stop grace period');
+  if (!/^(?!\/)(?!.*(?:^|\/)\.\.(?:\/|$))[A-Za-z0-9_.\-/]+$/.test(input.databaseFile))
+    throw invalid('The database file must be a relative path inside the data volume');
+  if (input.drainMs !== undefined && (!Number.isSafeInteger(input.drainMs) || input.drainMs < 0 || input.drainMs >= input.stopGraceMs))
+    throw invalid('The drain window must be a whole number of milliseconds below the stop grace period');
   if (/^0(:|$)/.test(input.limits.user) || !/^\d+:\d+$/.test(input.limits.user)) throw invalid('The container user must be a numeric non-root uid:gid');
 }
 
@@ -147,7 +150,8 @@ export function swarmTaskTemplate(input: SwarmTaskInput, extras: TaskExtras): En
   const [uid = '', gid = ''] = input.limits.user.split(':');
   const env: string[] = [];
   for (const [name, value] of Object.entries(extras.env)) {
-    if (!envName.test(name) || isReservedEnvName(name) || name === 'PATH' || name === 'HOME') throw new SvcError('SVC_VALIDATION', `env name ${name} is invalid or reserved`);
+    if (!envName.test(name) || isReservedEnvName(name) || name === 'PATH' || name === 'HOME')
+      throw new SvcError('SVC_VALIDATION', `env name ${name} is invalid or reserved`);
     env.push(`${name}=${value}`);
   }
   const secretNames = new Set<string>();

@@ -32,7 +32,15 @@ export interface SwarmWatchDeps {
   onEvent: (event: SupervisorEvent) => void;
   intervalMs: number;
   clock: Clock;
-  appOf: (init: { projectId: string; releaseId: string; role: SwarmRole; serviceName: string; generation: number; host: string; state: CandidateState }) => SwarmApp;
+  appOf: (init: {
+    projectId: string;
+    releaseId: string;
+    role: SwarmRole;
+    serviceName: string;
+    generation: number;
+    host: string;
+    state: CandidateState;
+  }) => SwarmApp;
 }
 
 export class SwarmWatch {
@@ -133,12 +141,21 @@ export class SwarmWatch {
         continue;
       }
       const node = await rt.node(task.NodeID);
-      const app = this.deps.appOf({ projectId, releaseId, role: 'app', serviceName: service.spec.Name, generation, host: node.address, state: { kind: 'running', task, port: publishedPort(task)! } });
+      const app = this.deps.appOf({
+        projectId,
+        releaseId,
+        role: 'app',
+        serviceName: service.spec.Name,
+        generation,
+        host: node.address,
+        state: { kind: 'running', task, port: publishedPort(task)! },
+      });
       this.serve(app);
       this.deps.onEvent({ type: 'adopted', projectId, releaseId, port: app.port });
     }
     for (const role of ['canary', 'job'] as const) {
-      for (const service of await rt.engine.listServices({ [SWARM_LABELS.role]: role })) await removeService(rt.engine, service.spec.Name, rt.settings.drainMs + 40_000).catch(() => undefined);
+      for (const service of await rt.engine.listServices({ [SWARM_LABELS.role]: role }))
+        await removeService(rt.engine, service.spec.Name, rt.settings.drainMs + 40_000).catch(() => undefined);
     }
     return found;
   }
@@ -161,11 +178,27 @@ export class SwarmWatch {
           entry.streak = nextStreak(entry.streak, uptimeMs);
           entry.app.markExited(exit);
           entry.app = null;
-          this.deps.onEvent({ type: 'crashed', projectId, releaseId: entry.releaseId, exit, uptimeMs, restartInMs: SWARM_RESTART_DELAY_MS, streak: entry.streak });
+          this.deps.onEvent({
+            type: 'crashed',
+            projectId,
+            releaseId: entry.releaseId,
+            exit,
+            uptimeMs,
+            restartInMs: SWARM_RESTART_DELAY_MS,
+            streak: entry.streak,
+          });
         } else if (change.type === 'started' && change.task.NodeID) {
           const node = await rt.node(change.task.NodeID);
           if (this.busy.has(projectId) || this.served.get(projectId) !== entry) continue;
-          entry.app = this.deps.appOf({ projectId, releaseId: entry.releaseId, role: 'app', serviceName: swarmServiceName(projectId, 'app'), generation: entry.generation, host: node.address, state: { kind: 'running', task: change.task, port: change.port } });
+          entry.app = this.deps.appOf({
+            projectId,
+            releaseId: entry.releaseId,
+            role: 'app',
+            serviceName: swarmServiceName(projectId, 'app'),
+            generation: entry.generation,
+            host: node.address,
+            state: { kind: 'running', task: change.task, port: change.port },
+          });
           entry.startedAt = now;
           this.deps.onEvent({ type: 'started', projectId, releaseId: entry.releaseId, port: change.port });
         }

@@ -68,7 +68,12 @@ export function imageMissing(task: SwarmTask): boolean {
 export type CandidateState =
   | { kind: 'pending' }
   | { kind: 'running'; task: SwarmTask; port: number }
-  | { kind: 'failed'; code: Extract<ErrorCode, 'SVC_APP_START_FAILED' | 'SVC_HEALTH_CHECK_FAILED' | 'SVC_SWARM_IMAGE_MISSING'>; reason: string; exitCode: number | null };
+  | {
+      kind: 'failed';
+      code: Extract<ErrorCode, 'SVC_APP_START_FAILED' | 'SVC_HEALTH_CHECK_FAILED' | 'SVC_SWARM_IMAGE_MISSING'>;
+      reason: string;
+      exitCode: number | null;
+    };
 
 export interface CandidateInput {
   tasks: readonly SwarmTask[];
@@ -93,7 +98,13 @@ export function updateFailed(updateStatus: SwarmUpdateStatus | undefined, specGe
 function endedFailure(task: SwarmTask): Extract<CandidateState, { kind: 'failed' }> {
   const exitCode = task.Status.ContainerStatus?.ExitCode ?? null;
   const detail = `${task.Status.Err ?? ''} ${task.Status.Message ?? ''}`;
-  if (imageMissing(task)) return { kind: 'failed', code: 'SVC_SWARM_IMAGE_MISSING', reason: `node ${task.NodeID ?? '?'} does not have the base image (${taskReason(task)})`, exitCode };
+  if (imageMissing(task))
+    return {
+      kind: 'failed',
+      code: 'SVC_SWARM_IMAGE_MISSING',
+      reason: `node ${task.NodeID ?? '?'} does not have the base image (${taskReason(task)})`,
+      exitCode,
+    };
   const crashed = (task.Status.State === 'failed' && exitCode !== null && exitCode !== 0 && !/unhealthy/i.test(detail)) || task.Status.State === 'rejected';
   return { kind: 'failed', code: crashed ? 'SVC_APP_START_FAILED' : 'SVC_HEALTH_CHECK_FAILED', reason: taskReason(task), exitCode };
 }
@@ -111,7 +122,12 @@ export function candidateState(input: CandidateInput): CandidateState {
     const verdict = swarmVerdict({ updateStatus: input.updateStatus, tasks: fresh, generation: input.generation, replicas: 1 });
     const ended = fresh.filter(taskEnded).sort(byTime).at(-1);
     if (ended) return { ...endedFailure(ended), reason: `${verdict.kind === 'failed' ? verdict.reason : state}; ${taskReason(ended)}` };
-    return { kind: 'failed', code: verdict.kind === 'failed' && verdict.code === 'SVC_APP_START_FAILED' ? 'SVC_APP_START_FAILED' : 'SVC_HEALTH_CHECK_FAILED', reason: verdict.kind === 'failed' ? verdict.reason : state, exitCode: null };
+    return {
+      kind: 'failed',
+      code: verdict.kind === 'failed' && verdict.code === 'SVC_APP_START_FAILED' ? 'SVC_APP_START_FAILED' : 'SVC_HEALTH_CHECK_FAILED',
+      reason: verdict.kind === 'failed' ? verdict.reason : state,
+      exitCode: null,
+    };
   }
   if (serving) return { kind: 'running', task: serving, port: publishedPort(serving)! };
   const ended = fresh.filter(taskEnded).sort(byTime)[0];

@@ -5,7 +5,19 @@ import { CONTAINER_PATH } from '../container/podman-args.js';
 import { SANDBOX_DATA_DIR } from '../sandbox-layout.js';
 
 /** Names the platform sets in every task. */
-export const TASK_PLATFORM_ENV_NAMES = ['PATH', 'HOME', 'PORT', 'HOST', 'NODE_ENV', 'SVC_PROJECT_ID', 'SVC_RELEASE_ID', 'SVC_DATA_DIR', 'SVC_DATABASE_PATH', 'SVC_RELEASE_DIGEST', 'SVC_ARTIFACT_URL'] as const;
+export const TASK_PLATFORM_ENV_NAMES = [
+  'PATH',
+  'HOME',
+  'PORT',
+  'HOST',
+  'NODE_ENV',
+  'SVC_PROJECT_ID',
+  'SVC_RELEASE_ID',
+  'SVC_DATA_DIR',
+  'SVC_DATABASE_PATH',
+  'SVC_RELEASE_DIGEST',
+  'SVC_ARTIFACT_URL',
+] as const;
 
 export interface TaskPlatformEnvInput {
   projectId: string;

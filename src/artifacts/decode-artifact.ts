@@ -49,10 +49,15 @@ export interface FlushingSink extends ContentSink {
  * stops the moment the decompressed limit is passed, the parser hands each decoded piece on at once,
  * and after a document error the rest is only counted (so size limits, which take precedence, still apply).
  */
-export async function decodeInto(source: Buffer | AsyncIterable<Uint8Array>, sink: ContentSink | FlushingSink, options: DecodeOptions = {}): Promise<{ digest: string; gzipBytes: number; parsed: ParsedDocument }> {
+export async function decodeInto(
+  source: Buffer | AsyncIterable<Uint8Array>,
+  sink: ContentSink | FlushingSink,
+  options: DecodeOptions = {},
+): Promise<{ digest: string; gzipBytes: number; parsed: ParsedDocument }> {
   const limits = resolveLimits(options.limits);
   const expected = options.expectedDigest?.toLowerCase();
-  if (expected !== undefined && !/^[0-9a-f]{64}$/.test(expected)) throw new SvcError('SVC_ARTIFACT_DIGEST_MISMATCH', 'The expected digest is not a hex SHA-256');
+  if (expected !== undefined && !/^[0-9a-f]{64}$/.test(expected))
+    throw new SvcError('SVC_ARTIFACT_DIGEST_MISMATCH', 'The expected digest is not a hex SHA-256');
   if (Buffer.isBuffer(source)) checkInputSize(source.length, limits);
 
   const parser = new DocumentParser(limits, sink);
@@ -91,7 +96,10 @@ export async function decodeInto(source: Buffer | AsyncIterable<Uint8Array>, sin
     for await (const out of gunzip as AsyncIterable<Buffer>) {
       decompressed += out.length;
       if (decompressed > limits.maxDecompressedBytes) {
-        throw new SvcError('SVC_ARTIFACT_DECOMPRESSED_TOO_LARGE', `The artifact decompresses to more than ${limits.maxDecompressedBytes} bytes; decompression stopped`);
+        throw new SvcError(
+          'SVC_ARTIFACT_DECOMPRESSED_TOO_LARGE',
+          `The artifact decompresses to more than ${limits.maxDecompressedBytes} bytes; decompression stopped`,
+        );
       }
       if (documentError !== undefined) continue;
       try {
@@ -114,8 +122,10 @@ export async function decodeInto(source: Buffer | AsyncIterable<Uint8Array>, sin
   if (inputError !== undefined) throw inputError;
 
   const digest = hash.digest('hex');
-  if (expected !== undefined && digest !== expected) throw new SvcError('SVC_ARTIFACT_DIGEST_MISMATCH', `The artifact digest is ${digest}, not the expected ${expected}`);
-  if (gzipError !== undefined) throw new SvcError('SVC_ARTIFACT_MALFORMED', `The artifact is not valid gzip: ${(gzipError as Error).message}`, { cause: gzipError });
+  if (expected !== undefined && digest !== expected)
+    throw new SvcError('SVC_ARTIFACT_DIGEST_MISMATCH', `The artifact digest is ${digest}, not the expected ${expected}`);
+  if (gzipError !== undefined)
+    throw new SvcError('SVC_ARTIFACT_MALFORMED', `The artifact is not valid gzip: ${(gzipError as Error).message}`, { cause: gzipError });
   if (documentError !== undefined) throw documentError;
   return { digest, gzipBytes, parsed: parser.finish() };
 

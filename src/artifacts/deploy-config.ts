@@ -47,12 +47,14 @@ function relativePath() {
     .string()
     .min(1, 'must not be empty')
     .transform((raw, ctx) => {
-      if (raw.startsWith('/') || /^[A-Za-z]:[\\/]/.test(raw)) return fail(ctx, 'SVC_CONFIG_PATH_INVALID', 'must be relative to the app directory, not absolute'), z.NEVER;
-      if (raw.split(/[\\/]/).includes('..')) return fail(ctx, 'SVC_CONFIG_PATH_INVALID', 'must not traverse to a parent directory ("..")'), z.NEVER;
+      if (raw.startsWith('/') || /^[A-Za-z]:[\\/]/.test(raw))
+        return (fail(ctx, 'SVC_CONFIG_PATH_INVALID', 'must be relative to the app directory, not absolute'), z.NEVER);
+      if (raw.split(/[\\/]/).includes('..')) return (fail(ctx, 'SVC_CONFIG_PATH_INVALID', 'must not traverse to a parent directory ("..")'), z.NEVER);
       const path = normalizeConfigPath(raw);
-      if (path === '' || path === '.') return fail(ctx, 'SVC_CONFIG_PATH_INVALID', 'must name a file or directory below the app directory, not the app directory itself'), z.NEVER;
+      if (path === '' || path === '.')
+        return (fail(ctx, 'SVC_CONFIG_PATH_INVALID', 'must name a file or directory below the app directory, not the app directory itself'), z.NEVER);
       const shape = pathShapeViolation(path);
-      if (shape) return fail(ctx, 'SVC_CONFIG_PATH_INVALID', shape.rule), z.NEVER;
+      if (shape) return (fail(ctx, 'SVC_CONFIG_PATH_INVALID', shape.rule), z.NEVER);
       return path;
     });
 }
@@ -60,14 +62,16 @@ function relativePath() {
 const includePath = z
   .string()
   .transform((raw, ctx) => {
-    if (raw.startsWith('!') || globCharacters.test(raw)) return fail(ctx, 'SVC_CONFIG_GLOB_NOT_SUPPORTED', `"${raw}" looks like a shell glob; include paths are literal files or directories`), z.NEVER;
+    if (raw.startsWith('!') || globCharacters.test(raw))
+      return (fail(ctx, 'SVC_CONFIG_GLOB_NOT_SUPPORTED', `"${raw}" looks like a shell glob; include paths are literal files or directories`), z.NEVER);
     return raw;
   })
   .pipe(relativePath())
   .transform((path, ctx) => {
     const reason = forbiddenPathReason(path);
-    if (reason) return fail(ctx, 'SVC_CONFIG_FORBIDDEN_PATH', `must not name a forbidden file: ${reason}`), z.NEVER;
-    if (path === '.svc' || path.startsWith('.svc/')) return fail(ctx, 'SVC_CONFIG_PATH_INVALID', 'must not name .svc (svc keeps local artifacts there)'), z.NEVER;
+    if (reason) return (fail(ctx, 'SVC_CONFIG_FORBIDDEN_PATH', `must not name a forbidden file: ${reason}`), z.NEVER);
+    if (path === '.svc' || path.startsWith('.svc/'))
+      return (fail(ctx, 'SVC_CONFIG_PATH_INVALID', 'must not name .svc (svc keeps local artifacts there)'), z.NEVER);
     return path;
   });
 
@@ -77,35 +81,49 @@ const envSchema = z.record(z.string(), z.string()).superRefine((env, ctx) => {
   const names = Object.keys(env);
   if (names.length > 256) fail(ctx, 'SVC_CONFIG_ENV_INVALID', 'env may hold at most 256 variables');
   for (const name of names) {
-    if (!envName.test(name) || name.length > 128) fail(ctx, 'SVC_CONFIG_ENV_INVALID', `"${name}" is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*, at most 128 characters)`, [name]);
-    else if (isReservedEnvName(name)) fail(ctx, 'SVC_CONFIG_RESERVED_ENV', `"${name}" is reserved (PORT, HOST, NODE_OPTIONS and SVC_* are set by the platform)`, [name]);
+    if (!envName.test(name) || name.length > 128)
+      fail(ctx, 'SVC_CONFIG_ENV_INVALID', `"${name}" is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*, at most 128 characters)`, [name]);
+    else if (isReservedEnvName(name))
+      fail(ctx, 'SVC_CONFIG_RESERVED_ENV', `"${name}" is reserved (PORT, HOST, NODE_OPTIONS and SVC_* are set by the platform)`, [name]);
     const value = env[name] ?? '';
-    if (value.includes('\u0000') || value.length > 32_768) fail(ctx, 'SVC_CONFIG_ENV_INVALID', `value of "${name}" must be at most 32768 characters without NUL`, [name]);
+    if (value.includes('\u0000') || value.length > 32_768)
+      fail(ctx, 'SVC_CONFIG_ENV_INVALID', `value of "${name}" must be at most 32768 characters without NUL`, [name]);
   }
 });
 
 const buildCommand = z
-  .array(z.string().min(1, 'arguments must not be empty').refine((s) => !s.includes('\u0000'), 'arguments must not contain NUL'), {
-    error: (issue) => (issue.input === undefined ? undefined : 'must be an array of strings such as ["npm","run","build"] (it runs without a shell)'),
-  })
+  .array(
+    z
+      .string()
+      .min(1, 'arguments must not be empty')
+      .refine((s) => !s.includes('\u0000'), 'arguments must not contain NUL'),
+    {
+      error: (issue) => (issue.input === undefined ? undefined : 'must be an array of strings such as ["npm","run","build"] (it runs without a shell)'),
+    },
+  )
   .min(1, 'must name a program')
   .max(256, 'may have at most 256 arguments');
 
-const wholeNumber = (min: number, max: number, unit: string) => z.number().int(`must be a whole number${unit}`).min(min, `must be at least ${min}${unit}`).max(max, `must be at most ${max}${unit}`);
+const wholeNumber = (min: number, max: number, unit: string) =>
+  z.number().int(`must be a whole number${unit}`).min(min, `must be at least ${min}${unit}`).max(max, `must be at most ${max}${unit}`);
 
 // The artifact header is canonical JSON (integers only), so the normalized error rate is a decimal string.
-const errorRate = z
-  .union([z.number(), z.string().regex(/^(?:0|1|0\.[0-9]{1,6})$/, 'must be a fraction from 0 to 1')])
-  .transform((raw, ctx) => {
-    const value = typeof raw === 'number' ? raw : Number(raw);
-    if (!(value >= 0 && value <= 1)) return fail(ctx, 'SVC_CONFIG_FIELD_INVALID', 'must be a fraction from 0 to 1'), z.NEVER;
-    return String(Math.round(value * 1e6) / 1e6);
-  });
+const errorRate = z.union([z.number(), z.string().regex(/^(?:0|1|0\.[0-9]{1,6})$/, 'must be a fraction from 0 to 1')]).transform((raw, ctx) => {
+  const value = typeof raw === 'number' ? raw : Number(raw);
+  if (!(value >= 0 && value <= 1)) return (fail(ctx, 'SVC_CONFIG_FIELD_INVALID', 'must be a fraction from 0 to 1'), z.NEVER);
+  return String(Math.round(value * 1e6) / 1e6);
+});
 
 /** Optional canary policy (docs/canary.md): stages run in order, then promotion. */
 export const canaryPolicySchema = z.strictObject({
   stages: z
-    .array(z.strictObject({ trafficPercent: wholeNumber(1, 100, ' percent'), durationMs: wholeNumber(100, 86_400_000, ' ms'), minimumSamples: wholeNumber(1, 10_000, ' samples') }))
+    .array(
+      z.strictObject({
+        trafficPercent: wholeNumber(1, 100, ' percent'),
+        durationMs: wholeNumber(100, 86_400_000, ' ms'),
+        minimumSamples: wholeNumber(1, 10_000, ' samples'),
+      }),
+    )
     .min(1, 'must list at least one stage')
     .max(20, 'may list at most 20 stages'),
   /** A fraction such as 0.01 (normalized to the decimal string "0.01", at most 6 decimals). */
@@ -127,9 +145,7 @@ export const deployConfigSchema = z
       .max(1000, 'may list at most 1000 paths')
       .default([...deployConfigDefaults.include])
       .transform((paths) => [...new Set(paths)].sort(compareUtf8)),
-    build: z
-      .strictObject({ command: buildCommand.default([...deployConfigDefaults.buildCommand]) })
-      .prefault({}),
+    build: z.strictObject({ command: buildCommand.default([...deployConfigDefaults.buildCommand]) }).prefault({}),
     database: z
       .strictObject({
         path: relativePath().default(deployConfigDefaults.databasePath),
@@ -161,7 +177,8 @@ export const deployConfigSchema = z
     const shape = pathShapeViolation(entry);
     if (shape) return fail(ctx, 'SVC_CONFIG_ENTRY_INVALID', shape.rule, ['entry']);
     if (!/\.(m?js)$/.test(entry)) return fail(ctx, 'SVC_CONFIG_ENTRY_INVALID', 'must be a compiled .js or .mjs file', ['entry']);
-    if (!isIncluded(entry, config.include)) fail(ctx, 'SVC_CONFIG_ENTRY_INVALID', `"${entry}" must lie inside an included path (${config.include.join(', ')})`, ['entry']);
+    if (!isIncluded(entry, config.include))
+      fail(ctx, 'SVC_CONFIG_ENTRY_INVALID', `"${entry}" must lie inside an included path (${config.include.join(', ')})`, ['entry']);
   });
 
 /** The normalized svc.deploy.json: every optional field has its default, include paths are sorted and unique. */

@@ -146,7 +146,8 @@ export class DocumentParser {
     }
     if (this.state !== 'end' || this.pending.length > 0) throw malformed('The document is truncated');
     const header = this.header!;
-    if (!this.files.some((f) => f.path === header.config.entry)) throw new SvcError('SVC_ARTIFACT_ENTRY_MISSING', `The entry ${header.config.entry} is not in the artifact`);
+    if (!this.files.some((f) => f.path === header.config.entry))
+      throw new SvcError('SVC_ARTIFACT_ENTRY_MISSING', `The entry ${header.config.entry} is not in the artifact`);
     const entries = this.files.map(({ path, size, mode, sha256 }) => ({ path, size, mode, sha256 }));
     return { document: { ...header, files: entries }, config: header.config, files: this.files, totalBytes: this.aggregate };
   }
@@ -160,10 +161,13 @@ export class DocumentParser {
     }
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw malformed('The document header is not an object');
     const obj = raw as Record<string, unknown>;
-    if (obj.protocol !== ARTIFACT_PROTOCOL) throw new SvcError('SVC_ARTIFACT_UNSUPPORTED_PROTOCOL', `Protocol ${JSON.stringify(obj.protocol)} is not ${ARTIFACT_PROTOCOL}`);
-    if (obj.builder !== BUILDER_PROTOCOL) throw new SvcError('SVC_ARTIFACT_UNSUPPORTED_PROTOCOL', `Builder protocol ${JSON.stringify(obj.builder)} is not ${BUILDER_PROTOCOL}`);
+    if (obj.protocol !== ARTIFACT_PROTOCOL)
+      throw new SvcError('SVC_ARTIFACT_UNSUPPORTED_PROTOCOL', `Protocol ${JSON.stringify(obj.protocol)} is not ${ARTIFACT_PROTOCOL}`);
+    if (obj.builder !== BUILDER_PROTOCOL)
+      throw new SvcError('SVC_ARTIFACT_UNSUPPORTED_PROTOCOL', `Builder protocol ${JSON.stringify(obj.builder)} is not ${BUILDER_PROTOCOL}`);
     const keys = Object.keys(obj).sort().join(',');
-    if (keys !== 'builder,config,protocol,runtime,service') throw malformed(`The document header has fields ${keys}; expected protocol, builder, service, runtime, config`);
+    if (keys !== 'builder,config,protocol,runtime,service')
+      throw malformed(`The document header has fields ${keys}; expected protocol, builder, service, runtime, config`);
     const service = nameVersion(obj.service, 'service');
     const runtime = nameVersion(obj.runtime, 'runtime');
     const config = parseDeployConfig(obj.config);
@@ -186,15 +190,20 @@ export class DocumentParser {
       throw malformed('A file entry is not valid JSON');
     }
     const entry = raw as Record<string, unknown>;
-    if (typeof entry !== 'object' || entry === null || Object.keys(entry).sort().join(',') !== 'mode,path,sha256,size') throw malformed('A file entry must have exactly path, size, mode, sha256 and content');
+    if (typeof entry !== 'object' || entry === null || Object.keys(entry).sort().join(',') !== 'mode,path,sha256,size')
+      throw malformed('A file entry must have exactly path, size, mode, sha256 and content');
     const { path, size, mode, sha256 } = entry;
-    if (typeof path !== 'string' || typeof sha256 !== 'string' || !Number.isSafeInteger(size) || !Number.isSafeInteger(mode)) throw malformed('A file entry has fields of the wrong type');
-    if (this.files.length + 1 > this.limits.maxFiles) throw new SvcError('SVC_ARTIFACT_TOO_MANY_FILES', `The artifact has more than ${this.limits.maxFiles} files`);
+    if (typeof path !== 'string' || typeof sha256 !== 'string' || !Number.isSafeInteger(size) || !Number.isSafeInteger(mode))
+      throw malformed('A file entry has fields of the wrong type');
+    if (this.files.length + 1 > this.limits.maxFiles)
+      throw new SvcError('SVC_ARTIFACT_TOO_MANY_FILES', `The artifact has more than ${this.limits.maxFiles} files`);
     this.checkPath(path);
     checkMode(path, mode as number);
     if ((size as number) < 0) throw malformed(`${path} has a negative size`);
-    if ((size as number) > this.limits.maxFileBytes) throw new SvcError('SVC_ARTIFACT_FILE_TOO_LARGE', `${path} is ${size as number} bytes; the limit is ${this.limits.maxFileBytes}`);
-    if (this.aggregate + (size as number) > this.limits.maxAggregateBytes) throw new SvcError('SVC_ARTIFACT_AGGREGATE_TOO_LARGE', `The files exceed ${this.limits.maxAggregateBytes} bytes together`);
+    if ((size as number) > this.limits.maxFileBytes)
+      throw new SvcError('SVC_ARTIFACT_FILE_TOO_LARGE', `${path} is ${size as number} bytes; the limit is ${this.limits.maxFileBytes}`);
+    if (this.aggregate + (size as number) > this.limits.maxAggregateBytes)
+      throw new SvcError('SVC_ARTIFACT_AGGREGATE_TOO_LARGE', `The files exceed ${this.limits.maxAggregateBytes} bytes together`);
     if (!sha256Hex.test(sha256)) throw malformed(`${path} has a malformed sha256 (64 lowercase hex digits expected)`);
     const current: ArtifactFileEntry = { path, size: size as number, mode: mode as number, sha256 };
     if (!Buffer.from(encodeFileOpen(current), 'utf8').equals(open)) throw new SvcError('SVC_ARTIFACT_NOT_CANONICAL', `The entry of ${path} is not canonical`);
@@ -250,8 +259,10 @@ export class DocumentParser {
     if (whole === 0) return;
     const quanta = text.slice(0, whole);
     const bytes = Buffer.from(quanta, 'base64');
-    if (this.decodedBytes + bytes.length > entry.size) throw new SvcError('SVC_ARTIFACT_SIZE_MISMATCH', `The content of ${entry.path} decodes to more than ${entry.size} bytes`);
-    if (bytes.toString('base64') !== quanta) throw new SvcError('SVC_ARTIFACT_NOT_CANONICAL', `The content of ${entry.path} is not canonical base64 (standard alphabet, padded)`);
+    if (this.decodedBytes + bytes.length > entry.size)
+      throw new SvcError('SVC_ARTIFACT_SIZE_MISMATCH', `The content of ${entry.path} decodes to more than ${entry.size} bytes`);
+    if (bytes.toString('base64') !== quanta)
+      throw new SvcError('SVC_ARTIFACT_NOT_CANONICAL', `The content of ${entry.path} is not canonical base64 (standard alphabet, padded)`);
     this.decodedBytes += bytes.length;
     this.contentHash!.update(bytes);
     this.sink.write(bytes);
@@ -260,7 +271,8 @@ export class DocumentParser {
   private finishFile(): void {
     const entry = this.current!;
     // contentWant is a multiple of 4, so every character was decoded by now.
-    if (this.decodedBytes !== entry.size) throw new SvcError('SVC_ARTIFACT_SIZE_MISMATCH', `The content of ${entry.path} decodes to ${this.decodedBytes} bytes, not ${entry.size}`);
+    if (this.decodedBytes !== entry.size)
+      throw new SvcError('SVC_ARTIFACT_SIZE_MISMATCH', `The content of ${entry.path} decodes to ${this.decodedBytes} bytes, not ${entry.size}`);
     if (this.contentHash!.digest('hex') !== entry.sha256) throw new SvcError('SVC_ARTIFACT_FILE_DIGEST_MISMATCH', `${entry.path} does not match its sha256`);
     this.contentHash = undefined;
     this.sink.end(entry);
@@ -284,5 +296,6 @@ function checkMode(path: string, mode: number): void {
   const type = mode & S_IFMT;
   if (type === S_IFLNK) throw new SvcError('SVC_ARTIFACT_SYMLINK', `${path} is declared as a symbolic link`);
   if (type !== S_IFREG) throw new SvcError('SVC_ARTIFACT_SPECIAL_FILE', `${path} is declared as a special file or directory (mode 0${mode.toString(8)})`);
-  if (mode !== MODE_FILE && mode !== MODE_EXECUTABLE) throw new SvcError('SVC_ARTIFACT_BAD_MODE', `${path} has mode 0${mode.toString(8)}; only 0100644 and 0100755 are allowed`);
+  if (mode !== MODE_FILE && mode !== MODE_EXECUTABLE)
+    throw new SvcError('SVC_ARTIFACT_BAD_MODE', `${path} has mode 0${mode.toString(8)}; only 0100644 and 0100755 are allowed`);
 }

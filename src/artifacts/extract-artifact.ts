@@ -25,7 +25,8 @@ export async function extractArtifact(decoded: DecodedArtifact, targetDir: strin
   for (const file of decoded.files) {
     const shape = pathShapeViolation(file.path);
     if (shape) throw new SvcError(shape.code, `${JSON.stringify(file.path)} ${shape.rule}`);
-    if (file.mode !== MODE_FILE && file.mode !== MODE_EXECUTABLE) throw new SvcError('SVC_ARTIFACT_BAD_MODE', `${file.path} has mode 0${file.mode.toString(8)}`);
+    if (file.mode !== MODE_FILE && file.mode !== MODE_EXECUTABLE)
+      throw new SvcError('SVC_ARTIFACT_BAD_MODE', `${file.path} has mode 0${file.mode.toString(8)}`);
   }
   const parent = dirname(target);
   await mkdir(parent, { recursive: true });

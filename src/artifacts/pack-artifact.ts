@@ -5,7 +5,16 @@ import { open } from 'node:fs/promises';
 import { createGzip } from 'node:zlib';
 import { SvcError } from '../core/errors.js';
 import type { DeployConfig } from './deploy-config.js';
-import { base64Length, currentHeader, DOCUMENT_CLOSE, encodeFileOpen, encodeHeader, FILE_CLOSE, type ArtifactDocument, type ArtifactFileEntry } from './document.js';
+import {
+  base64Length,
+  currentHeader,
+  DOCUMENT_CLOSE,
+  encodeFileOpen,
+  encodeHeader,
+  FILE_CLOSE,
+  type ArtifactDocument,
+  type ArtifactFileEntry,
+} from './document.js';
 import { normalizeGzipHeader } from './gzip-header.js';
 import { resolveLimits, type ArtifactLimits } from './limits.js';
 import { readDeployConfig } from './read-deploy-config.js';
@@ -78,7 +87,8 @@ export async function packArtifact(appDir: string, options: PackOptions = {}): P
     pending = [];
     pendingBytes = 0;
     documentBytes += chunk.length;
-    if (documentBytes > limits.maxDecompressedBytes) throw new SvcError('SVC_ARTIFACT_DECOMPRESSED_TOO_LARGE', `The artifact document would exceed ${limits.maxDecompressedBytes} bytes`);
+    if (documentBytes > limits.maxDecompressedBytes)
+      throw new SvcError('SVC_ARTIFACT_DECOMPRESSED_TOO_LARGE', `The artifact document would exceed ${limits.maxDecompressedBytes} bytes`);
     if (gzipBytes > limits.maxGzipBytes) throw new SvcError('SVC_ARTIFACT_TOO_LARGE', `The compressed artifact exceeds ${limits.maxGzipBytes} bytes`);
     progress?.({ phase: 'compress', done: force ? estimatedTotal : Math.min(documentBytes, estimatedTotal), total: estimatedTotal });
     if (!gzip.write(chunk)) await new Promise<void>((resolve) => gzip.once('drain', resolve));
@@ -106,7 +116,8 @@ export async function packArtifact(appDir: string, options: PackOptions = {}): P
     throw error;
   }
   const bytes = normalizeGzipHeader(Buffer.concat(output));
-  if (bytes.length > limits.maxGzipBytes) throw new SvcError('SVC_ARTIFACT_TOO_LARGE', `The compressed artifact is ${bytes.length} bytes; the limit is ${limits.maxGzipBytes}`);
+  if (bytes.length > limits.maxGzipBytes)
+    throw new SvcError('SVC_ARTIFACT_TOO_LARGE', `The compressed artifact is ${bytes.length} bytes; the limit is ${limits.maxGzipBytes}`);
   const digest = createHash('sha256').update(bytes).digest('hex');
   return { bytes, digest, document: { ...header, files: entries }, fileCount: entries.length, totalBytes };
 }

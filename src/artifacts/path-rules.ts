@@ -50,11 +50,14 @@ export function pathShapeViolation(path: string): PathViolation | undefined {
   const segments = path.split('/');
   if (segments.includes('..')) return { code: 'SVC_ARTIFACT_PATH_TRAVERSAL', rule: 'must not contain ".." segments' };
   if (badCharacters.test(path)) return { code: 'SVC_ARTIFACT_PATH_INVALID', rule: 'must not contain control characters or backslashes' };
-  if (segments.some((s) => s === '' || s === '.')) return { code: 'SVC_ARTIFACT_PATH_INVALID', rule: 'must not contain empty or "." segments (no leading "./", trailing or double "/")' };
+  if (segments.some((s) => s === '' || s === '.'))
+    return { code: 'SVC_ARTIFACT_PATH_INVALID', rule: 'must not contain empty or "." segments (no leading "./", trailing or double "/")' };
   if (Buffer.byteLength(path) > MAX_PATH_BYTES) return { code: 'SVC_ARTIFACT_PATH_INVALID', rule: `must be at most ${MAX_PATH_BYTES} bytes` };
-  if (segments.some((s) => Buffer.byteLength(s) > MAX_SEGMENT_BYTES)) return { code: 'SVC_ARTIFACT_PATH_INVALID', rule: `segments must be at most ${MAX_SEGMENT_BYTES} bytes` };
+  if (segments.some((s) => Buffer.byteLength(s) > MAX_SEGMENT_BYTES))
+    return { code: 'SVC_ARTIFACT_PATH_INVALID', rule: `segments must be at most ${MAX_SEGMENT_BYTES} bytes` };
   if (path.normalize('NFC') !== path) return { code: 'SVC_ARTIFACT_PATH_INVALID', rule: 'must be in Unicode NFC form' };
-  if (/[\uD800-\uDFFF]/.test(path.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ''))) return { code: 'SVC_ARTIFACT_PATH_INVALID', rule: 'must be valid Unicode (no lone surrogates)' };
+  if (/[\uD800-\uDFFF]/.test(path.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, '')))
+    return { code: 'SVC_ARTIFACT_PATH_INVALID', rule: 'must be valid Unicode (no lone surrogates)' };
   return undefined;
 }
 

@@ -39,9 +39,11 @@ export async function walkIncludedPaths(appDir: string, config: DeployConfig, li
       throw new SvcError('SVC_ARTIFACT_DUPLICATE_PATH', `Two files map to the artifact path ${file.path} (names differing only in Unicode normalization)`);
     }
     if (found.size + 1 > limits.maxFiles) throw new SvcError('SVC_ARTIFACT_TOO_MANY_FILES', `More than ${limits.maxFiles} files in the included paths`);
-    if (file.size > limits.maxFileBytes) throw new SvcError('SVC_ARTIFACT_FILE_TOO_LARGE', `${file.path} is ${file.size} bytes; the limit is ${limits.maxFileBytes}`);
+    if (file.size > limits.maxFileBytes)
+      throw new SvcError('SVC_ARTIFACT_FILE_TOO_LARGE', `${file.path} is ${file.size} bytes; the limit is ${limits.maxFileBytes}`);
     aggregate += file.size;
-    if (aggregate > limits.maxAggregateBytes) throw new SvcError('SVC_ARTIFACT_AGGREGATE_TOO_LARGE', `The included files exceed ${limits.maxAggregateBytes} bytes together`);
+    if (aggregate > limits.maxAggregateBytes)
+      throw new SvcError('SVC_ARTIFACT_AGGREGATE_TOO_LARGE', `The included files exceed ${limits.maxAggregateBytes} bytes together`);
     found.set(file.path, file);
     onFile?.(found.size);
   };
@@ -100,7 +102,8 @@ async function checkRoot(appDir: string, root: string, optional: boolean): Promi
     const reason = forbiddenNameReason(segments[i]!);
     if (reason) throw new SvcError('SVC_ARTIFACT_FORBIDDEN_FILE', `${shown} ${reason}`);
     if (stat.isSymbolicLink()) throw new SvcError('SVC_ARTIFACT_SYMLINK', `${shown} is a symbolic link; artifacts hold regular files only`);
-    if (i < segments.length - 1 && !stat.isDirectory()) throw new SvcError('SVC_CONFIG_PATH_NOT_FOUND', `Included path ${root} does not exist (${shown} is not a directory)`);
+    if (i < segments.length - 1 && !stat.isDirectory())
+      throw new SvcError('SVC_CONFIG_PATH_NOT_FOUND', `Included path ${root} does not exist (${shown} is not a directory)`);
   }
   return absolute;
 }

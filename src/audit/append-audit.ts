@@ -22,6 +22,16 @@ export function appendAudit(ctx: Pick<FeatureContext, 'db' | 'clock' | 'ids'>, i
       `INSERT INTO audit_events (id, kind, organization_id, project_id, actor_type, actor_id, actor_name, metadata, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(id, input.kind, input.organizationId, input.projectId ?? null, input.actor.type, input.actor.id, input.actor.name ?? null, JSON.stringify(input.metadata ?? {}), ctx.clock.now());
+    .run(
+      id,
+      input.kind,
+      input.organizationId,
+      input.projectId ?? null,
+      input.actor.type,
+      input.actor.id,
+      input.actor.name ?? null,
+      JSON.stringify(input.metadata ?? {}),
+      ctx.clock.now(),
+    );
   return id;
 }

@@ -35,14 +35,17 @@ function toEvent(row: AuditRow): AuditEvent {
 }
 
 /** Newest-first page of events within `scope`, older than the `before` event id. */
-export function readAuditPage(ctx: Pick<FeatureContext, 'db'>, scope: AuditScope, options: { limit?: number | undefined; before?: string | undefined }): AuditPage {
+export function readAuditPage(
+  ctx: Pick<FeatureContext, 'db'>,
+  scope: AuditScope,
+  options: { limit?: number | undefined; before?: string | undefined },
+): AuditPage {
   const limit = options.limit ?? AUDIT_DEFAULT_LIMIT;
   if (scope.organizationIds.length === 0) return { events: [], nextCursor: null };
   let beforeSeq = Number.MAX_SAFE_INTEGER;
   if (options.before !== undefined) {
     const cursor = ctx.db.prepare('SELECT seq, organization_id, project_id FROM audit_events WHERE id = ?').get(options.before) as
-      | { seq: number; organization_id: string; project_id: string | null }
-      | undefined;
+      { seq: number; organization_id: string; project_id: string | null } | undefined;
     if (!cursor || !scope.organizationIds.includes(cursor.organization_id) || (scope.projectId !== null && cursor.project_id !== scope.projectId)) {
       throw new SvcError('SVC_AUDIT_CURSOR_INVALID');
     }

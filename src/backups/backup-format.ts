@@ -96,7 +96,12 @@ function u32(n: number): Buffer {
  * Decrypt and authenticate `sourcePath` into `destPath`. The header must name `expect`'s backup
  * and project. Throws SVC_BACKUP_DECRYPT_FAILED (and leaves no output) on any mismatch.
  */
-export async function decryptBackupFile(sourcePath: string, destPath: string, key: Uint8Array, expect: { backupId: string; projectId: string }): Promise<BackupHeader> {
+export async function decryptBackupFile(
+  sourcePath: string,
+  destPath: string,
+  key: Uint8Array,
+  expect: { backupId: string; projectId: string },
+): Promise<BackupHeader> {
   const fail = (why: string): never => {
     throw new SvcError('SVC_BACKUP_DECRYPT_FAILED', `Backup ${expect.backupId} failed authentication (${why}); nothing was decrypted.`);
   };
@@ -118,7 +123,9 @@ export async function decryptBackupFile(sourcePath: string, destPath: string, ke
     const headerLength = (await read(MAGIC.length, 4)).readUInt32BE(0);
     if (headerLength > MAX_HEADER) fail('header too large');
     const headerBytes = await read(MAGIC.length + 4, headerLength);
-    const digest = createHash('sha256').update(Buffer.concat([magic, u32(headerLength), headerBytes])).digest();
+    const digest = createHash('sha256')
+      .update(Buffer.concat([magic, u32(headerLength), headerBytes]))
+      .digest();
     let position = MAGIC.length + 4 + headerLength;
     for (let index = 0; ; index++) {
       const head = await read(position, FRAME_HEAD);

@@ -34,26 +34,62 @@ function subjectOf(project: ProjectRow, principal: Principal): BackupSubject {
 export function backupRoutes(backups: BackupOperations) {
   const { ctx } = backups.deps;
   return async function register(app: HttpApp): Promise<void> {
-    app.get(r.backups, { schema: { tags, security, summary: 'Backups (newest first) and the backup schedule', params: projectParams, response: { 200: backupListResponseSchema } } }, async (request) => {
-      const { project } = requireProjectPermission(ctx, request, request.params.id, 'read');
-      return backups.list(project.id);
-    });
+    app.get(
+      r.backups,
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Backups (newest first) and the backup schedule',
+          params: projectParams,
+          response: { 200: backupListResponseSchema },
+        },
+      },
+      async (request) => {
+        const { project } = requireProjectPermission(ctx, request, request.params.id, 'read');
+        return backups.list(project.id);
+      },
+    );
 
-    app.post(r.backups, { schema: { tags, security, summary: 'Take an encrypted backup of the project database now (waits for a running deploy)', params: projectParams, response: { 201: backupResponseSchema } } }, async (request, reply) => {
-      const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'deploy');
-      const row = await backups.create(subjectOf(project, principal), 'manual');
-      return reply.status(201).send({ backup: toBackup(row) });
-    });
+    app.post(
+      r.backups,
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Take an encrypted backup of the project database now (waits for a running deploy)',
+          params: projectParams,
+          response: { 201: backupResponseSchema },
+        },
+      },
+      async (request, reply) => {
+        const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'deploy');
+        const row = await backups.create(subjectOf(project, principal), 'manual');
+        return reply.status(201).send({ backup: toBackup(row) });
+      },
+    );
 
-    app.delete(r.backup, { schema: { tags, security, summary: 'Delete a backup', params: backupParamsSchema, response: { 200: deleteBackupResponseSchema } } }, async (request) => {
-      const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'deploy');
-      await backups.delete(subjectOf(project, principal), request.params.backupId);
-      return { deleted: true as const, id: request.params.backupId };
-    });
+    app.delete(
+      r.backup,
+      { schema: { tags, security, summary: 'Delete a backup', params: backupParamsSchema, response: { 200: deleteBackupResponseSchema } } },
+      async (request) => {
+        const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'deploy');
+        await backups.delete(subjectOf(project, principal), request.params.backupId);
+        return { deleted: true as const, id: request.params.backupId };
+      },
+    );
 
     app.get(
       r.download,
-      { schema: { tags, security, summary: `Download a backup decrypted (${BACKUP_DOWNLOAD_MEDIA_TYPE}); authenticated before any byte is sent`, params: backupParamsSchema, response: { 200: z.string().describe('SQLite database file') } } },
+      {
+        schema: {
+          tags,
+          security,
+          summary: `Download a backup decrypted (${BACKUP_DOWNLOAD_MEDIA_TYPE}); authenticated before any byte is sent`,
+          params: backupParamsSchema,
+          response: { 200: z.string().describe('SQLite database file') },
+        },
+      },
       async (request, reply) => {
         const { project } = requireProjectPermission(ctx, request, request.params.id, 'deploy');
         const opened = await backups.download(project.id, request.params.backupId);
@@ -82,7 +118,16 @@ export function backupRoutes(backups: BackupOperations) {
 
     app.post(
       r.restore,
-      { schema: { tags, security, summary: 'Restore a backup into the project database (stops the app, restores, starts it again; needs "restore <slug>")', params: backupParamsSchema, body: restoreBackupBodySchema, response: { 200: restoreBackupResponseSchema } } },
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Restore a backup into the project database (stops the app, restores, starts it again; needs "restore <slug>")',
+          params: backupParamsSchema,
+          body: restoreBackupBodySchema,
+          response: { 200: restoreBackupResponseSchema },
+        },
+      },
       async (request) => {
         const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'rollback');
         const result = await backups.restore(subjectOf(project, principal), request.params.backupId, request.body.confirm);
@@ -90,15 +135,40 @@ export function backupRoutes(backups: BackupOperations) {
       },
     );
 
-    app.put(r.schedule, { schema: { tags, security, summary: 'Set the backup schedule (interval, backups kept, maximum age)', params: projectParams, body: setScheduleBodySchema, response: { 200: scheduleResponseSchema } } }, async (request) => {
-      const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'deploy');
-      return { schedule: backups.setSchedule(subjectOf(project, principal), request.body) };
-    });
+    app.put(
+      r.schedule,
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Set the backup schedule (interval, backups kept, maximum age)',
+          params: projectParams,
+          body: setScheduleBodySchema,
+          response: { 200: scheduleResponseSchema },
+        },
+      },
+      async (request) => {
+        const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'deploy');
+        return { schedule: backups.setSchedule(subjectOf(project, principal), request.body) };
+      },
+    );
 
-    app.delete(r.schedule, { schema: { tags, security, summary: 'Turn scheduled backups off (existing backups are kept)', params: projectParams, response: { 200: scheduleResponseSchema } } }, async (request) => {
-      const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'deploy');
-      backups.setSchedule(subjectOf(project, principal), null);
-      return { schedule: null };
-    });
+    app.delete(
+      r.schedule,
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Turn scheduled backups off (existing backups are kept)',
+          params: projectParams,
+          response: { 200: scheduleResponseSchema },
+        },
+      },
+      async (request) => {
+        const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'deploy');
+        backups.setSchedule(subjectOf(project, principal), null);
+        return { schedule: null };
+      },
+    );
   };
 }

@@ -79,7 +79,13 @@ export async function createBackup(deps: BackupDeps, subject: BackupSubject, kin
           const snapshot = await deps.jobs.runJob({ type: 'snapshot', databasePath: database.path, snapshotPath: scratch });
           const dataKey = randomBytes(32);
           const now = ctx.clock.now();
-          const size = await encryptBackupFile(scratch, dest, dataKey, { format: 'svc-backup/1', backupId: id, projectId, createdAt: now, hadDatabase: snapshot.hadDatabase });
+          const size = await encryptBackupFile(scratch, dest, dataKey, {
+            format: 'svc-backup/1',
+            backupId: id,
+            projectId,
+            createdAt: now,
+            hadDatabase: snapshot.hadDatabase,
+          });
           const row: BackupRow = {
             id,
             project_id: projectId,
@@ -96,7 +102,13 @@ export async function createBackup(deps: BackupDeps, subject: BackupSubject, kin
           };
           ctx.db.transaction(() => {
             insertBackup(ctx, row);
-            appendAudit(ctx, { kind: 'backup.create', organizationId: subject.project.organizationId, projectId, actor: subject.actor, metadata: { backupId: id, kind, sizeBytes: size, databaseBytes: snapshot.sizeBytes } });
+            appendAudit(ctx, {
+              kind: 'backup.create',
+              organizationId: subject.project.organizationId,
+              projectId,
+              actor: subject.actor,
+              metadata: { backupId: id, kind, sizeBytes: size, databaseBytes: snapshot.sizeBytes },
+            });
           })();
           if (kind === 'scheduled') await applyRetention(deps, subject);
           return row;
@@ -112,7 +124,13 @@ export async function createBackup(deps: BackupDeps, subject: BackupSubject, kin
   } catch (error) {
     const code = isSvcError(error) ? error.code : 'SVC_BACKUP_FAILED';
     try {
-      appendAudit(ctx, { kind: 'backup.failed', organizationId: subject.project.organizationId, projectId, actor: subject.actor, metadata: { kind, code, reason: (error as Error).message.slice(0, 300) } });
+      appendAudit(ctx, {
+        kind: 'backup.failed',
+        organizationId: subject.project.organizationId,
+        projectId,
+        actor: subject.actor,
+        metadata: { kind, code, reason: (error as Error).message.slice(0, 300) },
+      });
     } catch (auditError) {
       ctx.logger.error({ err: auditError, projectId }, 'could not audit a failed backup');
     }
@@ -136,14 +154,25 @@ async function removeBackup(deps: BackupDeps, subject: BackupSubject, row: Backu
   // Row first: a crash after it leaves an unreferenced file, never a row without its file.
   deps.ctx.db.transaction(() => {
     deleteBackupRow(deps.ctx, row.id);
-    appendAudit(deps.ctx, { kind: 'backup.delete', organizationId: subject.project.organizationId, projectId: subject.project.id, actor: subject.actor, metadata: { backupId: row.id, reason } });
+    appendAudit(deps.ctx, {
+      kind: 'backup.delete',
+      organizationId: subject.project.organizationId,
+      projectId: subject.project.id,
+      actor: subject.actor,
+      metadata: { backupId: row.id, reason },
+    });
   })();
   await rm(row.path, { force: true });
 }
 
 /** Delete one backup by request. */
 export async function deleteBackup(deps: BackupDeps, subject: BackupSubject, backupId: string): Promise<void> {
-  await deps.locks.withLock(subject.project.id, 'backup-delete', async () => removeBackup(deps, subject, requireBackup(deps, subject.project.id, backupId), 'request'), { waitMs: deps.lockWaitMs });
+  await deps.locks.withLock(
+    subject.project.id,
+    'backup-delete',
+    async () => removeBackup(deps, subject, requireBackup(deps, subject.project.id, backupId), 'request'),
+    { waitMs: deps.lockWaitMs },
+  );
 }
 
 function requireBackup(deps: BackupDeps, projectId: string, backupId: string): BackupRow {
@@ -179,7 +208,12 @@ export async function openBackupForDownload(deps: BackupDeps, projectId: string,
  * decrypt and authenticate first (a tampered file changes nothing), stop the app, put the database
  * back (stale WAL removed), start the active release again, audit backup.restore.
  */
-export async function restoreBackup(deps: BackupDeps, subject: BackupSubject, backupId: string, confirm: string): Promise<{ row: BackupRow; restartedReleaseId: string | null }> {
+export async function restoreBackup(
+  deps: BackupDeps,
+  subject: BackupSubject,
+  backupId: string,
+  confirm: string,
+): Promise<{ row: BackupRow; restartedReleaseId: string | null }> {
   const phrase = backupRestorePhrase(subject.project.slug);
   if (confirm !== phrase) throw new SvcError('SVC_BACKUP_CONFIRMATION_MISMATCH', `Type exactly: ${phrase}`);
   const { ctx } = deps;

@@ -153,7 +153,9 @@ export function deleteSchedule(ctx: Db, projectId: string): boolean {
 export function recordScheduledRun(ctx: Db, projectId: string, outcome: { ok: boolean; nextDueAt: number; now: number; failureCode?: string }): void {
   if (outcome.ok) {
     ctx.db
-      .prepare('UPDATE backup_schedules SET next_due_at = ?, last_success_at = ?, overdue_reported_at = NULL, last_failure_at = NULL, last_failure_code = NULL WHERE project_id = ?')
+      .prepare(
+        'UPDATE backup_schedules SET next_due_at = ?, last_success_at = ?, overdue_reported_at = NULL, last_failure_at = NULL, last_failure_code = NULL WHERE project_id = ?',
+      )
       .run(outcome.nextDueAt, outcome.now, projectId);
   } else {
     ctx.db

@@ -58,7 +58,10 @@ export function createBackups(ctx: FeatureContext, options: BackupsOptions): Bac
     database: (projectId) => projectDatabase(ctx, projectId),
     lockWaitMs: options.lockWaitMs ?? envInt(ctx.config.env.SVC_BACKUP_LOCK_WAIT_MS, 10 * 60_000),
   };
-  const scheduler = new BackupScheduler(deps, { ...(options.timer ? { timer: options.timer } : {}), tickMs: options.tickMs ?? (envInt(ctx.config.env.SVC_BACKUP_TICK_MS, 60_000) || 60_000) });
+  const scheduler = new BackupScheduler(deps, {
+    ...(options.timer ? { timer: options.timer } : {}),
+    tickMs: options.tickMs ?? (envInt(ctx.config.env.SVC_BACKUP_TICK_MS, 60_000) || 60_000),
+  });
   const feature: BackupsFeature = {
     deps,
     scheduler,
@@ -77,14 +80,28 @@ export function createBackups(ctx: FeatureContext, options: BackupsOptions): Bac
         .transaction(() => {
           if (input === null) {
             const removed = deleteSchedule(ctx, subject.project.id);
-            if (removed) appendAudit(ctx, { kind: 'backup.schedule', organizationId: subject.project.organizationId, projectId: subject.project.id, actor: subject.actor, metadata: { enabled: false } });
+            if (removed)
+              appendAudit(ctx, {
+                kind: 'backup.schedule',
+                organizationId: subject.project.organizationId,
+                projectId: subject.project.id,
+                actor: subject.actor,
+                metadata: { enabled: false },
+              });
             return null;
           }
           const parsed = setScheduleBodySchema.safeParse(input);
-          if (!parsed.success || parsed.data.maxAgeDays * 24 * 60 < parsed.data.intervalMinutes) throw new SvcError('SVC_BACKUP_SCHEDULE_INVALID', 'The maximum age must be at least one interval; interval 5 minutes to 30 days, keep 1–1000.');
+          if (!parsed.success || parsed.data.maxAgeDays * 24 * 60 < parsed.data.intervalMinutes)
+            throw new SvcError('SVC_BACKUP_SCHEDULE_INVALID', 'The maximum age must be at least one interval; interval 5 minutes to 30 days, keep 1–1000.');
           const s = parsed.data;
           upsertSchedule(ctx, subject.project.id, { intervalMs: s.intervalMinutes * 60_000, keep: s.keep, maxAgeMs: s.maxAgeDays * 86_400_000 }, now);
-          appendAudit(ctx, { kind: 'backup.schedule', organizationId: subject.project.organizationId, projectId: subject.project.id, actor: subject.actor, metadata: { enabled: true, intervalMinutes: s.intervalMinutes, keep: s.keep, maxAgeDays: s.maxAgeDays } });
+          appendAudit(ctx, {
+            kind: 'backup.schedule',
+            organizationId: subject.project.organizationId,
+            projectId: subject.project.id,
+            actor: subject.actor,
+            metadata: { enabled: true, intervalMinutes: s.intervalMinutes, keep: s.keep, maxAgeDays: s.maxAgeDays },
+          });
           return toSchedule(findSchedule(ctx, subject.project.id)!, now);
         })
         .immediate();

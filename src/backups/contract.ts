@@ -56,7 +56,11 @@ export const restoreBackupBodySchema = z.object({ confirm: z.string().max(300).d
 export const restoreBackupResponseSchema = z.object({ backup: backupSchema, restartedReleaseId: z.string().nullable() });
 export const deleteBackupResponseSchema = z.object({ deleted: z.literal(true), id: z.string() });
 export const setScheduleBodySchema = z.object({
-  intervalMinutes: z.number().int().min(5).max(30 * 24 * 60),
+  intervalMinutes: z
+    .number()
+    .int()
+    .min(5)
+    .max(30 * 24 * 60),
   keep: z.number().int().min(1).max(1000).default(7),
   maxAgeDays: z.number().int().min(1).max(3650).default(30),
 });

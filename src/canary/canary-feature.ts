@@ -58,7 +58,10 @@ export function createCanary(ctx: FeatureContext, ingress: Pick<Ingress, 'routes
       const base = { projectId: input.projectId, releaseId: input.releaseId, baselineReleaseId: input.baselineReleaseId, policy };
       // Placed projects run canaries too; a node (provider) that cannot refuses its canary generation with SVC_CANARY_PROVIDER_UNSUPPORTED.
       const refusal = options.recoveryEnabled?.(input.projectId)
-        ? new SvcError('SVC_CANARY_RECOVERY_ENABLED', 'Canary rollouts are refused while point-in-time recovery is enabled: the candidate would be a second writer to the journaled database. Deploy without a canary.')
+        ? new SvcError(
+            'SVC_CANARY_RECOVERY_ENABLED',
+            'Canary rollouts are refused while point-in-time recovery is enabled: the candidate would be a second writer to the journaled database. Deploy without a canary.',
+          )
         : null;
       if (refusal) {
         // Refused during verify: the baseline was never stopped, snapshotted or migrated.
@@ -68,7 +71,19 @@ export function createCanary(ctx: FeatureContext, ingress: Pick<Ingress, 'routes
       const runId = store.createRun(base);
       let started = false;
       const event = (kind: 'promoted' | 'failed' | 'rejected', code: string | null, message: string | null) =>
-        observeCanary(ctx.logger, observer, { runId, projectId: input.projectId, releaseId: input.releaseId, state: kind, stageIndex: 0, stageCount: policy.stages.length, trafficPercent: 0, kind, reason: message, code, metrics: stageMetrics([]) });
+        observeCanary(ctx.logger, observer, {
+          runId,
+          projectId: input.projectId,
+          releaseId: input.releaseId,
+          state: kind,
+          stageIndex: 0,
+          stageCount: policy.stages.length,
+          trafficPercent: 0,
+          kind,
+          reason: message,
+          code,
+          metrics: stageMetrics([]),
+        });
       const run: ReleaseCanaryRun = {
         async run(app, health) {
           started = true;
@@ -89,7 +104,10 @@ export function createCanary(ctx: FeatureContext, ingress: Pick<Ingress, 'routes
             // The project lock (checked by the release transaction) and any deployment authority.
             authority: async () => (await input.authority()) && (authority ? await authority(input.projectId, input.releaseId) : true),
           });
-          if (!outcome.promoted) throw new SvcError(outcome.code, `The canary failed (${outcome.reason}); the prior release keeps serving.`, { details: { reason: outcome.reason, runId } });
+          if (!outcome.promoted)
+            throw new SvcError(outcome.code, `The canary failed (${outcome.reason}); the prior release keeps serving.`, {
+              details: { reason: outcome.reason, runId },
+            });
         },
         settle(result) {
           if (result.ok) {

@@ -9,7 +9,16 @@ import type { CanaryCandidate, CanaryRouting } from './canary-controller.js';
 /** A fresh upstream target for the candidate (the ingress proxy creates its pool lazily). */
 function candidateTarget(candidate: CanaryCandidate): UpstreamTarget {
   const host = candidate.host.includes(':') ? `[${candidate.host}]` : candidate.host;
-  return { host: candidate.host, port: candidate.port, origin: `http://${host}:${candidate.port}`, releaseId: candidate.releaseId, inFlight: 0, routed: true, dispatcher: null, waiters: null };
+  return {
+    host: candidate.host,
+    port: candidate.port,
+    origin: `http://${host}:${candidate.port}`,
+    releaseId: candidate.releaseId,
+    inFlight: 0,
+    routed: true,
+    dispatcher: null,
+    waiters: null,
+  };
 }
 
 /** Canary routing on the ingress route table. */
@@ -19,7 +28,11 @@ export function routeTableCanaryRouting(routes: RouteTable): CanaryRouting {
       const entry = routes.get(projectId);
       if (!entry || entry.target === null) throw new SvcError('SVC_CANARY_CRITERIA_FAILED', `Project ${projectId} has no routed baseline release.`);
       const current = entry.canary;
-      const same = current !== null && current.target.host === candidate.host && current.target.port === candidate.port && current.target.releaseId === candidate.releaseId;
+      const same =
+        current !== null &&
+        current.target.host === candidate.host &&
+        current.target.port === candidate.port &&
+        current.target.releaseId === candidate.releaseId;
       entry.generation++;
       entry.canary = { target: same ? current.target : candidateTarget(candidate), percent, position: same ? current.position : 0 };
       return entry.generation;

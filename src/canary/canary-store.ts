@@ -61,20 +61,42 @@ export class CanaryStore {
   constructor(private readonly ctx: FeatureContext) {}
 
   /** Record a new run (state `running`, or `rejected` with its failure). */
-  createRun(run: { projectId: string; releaseId: string; baselineReleaseId: string | null; policy: CanaryPolicy; state?: 'running' | 'rejected'; failure?: { code: string; message: string } }): string {
+  createRun(run: {
+    projectId: string;
+    releaseId: string;
+    baselineReleaseId: string | null;
+    policy: CanaryPolicy;
+    state?: 'running' | 'rejected';
+    failure?: { code: string; message: string };
+  }): string {
     const id = this.ctx.ids('can');
     const now = this.ctx.clock.now();
     const rejected = run.state === 'rejected';
     this.ctx.db
-      .prepare('INSERT INTO canary_runs (id, project_id, release_id, baseline_release_id, state, policy, failure_code, failure_message, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(id, run.projectId, run.releaseId, run.baselineReleaseId, rejected ? 'rejected' : 'running', JSON.stringify(run.policy), run.failure?.code ?? null, run.failure?.message.slice(0, 1000) ?? null, now, rejected ? now : null);
+      .prepare(
+        'INSERT INTO canary_runs (id, project_id, release_id, baseline_release_id, state, policy, failure_code, failure_message, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        id,
+        run.projectId,
+        run.releaseId,
+        run.baselineReleaseId,
+        rejected ? 'rejected' : 'running',
+        JSON.stringify(run.policy),
+        run.failure?.code ?? null,
+        run.failure?.message.slice(0, 1000) ?? null,
+        now,
+        rejected ? now : null,
+      );
     return id;
   }
 
   /** A stage began (its row is `running` with empty metrics). */
   beginStage(runId: string, index: number, trafficPercent: number): void {
     this.ctx.db
-      .prepare("INSERT OR REPLACE INTO canary_stages (run_id, stage_index, traffic_percent, state, reason, samples, error_rate, p95_ms, started_at, ended_at) VALUES (?, ?, ?, 'running', NULL, 0, 0, 0, ?, NULL)")
+      .prepare(
+        "INSERT OR REPLACE INTO canary_stages (run_id, stage_index, traffic_percent, state, reason, samples, error_rate, p95_ms, started_at, ended_at) VALUES (?, ?, ?, 'running', NULL, 0, 0, 0, ?, NULL)",
+      )
       .run(runId, index, trafficPercent, this.ctx.clock.now());
   }
 
@@ -95,7 +117,10 @@ export class CanaryStore {
         const changed = ctx.db
           .prepare("UPDATE canary_runs SET state = ?, failure_code = ?, failure_message = ?, finished_at = ? WHERE id = ? AND state = 'running'")
           .run(state, failure?.code ?? null, failure?.message.slice(0, 1000) ?? null, now, runId).changes;
-        if (changed > 0 && state === 'failed') ctx.db.prepare("UPDATE canary_stages SET state = 'failed', reason = COALESCE(reason, ?), ended_at = ? WHERE run_id = ? AND state = 'running'").run(failure?.code ?? null, now, runId);
+        if (changed > 0 && state === 'failed')
+          ctx.db
+            .prepare("UPDATE canary_stages SET state = 'failed', reason = COALESCE(reason, ?), ended_at = ? WHERE run_id = ? AND state = 'running'")
+            .run(failure?.code ?? null, now, runId);
         return changed > 0;
       })
       .immediate();
@@ -108,14 +133,20 @@ export class CanaryStore {
       .transaction(() => {
         const now = ctx.clock.now();
         ctx.db.prepare("UPDATE canary_stages SET state = 'interrupted', ended_at = ? WHERE state = 'running'").run(now);
-        return ctx.db.prepare("UPDATE canary_runs SET state = 'interrupted', failure_code = 'SVC_CANARY_INTERRUPTED', failure_message = ?, finished_at = ? WHERE state = 'running'").run(message, now).changes;
+        return ctx.db
+          .prepare(
+            "UPDATE canary_runs SET state = 'interrupted', failure_code = 'SVC_CANARY_INTERRUPTED', failure_message = ?, finished_at = ? WHERE state = 'running'",
+          )
+          .run(message, now).changes;
       })
       .immediate();
   }
 
   /** Runs of a project, newest first, with their stages. */
   report(projectId: string, limit = 20): CanaryRunReport[] {
-    const runs = this.ctx.db.prepare('SELECT * FROM canary_runs WHERE project_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?').all(projectId, limit) as RunRow[];
+    const runs = this.ctx.db
+      .prepare('SELECT * FROM canary_runs WHERE project_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?')
+      .all(projectId, limit) as RunRow[];
     const stagesOf = this.ctx.db.prepare('SELECT * FROM canary_stages WHERE run_id = ? ORDER BY stage_index');
     return runs.map((run) => ({
       id: run.id,

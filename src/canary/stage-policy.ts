@@ -72,7 +72,8 @@ export function evaluateStage(policy: CanaryPolicy, stageIndex: number, samples:
   if (!stage) throw new RangeError(`stage ${stageIndex} does not exist (the policy has ${policy.stages.length})`);
   const metrics = stageMetrics(samples);
   const enough = metrics.samples >= stage.minimumSamples;
-  const bound: StageReason | null = metrics.errorRate > policy.maximumErrorRate ? 'error-rate-exceeded' : metrics.p95Ms > policy.maximumP95Ms ? 'p95-exceeded' : null;
+  const bound: StageReason | null =
+    metrics.errorRate > policy.maximumErrorRate ? 'error-rate-exceeded' : metrics.p95Ms > policy.maximumP95Ms ? 'p95-exceeded' : null;
   const ended = now - stageStartedAt >= stage.durationMs;
   if (!ended) {
     if (enough && bound) return { verdict: 'fail', reason: bound, metrics };

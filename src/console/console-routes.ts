@@ -53,7 +53,11 @@ export function consoleRoutes(ctx: FeatureContext, options: ConsoleRoutesOptions
  */
 export function consoleFiles(options: ConsoleRoutesOptions = {}) {
   const dir = options.dir ?? defaultConsoleDir();
-  const isFile = (path: string) => stat(join(dir, path)).then((s) => s.isFile(), () => false);
+  const isFile = (path: string) =>
+    stat(join(dir, path)).then(
+      (s) => s.isFile(),
+      () => false,
+    );
   return async function register(app: HttpApp): Promise<void> {
     // reply.sendFile only (serve: false, no route): gzip copies from the build when accepted, ETag
     // and Last-Modified; the cache policy is set per file here, so the library sets none.
@@ -70,7 +74,12 @@ export function consoleFiles(options: ConsoleRoutesOptions = {}) {
       if (isConsoleRoute(path)) {
         void isFile('index.html').then((built) => {
           if (built) return sendConsoleFile(reply, '/index.html');
-          void reply.status(503).header('content-type', 'text/html; charset=utf-8').header('content-security-policy', CONSOLE_CSP).header('cache-control', 'no-cache').send(NOT_BUILT);
+          void reply
+            .status(503)
+            .header('content-type', 'text/html; charset=utf-8')
+            .header('content-security-policy', CONSOLE_CSP)
+            .header('cache-control', 'no-cache')
+            .send(NOT_BUILT);
         });
         return;
       }

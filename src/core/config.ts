@@ -60,16 +60,24 @@ const rawSchema = z.object({
   dataDir: z.string().min(1).default('.svc-data'),
   registration: z.enum(registrationModeValues).default('bootstrap'),
   publicUrl: publicUrlSchema.optional(),
-  appDomain: z.string().regex(/^[a-z0-9.-]+$/).default('localhost'),
+  appDomain: z
+    .string()
+    .regex(/^[a-z0-9.-]+$/)
+    .default('localhost'),
   logLevel: z.enum(logLevelValues).default('info'),
   bodyLimitBytes: intFromString(1024, 64 * 1024 * 1024).default(1024 * 1024),
   deviceCodeTtlSeconds: intFromString(30, 3600).default(600),
   devicePollIntervalSeconds: intFromString(1, 60).default(5),
   tokenTtlDays: intFromString(1, 365).default(90),
   sessionTtlHours: intFromString(1, 24 * 90).default(24 * 14),
-  trustProxy: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').default(false),
+  trustProxy: z
+    .enum(['true', 'false', '1', '0'])
+    .transform((v) => v === 'true' || v === '1')
+    .default(false),
   // OIDC issuer: "off" disables OIDC uploads; http is accepted for loopback test issuers.
-  oidcIssuer: z.union([z.literal('off').transform(() => null), z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))]).default('https://token.actions.githubusercontent.com'),
+  oidcIssuer: z
+    .union([z.literal('off').transform(() => null), z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))])
+    .default('https://token.actions.githubusercontent.com'),
   oidcJwksUrl: z.url({ protocol: /^https?$/ }).optional(),
   oidcAudience: z.string().min(1).max(500).optional(),
 });
@@ -127,11 +135,19 @@ export function parsePlatformConfig(argv: readonly string[], env: Readonly<Recor
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0] ?? '');
-    const source = key in envNames ? `${envNames[key as keyof typeof envNames]}${key in flagNames ? ` / --${flagNames[key as keyof typeof flagNames]}` : ''}` : key;
+    const source =
+      key in envNames ? `${envNames[key as keyof typeof envNames]}${key in flagNames ? ` / --${flagNames[key as keyof typeof flagNames]}` : ''}` : key;
     throw new SvcError('SVC_PLATFORM_CONFIG_INVALID', `${source}: ${issue.message}`);
   }
   const svcEnv = Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('SVC_') || PASSED_THROUGH.has(name)));
-  return { ...parsed.data, dataDir: resolve(cwd, parsed.data.dataDir), publicUrl: parsed.data.publicUrl ?? null, oidcJwksUrl: parsed.data.oidcJwksUrl ?? null, oidcAudience: parsed.data.oidcAudience ?? null, env: svcEnv };
+  return {
+    ...parsed.data,
+    dataDir: resolve(cwd, parsed.data.dataDir),
+    publicUrl: parsed.data.publicUrl ?? null,
+    oidcJwksUrl: parsed.data.oidcJwksUrl ?? null,
+    oidcAudience: parsed.data.oidcAudience ?? null,
+    env: svcEnv,
+  };
 }
 
 /** A complete config for tests and embedding: defaults plus overrides (never reads the process env). */

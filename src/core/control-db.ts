@@ -29,7 +29,9 @@ export function openControlDb(path: string): ControlDb {
     db = new Database(path);
     db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('journal_mode = WAL');
-    process.emitWarning(`No space left for ${path}-shm: the control database is open in exclusive mode; free disk space and restart svc.`, { code: 'SVC_DISK_FULL' });
+    process.emitWarning(`No space left for ${path}-shm: the control database is open in exclusive mode; free disk space and restart svc.`, {
+      code: 'SVC_DISK_FULL',
+    });
   }
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');

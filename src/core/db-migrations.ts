@@ -52,7 +52,9 @@ export function applyMigrations(db: ControlDb, migrations: readonly Migration[],
         record.run(m.scope, m.version, m.name, now());
       }).immediate();
     } catch (error) {
-      throw new SvcError('SVC_DB_MIGRATION_FAILED', `Migration ${m.scope}#${m.version} (${m.name}) failed and was rolled back: ${(error as Error).message}`, { cause: error });
+      throw new SvcError('SVC_DB_MIGRATION_FAILED', `Migration ${m.scope}#${m.version} (${m.name}) failed and was rolled back: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
   return pending;

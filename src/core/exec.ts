@@ -55,7 +55,9 @@ export function execCommand(cmd: Command, options: ExecOptions = {}, spawner: Sp
     if (options.input !== undefined) child.stdin?.end(options.input);
     child.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT' || error.code === 'EACCES') {
-        reject(new SvcError('SVC_COMMAND_NOT_FOUND', `Cannot run ${cmd.file}: ${error.code === 'ENOENT' ? 'not found' : 'permission denied'}`, { cause: error }));
+        reject(
+          new SvcError('SVC_COMMAND_NOT_FOUND', `Cannot run ${cmd.file}: ${error.code === 'ENOENT' ? 'not found' : 'permission denied'}`, { cause: error }),
+        );
       } else {
         reject(error);
       }
@@ -71,9 +73,13 @@ export async function execChecked(cmd: Command, options: ExecOptions = {}, spawn
   const result = await execCommand(cmd, options, spawner);
   if (result.exitCode !== 0) {
     const tail = result.stderr.trim().split('\n').slice(-5).join('\n');
-    throw new SvcError('SVC_COMMAND_FAILED', `${[cmd.file, ...cmd.args].join(' ')} exited with ${result.exitCode ?? result.signal}${tail ? `:\n${tail}` : ''}`, {
-      details: { exitCode: result.exitCode, signal: result.signal },
-    });
+    throw new SvcError(
+      'SVC_COMMAND_FAILED',
+      `${[cmd.file, ...cmd.args].join(' ')} exited with ${result.exitCode ?? result.signal}${tail ? `:\n${tail}` : ''}`,
+      {
+        details: { exitCode: result.exitCode, signal: result.signal },
+      },
+    );
   }
   return result;
 }

@@ -17,7 +17,10 @@ export function parseProcStatStartTime(stat: string): string | null {
   const close = stat.lastIndexOf(')');
   if (close < 0) return null;
   // Fields after "(comm)" start at field 3 (state); starttime is field 22 → index 19 here.
-  const fields = stat.slice(close + 2).trim().split(/\s+/);
+  const fields = stat
+    .slice(close + 2)
+    .trim()
+    .split(/\s+/);
   const value = fields[19];
   return value !== undefined && /^\d+$/.test(value) ? value : null;
 }
@@ -25,7 +28,12 @@ export function parseProcStatStartTime(stat: string): string | null {
 /** Parse the one-letter state (field 3) of a /proc/<pid>/stat line, e.g. 'S', 'R', 'Z'. */
 export function parseProcStatState(stat: string): string | null {
   const close = stat.lastIndexOf(')');
-  return close < 0 ? null : (stat.slice(close + 2).trim().split(/\s+/)[0] ?? null);
+  return close < 0
+    ? null
+    : (stat
+        .slice(close + 2)
+        .trim()
+        .split(/\s+/)[0] ?? null);
 }
 
 /**

@@ -156,7 +156,11 @@ export class ProjectLocks {
   }
 
   /** One attempt: create the lock, or recover it if stale and retry once, else report the holder. */
-  private async tryCreate(projectId: string, path: string, operation: string): Promise<{ acquired: true; holder: LockHolder } | { acquired: false; holder: LockHolder | null }> {
+  private async tryCreate(
+    projectId: string,
+    path: string,
+    operation: string,
+  ): Promise<{ acquired: true; holder: LockHolder } | { acquired: false; holder: LockHolder | null }> {
     const mine: LockHolder = {
       pid: process.pid,
       processStartTime: processStartTime(process.pid),
@@ -207,7 +211,14 @@ export class ProjectLocks {
    */
   private async recover(projectId: string, path: string, stale: LockHolder | null, raw: string, reason: StaleReason, operation: string): Promise<void> {
     const guard = `${path}.recovery`;
-    const guardHolder = { pid: process.pid, processStartTime: processStartTime(process.pid), hostname: osHostname(), operation: 'lock-recovery', acquiredAt: this.clock.now(), token: randomBytes(16).toString('hex') };
+    const guardHolder = {
+      pid: process.pid,
+      processStartTime: processStartTime(process.pid),
+      hostname: osHostname(),
+      operation: 'lock-recovery',
+      acquiredAt: this.clock.now(),
+      token: randomBytes(16).toString('hex'),
+    };
     if (!(await this.linkNew(guard, guardHolder))) {
       const text = await readFile(guard, 'utf8').catch(() => null);
       const parsed = text === null ? null : lockHolderSchema.safeParse(safeJson(text));
@@ -226,7 +237,9 @@ export class ProjectLocks {
     this.options.onStaleLockRecovered({ projectId, reason, holder: stale, recoveredBy: operation });
   }
 
-  private async readLock(projectId: string): Promise<{ kind: 'free' } | { kind: 'held'; holder: LockHolder; raw: string } | { kind: 'unreadable'; raw: string }> {
+  private async readLock(
+    projectId: string,
+  ): Promise<{ kind: 'free' } | { kind: 'held'; holder: LockHolder; raw: string } | { kind: 'unreadable'; raw: string }> {
     let raw: string;
     try {
       raw = await readFile(this.lockPath(projectId), 'utf8');
@@ -266,7 +279,9 @@ export function staleReason(holder: LockHolder, host: string = osHostname()): St
 }
 
 function lockedError(projectId: string, holder: LockHolder | null): SvcError {
-  const what = holder ? `${holder.operation} (pid ${holder.pid} on ${holder.hostname}, since ${new Date(holder.acquiredAt).toISOString()})` : 'another queued operation';
+  const what = holder
+    ? `${holder.operation} (pid ${holder.pid} on ${holder.hostname}, since ${new Date(holder.acquiredAt).toISOString()})`
+    : 'another queued operation';
   return new SvcError('SVC_PROJECT_LOCKED', `Project ${projectId} is locked by ${what}`, {
     details: { projectId, operation: holder?.operation ?? null, pid: holder?.pid ?? null, acquiredAt: holder?.acquiredAt ?? null },
   });

@@ -43,18 +43,39 @@ export function renderCanaryCheck(model: CanaryCheckModel, ctx: RenderContext): 
   const current = model.stages.at(-1);
   const head = `Canary of \`${model.releaseId}\` on **${ctx.projectSlug}** (run \`${model.runId}\`).`;
   if (model.state === 'in_progress') {
-    return { ...base, status: 'in_progress', output: { title: current ? `Stage ${current.index + 1}/${model.stageCount}: ${current.percent}% of traffic` : 'Starting the canary', summary: [head, '', ...stageTable(model)].join('\n') } };
+    return {
+      ...base,
+      status: 'in_progress',
+      output: {
+        title: current ? `Stage ${current.index + 1}/${model.stageCount}: ${current.percent}% of traffic` : 'Starting the canary',
+        summary: [head, '', ...stageTable(model)].join('\n'),
+      },
+    };
   }
   const completed_at = iso(model.finishedAt ?? model.startedAt);
   if (model.state === 'success') {
-    return { ...base, status: 'completed', conclusion: 'success', completed_at, output: { title: `Promoted after ${model.stageCount} stages`, summary: [head, '', ...stageTable(model), '', ctx.appUrl ? `**URL:** ${ctx.appUrl}` : ''].join('\n') } };
+    return {
+      ...base,
+      status: 'completed',
+      conclusion: 'success',
+      completed_at,
+      output: {
+        title: `Promoted after ${model.stageCount} stages`,
+        summary: [head, '', ...stageTable(model), '', ctx.appUrl ? `**URL:** ${ctx.appUrl}` : ''].join('\n'),
+      },
+    };
   }
-  const why = model.failure?.code ? `\`${model.failure.code}\`${model.failure.reason ? `: ${model.failure.reason}` : ''}` : (model.failure?.reason ?? 'unknown');
+  const why = model.failure?.code
+    ? `\`${model.failure.code}\`${model.failure.reason ? `: ${model.failure.reason}` : ''}`
+    : (model.failure?.reason ?? 'unknown');
   return {
     ...base,
     status: 'completed',
     conclusion: 'failure',
     completed_at,
-    output: { title: `Canary failed${current ? ` at stage ${current.index + 1}/${model.stageCount}` : ''}`, summary: [head, '', ...stageTable(model), '', `**Reason:** ${why}`, '', '**Restored state:** all traffic is back on the previous release.'].join('\n') },
+    output: {
+      title: `Canary failed${current ? ` at stage ${current.index + 1}/${model.stageCount}` : ''}`,
+      summary: [head, '', ...stageTable(model), '', `**Reason:** ${why}`, '', '**Restored state:** all traffic is back on the previous release.'].join('\n'),
+    },
   };
 }

@@ -20,7 +20,13 @@ function apply(model: CanaryCheckModel, event: CanaryStageEvent, now: number): C
     case 'promoted':
       return { ...next, state: 'success', finishedAt: now };
     default:
-      return { ...next, state: 'failure', finishedAt: now, failure: { code: event.code, reason: event.reason }, stages: model.stages.length ? [...stages, { ...current, metrics }].sort((a, b) => a.index - b.index) : [] };
+      return {
+        ...next,
+        state: 'failure',
+        finishedAt: now,
+        failure: { code: event.code, reason: event.reason },
+        stages: model.stages.length ? [...stages, { ...current, metrics }].sort((a, b) => a.index - b.index) : [],
+      };
   }
 }
 
@@ -40,12 +46,30 @@ function report(deps: ReporterDeps, event: CanaryStageEvent): void {
   const link = source ? findLink(ctx, event.projectId) : undefined;
   if (!source || !link || (source.repository_id !== null && source.repository_id !== link.repository_id) || problemOf(ctx, link)) return;
   const now = ctx.clock.now();
-  const open = checksOfRelease(ctx, event.releaseId, 'svc/canary').find((c) => !c.completed && (JSON.parse(c.model) as { runId?: string }).runId === event.runId);
+  const open = checksOfRelease(ctx, event.releaseId, 'svc/canary').find(
+    (c) => !c.completed && (JSON.parse(c.model) as { runId?: string }).runId === event.runId,
+  );
   if (open) {
     updateCheck(ctx, open.id, (m) => (m.kind === 'canary' ? apply(m, event, now) : null));
   } else {
-    const fresh: CanaryCheckModel = { kind: 'canary', state: 'in_progress', runId: event.runId, releaseId: event.releaseId, stageCount: event.stageCount, stages: [], startedAt: now };
-    createCheck(ctx, { projectId: event.projectId, fullName: link.full_name, installationId: link.installation_id, sha: source.sha, name: 'svc/canary', releaseId: event.releaseId, model: apply(fresh, event, now) });
+    const fresh: CanaryCheckModel = {
+      kind: 'canary',
+      state: 'in_progress',
+      runId: event.runId,
+      releaseId: event.releaseId,
+      stageCount: event.stageCount,
+      stages: [],
+      startedAt: now,
+    };
+    createCheck(ctx, {
+      projectId: event.projectId,
+      fullName: link.full_name,
+      installationId: link.installation_id,
+      sha: source.sha,
+      name: 'svc/canary',
+      releaseId: event.releaseId,
+      model: apply(fresh, event, now),
+    });
   }
   deps.wake();
 }

@@ -65,33 +65,61 @@ export function renderCheck(model: CheckModel, ctx: RenderContext): CheckRunBody
 function renderRelease(model: ReleaseCheckModel, ctx: RenderContext): Omit<CheckRunBody, 'details_url'> {
   const release = ctx.release;
   const external = model.releaseId ? { external_id: model.releaseId } : {};
-  const done = (conclusion: NonNullable<CheckRunBody['conclusion']>) => ({ status: 'completed' as const, conclusion, completed_at: iso(model.finishedAt ?? model.queuedAt) });
+  const done = (conclusion: NonNullable<CheckRunBody['conclusion']>) => ({
+    status: 'completed' as const,
+    conclusion,
+    completed_at: iso(model.finishedAt ?? model.queuedAt),
+  });
   switch (model.state) {
     case 'waiting':
-      return { ...external, status: 'queued', output: { title: 'Waiting for the build', summary: `svc releases this commit to **${ctx.projectSlug}** once CI uploads its artifact.` } };
+      return {
+        ...external,
+        status: 'queued',
+        output: { title: 'Waiting for the build', summary: `svc releases this commit to **${ctx.projectSlug}** once CI uploads its artifact.` },
+      };
     case 'superseded':
       return {
         ...external,
         ...done('skipped'),
-        output: { title: `Superseded by ${short(model.supersededBy)}`, summary: `A newer commit (${model.supersededBy ?? 'unknown'}) was pushed to the linked branch; svc releases only the newest commit.${model.note ? `\n\n${model.note}` : ''}` },
+        output: {
+          title: `Superseded by ${short(model.supersededBy)}`,
+          summary: `A newer commit (${model.supersededBy ?? 'unknown'}) was pushed to the linked branch; svc releases only the newest commit.${model.note ? `\n\n${model.note}` : ''}`,
+        },
       };
     case 'timed_out':
-      return { ...external, ...done('timed_out'), output: { title: `No build uploaded within ${model.timeoutMinutes ?? '?'} minutes`, summary: timedOutHelp(model, ctx) } };
+      return {
+        ...external,
+        ...done('timed_out'),
+        output: { title: `No build uploaded within ${model.timeoutMinutes ?? '?'} minutes`, summary: timedOutHelp(model, ctx) },
+      };
     case 'in_progress': {
       const last = model.phases.at(-1);
       return {
         ...external,
         status: 'in_progress',
         started_at: iso(model.phases[0]?.at ?? model.queuedAt),
-        output: { title: `Releasing ${model.releaseId ?? ''}${last ? `: ${phaseLabels[last.name].toLowerCase()}` : ''}`.trim(), summary: releaseSummary(model, ctx) },
+        output: {
+          title: `Releasing ${model.releaseId ?? ''}${last ? `: ${phaseLabels[last.name].toLowerCase()}` : ''}`.trim(),
+          summary: releaseSummary(model, ctx),
+        },
       };
     }
     case 'success':
-      return { ...external, ...done('success'), started_at: iso(model.phases[0]?.at ?? model.queuedAt), output: { title: ctx.appUrl ? `Active at ${ctx.appUrl}` : 'Active', summary: releaseSummary(model, ctx) } };
+      return {
+        ...external,
+        ...done('success'),
+        started_at: iso(model.phases[0]?.at ?? model.queuedAt),
+        output: { title: ctx.appUrl ? `Active at ${ctx.appUrl}` : 'Active', summary: releaseSummary(model, ctx) },
+      };
     case 'failure': {
       const failure = release?.failure;
       const title = failure ? `Failed at ${failure.step}: ${failure.code}` : 'Release failed';
-      return { ...external, ...done('failure'), started_at: iso(model.phases[0]?.at ?? model.queuedAt), output: { title, summary: releaseSummary(model, ctx) } };
+      return {
+        ...external,
+        ...done('failure'),
+        started_at: iso(model.phases[0]?.at ?? model.queuedAt),
+        output: { title, summary: releaseSummary(model, ctx) },
+      };
     }
   }
 }
@@ -120,7 +148,9 @@ function releaseSummary(model: ReleaseCheckModel, ctx: RenderContext): string {
 }
 
 function restoredState(model: ReleaseCheckModel, step: string | undefined): string {
-  const serving = model.priorReleaseId ? `The previous release \`${model.priorReleaseId}\` is serving again` : 'No earlier release was active, so nothing is serving';
+  const serving = model.priorReleaseId
+    ? `The previous release \`${model.priorReleaseId}\` is serving again`
+    : 'No earlier release was active, so nothing is serving';
   const touchedData = step === 'migrate' || step === 'start' || step === 'health' || step === 'activate' || step === 'recovery';
   return `**Restored state:** ${serving}${touchedData ? '; the database was restored from the pre-deploy snapshot' : '; the database was not touched'}.`;
 }
@@ -155,7 +185,13 @@ function renderRollback(model: RollbackCheckModel, ctx: RenderContext): Omit<Che
   if (model.state === 'in_progress') return { ...base, status: 'in_progress', output: { title: `Rolling back to ${model.releaseId}`, summary: what } };
   const completed_at = iso(model.finishedAt ?? model.startedAt);
   if (model.state === 'success') {
-    return { ...base, status: 'completed', conclusion: 'success', completed_at, output: { title: `Rolled back to ${model.releaseId}`, summary: `${what}\n\n${data}${ctx.appUrl ? `\n\n**URL:** ${ctx.appUrl}` : ''}` } };
+    return {
+      ...base,
+      status: 'completed',
+      conclusion: 'success',
+      completed_at,
+      output: { title: `Rolled back to ${model.releaseId}`, summary: `${what}\n\n${data}${ctx.appUrl ? `\n\n**URL:** ${ctx.appUrl}` : ''}` },
+    };
   }
   const failed = model.error ? `\`${model.error.code}\`: ${model.error.message}` : 'unknown error';
   return {
@@ -163,7 +199,10 @@ function renderRollback(model: RollbackCheckModel, ctx: RenderContext): Omit<Che
     status: 'completed',
     conclusion: 'failure',
     completed_at,
-    output: { title: `Rollback to ${model.releaseId} failed`, summary: `${what}\n\n**Reason:** ${failed}\n\n**Restored state:** ${model.fromReleaseId ? `\`${model.fromReleaseId}\` is serving again` : 'nothing was active'}${model.restoreData ? ' with its data as before the attempt' : ''}.` },
+    output: {
+      title: `Rollback to ${model.releaseId} failed`,
+      summary: `${what}\n\n**Reason:** ${failed}\n\n**Restored state:** ${model.fromReleaseId ? `\`${model.fromReleaseId}\` is serving again` : 'nothing was active'}${model.restoreData ? ' with its data as before the attempt' : ''}.`,
+    },
   };
 }
 

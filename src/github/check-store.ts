@@ -37,7 +37,10 @@ export function queueCheckSync(ctx: Ctx, checkId: string): void {
 }
 
 /** Create a check (synced to GitHub by the queue). */
-export function createCheck(ctx: Ctx, input: { projectId: string; fullName: string; installationId: number; sha: string; name: CheckName; releaseId?: string | null; model: CheckModel }): CheckRow {
+export function createCheck(
+  ctx: Ctx,
+  input: { projectId: string; fullName: string; installationId: number; sha: string; name: CheckName; releaseId?: string | null; model: CheckModel },
+): CheckRow {
   const id = ctx.ids('chk');
   const now = ctx.clock.now();
   ctx.db
@@ -45,7 +48,19 @@ export function createCheck(ctx: Ctx, input: { projectId: string; fullName: stri
       `INSERT INTO github_checks (id, project_id, full_name, installation_id, sha, name, release_id, model, completed, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(id, input.projectId, input.fullName, input.installationId, input.sha, input.name, input.releaseId ?? null, JSON.stringify(input.model), isCompleted(input.model) ? 1 : 0, now, now);
+    .run(
+      id,
+      input.projectId,
+      input.fullName,
+      input.installationId,
+      input.sha,
+      input.name,
+      input.releaseId ?? null,
+      JSON.stringify(input.model),
+      isCompleted(input.model) ? 1 : 0,
+      now,
+      now,
+    );
   queueCheckSync(ctx, id);
   return findCheck(ctx, id)!;
 }
@@ -75,7 +90,9 @@ export function findCheck(ctx: Pick<FeatureContext, 'db'>, id: string): CheckRow
 /** The newest svc/release check of a commit that is still open (queued or in progress). */
 export function findOpenReleaseCheck(ctx: Pick<FeatureContext, 'db'>, projectId: string, sha: string): CheckRow | undefined {
   return ctx.db
-    .prepare("SELECT * FROM github_checks WHERE project_id = ? AND sha = ? AND name = 'svc/release' AND completed = 0 ORDER BY created_at DESC, rowid DESC LIMIT 1")
+    .prepare(
+      "SELECT * FROM github_checks WHERE project_id = ? AND sha = ? AND name = 'svc/release' AND completed = 0 ORDER BY created_at DESC, rowid DESC LIMIT 1",
+    )
     .get(projectId, sha) as CheckRow | undefined;
 }
 

@@ -22,7 +22,9 @@ type Ctx = Pick<FeatureContext, 'db' | 'clock'>;
 /** The row of a comment, created as `received` the first time. */
 export function claimCommand(ctx: Ctx, commentId: number): CommandRow {
   const now = ctx.clock.now();
-  ctx.db.prepare("INSERT INTO github_commands (comment_id, state, created_at, updated_at) VALUES (?, 'received', ?, ?) ON CONFLICT DO NOTHING").run(commentId, now, now);
+  ctx.db
+    .prepare("INSERT INTO github_commands (comment_id, state, created_at, updated_at) VALUES (?, 'received', ?, ?) ON CONFLICT DO NOTHING")
+    .run(commentId, now, now);
   return ctx.db.prepare('SELECT comment_id, state, outcome, reply_id FROM github_commands WHERE comment_id = ?').get(commentId) as CommandRow;
 }
 

@@ -45,7 +45,13 @@ export function newestCommit(ctx: Pick<FeatureContext, 'db'>, projectId: string)
 }
 
 /** Set the state (and optionally release / superseding commit / deadline) of a commit. */
-export function setCommitState(ctx: Pick<FeatureContext, 'db'>, projectId: string, sha: string, state: CommitState, extra: { releaseId?: string; supersededBy?: string; deadlineAt?: number | null } = {}): void {
+export function setCommitState(
+  ctx: Pick<FeatureContext, 'db'>,
+  projectId: string,
+  sha: string,
+  state: CommitState,
+  extra: { releaseId?: string; supersededBy?: string; deadlineAt?: number | null } = {},
+): void {
   ctx.db
     .prepare(
       `UPDATE github_commits SET state = ?, release_id = COALESCE(?, release_id), superseded_by = COALESCE(?, superseded_by),
@@ -56,11 +62,16 @@ export function setCommitState(ctx: Pick<FeatureContext, 'db'>, projectId: strin
 
 /** Commits whose build did not arrive in time. */
 export function overdueCommits(ctx: Ctx): CommitRow[] {
-  return ctx.db.prepare("SELECT * FROM github_commits WHERE state = 'waiting' AND deadline_at IS NOT NULL AND deadline_at <= ?").all(ctx.clock.now()) as CommitRow[];
+  return ctx.db
+    .prepare("SELECT * FROM github_commits WHERE state = 'waiting' AND deadline_at IS NOT NULL AND deadline_at <= ?")
+    .all(ctx.clock.now()) as CommitRow[];
 }
 
 /** Record which commit a release was built from (every upload with the commit header). */
-export function saveReleaseSource(ctx: Pick<FeatureContext, 'db'>, input: { releaseId: string; projectId: string; sha: string; repositoryId: number | null }): void {
+export function saveReleaseSource(
+  ctx: Pick<FeatureContext, 'db'>,
+  input: { releaseId: string; projectId: string; sha: string; repositoryId: number | null },
+): void {
   ctx.db
     .prepare('INSERT INTO github_release_sources (release_id, project_id, sha, repository_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING')
     .run(input.releaseId, input.projectId, input.sha, input.repositoryId);
@@ -68,11 +79,14 @@ export function saveReleaseSource(ctx: Pick<FeatureContext, 'db'>, input: { rele
 
 /** The commit a release was built from. */
 export function releaseSource(ctx: Pick<FeatureContext, 'db'>, releaseId: string): { sha: string; repository_id: number | null } | undefined {
-  return ctx.db.prepare('SELECT sha, repository_id FROM github_release_sources WHERE release_id = ?').get(releaseId) as { sha: string; repository_id: number | null } | undefined;
+  return ctx.db.prepare('SELECT sha, repository_id FROM github_release_sources WHERE release_id = ?').get(releaseId) as
+    { sha: string; repository_id: number | null } | undefined;
 }
 
 /** The newest release built from a commit. */
 export function releaseOfCommit(ctx: Pick<FeatureContext, 'db'>, projectId: string, sha: string): string | undefined {
-  const row = ctx.db.prepare('SELECT release_id FROM github_release_sources WHERE project_id = ? AND sha = ? ORDER BY rowid DESC LIMIT 1').get(projectId, sha) as { release_id: string } | undefined;
+  const row = ctx.db
+    .prepare('SELECT release_id FROM github_release_sources WHERE project_id = ? AND sha = ? ORDER BY rowid DESC LIMIT 1')
+    .get(projectId, sha) as { release_id: string } | undefined;
   return row?.release_id;
 }

@@ -32,7 +32,10 @@ function queueSync(ctx: Ctx, releaseId: string): void {
 }
 
 /** Create the deployment record of a release (idempotent). */
-export function createDeployment(ctx: Ctx, input: { releaseId: string; projectId: string; fullName: string; installationId: number; sha: string; environment: string; first: DeploymentStatus }): void {
+export function createDeployment(
+  ctx: Ctx,
+  input: { releaseId: string; projectId: string; fullName: string; installationId: number; sha: string; environment: string; first: DeploymentStatus },
+): void {
   const inserted = ctx.db
     .prepare(
       `INSERT INTO github_deployments (release_id, project_id, full_name, installation_id, sha, environment, statuses, created_at)

@@ -7,7 +7,9 @@ import { findLink, problemOf } from './link-store.js';
 import type { DrillReceiptEvent, RestoreDrillCheckModel } from './restore-drill-check.js';
 
 /** The observer src/ops calls with each stored receipt: a check row when the project is linked. */
-export function createDrillReporter(deps: { ctx: Pick<FeatureContext, 'db' | 'clock' | 'ids'>; wake: () => void }): { onDrillReceipt(receipt: DrillReceiptEvent): void } {
+export function createDrillReporter(deps: { ctx: Pick<FeatureContext, 'db' | 'clock' | 'ids'>; wake: () => void }): {
+  onDrillReceipt(receipt: DrillReceiptEvent): void;
+} {
   return {
     onDrillReceipt(receipt) {
       const { ctx } = deps;
@@ -17,7 +19,15 @@ export function createDrillReporter(deps: { ctx: Pick<FeatureContext, 'db' | 'cl
       if (!source || !link || (source.repository_id !== null && source.repository_id !== link.repository_id) || problemOf(ctx, link)) return;
       const { projectId: _p, releaseId, ...rest } = receipt;
       const model: RestoreDrillCheckModel = { kind: 'restore-drill', state: receipt.outcome === 'passed' ? 'success' : 'failure', releaseId, receipt: rest };
-      createCheck(ctx, { projectId: receipt.projectId, fullName: link.full_name, installationId: link.installation_id, sha: source.sha, name: 'svc/restore-drill', releaseId, model });
+      createCheck(ctx, {
+        projectId: receipt.projectId,
+        fullName: link.full_name,
+        installationId: link.installation_id,
+        sha: source.sha,
+        name: 'svc/restore-drill',
+        releaseId,
+        model,
+      });
       deps.wake();
     },
   };

@@ -29,7 +29,12 @@ const envSchema = z.object({
     .regex(/^[A-Za-z0-9.-]+(:[0-9]{1,5})?$/, 'must be a host name with an optional port, without protocol')
     .optional(),
   GHE_PROTOCOL: z.enum(['http', 'https']).default('https'),
-  SVC_GITHUB_BUILD_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(3600),
+  SVC_GITHUB_BUILD_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 3600)
+    .default(3600),
   SVC_GITHUB_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   SVC_GITHUB_THROTTLE: z.enum(['true', 'false']).default('true'),
   SVC_GITHUB_ACTION_REF: z.string().min(1).max(200).default('svc-dev/svc/action@v1'),

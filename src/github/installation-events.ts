@@ -23,7 +23,13 @@ export interface InstallationReposPayload {
 }
 
 function upsert(ctx: FeatureContext, installation: InstallationPayload['installation'], status: 'active' | 'suspended' | 'deleted'): void {
-  upsertInstallation(ctx, { id: installation.id, accountLogin: installation.account?.login ?? 'unknown', accountType: installation.account?.type ?? null, status, repositorySelection: installation.repository_selection ?? null });
+  upsertInstallation(ctx, {
+    id: installation.id,
+    accountLogin: installation.account?.login ?? 'unknown',
+    accountType: installation.account?.type ?? null,
+    status,
+    repositorySelection: installation.repository_selection ?? null,
+  });
 }
 
 /** Apply an `installation` event. */
@@ -59,9 +65,17 @@ export function handleInstallation(ctx: FeatureContext, payload: InstallationPay
 export function handleInstallationRepos(ctx: FeatureContext, payload: InstallationReposPayload): string {
   ctx.db
     .transaction(() => {
-      upsert(ctx, { ...payload.installation, repository_selection: payload.repository_selection ?? payload.installation.repository_selection ?? 'selected' }, payload.installation.suspended_at ? 'suspended' : 'active');
+      upsert(
+        ctx,
+        { ...payload.installation, repository_selection: payload.repository_selection ?? payload.installation.repository_selection ?? 'selected' },
+        payload.installation.suspended_at ? 'suspended' : 'active',
+      );
       addInstallationRepos(ctx, payload.installation.id, payload.repositories_added);
-      removeInstallationRepos(ctx, payload.installation.id, payload.repositories_removed.map((r) => r.id));
+      removeInstallationRepos(
+        ctx,
+        payload.installation.id,
+        payload.repositories_removed.map((r) => r.id),
+      );
     })
     .immediate();
   return payload.action;

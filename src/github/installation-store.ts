@@ -16,7 +16,10 @@ export interface InstallationRow {
 }
 
 /** Insert or update an installation (status and account). */
-export function upsertInstallation(ctx: Ctx, input: { id: number; accountLogin: string; accountType: string | null; status: InstallationStatus; repositorySelection: string | null }): void {
+export function upsertInstallation(
+  ctx: Ctx,
+  input: { id: number; accountLogin: string; accountType: string | null; status: InstallationStatus; repositorySelection: string | null },
+): void {
   ctx.db
     .prepare(
       `INSERT INTO github_installations (id, account_login, account_type, status, repository_selection, updated_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -64,7 +67,10 @@ export function listInstallations(ctx: Ctx): (InstallationRow & { repositories: 
 }
 
 /** The installation (and repository id) that covers a repository, by full name (case-insensitive). */
-export function findRepository(ctx: Ctx, fullName: string): { installationId: number; repositoryId: number; fullName: string; status: InstallationStatus } | undefined {
+export function findRepository(
+  ctx: Ctx,
+  fullName: string,
+): { installationId: number; repositoryId: number; fullName: string; status: InstallationStatus } | undefined {
   return ctx.db
     .prepare(
       `SELECT r.installation_id AS installationId, r.repository_id AS repositoryId, r.full_name AS fullName, i.status AS status
@@ -76,5 +82,7 @@ export function findRepository(ctx: Ctx, fullName: string): { installationId: nu
 
 /** Whether an installation currently includes a repository. */
 export function installationHasRepo(ctx: Ctx, installationId: number, repositoryId: number): boolean {
-  return ctx.db.prepare('SELECT 1 FROM github_installation_repos WHERE installation_id = ? AND repository_id = ?').get(installationId, repositoryId) !== undefined;
+  return (
+    ctx.db.prepare('SELECT 1 FROM github_installation_repos WHERE installation_id = ? AND repository_id = ?').get(installationId, repositoryId) !== undefined
+  );
 }

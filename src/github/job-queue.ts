@@ -33,7 +33,12 @@ const commandEvents = new Set(['issue_comment', 'check_run', 'check_suite']);
 export const QUEUE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** Insert a job unless a pending job with the same dedupe key exists. Synchronous (call inside transactions). */
-export function enqueueJob(ctx: Pick<FeatureContext, 'db' | 'clock'>, kind: string, payload: unknown, options: { lane: string; dedupeKey?: string; delayMs?: number }): boolean {
+export function enqueueJob(
+  ctx: Pick<FeatureContext, 'db' | 'clock'>,
+  kind: string,
+  payload: unknown,
+  options: { lane: string; dedupeKey?: string; delayMs?: number },
+): boolean {
   const now = ctx.clock.now();
   const result = ctx.db
     .prepare(
@@ -48,7 +53,9 @@ export function enqueueJob(ctx: Pick<FeatureContext, 'db' | 'clock'>, kind: stri
 export function enqueueDelivery(ctx: Pick<FeatureContext, 'db' | 'clock'>, delivery: { id: string; name: string; payload: unknown }): 'queued' | 'duplicate' {
   return ctx.db
     .transaction(() => {
-      const inserted = ctx.db.prepare('INSERT INTO github_deliveries (delivery_id, event, received_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(delivery.id, delivery.name, ctx.clock.now());
+      const inserted = ctx.db
+        .prepare('INSERT INTO github_deliveries (delivery_id, event, received_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
+        .run(delivery.id, delivery.name, ctx.clock.now());
       if (inserted.changes === 0) return 'duplicate' as const;
       // Commands may run a rollback (seconds); they get their own lane so pushes keep flowing in order.
       const lane = commandEvents.has(delivery.name) ? 'deliveries:commands' : 'deliveries';
@@ -134,7 +141,9 @@ export class JobQueue {
   private claim(): Promise<void>[] {
     const free = this.opts.concurrency - this.running.size;
     if (free <= 0) return [];
-    const due = this.ctx.db.prepare("SELECT id, kind, lane, payload, attempts FROM github_jobs WHERE state = 'pending' AND run_at <= ? ORDER BY id LIMIT 100").all(this.ctx.clock.now()) as JobRow[];
+    const due = this.ctx.db
+      .prepare("SELECT id, kind, lane, payload, attempts FROM github_jobs WHERE state = 'pending' AND run_at <= ? ORDER BY id LIMIT 100")
+      .all(this.ctx.clock.now()) as JobRow[];
     const started: Promise<void>[] = [];
     for (const job of due) {
       if (started.length >= free) break;
@@ -162,7 +171,10 @@ export class JobQueue {
       this.ctx.db
         .prepare('UPDATE github_jobs SET attempts = ?, state = ?, run_at = ?, last_error = ?, finished_at = ? WHERE id = ?')
         .run(attempts, dead ? 'dead' : 'pending', this.ctx.clock.now() + delay, message, dead ? this.ctx.clock.now() : null, job.id);
-      this.ctx.logger[dead ? 'error' : 'warn']({ jobId: job.id, kind: job.kind, attempts, err: message }, dead ? 'github job failed for good' : 'github job failed; will retry');
+      this.ctx.logger[dead ? 'error' : 'warn'](
+        { jobId: job.id, kind: job.kind, attempts, err: message },
+        dead ? 'github job failed for good' : 'github job failed; will retry',
+      );
     }
   }
 

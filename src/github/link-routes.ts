@@ -45,7 +45,13 @@ async function lookupRepository(ctx: FeatureContext, github: GithubClient, fullN
     const octokit = await github.installation(installation.data.id);
     const repository = await octokit.request('GET /repos/{owner}/{repo}', { owner, repo });
     const account = installation.data.account as { login?: string; type?: string } | null;
-    upsertInstallation(ctx, { id: installation.data.id, accountLogin: account?.login ?? owner, accountType: account?.type ?? null, status: installation.data.suspended_at ? 'suspended' : 'active', repositorySelection: installation.data.repository_selection });
+    upsertInstallation(ctx, {
+      id: installation.data.id,
+      accountLogin: account?.login ?? owner,
+      accountType: account?.type ?? null,
+      status: installation.data.suspended_at ? 'suspended' : 'active',
+      repositorySelection: installation.data.repository_selection,
+    });
     addInstallationRepos(ctx, installation.data.id, [{ id: Number(repository.data.id), full_name: repository.data.full_name }]);
     return findRepository(ctx, repository.data.full_name);
   } catch (error) {
@@ -60,19 +66,48 @@ export function linkRoutes(ctx: FeatureContext, github: () => GithubClient | nul
     const link = findLink(ctx, projectId);
     const checks = listChecks(ctx, projectId, 20).map((c) => {
       const model = JSON.parse(c.model) as CheckModel;
-      return { name: c.name, sha: c.sha, releaseId: c.release_id, state: model.state, checkRunId: c.check_run_id, synced: c.check_run_id !== null && c.synced_version >= c.version, updatedAt: isoTime(c.updated_at) };
+      return {
+        name: c.name,
+        sha: c.sha,
+        releaseId: c.release_id,
+        state: model.state,
+        checkRunId: c.check_run_id,
+        synced: c.check_run_id !== null && c.synced_version >= c.version,
+        updatedAt: isoTime(c.updated_at),
+      };
     });
     return { configured: github() !== null, link: link ? toLink(ctx, link) : null, checks };
   };
   return async (app: HttpApp): Promise<void> => {
-    app.get(githubRoutes.link, { schema: { tags, security, summary: "The project's GitHub link (with broken status) and its recent checks", params, response: { 200: linkResponseSchema } } }, async (request) => {
-      const { project } = requireProjectPermission(ctx, request, request.params.id, 'read');
-      return response(project.id);
-    });
+    app.get(
+      githubRoutes.link,
+      {
+        schema: {
+          tags,
+          security,
+          summary: "The project's GitHub link (with broken status) and its recent checks",
+          params,
+          response: { 200: linkResponseSchema },
+        },
+      },
+      async (request) => {
+        const { project } = requireProjectPermission(ctx, request, request.params.id, 'read');
+        return response(project.id);
+      },
+    );
 
     app.put(
       githubRoutes.link,
-      { schema: { tags, security, summary: 'Link the project to a repository branch (deploy + rollback permission)', params, body: linkBodySchema, response: { 200: linkResponseSchema } } },
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Link the project to a repository branch (deploy + rollback permission)',
+          params,
+          body: linkBodySchema,
+          response: { 200: linkResponseSchema },
+        },
+      },
       async (request) => {
         const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'deploy');
         requireProjectPermission(ctx, request, request.params.id, 'rollback', { principal });
@@ -84,9 +119,11 @@ export function linkRoutes(ctx: FeatureContext, github: () => GithubClient | nul
           if (!client) throw new SvcError('SVC_GITHUB_NOT_CONFIGURED');
           throw new SvcError('SVC_GITHUB_REPOSITORY_NOT_INSTALLED', `The svc GitHub App is not installed on ${body.repository}.`);
         }
-        if (repo.status !== 'active') throw new SvcError('SVC_GITHUB_REPOSITORY_NOT_INSTALLED', `The installation covering ${repo.fullName} is ${repo.status}.`);
+        if (repo.status !== 'active')
+          throw new SvcError('SVC_GITHUB_REPOSITORY_NOT_INSTALLED', `The installation covering ${repo.fullName} is ${repo.status}.`);
         const other = findLinkByBranch(ctx, repo.repositoryId, body.branch);
-        if (other && other.project_id !== project.id) throw new SvcError('SVC_GITHUB_BRANCH_TAKEN', `${repo.fullName}@${body.branch} is linked to another project.`);
+        if (other && other.project_id !== project.id)
+          throw new SvcError('SVC_GITHUB_BRANCH_TAKEN', `${repo.fullName}@${body.branch} is linked to another project.`);
         ctx.db
           .transaction(() => {
             saveLink(ctx, {
@@ -104,7 +141,13 @@ export function linkRoutes(ctx: FeatureContext, github: () => GithubClient | nul
               organizationId: project.organization_id,
               projectId: project.id,
               actor: actorOf(principal),
-              metadata: { repository: repo.fullName, repositoryId: repo.repositoryId, branch: body.branch, installationId: repo.installationId, rollbackPermission: body.rollbackPermission },
+              metadata: {
+                repository: repo.fullName,
+                repositoryId: repo.repositoryId,
+                branch: body.branch,
+                installationId: repo.installationId,
+                rollbackPermission: body.rollbackPermission,
+              },
             });
           })
           .immediate();
@@ -112,31 +155,39 @@ export function linkRoutes(ctx: FeatureContext, github: () => GithubClient | nul
       },
     );
 
-    app.delete(githubRoutes.link, { schema: { tags, security, summary: 'Unlink the project from its repository', params, response: { 200: linkResponseSchema } } }, async (request) => {
-      const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'deploy');
-      ctx.db
-        .transaction(() => {
-          const link = findLink(ctx, project.id);
-          if (!link) throw new SvcError('SVC_GITHUB_LINK_NOT_FOUND');
-          deleteLink(ctx, project.id);
-          appendAudit(ctx, {
-            kind: 'github.unlink',
-            organizationId: project.organization_id,
-            projectId: project.id,
-            actor: actorOf(principal),
-            metadata: { repository: link.full_name, branch: link.branch },
-          });
-        })
-        .immediate();
-      return response(project.id);
-    });
+    app.delete(
+      githubRoutes.link,
+      { schema: { tags, security, summary: 'Unlink the project from its repository', params, response: { 200: linkResponseSchema } } },
+      async (request) => {
+        const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'deploy');
+        ctx.db
+          .transaction(() => {
+            const link = findLink(ctx, project.id);
+            if (!link) throw new SvcError('SVC_GITHUB_LINK_NOT_FOUND');
+            deleteLink(ctx, project.id);
+            appendAudit(ctx, {
+              kind: 'github.unlink',
+              organizationId: project.organization_id,
+              projectId: project.id,
+              actor: actorOf(principal),
+              metadata: { repository: link.full_name, branch: link.branch },
+            });
+          })
+          .immediate();
+        return response(project.id);
+      },
+    );
 
-    app.get(githubRoutes.installations, { schema: { tags, security, summary: 'Installations of the GitHub App known to svc', response: { 200: installationsResponseSchema } } }, async (request) => {
-      authenticate(ctx, request);
-      return {
-        configured: github() !== null,
-        installations: listInstallations(ctx).map((i) => ({ id: i.id, account: i.account_login, status: i.status, repositories: i.repositories })),
-      };
-    });
+    app.get(
+      githubRoutes.installations,
+      { schema: { tags, security, summary: 'Installations of the GitHub App known to svc', response: { 200: installationsResponseSchema } } },
+      async (request) => {
+        authenticate(ctx, request);
+        return {
+          configured: github() !== null,
+          installations: listInstallations(ctx).map((i) => ({ id: i.id, account: i.account_login, status: i.status, repositories: i.repositories })),
+        };
+      },
+    );
   };
 }

@@ -18,10 +18,16 @@ export interface LinkRow {
 }
 
 /** Why a link does not work, or null when it does. Pure. */
-export function linkProblem(installation: Pick<InstallationRow, 'status'> | undefined, hasRepository: boolean): { reason: 'installation_missing' | 'installation_suspended' | 'repository_removed'; message: string } | null {
-  if (!installation || installation.status === 'deleted') return { reason: 'installation_missing', message: 'The svc GitHub App was uninstalled from this account; install it again and re-link.' };
-  if (installation.status === 'suspended') return { reason: 'installation_suspended', message: 'The svc GitHub App installation is suspended; unsuspend it in the GitHub settings.' };
-  if (!hasRepository) return { reason: 'repository_removed', message: 'The repository was removed from the svc GitHub App installation; add it back in the GitHub settings.' };
+export function linkProblem(
+  installation: Pick<InstallationRow, 'status'> | undefined,
+  hasRepository: boolean,
+): { reason: 'installation_missing' | 'installation_suspended' | 'repository_removed'; message: string } | null {
+  if (!installation || installation.status === 'deleted')
+    return { reason: 'installation_missing', message: 'The svc GitHub App was uninstalled from this account; install it again and re-link.' };
+  if (installation.status === 'suspended')
+    return { reason: 'installation_suspended', message: 'The svc GitHub App installation is suspended; unsuspend it in the GitHub settings.' };
+  if (!hasRepository)
+    return { reason: 'repository_removed', message: 'The repository was removed from the svc GitHub App installation; add it back in the GitHub settings.' };
   return null;
 }
 
@@ -40,7 +46,17 @@ export function saveLink(ctx: Ctx, input: Omit<LinkRow, 'created_at'>): LinkRow 
          installation_id = excluded.installation_id, rollback_permission = excluded.rollback_permission, environment = excluded.environment,
          created_by = excluded.created_by, created_at = excluded.created_at`,
     )
-    .run(input.project_id, input.repository_id, input.full_name, input.branch, input.installation_id, input.rollback_permission, input.environment, input.created_by, ctx.clock.now());
+    .run(
+      input.project_id,
+      input.repository_id,
+      input.full_name,
+      input.branch,
+      input.installation_id,
+      input.rollback_permission,
+      input.environment,
+      input.created_by,
+      ctx.clock.now(),
+    );
   return findLink(ctx, input.project_id)!;
 }
 

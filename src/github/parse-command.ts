@@ -61,7 +61,10 @@ export function parseCommand(body: string): ParseResult {
   if (!words) return { type: 'error', message: 'A quoted value is not closed.' };
   const [, name, ...rest] = words;
   if (name === undefined) return { type: 'error', message: 'Missing command.' };
-  if (name === 'help') return rest.length === 0 ? { type: 'command', command: { kind: 'help' } } : { type: 'error', message: `\`/svc help\` takes no arguments (got \`${rest[0]}\`).` };
+  if (name === 'help')
+    return rest.length === 0
+      ? { type: 'command', command: { kind: 'help' } }
+      : { type: 'error', message: `\`/svc help\` takes no arguments (got \`${rest[0]}\`).` };
   if (name === 'rollback') return parseRollback(rest);
   return { type: 'error', message: `Unknown command \`${name}\`.` };
 }

@@ -29,7 +29,13 @@ export function decidePush(payload: PushPayload): PushDecision {
   if (!payload.ref.startsWith('refs/heads/')) return { action: 'ignore', reason: 'not_a_branch' };
   if (!payload.installation?.id) return { action: 'ignore', reason: 'no_installation' };
   if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(payload.after)) return { action: 'ignore', reason: 'no_commit' };
-  return { action: 'track', branch: payload.ref.slice('refs/heads/'.length), sha: payload.after, repositoryId: payload.repository.id, fullName: payload.repository.full_name };
+  return {
+    action: 'track',
+    branch: payload.ref.slice('refs/heads/'.length),
+    sha: payload.after,
+    repositoryId: payload.repository.id,
+    fullName: payload.repository.full_name,
+  };
 }
 
 export interface PushResult {
@@ -56,8 +62,21 @@ export function handlePush(deps: { ctx: FeatureContext; buildTimeoutMs: number; 
       if (!created) return { outcome: 'already_known', projectId: link.project_id };
       const older = waitingBefore(ctx, link.project_id, row.seq);
       for (const commit of older) supersede({ ctx, wake: deps.wake }, link.project_id, commit.sha, decision.sha);
-      const model: ReleaseCheckModel = { kind: 'release', state: 'waiting', queuedAt: now, phases: [], timeoutMinutes: Math.round(deps.buildTimeoutMs / 60_000) };
-      createCheck(ctx, { projectId: link.project_id, fullName: link.full_name, installationId: link.installation_id, sha: decision.sha, name: 'svc/release', model });
+      const model: ReleaseCheckModel = {
+        kind: 'release',
+        state: 'waiting',
+        queuedAt: now,
+        phases: [],
+        timeoutMinutes: Math.round(deps.buildTimeoutMs / 60_000),
+      };
+      createCheck(ctx, {
+        projectId: link.project_id,
+        fullName: link.full_name,
+        installationId: link.installation_id,
+        sha: decision.sha,
+        name: 'svc/release',
+        model,
+      });
       return { outcome: 'tracked', projectId: link.project_id, superseded: older.map((c) => c.sha) };
     })
     .immediate();

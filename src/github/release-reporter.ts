@@ -31,7 +31,10 @@ function usableLink(deps: ReporterDeps, projectId: string, repositoryId: number 
 export function supersede(deps: ReporterDeps, projectId: string, sha: string, newerSha: string, note?: string): void {
   setCommitState(deps.ctx, projectId, sha, 'superseded', { supersededBy: newerSha });
   const open = findOpenReleaseCheck(deps.ctx, projectId, sha);
-  if (open) updateCheck(deps.ctx, open.id, (m) => (m.kind === 'release' ? { ...m, state: 'superseded', supersededBy: newerSha, finishedAt: deps.ctx.clock.now(), ...(note ? { note } : {}) } : null));
+  if (open)
+    updateCheck(deps.ctx, open.id, (m) =>
+      m.kind === 'release' ? { ...m, state: 'superseded', supersededBy: newerSha, finishedAt: deps.ctx.clock.now(), ...(note ? { note } : {}) } : null,
+    );
 }
 
 /** Refuse an upload whose commit is superseded or older than the active release's commit. */
@@ -41,15 +44,27 @@ export function admitUpload(deps: ReporterDeps, projectId: string, source: Relea
   const commit = findCommit(deps.ctx, projectId, source.commitSha);
   if (!commit) return; // never pushed to the linked branch as far as svc knows: nothing to order it against
   if (commit.state === 'superseded') {
-    throw new SvcError('SVC_GITHUB_COMMIT_SUPERSEDED', `Commit ${source.commitSha.slice(0, 7)} was superseded by ${commit.superseded_by?.slice(0, 7) ?? 'a newer push'}; it is not released.`);
+    throw new SvcError(
+      'SVC_GITHUB_COMMIT_SUPERSEDED',
+      `Commit ${source.commitSha.slice(0, 7)} was superseded by ${commit.superseded_by?.slice(0, 7) ?? 'a newer push'}; it is not released.`,
+    );
   }
   const active = activeReleaseRow(deps.ctx, projectId);
   const activeSha = active ? releaseSource(deps.ctx, active.id)?.sha : undefined;
   const activeCommit = activeSha ? findCommit(deps.ctx, projectId, activeSha) : undefined;
   if (activeCommit && activeCommit.seq > commit.seq) {
-    supersede(deps, projectId, commit.sha, activeCommit.sha, `The newer commit ${activeCommit.sha.slice(0, 7)} is already active; an older commit never replaces it.`);
+    supersede(
+      deps,
+      projectId,
+      commit.sha,
+      activeCommit.sha,
+      `The newer commit ${activeCommit.sha.slice(0, 7)} is already active; an older commit never replaces it.`,
+    );
     deps.wake();
-    throw new SvcError('SVC_GITHUB_COMMIT_SUPERSEDED', `The newer commit ${activeCommit.sha.slice(0, 7)} is already active; ${source.commitSha.slice(0, 7)} is older and is not released.`);
+    throw new SvcError(
+      'SVC_GITHUB_COMMIT_SUPERSEDED',
+      `The newer commit ${activeCommit.sha.slice(0, 7)} is already active; ${source.commitSha.slice(0, 7)} is older and is not released.`,
+    );
   }
 }
 
@@ -70,8 +85,25 @@ function onCandidate(deps: ReporterDeps, release: ObservedRelease, source: Relea
   const prior = activeReleaseRow(ctx, release.projectId)?.id ?? null;
   const open = findOpenReleaseCheck(ctx, release.projectId, source.commitSha);
   if (open) updateCheck(ctx, open.id, (m) => releaseModel(now, release.id, prior, m), release.id);
-  else createCheck(ctx, { projectId: release.projectId, fullName: link.full_name, installationId: link.installation_id, sha: source.commitSha, name: 'svc/release', releaseId: release.id, model: releaseModel(now, release.id, prior) });
-  createDeployment(ctx, { releaseId: release.id, projectId: release.projectId, fullName: link.full_name, installationId: link.installation_id, sha: source.commitSha, environment: link.environment, first: { state: 'in_progress', description: `Releasing ${release.id}` } });
+  else
+    createCheck(ctx, {
+      projectId: release.projectId,
+      fullName: link.full_name,
+      installationId: link.installation_id,
+      sha: source.commitSha,
+      name: 'svc/release',
+      releaseId: release.id,
+      model: releaseModel(now, release.id, prior),
+    });
+  createDeployment(ctx, {
+    releaseId: release.id,
+    projectId: release.projectId,
+    fullName: link.full_name,
+    installationId: link.installation_id,
+    sha: source.commitSha,
+    environment: link.environment,
+    first: { state: 'in_progress', description: `Releasing ${release.id}` },
+  });
   deps.wake();
 }
 
@@ -111,7 +143,13 @@ function onOutcome(deps: ReporterDeps, release: ObservedRelease): void {
   if (findCommit(ctx, release.projectId, source.sha)) setCommitState(ctx, release.projectId, source.sha, ok ? 'released' : 'failed');
   const slug = findProject(ctx, release.projectId)?.slug ?? release.projectId;
   if (findDeployment(ctx, release.id)) {
-    addDeploymentStatus(ctx, release.id, ok ? { state: 'success', description: `${release.id} is active`, environmentUrl: appUrlOf(ctx, slug) } : { state: 'failure', description: `${row.failure_code ?? 'failed'} at ${row.failure_step ?? '?'}` });
+    addDeploymentStatus(
+      ctx,
+      release.id,
+      ok
+        ? { state: 'success', description: `${release.id} is active`, environmentUrl: appUrlOf(ctx, slug) }
+        : { state: 'failure', description: `${row.failure_code ?? 'failed'} at ${row.failure_step ?? '?'}` },
+    );
   }
   deps.wake();
 }
@@ -124,16 +162,48 @@ function onRollback(deps: ReporterDeps, event: ObservedRollback): void {
   const now = ctx.clock.now();
   const actor = event.actor.type === 'github' ? `@${event.actor.name ?? event.actor.id} (GitHub)` : (event.actor.name ?? event.actor.id);
   if (event.phase === 'start') {
-    const model: RollbackCheckModel = { kind: 'rollback', state: 'in_progress', releaseId: event.releaseId, fromReleaseId: event.fromReleaseId, restoreData: event.restoreData, actor, startedAt: now };
-    createCheck(ctx, { projectId: event.projectId, fullName: link.full_name, installationId: link.installation_id, sha: source.sha, name: 'svc/rollback', releaseId: event.releaseId, model });
+    const model: RollbackCheckModel = {
+      kind: 'rollback',
+      state: 'in_progress',
+      releaseId: event.releaseId,
+      fromReleaseId: event.fromReleaseId,
+      restoreData: event.restoreData,
+      actor,
+      startedAt: now,
+    };
+    createCheck(ctx, {
+      projectId: event.projectId,
+      fullName: link.full_name,
+      installationId: link.installation_id,
+      sha: source.sha,
+      name: 'svc/rollback',
+      releaseId: event.releaseId,
+      model,
+    });
   } else {
-    const open = checksOfRelease(ctx, event.releaseId, 'svc/rollback').filter((c) => !c.completed).at(-1);
-    if (open) updateCheck(ctx, open.id, (m) => (m.kind === 'rollback' ? { ...m, state: event.phase === 'complete' ? 'success' : 'failure', finishedAt: now, ...(event.error ? { error: event.error } : {}) } : null));
+    const open = checksOfRelease(ctx, event.releaseId, 'svc/rollback')
+      .filter((c) => !c.completed)
+      .at(-1);
+    if (open)
+      updateCheck(ctx, open.id, (m) =>
+        m.kind === 'rollback'
+          ? { ...m, state: event.phase === 'complete' ? 'success' : 'failure', finishedAt: now, ...(event.error ? { error: event.error } : {}) }
+          : null,
+      );
     if (event.phase === 'complete') {
       const slug = findProject(ctx, event.projectId)?.slug ?? event.projectId;
       const status = { state: 'success' as const, description: `Rolled back to ${event.releaseId}`, environmentUrl: appUrlOf(ctx, slug) };
       if (findDeployment(ctx, event.releaseId)) addDeploymentStatus(ctx, event.releaseId, status);
-      else createDeployment(ctx, { releaseId: event.releaseId, projectId: event.projectId, fullName: link.full_name, installationId: link.installation_id, sha: source.sha, environment: link.environment, first: status });
+      else
+        createDeployment(ctx, {
+          releaseId: event.releaseId,
+          projectId: event.projectId,
+          fullName: link.full_name,
+          installationId: link.installation_id,
+          sha: source.sha,
+          environment: link.environment,
+          first: status,
+        });
     }
   }
   deps.wake();
@@ -142,7 +212,10 @@ function onRollback(deps: ReporterDeps, event: ObservedRollback): void {
 /** The ReleaseObserver the composition root passes to the releases feature. */
 export function createReleaseReporter(deps: ReporterDeps): ReleaseObserver {
   // Each hook's writes are one transaction (a savepoint inside the caller's): all or nothing.
-  const atomic = <A extends unknown[]>(fn: (...args: A) => void) => (...args: A): void => deps.ctx.db.transaction(() => fn(...args))();
+  const atomic =
+    <A extends unknown[]>(fn: (...args: A) => void) =>
+    (...args: A): void =>
+      deps.ctx.db.transaction(() => fn(...args))();
   return {
     admit: (projectId, source) => admitUpload(deps, projectId, source),
     onCandidate: atomic((release, source) => onCandidate(deps, release, source)),

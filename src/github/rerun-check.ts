@@ -59,12 +59,34 @@ async function rerunCommit(deps: RerunDeps, projectId: string, sha: string, send
   if (!link || !project || problemOf(ctx, link)) return 'unlinked';
   const now = ctx.clock.now();
   const newCheck = (model: ReleaseCheckModel, releaseId?: string) =>
-    createCheck(ctx, { projectId, fullName: link.full_name, installationId: link.installation_id, sha, name: 'svc/release', releaseId: releaseId ?? null, model });
+    createCheck(ctx, {
+      projectId,
+      fullName: link.full_name,
+      installationId: link.installation_id,
+      sha,
+      name: 'svc/release',
+      releaseId: releaseId ?? null,
+      model,
+    });
   const audit = (outcome: string, releaseId: string | null) =>
-    appendAudit(ctx, { kind: 'github.rerun', organizationId: project.organization_id, projectId, actor: { type: 'github', id: `github:${sender.id}`, name: sender.login }, metadata: { sha, outcome, releaseId } });
+    appendAudit(ctx, {
+      kind: 'github.rerun',
+      organizationId: project.organization_id,
+      projectId,
+      actor: { type: 'github', id: `github:${sender.id}`, name: sender.login },
+      metadata: { sha, outcome, releaseId },
+    });
   const newest = newestCommit(ctx, projectId);
   if (newest && newest.sha !== sha && findCommit(ctx, projectId, sha)) {
-    newCheck({ kind: 'release', state: 'superseded', queuedAt: now, finishedAt: now, phases: [], supersededBy: newest.sha, note: 'Only the newest commit of the linked branch can be released again.' });
+    newCheck({
+      kind: 'release',
+      state: 'superseded',
+      queuedAt: now,
+      finishedAt: now,
+      phases: [],
+      supersededBy: newest.sha,
+      note: 'Only the newest commit of the linked branch can be released again.',
+    });
     audit('superseded', null);
     deps.wake();
     return 'superseded';
@@ -72,7 +94,17 @@ async function rerunCommit(deps: RerunDeps, projectId: string, sha: string, send
   const releaseId = releaseOfCommit(ctx, projectId, sha);
   const release = releaseId ? findRelease(ctx, projectId, releaseId) : undefined;
   if (release?.status === 'active') {
-    newCheck({ kind: 'release', state: 'success', queuedAt: now, finishedAt: now, releaseId: release.id, phases: [{ name: 'active', at: now, detail: 'already active' }] }, release.id);
+    newCheck(
+      {
+        kind: 'release',
+        state: 'success',
+        queuedAt: now,
+        finishedAt: now,
+        releaseId: release.id,
+        phases: [{ name: 'active', at: now, detail: 'already active' }],
+      },
+      release.id,
+    );
     audit('already_active', release.id);
     deps.wake();
     return 'already_active';
@@ -80,9 +112,11 @@ async function rerunCommit(deps: RerunDeps, projectId: string, sha: string, send
   if (release?.status === 'inactive' && release.artifact_retained === 1) {
     audit('re_release', release.id);
     const actor = { type: 'github' as const, id: `github:${sender.id}`, name: sender.login };
-    await deps.rollback({ project: { id: project.id, slug: project.slug, organizationId: project.organization_id }, actor, releaseId: release.id, restoreData: false }).catch((error: unknown) => {
-      ctx.logger.warn({ err: error, projectId, releaseId: release.id }, 're-release from a check re-run failed (reported on svc/rollback)');
-    });
+    await deps
+      .rollback({ project: { id: project.id, slug: project.slug, organizationId: project.organization_id }, actor, releaseId: release.id, restoreData: false })
+      .catch((error: unknown) => {
+        ctx.logger.warn({ err: error, projectId, releaseId: release.id }, 're-release from a check re-run failed (reported on svc/rollback)');
+      });
     return 're_released';
   }
   // No usable artifact: wait for a fresh upload of this commit (re-run the workflow).

@@ -29,7 +29,12 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 /** Render a drill model into a completed check-run body. */
 export function renderRestoreDrillCheck(model: RestoreDrillCheckModel, ctx: RenderContext): Omit<CheckRunBody, 'details_url'> {
   const r = model.receipt;
-  const title = r.outcome === 'passed' ? `Restore drill passed (${r.checks.length} checks)` : r.outcome === 'setup-failed' ? 'Restore drill could not restore the backup' : 'Restore drill failed';
+  const title =
+    r.outcome === 'passed'
+      ? `Restore drill passed (${r.checks.length} checks)`
+      : r.outcome === 'setup-failed'
+        ? 'Restore drill could not restore the backup'
+        : 'Restore drill failed';
   const summary = [
     `Restore drill of **${ctx.projectSlug}**: backup \`${r.backupId}\` restored into a private copy and release \`${model.releaseId}\` booted on it. Production data was not touched.`,
     '',
@@ -40,5 +45,12 @@ export function renderRestoreDrillCheck(model: RestoreDrillCheckModel, ctx: Rend
     '',
     `Duration: ${((r.finishedAt - r.startedAt) / 1000).toFixed(1)} s. Receipt \`${r.id}\`.`,
   ].join('\n');
-  return { external_id: r.id, status: 'completed', conclusion: model.state, started_at: iso(r.startedAt), completed_at: iso(r.finishedAt), output: { title, summary } };
+  return {
+    external_id: r.id,
+    status: 'completed',
+    conclusion: model.state,
+    started_at: iso(r.startedAt),
+    completed_at: iso(r.finishedAt),
+    output: { title, summary },
+  };
 }

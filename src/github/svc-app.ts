@@ -9,7 +9,14 @@ import { handleInstallation, handleInstallationRepos } from './installation-even
 import { handlePush } from './push-handler.js';
 import { rerunCheckRun, rerunCheckSuite } from './rerun-check.js';
 import { runCommand } from './run-command.js';
-import { checkRunPayloadSchema, checkSuitePayloadSchema, commentPayloadSchema, installationPayloadSchema, installationReposPayloadSchema, pushPayloadSchema } from './webhook-payloads.js';
+import {
+  checkRunPayloadSchema,
+  checkSuitePayloadSchema,
+  commentPayloadSchema,
+  installationPayloadSchema,
+  installationReposPayloadSchema,
+  pushPayloadSchema,
+} from './webhook-payloads.js';
 
 export interface SvcAppDeps {
   ctx: FeatureContext;

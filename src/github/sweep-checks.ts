@@ -16,7 +16,15 @@ export function sweepChecks(ctx: FeatureContext, buildTimeoutMs: number): { time
       .transaction(() => {
         setCommitState(ctx, commit.project_id, commit.sha, 'timed_out');
         const open = findOpenReleaseCheck(ctx, commit.project_id, commit.sha);
-        if (open && updateCheck(ctx, open.id, (m) => (m.kind === 'release' && m.state === 'waiting' ? { ...m, state: 'timed_out', finishedAt: now, timeoutMinutes: Math.round(buildTimeoutMs / 60_000) } : null))) timedOut++;
+        if (
+          open &&
+          updateCheck(ctx, open.id, (m) =>
+            m.kind === 'release' && m.state === 'waiting'
+              ? { ...m, state: 'timed_out', finishedAt: now, timeoutMinutes: Math.round(buildTimeoutMs / 60_000) }
+              : null,
+          )
+        )
+          timedOut++;
       })
       .immediate();
   }
@@ -25,7 +33,8 @@ export function sweepChecks(ctx: FeatureContext, buildTimeoutMs: number): { time
     const release = findRelease(ctx, check.project_id, check.release_id!);
     if (!release || release.status === 'candidate') continue;
     const ok = release.status === 'active' || release.status === 'inactive';
-    if (updateCheck(ctx, check.id, (m) => (m.kind === 'release' ? { ...m, state: ok ? 'success' : 'failure', finishedAt: release.finished_at ?? now } : null))) reconciled++;
+    if (updateCheck(ctx, check.id, (m) => (m.kind === 'release' ? { ...m, state: ok ? 'success' : 'failure', finishedAt: release.finished_at ?? now } : null)))
+      reconciled++;
   }
   return { timedOut, reconciled };
 }

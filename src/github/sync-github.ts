@@ -82,7 +82,14 @@ export async function syncCheck(deps: SyncDeps, checkId: string, retried: boolea
 async function findExistingCheckRun(deps: SyncDeps, row: CheckRow): Promise<number | null> {
   const octokit = await deps.github.installation(row.installation_id);
   const { owner, repo } = splitFullName(row.full_name);
-  const list = await octokit.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { owner, repo, ref: row.sha, check_name: row.name, filter: 'all', per_page: 100 });
+  const list = await octokit.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', {
+    owner,
+    repo,
+    ref: row.sha,
+    check_name: row.name,
+    filter: 'all',
+    per_page: 100,
+  });
   const found = list.data.check_runs.find((run) => run.external_id === row.id);
   return found ? Number(found.id) : null;
 }

@@ -43,7 +43,11 @@ export function webhookRoute(deps: WebhookRouteDeps) {
         githubRoutes.webhooks,
         {
           bodyLimit: WEBHOOK_BODY_LIMIT,
-          schema: { tags: ['github'], summary: 'GitHub App webhook deliveries (X-Hub-Signature-256 over the raw body; deduplicated by X-GitHub-Delivery)', response: { 200: webhookResponseSchema, 202: webhookResponseSchema } },
+          schema: {
+            tags: ['github'],
+            summary: 'GitHub App webhook deliveries (X-Hub-Signature-256 over the raw body; deduplicated by X-GitHub-Delivery)',
+            response: { 200: webhookResponseSchema, 202: webhookResponseSchema },
+          },
         },
         async (request, reply) => {
           if (deps.secret === null) throw new SvcError('SVC_GITHUB_NOT_CONFIGURED');
@@ -60,7 +64,8 @@ export function webhookRoute(deps: WebhookRouteDeps) {
           } catch {
             throw new SvcError('SVC_GITHUB_DELIVERY_INVALID', 'The delivery body is not JSON.');
           }
-          if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new SvcError('SVC_GITHUB_DELIVERY_INVALID', 'The delivery body is not a JSON object.');
+          if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+            throw new SvcError('SVC_GITHUB_DELIVERY_INVALID', 'The delivery body is not a JSON object.');
           if (name === 'ping') return reply.status(200).send({ status: 'pong' as const });
           const status = enqueueDelivery(deps.ctx, { id, name, payload });
           if (status === 'queued') deps.wake();

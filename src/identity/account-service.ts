@@ -55,13 +55,20 @@ export function createAccountService(ctx: FeatureContext): AccountService {
       if (!registrationOpen()) throw new SvcError('SVC_REGISTRATION_CLOSED');
       const passwordHash = await hashPassword(input.password);
       // Re-check inside the write transaction: two concurrent bootstrap registrations cannot both win.
-      return ctx.db.transaction(() => {
-        if (!registrationOpen()) throw new SvcError('SVC_REGISTRATION_CLOSED');
-        if (findUserByEmail(ctx, input.email)) throw new SvcError('SVC_EMAIL_TAKEN');
-        const user = insertUser(ctx, { email: input.email, name: input.name ?? null, passwordHash });
-        appendAudit(ctx, { kind: 'account.register', organizationId: user.personal_org_id!, actor: { ...system, name: ctx.config.registration }, metadata: { userId: user.id, mode: ctx.config.registration } });
-        return newSession(user);
-      }).immediate();
+      return ctx.db
+        .transaction(() => {
+          if (!registrationOpen()) throw new SvcError('SVC_REGISTRATION_CLOSED');
+          if (findUserByEmail(ctx, input.email)) throw new SvcError('SVC_EMAIL_TAKEN');
+          const user = insertUser(ctx, { email: input.email, name: input.name ?? null, passwordHash });
+          appendAudit(ctx, {
+            kind: 'account.register',
+            organizationId: user.personal_org_id!,
+            actor: { ...system, name: ctx.config.registration },
+            metadata: { userId: user.id, mode: ctx.config.registration },
+          });
+          return newSession(user);
+        })
+        .immediate();
     },
 
     async registerInvited(input) {
@@ -76,20 +83,27 @@ export function createAccountService(ctx: FeatureContext): AccountService {
       };
       check();
       const passwordHash = await hashPassword(input.password);
-      return ctx.db.transaction(() => {
-        const invitation = check();
-        const user = insertUser(ctx, { email: input.email, name: input.name ?? null, passwordHash });
-        addMember(ctx, invitation.organization_id, user.id, invitation.role);
-        cachedStatement(ctx.db, 'UPDATE invitations SET accepted_at = ?, accepted_by = ? WHERE id = ?').run(ctx.clock.now(), user.id, invitation.id);
-        appendAudit(ctx, { kind: 'account.register', organizationId: user.personal_org_id!, actor: { ...system, name: 'invitation' }, metadata: { userId: user.id, mode: 'invitation' } });
-        appendAudit(ctx, {
-          kind: 'member.join',
-          organizationId: invitation.organization_id,
-          actor: { type: 'user', id: user.id, name: user.email },
-          metadata: { userId: user.id, role: invitation.role, invitationId: invitation.id },
-        });
-        return newSession(user);
-      }).immediate();
+      return ctx.db
+        .transaction(() => {
+          const invitation = check();
+          const user = insertUser(ctx, { email: input.email, name: input.name ?? null, passwordHash });
+          addMember(ctx, invitation.organization_id, user.id, invitation.role);
+          cachedStatement(ctx.db, 'UPDATE invitations SET accepted_at = ?, accepted_by = ? WHERE id = ?').run(ctx.clock.now(), user.id, invitation.id);
+          appendAudit(ctx, {
+            kind: 'account.register',
+            organizationId: user.personal_org_id!,
+            actor: { ...system, name: 'invitation' },
+            metadata: { userId: user.id, mode: 'invitation' },
+          });
+          appendAudit(ctx, {
+            kind: 'member.join',
+            organizationId: invitation.organization_id,
+            actor: { type: 'user', id: user.id, name: user.email },
+            metadata: { userId: user.id, role: invitation.role, invitationId: invitation.id },
+          });
+          return newSession(user);
+        })
+        .immediate();
     },
 
     async login(input, ip) {

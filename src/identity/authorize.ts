@@ -54,7 +54,10 @@ function checkScope(principal: Principal, access: AccessRequest): void {
 function checkRole(principal: Principal, access: AccessRequest, role: Role | null): Role {
   if (role === null) throw new SvcError('SVC_FORBIDDEN', 'You are not a member of this organization.');
   if (!allows(role, access.permission, credentialPermissions(principal))) {
-    throw new SvcError('SVC_FORBIDDEN', `Permission "${access.permission}" is not granted (role ${role}${principal.kind === 'token' ? ', token permissions' : ''}).`);
+    throw new SvcError(
+      'SVC_FORBIDDEN',
+      `Permission "${access.permission}" is not granted (role ${role}${principal.kind === 'token' ? ', token permissions' : ''}).`,
+    );
   }
   return role;
 }

@@ -29,9 +29,13 @@ export function childTokenLimits(request: ChildTokenRequest, parent: ParentToken
   if (parent === null) return { expiresAt: asked };
   const exceeded = [...new Set(request.permissions)].filter((p) => !parent.permissions.includes(p)).sort();
   if (exceeded.length > 0) {
-    throw new SvcError('SVC_TOKEN_PERMISSIONS_EXCEEDED', `The creating token lacks ${exceeded.map((p) => `"${p}"`).join(', ')}; a token cannot grant more than it has.`, {
-      details: { exceeded, allowed: [...parent.permissions].sort() },
-    });
+    throw new SvcError(
+      'SVC_TOKEN_PERMISSIONS_EXCEEDED',
+      `The creating token lacks ${exceeded.map((p) => `"${p}"`).join(', ')}; a token cannot grant more than it has.`,
+      {
+        details: { exceeded, allowed: [...parent.permissions].sort() },
+      },
+    );
   }
   if (asked <= parent.expiresAt) return { expiresAt: asked };
   if (request.expiresInDays === undefined) return { expiresAt: parent.expiresAt };

@@ -75,7 +75,10 @@ export const loginBodySchema = z.object({ email, password: z.string().min(1).max
 /** Response of register, login and session: the user and the CSRF token for state-changing requests. */
 export const sessionResponseSchema = z.object({ user: userSchema, csrfToken: z.string() });
 export const okResponseSchema = z.object({ ok: z.literal(true) });
-export const registrationStatusSchema = z.object({ mode: registrationModeSchema, open: z.boolean().describe('whether POST register would accept a new account now') });
+export const registrationStatusSchema = z.object({
+  mode: registrationModeSchema,
+  open: z.boolean().describe('whether POST register would accept a new account now'),
+});
 
 // --- device login (RFC 8628 style) -------------------------------------------
 export const deviceStartBodySchema = z.object({ clientName: z.string().trim().min(1).max(100) });
@@ -95,7 +98,13 @@ export type DeviceTokenResponse = z.infer<typeof deviceTokenResponseSchema>;
 export const userCodeSchema = z.string().trim().min(1).max(20);
 export const deviceInfoQuerySchema = z.object({ userCode: userCodeSchema });
 export const deviceStatusSchema = z.enum(['pending', 'approved', 'denied', 'expired', 'consumed']);
-export const deviceInfoResponseSchema = z.object({ userCode: z.string(), clientName: z.string(), status: deviceStatusSchema, createdAt: isoTime, expiresAt: isoTime });
+export const deviceInfoResponseSchema = z.object({
+  userCode: z.string(),
+  clientName: z.string(),
+  status: deviceStatusSchema,
+  createdAt: isoTime,
+  expiresAt: isoTime,
+});
 export const deviceDecisionBodySchema = z.object({ userCode: userCodeSchema });
 export const deviceDecisionResponseSchema = z.object({ userCode: z.string(), clientName: z.string(), status: deviceStatusSchema });
 
@@ -117,7 +126,10 @@ export const tokenInfoSchema = z.object({
   id: z.string(),
   name: z.string(),
   projectId: z.string().nullable(),
-  parentId: z.string().nullable().describe('the token that created this one (revoking it revokes this one); null when created from a browser session or device login'),
+  parentId: z
+    .string()
+    .nullable()
+    .describe('the token that created this one (revoking it revokes this one); null when created from a browser session or device login'),
   permissions: z.array(permissionSchema),
   status: z.enum(['active', 'revoked', 'expired']),
   createdAt: isoTime,
@@ -137,7 +149,9 @@ export const createTokenBodySchema = z.object({
     .min(1)
     .max(365)
     .optional()
-    .describe(`default ${DEFAULT_TOKEN_DAYS}; when a token creates the token, the default is cut to the creating token's expiry and a longer explicit value is refused (SVC_TOKEN_LIFETIME_EXCEEDED)`),
+    .describe(
+      `default ${DEFAULT_TOKEN_DAYS}; when a token creates the token, the default is cut to the creating token's expiry and a longer explicit value is refused (SVC_TOKEN_LIFETIME_EXCEEDED)`,
+    ),
 });
 /** `accessToken` is the raw value, returned only in this response. */
 export const createTokenResponseSchema = z.object({ token: tokenInfoSchema, accessToken: z.string() });
@@ -156,6 +170,13 @@ export const memberParamsSchema = z.object({ id: z.string().min(1).max(100), use
 export const updateMemberBodySchema = z.object({ role: roleSchema });
 export const memberResponseSchema = z.object({ member: memberSchema });
 export const createInvitationBodySchema = z.object({ email, role: roleSchema });
-export const invitationSchema = z.object({ id: z.string(), organizationId: z.string(), email: z.string(), role: roleSchema, createdAt: isoTime, expiresAt: isoTime });
+export const invitationSchema = z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  email: z.string(),
+  role: roleSchema,
+  createdAt: isoTime,
+  expiresAt: isoTime,
+});
 /** `invitationToken` is returned only here; `invitationUrl` opens the register page with it. */
 export const createInvitationResponseSchema = z.object({ invitation: invitationSchema, invitationToken: z.string(), invitationUrl: z.string() });

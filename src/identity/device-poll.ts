@@ -7,12 +7,7 @@ export interface DevicePollState {
 }
 
 export type DevicePollOutcome =
-  | { kind: 'invalid' }
-  | { kind: 'expired' }
-  | { kind: 'denied' }
-  | { kind: 'issue' }
-  | { kind: 'slow_down'; intervalSeconds: number }
-  | { kind: 'pending' };
+  { kind: 'invalid' } | { kind: 'expired' } | { kind: 'denied' } | { kind: 'issue' } | { kind: 'slow_down'; intervalSeconds: number } | { kind: 'pending' };
 
 /** RFC 8628 §3.5 slow_down: the client must add 5 seconds to its interval. */
 export const SLOW_DOWN_STEP_SECONDS = 5;

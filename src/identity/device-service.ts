@@ -51,7 +51,10 @@ const GUESS_WINDOW_MS = 10 * 60_000;
 export const DEVICE_STARTS_PER_WINDOW = 60;
 
 /** Build the device-login service over the control database. */
-export function createDeviceService(ctx: FeatureContext, limiter: AttemptLimiter = createAttemptLimiter({ max: USER_CODE_GUESS_LIMIT, windowMs: GUESS_WINDOW_MS, clock: ctx.clock })): DeviceService {
+export function createDeviceService(
+  ctx: FeatureContext,
+  limiter: AttemptLimiter = createAttemptLimiter({ max: USER_CODE_GUESS_LIMIT, windowMs: GUESS_WINDOW_MS, clock: ctx.clock }),
+): DeviceService {
   const startLimiter = createAttemptLimiter({ max: DEVICE_STARTS_PER_WINDOW, windowMs: GUESS_WINDOW_MS, clock: ctx.clock });
   const db = ctx.db;
   const byHash = db.prepare('SELECT * FROM device_codes WHERE device_code_hash = ?');
@@ -84,7 +87,8 @@ export function createDeviceService(ctx: FeatureContext, limiter: AttemptLimiter
   return {
     start(clientName, origin, ip) {
       const state = startLimiter.check(ip);
-      if (state.blocked) throw new SvcError('SVC_RATE_LIMITED', 'Too many device logins started from this address.', { details: { retryAfterMs: state.retryAfterMs } });
+      if (state.blocked)
+        throw new SvcError('SVC_RATE_LIMITED', 'Too many device logins started from this address.', { details: { retryAfterMs: state.retryAfterMs } });
       startLimiter.fail(ip);
       const now = ctx.clock.now();
       cachedStatement(db, 'DELETE FROM device_codes WHERE expires_at < ?').run(now - 86_400_000);
@@ -112,7 +116,10 @@ export function createDeviceService(ctx: FeatureContext, limiter: AttemptLimiter
     poll(deviceCode) {
       const now = ctx.clock.now();
       const row = byHash.get(sha256Hex(deviceCode)) as DeviceRow | undefined;
-      const outcome = decideDevicePoll(row && { status: row.status, expiresAt: row.expires_at, lastPollAt: row.last_poll_at, intervalSeconds: row.interval_s }, now);
+      const outcome = decideDevicePoll(
+        row && { status: row.status, expiresAt: row.expires_at, lastPollAt: row.last_poll_at, intervalSeconds: row.interval_s },
+        now,
+      );
       switch (outcome.kind) {
         case 'invalid':
           throw new SvcError('SVC_DEVICE_CODE_INVALID');
@@ -122,26 +129,33 @@ export function createDeviceService(ctx: FeatureContext, limiter: AttemptLimiter
           throw new SvcError('SVC_DEVICE_DENIED');
         case 'slow_down':
           cachedStatement(db, 'UPDATE device_codes SET interval_s = ?, last_poll_at = ? WHERE id = ?').run(outcome.intervalSeconds, now, row!.id);
-          throw new SvcError('SVC_DEVICE_SLOW_DOWN', `Polled too fast; wait ${outcome.intervalSeconds} s between polls.`, { details: { interval: outcome.intervalSeconds } });
+          throw new SvcError('SVC_DEVICE_SLOW_DOWN', `Polled too fast; wait ${outcome.intervalSeconds} s between polls.`, {
+            details: { interval: outcome.intervalSeconds },
+          });
         case 'pending':
           cachedStatement(db, 'UPDATE device_codes SET last_poll_at = ? WHERE id = ?').run(now, row!.id);
           throw new SvcError('SVC_DEVICE_AUTHORIZATION_PENDING', undefined, { details: { interval: row!.interval_s } });
         case 'issue':
-          return db.transaction(() => {
-            const user = getUser(ctx, row!.user_id!);
-            // Only one poll can flip approved → consumed, so the raw token is handed out exactly once.
-            const flipped = cachedStatement(db, "UPDATE device_codes SET status = 'consumed', last_poll_at = ? WHERE id = ? AND status = 'approved'").run(now, row!.id).changes;
-            if (flipped !== 1 || !user) throw new SvcError('SVC_DEVICE_CODE_INVALID');
-            const { row: token, accessToken } = insertAccessToken(ctx, { userId: user.id, name: row!.client_name, projectId: null, permissions });
-            cachedStatement(db, 'UPDATE device_codes SET token_id = ? WHERE id = ?').run(token.id, row!.id);
-            appendAudit(ctx, {
-              kind: 'token.create',
-              organizationId: user.personal_org_id!,
-              actor: { type: 'user', id: user.id, name: user.email },
-              metadata: { tokenId: token.id, name: token.name, via: 'device', projectId: null, permissions: [...permissions] },
-            });
-            return { accessToken, tokenId: token.id, expiresAt: isoTime(token.expires_at), user: toUser(user) };
-          }).immediate();
+          return db
+            .transaction(() => {
+              const user = getUser(ctx, row!.user_id!);
+              // Only one poll can flip approved → consumed, so the raw token is handed out exactly once.
+              const flipped = cachedStatement(db, "UPDATE device_codes SET status = 'consumed', last_poll_at = ? WHERE id = ? AND status = 'approved'").run(
+                now,
+                row!.id,
+              ).changes;
+              if (flipped !== 1 || !user) throw new SvcError('SVC_DEVICE_CODE_INVALID');
+              const { row: token, accessToken } = insertAccessToken(ctx, { userId: user.id, name: row!.client_name, projectId: null, permissions });
+              cachedStatement(db, 'UPDATE device_codes SET token_id = ? WHERE id = ?').run(token.id, row!.id);
+              appendAudit(ctx, {
+                kind: 'token.create',
+                organizationId: user.personal_org_id!,
+                actor: { type: 'user', id: user.id, name: user.email },
+                metadata: { tokenId: token.id, name: token.name, via: 'device', projectId: null, permissions: [...permissions] },
+              });
+              return { accessToken, tokenId: token.id, expiresAt: isoTime(token.expires_at), user: toUser(user) };
+            })
+            .immediate();
       }
     },
 
@@ -154,19 +168,25 @@ export function createDeviceService(ctx: FeatureContext, limiter: AttemptLimiter
       const current = review(row);
       if (current.status === 'expired') throw new SvcError('SVC_DEVICE_EXPIRED');
       if (current.status !== 'pending') throw new SvcError('SVC_DEVICE_ALREADY_DECIDED');
-      return db.transaction(() => {
-        const now = ctx.clock.now();
-        const changed = cachedStatement(db, "UPDATE device_codes SET status = ?, user_id = ?, decided_at = ? WHERE id = ? AND status = 'pending'")
-          .run(decision === 'approve' ? 'approved' : 'denied', principal.user.id, now, row.id).changes;
-        if (changed !== 1) throw new SvcError('SVC_DEVICE_ALREADY_DECIDED');
-        appendAudit(ctx, {
-          kind: decision === 'approve' ? 'device.approve' : 'device.deny',
-          organizationId: principal.user.personal_org_id!,
-          actor: actorOf(principal),
-          metadata: { clientName: row.client_name, deviceId: row.id },
-        });
-        return review(byUserCode.get(row.user_code) as DeviceRow);
-      }).immediate();
+      return db
+        .transaction(() => {
+          const now = ctx.clock.now();
+          const changed = cachedStatement(db, "UPDATE device_codes SET status = ?, user_id = ?, decided_at = ? WHERE id = ? AND status = 'pending'").run(
+            decision === 'approve' ? 'approved' : 'denied',
+            principal.user.id,
+            now,
+            row.id,
+          ).changes;
+          if (changed !== 1) throw new SvcError('SVC_DEVICE_ALREADY_DECIDED');
+          appendAudit(ctx, {
+            kind: decision === 'approve' ? 'device.approve' : 'device.deny',
+            organizationId: principal.user.personal_org_id!,
+            actor: actorOf(principal),
+            metadata: { clientName: row.client_name, deviceId: row.id },
+          });
+          return review(byUserCode.get(row.user_code) as DeviceRow);
+        })
+        .immediate();
     },
   };
 }

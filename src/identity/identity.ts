@@ -21,7 +21,14 @@ export interface IdentityFeature {
 export function createIdentity(ctx: FeatureContext, deps: IdentityDeps): IdentityFeature {
   const accounts = createAccountService(ctx);
   const devices = createDeviceService(ctx);
-  const plugins = [authRoutes(ctx, accounts), deviceRoutes(ctx, devices), meRoutes(ctx), tokenRoutes(ctx, deps), orgRoutes(ctx), pageRoutes(ctx, accounts, devices)];
+  const plugins = [
+    authRoutes(ctx, accounts),
+    deviceRoutes(ctx, devices),
+    meRoutes(ctx),
+    tokenRoutes(ctx, deps),
+    orgRoutes(ctx),
+    pageRoutes(ctx, accounts, devices),
+  ];
   return {
     accounts,
     devices,

@@ -23,7 +23,12 @@ export function toMembership(row: MembershipRow) {
 
 /** Lower-case ASCII slug for an organization name (never empty). */
 export function orgSlugBase(text: string): string {
-  const base = text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 30).replace(/-+$/, '');
+  const base = text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 30)
+    .replace(/-+$/, '');
   return base.length >= 2 ? base : 'org';
 }
 
@@ -39,7 +44,13 @@ export function createOrganization(ctx: FeatureContext, input: { name: string; s
   } else if (findOrganization(ctx, slug)) {
     throw new SvcError('SVC_ORG_SLUG_TAKEN', `Organization slug "${slug}" is taken.`);
   }
-  cachedStatement(ctx.db, 'INSERT INTO organizations (id, slug, name, personal, created_at) VALUES (?, ?, ?, ?, ?)').run(id, slug, input.name, input.personal ? 1 : 0, now);
+  cachedStatement(ctx.db, 'INSERT INTO organizations (id, slug, name, personal, created_at) VALUES (?, ?, ?, ?, ?)').run(
+    id,
+    slug,
+    input.name,
+    input.personal ? 1 : 0,
+    now,
+  );
   addMember(ctx, id, input.ownerId, 'owner');
   return { id, slug, name: input.name, personal: input.personal ? 1 : 0, created_at: now };
 }
@@ -51,20 +62,25 @@ export function findOrganization(ctx: FeatureContext, idOrSlug: string): OrgRow 
 
 /** Add (or re-role) a member. */
 export function addMember(ctx: FeatureContext, organizationId: string, userId: string, role: Role): void {
-  cachedStatement(ctx.db, 'INSERT INTO memberships (organization_id, user_id, role, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (organization_id, user_id) DO UPDATE SET role = excluded.role')
-    .run(organizationId, userId, role, ctx.clock.now());
+  cachedStatement(
+    ctx.db,
+    'INSERT INTO memberships (organization_id, user_id, role, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (organization_id, user_id) DO UPDATE SET role = excluded.role',
+  ).run(organizationId, userId, role, ctx.clock.now());
 }
 
 /** The user's current role in an organization, read fresh from the database (never cached). */
 export function currentRole(ctx: FeatureContext, organizationId: string, userId: string): Role | null {
-  const row = cachedStatement(ctx.db, 'SELECT role FROM memberships WHERE organization_id = ? AND user_id = ?').get(organizationId, userId) as { role: Role } | undefined;
+  const row = cachedStatement(ctx.db, 'SELECT role FROM memberships WHERE organization_id = ? AND user_id = ?').get(organizationId, userId) as
+    { role: Role } | undefined;
   return row?.role ?? null;
 }
 
 /** Every organization the user belongs to, with their role, oldest first. */
 export function listMemberships(ctx: FeatureContext, userId: string): MembershipRow[] {
-  return cachedStatement(ctx.db, 'SELECT o.*, m.role FROM memberships m JOIN organizations o ON o.id = m.organization_id WHERE m.user_id = ? ORDER BY o.created_at, o.id')
-    .all(userId) as MembershipRow[];
+  return cachedStatement(
+    ctx.db,
+    'SELECT o.*, m.role FROM memberships m JOIN organizations o ON o.id = m.organization_id WHERE m.user_id = ? ORDER BY o.created_at, o.id',
+  ).all(userId) as MembershipRow[];
 }
 
 export interface MemberRow {
@@ -77,8 +93,10 @@ export interface MemberRow {
 
 /** Members of an organization. */
 export function listMembers(ctx: FeatureContext, organizationId: string): MemberRow[] {
-  return cachedStatement(ctx.db, 'SELECT m.user_id, u.email, u.name, m.role, m.created_at FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.organization_id = ? ORDER BY m.created_at, m.rowid')
-    .all(organizationId) as MemberRow[];
+  return cachedStatement(
+    ctx.db,
+    'SELECT m.user_id, u.email, u.name, m.role, m.created_at FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.organization_id = ? ORDER BY m.created_at, m.rowid',
+  ).all(organizationId) as MemberRow[];
 }
 
 /** Wire shape of a member row. */

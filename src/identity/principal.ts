@@ -4,8 +4,7 @@ import type { UserRow } from './user-store.js';
 
 /** Who is calling: a browser session or a bearer token, always tied to a user. */
 export type Principal =
-  | { kind: 'session'; user: UserRow; sessionIdHash: string; csrfToken: string }
-  | { kind: 'token'; user: UserRow; token: TokenRow; permissions: Permission[] };
+  { kind: 'session'; user: UserRow; sessionIdHash: string; csrfToken: string } | { kind: 'token'; user: UserRow; token: TokenRow; permissions: Permission[] };
 
 /** The audit actor for a principal (token actors name the user behind them). */
 export function actorOf(principal: Principal): { type: 'user' | 'token'; id: string; name: string } {

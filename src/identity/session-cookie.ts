@@ -25,7 +25,13 @@ export function readSessionCookie(ctx: FeatureContext, request: FastifyRequest):
 
 /** Set the HttpOnly, SameSite=Lax, Path=/ session cookie (Secure and `__Host-` named when the platform origin is https). */
 export function setSessionCookie(reply: FastifyReply, value: string, maxAgeSeconds: number, secure: boolean): void {
-  void reply.setCookie(sessionCookieName(secure), value, { path: '/', httpOnly: true, sameSite: 'lax', maxAge: Math.max(0, Math.floor(maxAgeSeconds)), secure });
+  void reply.setCookie(sessionCookieName(secure), value, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    maxAge: Math.max(0, Math.floor(maxAgeSeconds)),
+    secure,
+  });
 }
 
 /** Expire the session cookie. */

@@ -17,7 +17,13 @@ export function createSession(ctx: FeatureContext, userId: string): { cookieValu
   const now = ctx.clock.now();
   const expiresAt = now + ctx.config.sessionTtlHours * 3_600_000;
   cachedStatement(ctx.db, 'DELETE FROM sessions WHERE expires_at <= ?').run(now);
-  cachedStatement(ctx.db, 'INSERT INTO sessions (id_hash, user_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)').run(sha256Hex(cookieValue), userId, csrfToken, now, expiresAt);
+  cachedStatement(ctx.db, 'INSERT INTO sessions (id_hash, user_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)').run(
+    sha256Hex(cookieValue),
+    userId,
+    csrfToken,
+    now,
+    expiresAt,
+  );
   return { cookieValue, csrfToken, expiresAt };
 }
 

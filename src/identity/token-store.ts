@@ -122,8 +122,23 @@ const TOKEN_WITH_USER_SQL = `SELECT t.id, t.token_hash, t.user_id, t.name, t.pro
   FROM access_tokens t LEFT JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?`;
 
 type TokenWithUserRaw = [
-  string, string, string, string, string | null, string, number, number, number | null, number | null, string | null,
-  string | null, string, string | null, string, string | null, number,
+  string,
+  string,
+  string,
+  string,
+  string | null,
+  string,
+  number,
+  number,
+  number | null,
+  number | null,
+  string | null,
+  string | null,
+  string,
+  string | null,
+  string,
+  string | null,
+  number,
   number | null,
 ];
 
@@ -137,7 +152,10 @@ function toAncestry(value: number | null): TokenAncestry | null {
  * A token by its raw value together with its user (undefined user: the account is gone) and its
  * ancestry (pass it to tokenStatus), in one lookup by hash.
  */
-export function findTokenWithUser(ctx: FeatureContext, raw: string): { token: TokenRow; user: UserRow | undefined; ancestry: TokenAncestry | null } | undefined {
+export function findTokenWithUser(
+  ctx: FeatureContext,
+  raw: string,
+): { token: TokenRow; user: UserRow | undefined; ancestry: TokenAncestry | null } | undefined {
   const row = cachedStatement(ctx.db, TOKEN_WITH_USER_SQL, { raw: true }).get(sha256Hex(raw)) as TokenWithUserRaw | undefined;
   if (!row) return undefined;
   const token: TokenRow = {
@@ -171,5 +189,6 @@ export function listTokens(ctx: FeatureContext, userId: string): TokenRow[] {
 /** Record use, at most once a minute per token to keep reads cheap. */
 export function touchToken(ctx: FeatureContext, row: TokenRow): void {
   const now = ctx.clock.now();
-  if (row.last_used_at === null || now - row.last_used_at > 60_000) cachedStatement(ctx.db, 'UPDATE access_tokens SET last_used_at = ? WHERE id = ?').run(now, row.id);
+  if (row.last_used_at === null || now - row.last_used_at > 60_000)
+    cachedStatement(ctx.db, 'UPDATE access_tokens SET last_used_at = ? WHERE id = ?').run(now, row.id);
 }

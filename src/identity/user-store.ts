@@ -41,7 +41,13 @@ export function insertUser(ctx: FeatureContext, input: { email: string; name: st
   const now = ctx.clock.now();
   const id = ctx.ids('usr');
   const email = input.email.toLowerCase();
-  cachedStatement(ctx.db, 'INSERT INTO users (id, email, name, password_hash, personal_org_id, created_at) VALUES (?, ?, ?, ?, NULL, ?)').run(id, email, input.name, input.passwordHash, now);
+  cachedStatement(ctx.db, 'INSERT INTO users (id, email, name, password_hash, personal_org_id, created_at) VALUES (?, ?, ?, ?, NULL, ?)').run(
+    id,
+    email,
+    input.name,
+    input.passwordHash,
+    now,
+  );
   const label = input.name ?? email.split('@')[0]!;
   const org = createOrganization(ctx, { name: `${label}'s workspace`, slugBase: label, personal: true, ownerId: id });
   cachedStatement(ctx.db, 'UPDATE users SET personal_org_id = ? WHERE id = ?').run(org.id, id);

@@ -93,7 +93,10 @@ export function createIngress(ctx: FeatureContext, options: IngressOptions = {})
     ...(options.bodyTimeoutMs !== undefined ? { bodyTimeoutMs: options.bodyTimeoutMs } : {}),
   });
   const store: MetricsStore = createMetricsStore(ctx.db);
-  const recorder = new MetricsRecorder(store, ctx.clock, { logger: ctx.logger, ...(options.metricsFlushIntervalMs !== undefined ? { flushIntervalMs: options.metricsFlushIntervalMs } : {}) });
+  const recorder = new MetricsRecorder(store, ctx.clock, {
+    logger: ctx.logger,
+    ...(options.metricsFlushIntervalMs !== undefined ? { flushIntervalMs: options.metricsFlushIntervalMs } : {}),
+  });
   observers.push(recorder.record);
   recorder.start();
   const forward = proxy;

@@ -4,7 +4,18 @@ import { carriesSvcToken, isPlatformHeader, PLATFORM_COOKIES, withoutCookies } f
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) plus ones undici refuses (`expect`) or that are meant for
 // this proxy only (proxy-authorization).
-const REQUEST_DROP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'proxy-authorization', 'expect', 'http2-settings']);
+const REQUEST_DROP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'proxy-authorization',
+  'expect',
+  'http2-settings',
+]);
 const RESPONSE_DROP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'proxy-authenticate']);
 
 /** Tokens of a Connection header that name further hop-by-hop headers (keep-alive/close excluded). */
@@ -13,7 +24,10 @@ function nominated(value: string | string[] | undefined): string[] | null {
   const text = Array.isArray(value) ? value.join(',') : value;
   const lower = text.toLowerCase();
   if (lower === 'keep-alive' || lower === 'close') return null;
-  const tokens = lower.split(',').map((t) => t.trim()).filter((t) => t !== '' && t !== 'keep-alive' && t !== 'close');
+  const tokens = lower
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '' && t !== 'keep-alive' && t !== 'close');
   return tokens.length > 0 ? tokens : null;
 }
 
@@ -98,10 +112,14 @@ export function upstreamRequestHeaders(rawHeaders: readonly string[], clientIp: 
   }
   const element = `for=${forwardedNode(clientIp)};host=${forwardedValue(host)};proto=${proto}`;
   out.push(
-    'x-forwarded-for', trustProxy && xff !== undefined ? `${xff}, ${clientIp}` : clientIp,
-    'x-forwarded-proto', trustProxy && xfp !== undefined ? xfp : proto,
-    'x-forwarded-host', trustProxy && xfh !== undefined ? xfh : host,
-    'forwarded', trustProxy && fwd !== undefined ? `${fwd}, ${element}` : element,
+    'x-forwarded-for',
+    trustProxy && xff !== undefined ? `${xff}, ${clientIp}` : clientIp,
+    'x-forwarded-proto',
+    trustProxy && xfp !== undefined ? xfp : proto,
+    'x-forwarded-host',
+    trustProxy && xfh !== undefined ? xfh : host,
+    'forwarded',
+    trustProxy && fwd !== undefined ? `${fwd}, ${element}` : element,
   );
   return { headers: out, hasBody };
 }

@@ -64,7 +64,8 @@ export class HostMatcher {
   /** Route a custom domain to a project; returns the normalized host. */
   addDomain(projectId: string, domain: string): string {
     const host = normalizeHost(domain);
-    if (host === null || !host.includes('.') || /^[\d.]+$/.test(host)) throw new SvcError('SVC_INGRESS_DOMAIN_INVALID', `"${domain.slice(0, 100)}" is not a valid domain name.`);
+    if (host === null || !host.includes('.') || /^[\d.]+$/.test(host))
+      throw new SvcError('SVC_INGRESS_DOMAIN_INVALID', `"${domain.slice(0, 100)}" is not a valid domain name.`);
     const owner = this.#byHost.get(host);
     if (owner !== undefined && owner !== projectId) throw new SvcError('SVC_INGRESS_DOMAIN_TAKEN', `${host} already routes to another project.`);
     this.#byHost.set(host, projectId);

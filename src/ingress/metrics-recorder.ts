@@ -47,7 +47,18 @@ export class MetricsRecorder {
     let d = byRelease.get(releaseId);
     if (d === undefined || d.bucket !== minute) {
       if (d !== undefined) this.#sealed.push(d);
-      d = { projectId: r.projectId, releaseId, bucket: minute, requests: 0, errors: 0, clientErrors: 0, aborted: 0, bytes: 0, latencySumMs: 0, histogram: emptyHistogram() };
+      d = {
+        projectId: r.projectId,
+        releaseId,
+        bucket: minute,
+        requests: 0,
+        errors: 0,
+        clientErrors: 0,
+        aborted: 0,
+        bytes: 0,
+        latencySumMs: 0,
+        histogram: emptyHistogram(),
+      };
       byRelease.set(releaseId, d);
     }
     d.requests++;

@@ -94,7 +94,9 @@ export function createMetricsStore(db: ControlDb): MetricsStore {
   const add = (resolution: keyof typeof tables, d: MetricsDelta, bucket: number) => {
     const s = statements[resolution];
     const existing = s.get.get(d.projectId, bucket, d.releaseId) as Row | undefined;
-    const sum = existing ? toBucket(existing) : { bucket, requests: 0, errors: 0, clientErrors: 0, aborted: 0, bytes: 0, latencySumMs: 0, histogram: decodeHistogram(null) };
+    const sum = existing
+      ? toBucket(existing)
+      : { bucket, requests: 0, errors: 0, clientErrors: 0, aborted: 0, bytes: 0, latencySumMs: 0, histogram: decodeHistogram(null) };
     addHistogram(sum.histogram, d.histogram);
     s.put.run(
       d.projectId,

@@ -66,7 +66,13 @@ export class IngressProxy {
     this.headersTimeoutMs = options.headersTimeoutMs ?? 120_000;
     this.bodyTimeoutMs = options.bodyTimeoutMs ?? 0;
     // pipelining 1 = one request at a time per keep-alive connection (no HTTP pipelining).
-    this.#poolOptions = { connections: options.connectionsPerUpstream ?? 256, pipelining: 1, keepAliveTimeout: 4_000, headersTimeout: this.headersTimeoutMs, bodyTimeout: this.bodyTimeoutMs };
+    this.#poolOptions = {
+      connections: options.connectionsPerUpstream ?? 256,
+      pipelining: 1,
+      keepAliveTimeout: 4_000,
+      headersTimeout: this.headersTimeoutMs,
+      bodyTimeout: this.bodyTimeoutMs,
+    };
     this.#upgradeOwner = {
       routes: options.routes,
       trustProxy: options.trustProxy,
@@ -241,7 +247,12 @@ class Exchange implements Dispatcher.DispatchHandler {
   dispatch(dispatcher: Dispatcher): void {
     const req = this.#req;
     const socket = req.socket as TLSSocket;
-    const { headers, hasBody } = upstreamRequestHeaders(req.rawHeaders, clientAddress(socket.remoteAddress), socket.encrypted ? 'https' : 'http', this.#proxy.trustProxy);
+    const { headers, hasBody } = upstreamRequestHeaders(
+      req.rawHeaders,
+      clientAddress(socket.remoteAddress),
+      socket.encrypted ? 'https' : 'http',
+      this.#proxy.trustProxy,
+    );
     this.#hasBody = hasBody;
     this.#dispatcher = dispatcher;
     this.#options = { path: req.url!, method: req.method as Dispatcher.HttpMethod, headers, body: hasBody ? req : null };
@@ -310,7 +321,15 @@ class Exchange implements Dispatcher.DispatchHandler {
     }
     const code = (error as { code?: string }).code;
     const options = this.#options;
-    if (!this.#hasBody && this.#attempts === 1 && code !== undefined && RETRYABLE.has(code) && this.#dispatcher !== null && options !== null && SAFE_METHODS.has(options.method)) {
+    if (
+      !this.#hasBody &&
+      this.#attempts === 1 &&
+      code !== undefined &&
+      RETRYABLE.has(code) &&
+      this.#dispatcher !== null &&
+      options !== null &&
+      SAFE_METHODS.has(options.method)
+    ) {
       // A keep-alive connection closed by the upstream just as we reused it: retry a safe request once on a fresh one.
       this.#upstreamDone = false;
       this.#attempts++;

@@ -61,7 +61,15 @@ function join(from: Duplex, to: Duplex): void {
  * Hold an upgrade while the project is held (like a request), else proxy it to the active target.
  * `tunnels` keeps every joined client socket with its target, for closeUpgrades and shutdown.
  */
-export function proxyUpgrade(owner: UpgradeOwner, tunnels: Map<Duplex, UpstreamTarget>, req: IncomingMessage, client: Duplex, head: Buffer, entry: RouteEntry, startedAt = performance.now()): void {
+export function proxyUpgrade(
+  owner: UpgradeOwner,
+  tunnels: Map<Duplex, UpstreamTarget>,
+  req: IncomingMessage,
+  client: Duplex,
+  head: Buffer,
+  entry: RouteEntry,
+  startedAt = performance.now(),
+): void {
   client.on('error', () => client.destroy());
   const hold = entry.hold;
   if (entry.target === null && hold !== null && !hold.expired) {
@@ -81,7 +89,17 @@ export function proxyUpgrade(owner: UpgradeOwner, tunnels: Map<Duplex, UpstreamT
   const report = (aborted: boolean): void => {
     if (reported) return;
     reported = true;
-    owner.observe({ projectId: entry.projectId, releaseId: target?.releaseId ?? null, generation: entry.generation, method: req.method ?? 'GET', status, latencyMs: performance.now() - startedAt, bytes: 0, aborted, streamError: false });
+    owner.observe({
+      projectId: entry.projectId,
+      releaseId: target?.releaseId ?? null,
+      generation: entry.generation,
+      method: req.method ?? 'GET',
+      status,
+      latencyMs: performance.now() - startedAt,
+      bytes: 0,
+      aborted,
+      streamError: false,
+    });
   };
   let finished = false;
   const finish = (): void => {
@@ -100,7 +118,8 @@ export function proxyUpgrade(owner: UpgradeOwner, tunnels: Map<Duplex, UpstreamT
     else client.destroy();
   };
   if (target === null) {
-    if (hold !== null) fail(503, 'SVC_INGRESS_NO_ACTIVE_RELEASE', 'This project is being released or restored and did not come back in time; retry shortly.', 5);
+    if (hold !== null)
+      fail(503, 'SVC_INGRESS_NO_ACTIVE_RELEASE', 'This project is being released or restored and did not come back in time; retry shortly.', 5);
     else fail(503, 'SVC_INGRESS_NO_ACTIVE_RELEASE', 'This project has no active release.');
     return;
   }

@@ -33,6 +33,9 @@ export type RouteState = z.infer<typeof routeStateSchema>;
 export type RouteSettings = z.infer<typeof routeSettingsSchema>;
 
 /** Whether a target state names the same upstream process address and release. Pure. */
-export function sameUpstream(a: { host: string; port: number; releaseId: string | null }, b: { host: string; port: number; releaseId: string | null }): boolean {
+export function sameUpstream(
+  a: { host: string; port: number; releaseId: string | null },
+  b: { host: string; port: number; releaseId: string | null },
+): boolean {
   return a.host === b.host && a.port === b.port && a.releaseId === b.releaseId;
 }

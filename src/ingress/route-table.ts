@@ -3,9 +3,28 @@ import { HostMatcher, normalizeHost } from './host-matcher.js';
 import { isPlatformHost, LOOPBACK_NAMES } from './platform-hosts.js';
 import { newHold, Route, wakeAll } from './route-entry.js';
 import type { RouteState, TargetState } from './route-state.js';
-import { checkUpstream, newTarget, routesToCandidate, type RoutedProject, type RouteEntry, type RouteFollower, type RouteTableOptions, type Upstream, type UpstreamTarget } from './route-types.js';
+import {
+  checkUpstream,
+  newTarget,
+  routesToCandidate,
+  type RoutedProject,
+  type RouteEntry,
+  type RouteFollower,
+  type RouteTableOptions,
+  type Upstream,
+  type UpstreamTarget,
+} from './route-types.js';
 
-export { newTarget, routesToCandidate, type RoutedProject, type RouteEntry, type RouteFollower, type RouteTableOptions, type Upstream, type UpstreamTarget } from './route-types.js';
+export {
+  newTarget,
+  routesToCandidate,
+  type RoutedProject,
+  type RouteEntry,
+  type RouteFollower,
+  type RouteTableOptions,
+  type Upstream,
+  type UpstreamTarget,
+} from './route-types.js';
 
 const CACHE_LIMIT = 10_000;
 
@@ -107,7 +126,11 @@ export class RouteTable {
       try {
         await this.#options.probe(upstream);
       } catch (error) {
-        throw new SvcError('SVC_INGRESS_UPSTREAM_UNAVAILABLE', `Upstream ${upstream.host}:${upstream.port} refused the connection check; the route was not changed.`, { cause: error });
+        throw new SvcError(
+          'SVC_INGRESS_UPSTREAM_UNAVAILABLE',
+          `Upstream ${upstream.host}:${upstream.port} refused the connection check; the route was not changed.`,
+          { cause: error },
+        );
       }
     }
     // The entry appears only now, with its target: a follower (the ingress process) must never see
@@ -164,7 +187,8 @@ export class RouteTable {
   /** Route a custom domain to a known project (the domains feature calls this). Platform hosts are refused. */
   addDomain(projectId: string, domain: string): string {
     const normalized = normalizeHost(domain);
-    if (normalized !== null && isPlatformHost(normalized, this.#platform)) throw new SvcError('SVC_INGRESS_DOMAIN_RESERVED', `${normalized} is the platform's own host.`);
+    if (normalized !== null && isPlatformHost(normalized, this.#platform))
+      throw new SvcError('SVC_INGRESS_DOMAIN_RESERVED', `${normalized} is the platform's own host.`);
     if (!this.#entries.has(projectId)) {
       const project = this.#options.lookupProject?.(projectId);
       if (!project) throw new SvcError('SVC_PROJECT_NOT_FOUND', `Project ${projectId} is not known to the ingress.`);
@@ -323,7 +347,10 @@ export class RouteTable {
       before.target.routed = false;
       if (before.target.inFlight === 0) this.#retire(before.target);
     }
-    entry.canary = state.canary === null || canaryTarget === null ? null : { target: canaryTarget, percent: state.canary.percent, position: before?.target === canaryTarget ? before.position : state.canary.position };
+    entry.canary =
+      state.canary === null || canaryTarget === null
+        ? null
+        : { target: canaryTarget, percent: state.canary.percent, position: before?.target === canaryTarget ? before.position : state.canary.position };
     const holding = state.holdUntil !== null && state.holdUntil > Date.now() && target === null;
     if (entry.hold !== null && (!holding || entry.hold.until !== state.holdUntil)) {
       const hold = entry.hold;
@@ -340,7 +367,15 @@ export class RouteTable {
   }
 
   /** Every routed project (for diagnostics and the console). */
-  list(): { projectId: string; slug: string | null; hosts: string[]; upstream: Upstream | null; releaseId: string | null; generation: number; inFlight: number }[] {
+  list(): {
+    projectId: string;
+    slug: string | null;
+    hosts: string[];
+    upstream: Upstream | null;
+    releaseId: string | null;
+    generation: number;
+    inFlight: number;
+  }[] {
     return [...this.#entries.values()].map((e) => ({
       projectId: e.projectId,
       slug: e.slug,

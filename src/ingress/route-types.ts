@@ -120,6 +120,14 @@ export function checkUpstream(upstream: Upstream): Upstream {
 /** A fresh target for an upstream. */
 export function newTarget(upstream: Upstream, releaseId: string | null): UpstreamTarget {
   const host = isIP(upstream.host) === 6 ? `[${upstream.host}]` : upstream.host;
-  return { host: upstream.host, port: upstream.port, origin: `http://${host}:${upstream.port}`, releaseId, inFlight: 0, routed: true, dispatcher: null, waiters: null };
+  return {
+    host: upstream.host,
+    port: upstream.port,
+    origin: `http://${host}:${upstream.port}`,
+    releaseId,
+    inFlight: 0,
+    routed: true,
+    dispatcher: null,
+    waiters: null,
+  };
 }
-

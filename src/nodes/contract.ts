@@ -22,7 +22,12 @@ export const nodeSecretSchema = z.string().min(32).max(512);
 /** `POST /api/admin/nodes/registration-tokens` request. */
 export const createRegistrationTokenSchema = z.strictObject({
   /** Minutes until the unused token expires (default 60, at most 7 days). */
-  expiresInMinutes: z.number().int().min(1).max(7 * 24 * 60).default(60),
+  expiresInMinutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 60)
+    .default(60),
 });
 /** `POST /api/admin/nodes/registration-tokens` response: the token is shown once and stored only as a hash. */
 export const registrationTokenSchema = z.object({ token: nodeSecretSchema, expiresAt: z.string() });
@@ -164,7 +169,10 @@ export const nodeOperationSchema = z.strictObject({
   fence: counter,
   desired: desiredPayloadSchema,
   /** Lowercase hex SHA-256 of the release artifact; present exactly for running. */
-  artifactSha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+  artifactSha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .nullable(),
   /** Only on rollbacks (agents that predate it refuse such operations with SVC_VALIDATION). */
   rollback: nodeRollbackSchema.optional(),
   /** Only on canaries: stage the release beside the running baseline without switching (never with a rollback). */
@@ -220,7 +228,10 @@ export const observeRequestSchema = z.strictObject({
 export const observeResponseSchema = z.object({ accepted: z.literal(true) });
 
 /** `POST /api/nodes/operations/:operationId/fail` request: a stable code only. */
-export const failRequestSchema = z.strictObject({ code: z.string().regex(/^SVC_[A-Z0-9_]{1,64}$/), /** Optional: the lease's fence (as for observe). */ fence: counter.optional() });
+export const failRequestSchema = z.strictObject({
+  code: z.string().regex(/^SVC_[A-Z0-9_]{1,64}$/),
+  /** Optional: the lease's fence (as for observe). */ fence: counter.optional(),
+});
 
 /** The persisted node credentials file (`SVC_RUNNER_CREDENTIALS`, mode 0600, written atomically). */
 export const nodeCredentialsFileSchema = z.strictObject({

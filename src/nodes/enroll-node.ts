@@ -13,7 +13,11 @@ import { consumeRegistrationToken, findRegistrationToken, getNode, insertNode, i
 import type { NodesContext } from './nodes-context.js';
 
 /** Create a one-time registration token for the platform admin; returns the raw token (shown once). */
-export function createRegistrationToken(n: NodesContext, principal: Principal, input: z.infer<typeof createRegistrationTokenSchema>): { token: string; expiresAt: string } {
+export function createRegistrationToken(
+  n: NodesContext,
+  principal: Principal,
+  input: z.infer<typeof createRegistrationTokenSchema>,
+): { token: string; expiresAt: string } {
   const { ctx } = n;
   const token = newRegistrationToken();
   const now = ctx.clock.now();
@@ -21,7 +25,13 @@ export function createRegistrationToken(n: NodesContext, principal: Principal, i
   // Enrollment has no organization of its own; its audit events go to the admin's first organization.
   const organizationId = listMemberships(ctx, principal.user.id)[0]?.id ?? null;
   ctx.db.transaction(() => {
-    insertRegistrationToken(ctx.db, { token_hash: sha256Hex(token), created_by: principal.user.id, organization_id: organizationId, created_at: now, expires_at: expiresAt });
+    insertRegistrationToken(ctx.db, {
+      token_hash: sha256Hex(token),
+      created_by: principal.user.id,
+      organization_id: organizationId,
+      created_at: now,
+      expires_at: expiresAt,
+    });
     if (organizationId) appendAudit(ctx, { kind: 'node.token', organizationId, actor: actorOf(principal), metadata: { expiresAt: isoTime(expiresAt) } });
   })();
   return { token, expiresAt: isoTime(expiresAt) };

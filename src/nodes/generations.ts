@@ -65,7 +65,14 @@ export function requestGeneration(n: NodesContext, subject: ProjectSubject, requ
       organizationId: subject.project.organizationId,
       projectId,
       actor: subject.actor,
-      metadata: { generation: next.generation, state: request.state, releaseId, nodeId: placement.node_id, ...(request.state === 'running' && request.rollback ? { rollback: request.rollback } : {}), ...(canary ? { canary: true } : {}) },
+      metadata: {
+        generation: next.generation,
+        state: request.state,
+        releaseId,
+        nodeId: placement.node_id,
+        ...(request.state === 'running' && request.rollback ? { rollback: request.rollback } : {}),
+        ...(canary ? { canary: true } : {}),
+      },
     });
     return next.generation;
   })();
@@ -87,7 +94,13 @@ export function generationStatus(n: NodesContext, projectId: string): Generation
     desired: desired ? { generation: desired.generation, state: desired.state, releaseId: desired.release_id } : null,
     observed:
       desired && desired.observed_generation !== null && desired.observed_state !== null && desired.observed_at !== null
-        ? { kind: desired.observed_kind ?? 'unknown', generation: desired.observed_generation, releaseId: desired.observed_release_id, state: desired.observed_state, observedAt: isoTime(desired.observed_at) }
+        ? {
+            kind: desired.observed_kind ?? 'unknown',
+            generation: desired.observed_generation,
+            releaseId: desired.observed_release_id,
+            state: desired.observed_state,
+            observedAt: isoTime(desired.observed_at),
+          }
         : null,
     operations: recentOperations(db, projectId).map((op) => ({
       id: op.id,

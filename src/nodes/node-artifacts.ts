@@ -26,7 +26,8 @@ export function nodeArtifactStore(dataDir: string): NodeArtifactStore {
     path,
     has: (projectId, sha256) => existsSync(path(projectId, sha256)),
     async put(projectId, sha256, bytes) {
-      if (createHash('sha256').update(bytes).digest('hex') !== sha256) throw new SvcError('SVC_ARTIFACT_DIGEST_MISMATCH', 'The kept artifact bytes do not match their digest.');
+      if (createHash('sha256').update(bytes).digest('hex') !== sha256)
+        throw new SvcError('SVC_ARTIFACT_DIGEST_MISMATCH', 'The kept artifact bytes do not match their digest.');
       if (existsSync(path(projectId, sha256))) return;
       await atomicWriteFile(path(projectId, sha256), bytes, { mode: 0o600, mkdirs: true });
     },

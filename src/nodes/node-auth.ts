@@ -55,6 +55,7 @@ export function requireNodeAdmin(ctx: FeatureContext, request: FastifyRequest): 
   if (!isPlatformAdmin(ctx, principal.user.id)) throw new SvcError('SVC_PLATFORM_ADMIN_REQUIRED');
   if (scopedProjectId(principal) !== null) throw new SvcError('SVC_TOKEN_SCOPE', 'Node administration needs an account-wide session or token.');
   const permissions = credentialPermissions(principal);
-  if (permissions !== null && !permissions.includes('admin')) throw new SvcError('SVC_FORBIDDEN', 'Node administration needs a token with the admin permission.');
+  if (permissions !== null && !permissions.includes('admin'))
+    throw new SvcError('SVC_FORBIDDEN', 'Node administration needs a token with the admin permission.');
   return principal;
 }

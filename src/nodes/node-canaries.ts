@@ -21,7 +21,8 @@ export const CANARY_GONE_AFTER = 2;
 /** Pure: the candidate after a report of its project (null: gone). */
 export function nextCanary(current: NodeCanary | undefined, report: NodeProjectReport | undefined, nodeId: string): NodeCanary | null {
   const shown = report?.canary;
-  if (shown && shown.upstream !== null && (!current || shown.generation >= current.generation)) return { nodeId, generation: shown.generation, releaseId: shown.releaseId, upstream: shown.upstream, misses: 0 };
+  if (shown && shown.upstream !== null && (!current || shown.generation >= current.generation))
+    return { nodeId, generation: shown.generation, releaseId: shown.releaseId, upstream: shown.upstream, misses: 0 };
   if (!current) return null;
   const misses = current.misses + 1;
   return misses >= CANARY_GONE_AFTER ? null : { ...current, misses };
@@ -33,13 +34,19 @@ export class NodeCanaries {
   readonly #gone = new Map<string, Set<(generation: number) => void>>();
 
   /** Apply a node's reports (only for projects placed on it); with `complete`, projects it no longer reports lose their candidate. */
-  report(nodeId: string, reports: readonly NodeProjectReport[], placedOn: (projectId: string) => string | undefined, options: { complete?: boolean } = {}): void {
+  report(
+    nodeId: string,
+    reports: readonly NodeProjectReport[],
+    placedOn: (projectId: string) => string | undefined,
+    options: { complete?: boolean } = {},
+  ): void {
     const seen = new Set<string>();
     for (const report of reports) {
       seen.add(report.projectId);
       if (placedOn(report.projectId) === nodeId) this.#apply(report.projectId, report, nodeId);
     }
-    if (options.complete) for (const [projectId, c] of [...this.#current]) if (c.nodeId === nodeId && !seen.has(projectId)) this.#apply(projectId, undefined, nodeId);
+    if (options.complete)
+      for (const [projectId, c] of [...this.#current]) if (c.nodeId === nodeId && !seen.has(projectId)) this.#apply(projectId, undefined, nodeId);
   }
 
   /** The node observed a canary operation: its candidate listens at `upstream`. */

@@ -8,7 +8,19 @@ import { touchNode, type NodeRow } from './node-store.js';
 import { notifySettled, type NodesContext } from './nodes-context.js';
 import type { NodeProjectReport } from './route-decisions.js';
 import { chooseLease, decideFailure, holdsLease, judgeFailure, judgeObservation, type ObservedResult } from './operation-decisions.js';
-import { bumpFence, finishOperation, getOperation, leaseOperation, openOperationsOfNode, openOperationsOfProject, recordObserved, renewLease, requeueOperation, toRecord, type OperationRow } from './operation-store.js';
+import {
+  bumpFence,
+  finishOperation,
+  getOperation,
+  leaseOperation,
+  openOperationsOfNode,
+  openOperationsOfProject,
+  recordObserved,
+  renewLease,
+  requeueOperation,
+  toRecord,
+  type OperationRow,
+} from './operation-store.js';
 
 /** Lease the next operation for a node, or null (nothing to do, draining, or at its concurrency). */
 export function leaseNext(n: NodesContext, node: NodeRow): LeaseResponse | null {
@@ -78,7 +90,12 @@ export function holdingOperation(n: NodesContext, node: NodeRow, operationId: st
 }
 
 /** Accept an observation from the current holder with the current fence (a replay is accepted again). */
-export function observeOperation(n: NodesContext, node: NodeRow, operationId: string, report: { fence?: number | undefined; result: ObservedResult }): { accepted: true } {
+export function observeOperation(
+  n: NodesContext,
+  node: NodeRow,
+  operationId: string,
+  report: { fence?: number | undefined; result: ObservedResult },
+): { accepted: true } {
   const { ctx } = n;
   return ctx.db
     .transaction(() => {
@@ -90,7 +107,12 @@ export function observeOperation(n: NodesContext, node: NodeRow, operationId: st
       if (decision.kind === 'accept') {
         finishOperation(ctx.db, op.id, 'observed', null, now);
         // Only the fixed result shape is recorded (kind, generation, release, state).
-        recordObserved(ctx.db, op.project_id, { kind: report.result.kind, generation: report.result.generation, releaseId: report.result.releaseId, state: report.result.state }, now);
+        recordObserved(
+          ctx.db,
+          op.project_id,
+          { kind: report.result.kind, generation: report.result.generation, releaseId: report.result.releaseId, state: report.result.state },
+          now,
+        );
         notifySettled(n, op);
       }
       return { accepted: true as const };

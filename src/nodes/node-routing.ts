@@ -82,7 +82,8 @@ export function createNodeRouting(n: NodesContext): NodeRouting {
     releaseHold: (projectId) =>
       serial(projectId, async () => {
         const current = routes.get(projectId);
-        if (current?.heldUntil !== undefined) routes.set(projectId, { nodeId: current.nodeId, generation: current.generation, releaseId: null, upstream: null });
+        if (current?.heldUntil !== undefined)
+          routes.set(projectId, { nodeId: current.nodeId, generation: current.generation, releaseId: null, upstream: null });
       }),
     async sweep() {
       const now = ctx.clock.now();

@@ -18,7 +18,11 @@ export interface NodeSettings {
   holdMs: number;
 }
 
-const ms = z.coerce.number().int().min(100).max(24 * 60 * 60 * 1000);
+const ms = z.coerce
+  .number()
+  .int()
+  .min(100)
+  .max(24 * 60 * 60 * 1000);
 
 /** Read the node settings from the SVC_* environment; an invalid value stops start-up. */
 export function readNodeSettings(env: Readonly<Record<string, string | undefined>>): NodeSettings {
@@ -39,7 +43,18 @@ export function readNodeSettings(env: Readonly<Record<string, string | undefined
       SVC_NODE_RETRY_DELAY_MS: env.SVC_NODE_RETRY_DELAY_MS,
       SVC_HOLD_REQUESTS_MS: env.SVC_HOLD_REQUESTS_MS,
     });
-  if (!parsed.success) throw new SvcError('SVC_PLATFORM_CONFIG_INVALID', `Invalid node settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new SvcError(
+      'SVC_PLATFORM_CONFIG_INVALID',
+      `Invalid node settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   const d = parsed.data;
-  return { nodeLeaseMs: d.SVC_NODE_LEASE_MS, operationLeaseMs: d.SVC_NODE_OPERATION_LEASE_MS, deployWaitMs: d.SVC_NODE_DEPLOY_WAIT_MS, maxAttempts: d.SVC_NODE_OPERATION_MAX_ATTEMPTS, retryDelayMs: d.SVC_NODE_RETRY_DELAY_MS, holdMs: d.SVC_HOLD_REQUESTS_MS };
+  return {
+    nodeLeaseMs: d.SVC_NODE_LEASE_MS,
+    operationLeaseMs: d.SVC_NODE_OPERATION_LEASE_MS,
+    deployWaitMs: d.SVC_NODE_DEPLOY_WAIT_MS,
+    maxAttempts: d.SVC_NODE_OPERATION_MAX_ATTEMPTS,
+    retryDelayMs: d.SVC_NODE_RETRY_DELAY_MS,
+    holdMs: d.SVC_HOLD_REQUESTS_MS,
+  };
 }

@@ -57,22 +57,21 @@ export function findRegistrationToken(db: ControlDb, tokenHash: string): Registr
 
 /** Mark a token used; returns false when another enrollment consumed it first. */
 export function consumeRegistrationToken(db: ControlDb, tokenHash: string, nodeId: string, now: number): boolean {
-  return cachedStatement(db, 'UPDATE node_registration_tokens SET used_at = ?, used_by_node = ? WHERE token_hash = ? AND used_at IS NULL').run(now, nodeId, tokenHash).changes === 1;
+  return (
+    cachedStatement(db, 'UPDATE node_registration_tokens SET used_at = ?, used_by_node = ? WHERE token_hash = ? AND used_at IS NULL').run(
+      now,
+      nodeId,
+      tokenHash,
+    ).changes === 1
+  );
 }
 
 /** Insert an enrolled node. */
 export function insertNode(db: ControlDb, row: NodeRow): void {
-  cachedStatement(db, 'INSERT INTO nodes (id, credential_hash, region, capacity, concurrency, labels, draining, enrolled_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-    row.id,
-    row.credential_hash,
-    row.region,
-    row.capacity,
-    row.concurrency,
-    row.labels,
-    row.draining,
-    row.enrolled_at,
-    row.last_seen_at,
-  );
+  cachedStatement(
+    db,
+    'INSERT INTO nodes (id, credential_hash, region, capacity, concurrency, labels, draining, enrolled_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  ).run(row.id, row.credential_hash, row.region, row.capacity, row.concurrency, row.labels, row.draining, row.enrolled_at, row.last_seen_at);
 }
 
 /** One node by id. */
@@ -92,7 +91,13 @@ export function listNodes(db: ControlDb): NodeRow[] {
 
 /** Record a heartbeat: liveness plus draining, capacity and labels. */
 export function recordHeartbeat(db: ControlDb, id: string, input: { draining: boolean; capacity: number; labels: Record<string, string> }, now: number): void {
-  cachedStatement(db, 'UPDATE nodes SET draining = ?, capacity = ?, labels = ?, last_seen_at = ? WHERE id = ?').run(input.draining ? 1 : 0, input.capacity, JSON.stringify(input.labels), now, id);
+  cachedStatement(db, 'UPDATE nodes SET draining = ?, capacity = ?, labels = ?, last_seen_at = ? WHERE id = ?').run(
+    input.draining ? 1 : 0,
+    input.capacity,
+    JSON.stringify(input.labels),
+    now,
+    id,
+  );
 }
 
 /** Any authenticated node request counts as liveness. */
@@ -113,9 +118,8 @@ export function getPlacement(db: ControlDb, projectId: string): PlacementRow | u
 
 /** Place (or move) a project. */
 export function upsertPlacement(db: ControlDb, row: PlacementRow): void {
-  cachedStatement(db, 'INSERT INTO node_placements (project_id, node_id, placed_at) VALUES (?, ?, ?) ON CONFLICT (project_id) DO UPDATE SET node_id = excluded.node_id, placed_at = excluded.placed_at').run(
-    row.project_id,
-    row.node_id,
-    row.placed_at,
-  );
+  cachedStatement(
+    db,
+    'INSERT INTO node_placements (project_id, node_id, placed_at) VALUES (?, ?, ?) ON CONFLICT (project_id) DO UPDATE SET node_id = excluded.node_id, placed_at = excluded.placed_at',
+  ).run(row.project_id, row.node_id, row.placed_at);
 }

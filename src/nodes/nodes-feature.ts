@@ -35,14 +35,25 @@ export interface NodesFeature {
 export function generationOf(op: OperationRow | undefined): NodeGeneration | null {
   if (!op || op.state !== 'running' || !op.release_id) return null;
   const outcome = outcomeOfOperation(op);
-  return { generation: op.generation, releaseId: op.release_id, rollback: op.rollback === null ? null : nodeRollbackSchema.parse(JSON.parse(op.rollback)), canary: op.canary === 1, outcome: outcome === 'open' ? null : outcome };
+  return {
+    generation: op.generation,
+    releaseId: op.release_id,
+    rollback: op.rollback === null ? null : nodeRollbackSchema.parse(JSON.parse(op.rollback)),
+    canary: op.canary === 1,
+    outcome: outcome === 'open' ? null : outcome,
+  };
 }
 
 /**
  * The candidate of a canary generation once its node shows it listening, or the node's
  * failure code (a refusal such as SVC_CANARY_PROVIDER_UNSUPPORTED, a failed candidate); null after `waitMs`.
  */
-async function awaitNodeCanary(n: NodesContext, projectId: string, generation: number, waitMs: number): Promise<{ ok: true; upstream: { host: string; port: number } } | { ok: false; code: string } | null> {
+async function awaitNodeCanary(
+  n: NodesContext,
+  projectId: string,
+  generation: number,
+  waitMs: number,
+): Promise<{ ok: true; upstream: { host: string; port: number } } | { ok: false; code: string } | null> {
   let expired = false;
   const timer = setTimeout(() => (expired = true), waitMs);
   timer.unref();
@@ -66,7 +77,14 @@ async function awaitNodeCanary(n: NodesContext, projectId: string, generation: n
  */
 export function createNodes(ctx: FeatureContext, options: { releases: NodeReleaseListener; settings?: Partial<NodeSettings> }): NodesFeature {
   const settings = { ...readNodeSettings(ctx.config.env), ...options.settings };
-  const n: NodesContext = { ctx, settings, artifacts: nodeArtifactStore(ctx.config.dataDir), releases: options.releases, waiters: new GenerationWaiters(), canaries: new NodeCanaries() };
+  const n: NodesContext = {
+    ctx,
+    settings,
+    artifacts: nodeArtifactStore(ctx.config.dataDir),
+    releases: options.releases,
+    waiters: new GenerationWaiters(),
+    canaries: new NodeCanaries(),
+  };
   const routing = createNodeRouting(n);
   const isPlaced = (projectId: string): boolean => getPlacement(ctx.db, projectId) !== undefined;
   let sweeper: NodeJS.Timeout | undefined;
@@ -89,7 +107,13 @@ export function createNodes(ctx: FeatureContext, options: { releases: NodeReleas
       isPlaced,
       keepArtifact: (projectId, digest, bytes) => n.artifacts.put(projectId, digest, bytes),
       // A rollback passes its intent (restore-data or code only, from which release), a canary its own; a deploy has none.
-      deploy: (subject, releaseId, rollback, canary) => requestGeneration(n, subject, { state: 'running', releaseId, ...(rollback ? { rollback: nodeRollbackSchema.parse(rollback) } : {}), ...(canary ? { canary: true as const } : {}) }),
+      deploy: (subject, releaseId, rollback, canary) =>
+        requestGeneration(n, subject, {
+          state: 'running',
+          releaseId,
+          ...(rollback ? { rollback: nodeRollbackSchema.parse(rollback) } : {}),
+          ...(canary ? { canary: true as const } : {}),
+        }),
       awaitCanary: (projectId, generation, waitMs) => awaitNodeCanary(n, projectId, generation, waitMs),
       onCanaryGone: (projectId, generation, listener) => n.canaries.onGone(projectId, generation, listener),
       routedRelease: (projectId) => {

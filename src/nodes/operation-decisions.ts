@@ -40,12 +40,18 @@ export function holdsLease(op: OperationRecord, nodeId: string, now: number): bo
  * else the oldest pending operation of its projects (ties: the order given), or one whose lease expired (`reissue`: it must
  * get a new, higher fence so the previous holder's late work is rejected).
  */
-export function chooseLease(ops: readonly OperationRecord[], node: { id: string; concurrency: number; draining: boolean }, now: number): { op: OperationRecord; reissue: boolean } | null {
+export function chooseLease(
+  ops: readonly OperationRecord[],
+  node: { id: string; concurrency: number; draining: boolean },
+  now: number,
+): { op: OperationRecord; reissue: boolean } | null {
   if (node.draining) return null;
   const mine = ops.filter((o) => o.nodeId === node.id);
   const live = mine.filter((o) => holdsLease(o, node.id, now)).length;
   if (live >= node.concurrency) return null;
-  const leasable = mine.filter((o) => (o.status === 'pending' && (o.retryAt ?? 0) <= now) || (o.status === 'leased' && (o.leaseExpiresAt === null || now >= o.leaseExpiresAt)));
+  const leasable = mine.filter(
+    (o) => (o.status === 'pending' && (o.retryAt ?? 0) <= now) || (o.status === 'leased' && (o.leaseExpiresAt === null || now >= o.leaseExpiresAt)),
+  );
   leasable.sort((a, b) => a.createdAt - b.createdAt); // stable: ties keep the given (insertion) order
   const op = leasable[0];
   return op ? { op, reissue: op.status === 'leased' } : null;
@@ -67,7 +73,12 @@ function sameResult(op: OperationRecord, result: ObservedResult): boolean {
  * Judge `observe`: only the current lease holder with the current fence and the operation's own
  * generation, release and state. A retry of an accepted observation (lost response) is a replay.
  */
-export function judgeObservation(op: OperationRecord, nodeId: string, now: number, report: { fence?: number | undefined; result: ObservedResult }): ReportDecision {
+export function judgeObservation(
+  op: OperationRecord,
+  nodeId: string,
+  now: number,
+  report: { fence?: number | undefined; result: ObservedResult },
+): ReportDecision {
   const fenceOk = report.fence === undefined || report.fence === op.fence;
   if (op.status === 'observed' && op.nodeId === nodeId && fenceOk && sameResult(op, report.result)) return { kind: 'replay' };
   if (!holdsLease(op, nodeId, now) || !fenceOk || report.result.generation < op.generation) return { kind: 'refuse', code: 'SVC_PROVIDER_STALE_FENCE' };
@@ -76,7 +87,12 @@ export function judgeObservation(op: OperationRecord, nodeId: string, now: numbe
 }
 
 /** Judge `fail`: the same holder rules as observe; a retried identical failure (final or handed back) is a replay. */
-export function judgeFailure(op: OperationRecord & { errorCode?: string | null }, nodeId: string, now: number, report: { fence?: number | undefined; code: string }): ReportDecision {
+export function judgeFailure(
+  op: OperationRecord & { errorCode?: string | null },
+  nodeId: string,
+  now: number,
+  report: { fence?: number | undefined; code: string },
+): ReportDecision {
   const fenceOk = report.fence === undefined || report.fence === op.fence;
   if ((op.status === 'failed' || op.status === 'pending') && op.nodeId === nodeId && fenceOk && op.errorCode === report.code) return { kind: 'replay' };
   if (!holdsLease(op, nodeId, now) || !fenceOk) return { kind: 'refuse', code: 'SVC_PROVIDER_STALE_FENCE' };
@@ -89,7 +105,12 @@ export function judgeFailure(op: OperationRecord & { errorCode?: string | null }
  * runtime was not cleaned up yet. Such an operation is handed back and leased again with the same fence,
  * so a provider that already committed it acknowledges the replay. Every other code is final.
  */
-export const RETRIED_FAILURE_CODES: ReadonlySet<string> = new Set(['SVC_PROVIDER_UNREACHABLE', 'SVC_PROVIDER_ABORTED', 'SVC_PROVIDER_FENCE_UNRESOLVED', 'SVC_RUNNER_TIMEOUT']);
+export const RETRIED_FAILURE_CODES: ReadonlySet<string> = new Set([
+  'SVC_PROVIDER_UNREACHABLE',
+  'SVC_PROVIDER_ABORTED',
+  'SVC_PROVIDER_FENCE_UNRESOLVED',
+  'SVC_RUNNER_TIMEOUT',
+]);
 
 /** Retry policy of failed operations (node settings). */
 export interface RetryPolicy {

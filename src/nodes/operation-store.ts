@@ -79,23 +79,34 @@ export function bumpFence(db: ControlDb, projectId: string): number {
 
 /** Record the fixed result shape of an accepted observation. */
 export function recordObserved(db: ControlDb, projectId: string, result: ObservedResult, now: number): void {
-  cachedStatement(db, 'UPDATE node_desired SET observed_kind = ?, observed_generation = ?, observed_release_id = ?, observed_state = ?, observed_at = ? WHERE project_id = ?').run(
-    result.kind,
-    result.generation,
-    result.releaseId,
-    result.state,
-    now,
-    projectId,
-  );
+  cachedStatement(
+    db,
+    'UPDATE node_desired SET observed_kind = ?, observed_generation = ?, observed_release_id = ?, observed_state = ?, observed_at = ? WHERE project_id = ?',
+  ).run(result.kind, result.generation, result.releaseId, result.state, now, projectId);
 }
 
 /** Insert a new pending operation. */
-export function insertOperation(db: ControlDb, row: Omit<OperationRow, 'status' | 'lease_expires_at' | 'attempts' | 'error_code' | 'finished_at' | 'retry_at' | 'canary'> & { canary?: number }): void {
+export function insertOperation(
+  db: ControlDb,
+  row: Omit<OperationRow, 'status' | 'lease_expires_at' | 'attempts' | 'error_code' | 'finished_at' | 'retry_at' | 'canary'> & { canary?: number },
+): void {
   cachedStatement(
     db,
     `INSERT INTO node_operations (id, project_id, node_id, generation, state, release_id, artifact_sha256, fence, status, attempts, created_at, rollback, canary)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
-  ).run(row.id, row.project_id, row.node_id, row.generation, row.state, row.release_id, row.artifact_sha256, row.fence, row.created_at, row.rollback, row.canary ?? 0);
+  ).run(
+    row.id,
+    row.project_id,
+    row.node_id,
+    row.generation,
+    row.state,
+    row.release_id,
+    row.artifact_sha256,
+    row.fence,
+    row.created_at,
+    row.rollback,
+    row.canary ?? 0,
+  );
 }
 
 /** One operation by id. */
@@ -105,33 +116,52 @@ export function getOperation(db: ControlDb, id: string): OperationRow | undefine
 
 /** The operation of one generation of a project (each generation has exactly one). */
 export function operationOfGeneration(db: ControlDb, projectId: string, generation: number): OperationRow | undefined {
-  return cachedStatement(db, 'SELECT * FROM node_operations WHERE project_id = ? AND generation = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(projectId, generation) as OperationRow | undefined;
+  return cachedStatement(db, 'SELECT * FROM node_operations WHERE project_id = ? AND generation = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(
+    projectId,
+    generation,
+  ) as OperationRow | undefined;
 }
 
 /** The newest running operation of a project, optionally of one release (what a release pipeline settles). */
 export function newestRunningOperation(db: ControlDb, projectId: string, releaseId?: string): OperationRow | undefined {
-  if (releaseId === undefined) return cachedStatement(db, "SELECT * FROM node_operations WHERE project_id = ? AND state = 'running' ORDER BY generation DESC, rowid DESC LIMIT 1").get(projectId) as OperationRow | undefined;
-  return cachedStatement(db, "SELECT * FROM node_operations WHERE project_id = ? AND release_id = ? AND state = 'running' ORDER BY generation DESC, rowid DESC LIMIT 1").get(projectId, releaseId) as OperationRow | undefined;
+  if (releaseId === undefined)
+    return cachedStatement(db, "SELECT * FROM node_operations WHERE project_id = ? AND state = 'running' ORDER BY generation DESC, rowid DESC LIMIT 1").get(
+      projectId,
+    ) as OperationRow | undefined;
+  return cachedStatement(
+    db,
+    "SELECT * FROM node_operations WHERE project_id = ? AND release_id = ? AND state = 'running' ORDER BY generation DESC, rowid DESC LIMIT 1",
+  ).get(projectId, releaseId) as OperationRow | undefined;
 }
 
 /** Open (pending or leased) operations of a project. */
 export function openOperationsOfProject(db: ControlDb, projectId: string): OperationRow[] {
-  return cachedStatement(db, "SELECT * FROM node_operations WHERE project_id = ? AND status IN ('pending', 'leased') ORDER BY created_at, rowid").all(projectId) as OperationRow[];
+  return cachedStatement(db, "SELECT * FROM node_operations WHERE project_id = ? AND status IN ('pending', 'leased') ORDER BY created_at, rowid").all(
+    projectId,
+  ) as OperationRow[];
 }
 
 /** Open operations of a node (what lease decisions look at). */
 export function openOperationsOfNode(db: ControlDb, nodeId: string): OperationRow[] {
-  return cachedStatement(db, "SELECT * FROM node_operations WHERE node_id = ? AND status IN ('pending', 'leased') ORDER BY created_at, rowid").all(nodeId) as OperationRow[];
+  return cachedStatement(db, "SELECT * FROM node_operations WHERE node_id = ? AND status IN ('pending', 'leased') ORDER BY created_at, rowid").all(
+    nodeId,
+  ) as OperationRow[];
 }
 
 /** The newest operations of a project (for status views). */
 export function recentOperations(db: ControlDb, projectId: string, limit = 20): OperationRow[] {
-  return cachedStatement(db, 'SELECT * FROM node_operations WHERE project_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?').all(projectId, limit) as OperationRow[];
+  return cachedStatement(db, 'SELECT * FROM node_operations WHERE project_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?').all(
+    projectId,
+    limit,
+  ) as OperationRow[];
 }
 
 /** Hand out a lease (with the fence it runs under). */
 export function leaseOperation(db: ControlDb, id: string, fence: number, expiresAt: number): void {
-  cachedStatement(db, "UPDATE node_operations SET status = 'leased', fence = ?, lease_expires_at = ?, retry_at = NULL, attempts = attempts + 1 WHERE id = ?").run(fence, expiresAt, id);
+  cachedStatement(
+    db,
+    "UPDATE node_operations SET status = 'leased', fence = ?, lease_expires_at = ?, retry_at = NULL, attempts = attempts + 1 WHERE id = ?",
+  ).run(fence, expiresAt, id);
 }
 
 /** Extend a live lease. */
@@ -141,15 +171,28 @@ export function renewLease(db: ControlDb, id: string, expiresAt: number): void {
 
 /** Close an operation as observed, failed (with a stable code) or superseded. */
 export function finishOperation(db: ControlDb, id: string, status: 'observed' | 'failed' | 'superseded', errorCode: string | null, now: number): void {
-  cachedStatement(db, 'UPDATE node_operations SET status = ?, error_code = ?, finished_at = ?, lease_expires_at = NULL WHERE id = ?').run(status, errorCode, now, id);
+  cachedStatement(db, 'UPDATE node_operations SET status = ?, error_code = ?, finished_at = ?, lease_expires_at = NULL WHERE id = ?').run(
+    status,
+    errorCode,
+    now,
+    id,
+  );
 }
 
 /** Hand a leased operation back after a transient failure: pending again (same fence), leasable from `retryAt`. */
 export function requeueOperation(db: ControlDb, id: string, errorCode: string, retryAt: number): void {
-  cachedStatement(db, "UPDATE node_operations SET status = 'pending', error_code = ?, retry_at = ?, lease_expires_at = NULL WHERE id = ?").run(errorCode, retryAt, id);
+  cachedStatement(db, "UPDATE node_operations SET status = 'pending', error_code = ?, retry_at = ?, lease_expires_at = NULL WHERE id = ?").run(
+    errorCode,
+    retryAt,
+    id,
+  );
 }
 
 /** Whether a release has an open running operation (its candidate is waiting for the node). */
 export function releaseAwaitsNode(db: ControlDb, releaseId: string): boolean {
-  return cachedStatement(db, "SELECT 1 FROM node_operations WHERE release_id = ? AND state = 'running' AND status IN ('pending', 'leased') LIMIT 1").get(releaseId) !== undefined;
+  return (
+    cachedStatement(db, "SELECT 1 FROM node_operations WHERE release_id = ? AND state = 'running' AND status IN ('pending', 'leased') LIMIT 1").get(
+      releaseId,
+    ) !== undefined
+  );
 }

@@ -79,7 +79,12 @@ export function placeProjectOnNode(n: NodesContext, subject: ProjectSubject, req
         organizationId: subject.project.organizationId,
         projectId,
         actor: subject.actor,
-        metadata: { nodeId: chosen.id, region: chosen.region, previousNodeId: current?.node_id ?? null, constraints: { region: request.region ?? null, labels: request.labels ?? {} } },
+        metadata: {
+          nodeId: chosen.id,
+          region: chosen.region,
+          previousNodeId: current?.node_id ?? null,
+          constraints: { region: request.region ?? null, labels: request.labels ?? {} },
+        },
       });
       return placementView(n, row);
     })

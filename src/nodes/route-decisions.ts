@@ -32,7 +32,13 @@ export interface NodeRoute {
 export type RouteDecision = { kind: 'keep' } | { kind: 'record'; route: NodeRoute } | { kind: 'set'; route: NodeRoute };
 
 /** Decide the route after a report of `nodeId` for a project placed on `placedNodeId`. */
-export function decideNodeRoute(current: NodeRoute | undefined, report: NodeProjectReport, nodeId: string, placedNodeId: string | undefined, now = 0): RouteDecision {
+export function decideNodeRoute(
+  current: NodeRoute | undefined,
+  report: NodeProjectReport,
+  nodeId: string,
+  placedNodeId: string | undefined,
+  now = 0,
+): RouteDecision {
   if (placedNodeId !== nodeId) return { kind: 'keep' };
   if (current && current.nodeId === nodeId && report.generation < current.generation) return { kind: 'keep' };
   // A report of the generation being replaced (e.g. a heartbeat sent before the writer stopped) must not end the hold.

@@ -49,8 +49,28 @@ export const operationsStateSchema = z.object({
   intervalMs: z.union([z.number(), z.literal(false)]),
   lastPassAt: z.string().nullable(),
   lastPass: monitorPassSchema.nullable(),
-  incidents: z.array(z.object({ id: z.string(), key: z.string(), kind: z.string(), projectId: z.string().nullable(), details: z.record(z.string(), z.unknown()), openedAt: z.string(), resolvedAt: z.string().nullable() })),
-  notifications: z.array(z.object({ alertId: z.string(), transition: z.enum(['open', 'resolve']), status: z.enum(['pending', 'delivered']), attempts: z.number().int(), nextAttemptAt: z.number(), lastError: z.string().nullable(), deliveredAt: z.number().nullable() })),
+  incidents: z.array(
+    z.object({
+      id: z.string(),
+      key: z.string(),
+      kind: z.string(),
+      projectId: z.string().nullable(),
+      details: z.record(z.string(), z.unknown()),
+      openedAt: z.string(),
+      resolvedAt: z.string().nullable(),
+    }),
+  ),
+  notifications: z.array(
+    z.object({
+      alertId: z.string(),
+      transition: z.enum(['open', 'resolve']),
+      status: z.enum(['pending', 'delivered']),
+      attempts: z.number().int(),
+      nextAttemptAt: z.number(),
+      lastError: z.string().nullable(),
+      deliveredAt: z.number().nullable(),
+    }),
+  ),
   drills: z.array(drillReceiptSchema).describe('newest restore drill receipts first'),
 });
 
@@ -87,7 +107,9 @@ export type UsageResponse = z.infer<typeof usageResponseSchema>;
 /** `GET /api/orgs/:id/usage`: the workspace (organization) total with forecasts, plus each project's share. */
 export const workspaceUsageResponseSchema = usageResponseSchema.extend({
   organizationId: z.string(),
-  projects: z.array(z.object({ projectId: z.string(), slug: z.string(), requests: z.number().int().nonnegative(), transferBytes: z.number().int().nonnegative() })).describe('at most 1,000 projects, oldest first'),
+  projects: z
+    .array(z.object({ projectId: z.string(), slug: z.string(), requests: z.number().int().nonnegative(), transferBytes: z.number().int().nonnegative() }))
+    .describe('at most 1,000 projects, oldest first'),
   truncated: z.boolean().describe('the workspace has more than 1,000 projects; the totals cover the first 1,000'),
 });
 

@@ -78,24 +78,37 @@ function platformJobs(ctx: FeatureContext, exporter: AuditExporter | undefined):
 export function createOps(ctx: FeatureContext, deps: OpsDeps, env: NodeJS.ProcessEnv = process.env): OpsFeature {
   const exportConfig = auditExportConfigFromEnv(env);
   const auditExporter = exportConfig
-    ? createAuditExporter({ db: ctx.db, clock: ctx.clock, logger: ctx.logger, privateKey: exportConfig.privateKey, keyId: exportConfig.keyId, destination: exportConfig.destination, ...(exportConfig.intervalMs === undefined ? {} : { intervalMs: exportConfig.intervalMs }) })
+    ? createAuditExporter({
+        db: ctx.db,
+        clock: ctx.clock,
+        logger: ctx.logger,
+        privateKey: exportConfig.privateKey,
+        keyId: exportConfig.keyId,
+        destination: exportConfig.destination,
+        ...(exportConfig.intervalMs === undefined ? {} : { intervalMs: exportConfig.intervalMs }),
+      })
     : undefined;
   const monitorConfig = monitorConfigFromEnv(env);
   const usageConfig = usageConfigFromEnv(env);
   const drillConfig = monitorConfig ? drillConfigFromEnv(env) : undefined;
   const openDrillDriver = deps.openDrillDriver;
-  const restoreDrills: RestoreDrillsOptions | undefined = drillConfig && openDrillDriver
-    ? {
-        intervalMs: drillConfig.intervalMs,
-        timeoutMs: drillConfig.timeoutMs,
-        boot: releaseDrillBoot(ctx, { openDriver: openDrillDriver, withSecrets: drillConfig.withSecrets, ...(deps.loadSecrets ? { loadSecrets: deps.loadSecrets } : {}) }),
-        checks: drillConfig.checks ?? releaseHealthChecks(ctx),
-        backups: backupDrillSource(deps.backups),
-        eligible: (projectId) => !deps.isPlaced?.(projectId) && activeReleaseRow(ctx, projectId) !== undefined,
-        releaseOf: (projectId) => activeReleaseRow(ctx, projectId)?.id ?? null,
-        ...(deps.drillObserver ? { onReceipt: (r: StoredDrillReceipt) => deps.drillObserver!.onDrillReceipt(r) } : {}),
-      }
-    : undefined;
+  const restoreDrills: RestoreDrillsOptions | undefined =
+    drillConfig && openDrillDriver
+      ? {
+          intervalMs: drillConfig.intervalMs,
+          timeoutMs: drillConfig.timeoutMs,
+          boot: releaseDrillBoot(ctx, {
+            openDriver: openDrillDriver,
+            withSecrets: drillConfig.withSecrets,
+            ...(deps.loadSecrets ? { loadSecrets: deps.loadSecrets } : {}),
+          }),
+          checks: drillConfig.checks ?? releaseHealthChecks(ctx),
+          backups: backupDrillSource(deps.backups),
+          eligible: (projectId) => !deps.isPlaced?.(projectId) && activeReleaseRow(ctx, projectId) !== undefined,
+          releaseOf: (projectId) => activeReleaseRow(ctx, projectId)?.id ?? null,
+          ...(deps.drillObserver ? { onReceipt: (r: StoredDrillReceipt) => deps.drillObserver!.onDrillReceipt(r) } : {}),
+        }
+      : undefined;
   const supervisor = deps.supervisor;
   const monitor = monitorConfig
     ? createOperationsMonitor({
@@ -135,7 +148,12 @@ export function createOps(ctx: FeatureContext, deps: OpsDeps, env: NodeJS.Proces
         ...(restoreDrills ? { restoreDrills } : {}),
       })
     : undefined;
-  const plugins = [auditExportRoutes(ctx, auditExporter ? { keyId: auditExporter.keyId } : undefined), operationsRoutes(ctx, monitor), usageRoutes(ctx, deps.metrics, usageConfig), workspaceUsageRoutes(ctx, deps.metrics, usageConfig)];
+  const plugins = [
+    auditExportRoutes(ctx, auditExporter ? { keyId: auditExporter.keyId } : undefined),
+    operationsRoutes(ctx, monitor),
+    usageRoutes(ctx, deps.metrics, usageConfig),
+    workspaceUsageRoutes(ctx, deps.metrics, usageConfig),
+  ];
   return {
     auditExporter,
     monitor,

@@ -18,6 +18,11 @@ export function bucketLimitsFromEnv(env: Readonly<Record<string, string | undefi
 }
 
 /** The `SVC_BUCKET_*` variables an app of `projectId` starts with; `dataDir` is the project's persistent data directory. */
-export function projectBucketEnvironment(projectId: string, dataDir: string, secretsKey: Uint8Array, limits: { maxBytes?: number; maxObjects?: number }): Record<string, string> {
+export function projectBucketEnvironment(
+  projectId: string,
+  dataDir: string,
+  secretsKey: Uint8Array,
+  limits: { maxBytes?: number; maxObjects?: number },
+): Record<string, string> {
   return platformBucketEnvironment(projectId, dataDir, secretsKey, limits);
 }

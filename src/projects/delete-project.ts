@@ -94,9 +94,16 @@ export async function deleteSite(deps: SiteDeletionDeps, input: SiteDeletionInpu
         await deps.removeRuntime?.(projectId);
       } catch (error) {
         ctx.logger.error({ err: error, projectId }, 'site deletion: removing files failed; restarting the previous release');
-        if (activeReleaseId) await deps.apps.start(projectId, activeReleaseId).catch((startError: unknown) => ctx.logger.error({ err: startError, projectId }, 'site deletion: restart failed'));
+        if (activeReleaseId)
+          await deps.apps
+            .start(projectId, activeReleaseId)
+            .catch((startError: unknown) => ctx.logger.error({ err: startError, projectId }, 'site deletion: restart failed'));
         if (isSvcError(error, 'SVC_SITE_PATH_UNSAFE')) throw error;
-        throw new SvcError('SVC_SITE_DELETE_FILES_FAILED', `Removing the project files failed: ${(error as NodeJS.ErrnoException).code ?? 'error'}. The project still exists; retry after fixing the cause.`, { cause: error });
+        throw new SvcError(
+          'SVC_SITE_DELETE_FILES_FAILED',
+          `Removing the project files failed: ${(error as NodeJS.ErrnoException).code ?? 'error'}. The project still exists; retry after fixing the cause.`,
+          { cause: error },
+        );
       }
 
       // 5. One transaction: tokens, placement/operation state, metadata (cascading), audit event.

@@ -41,7 +41,10 @@ export function deleteSitePhrase(projectSlug: string): string {
 }
 export const deleteProjectBodySchema = z.object({
   confirm: z.string().max(300).default('').describe('exactly "delete-site <project-slug>"'),
-  acknowledgeDataLoss: z.boolean().default(false).describe('must be true: the database, releases, snapshots, backups, secrets, logs, metrics, domains and scoped tokens are removed for good'),
+  acknowledgeDataLoss: z
+    .boolean()
+    .default(false)
+    .describe('must be true: the database, releases, snapshots, backups, secrets, logs, metrics, domains and scoped tokens are removed for good'),
 });
 export const deleteProjectResponseSchema = z.object({
   deleted: z.literal(true),

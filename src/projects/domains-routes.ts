@@ -4,7 +4,14 @@ import { bearerOrSession, type HttpApp } from '../core/http/create-http-app.js';
 import { actorOf } from '../identity/index.js';
 import { z } from 'zod';
 import { requireProjectPermission } from './project-access.js';
-import { addDomainBodySchema, domainListResponseSchema, domainParamsSchema, domainResponseSchema, domainRoutes as r, removeDomainResponseSchema } from './domains-contract.js';
+import {
+  addDomainBodySchema,
+  domainListResponseSchema,
+  domainParamsSchema,
+  domainResponseSchema,
+  domainRoutes as r,
+  removeDomainResponseSchema,
+} from './domains-contract.js';
 import type { DomainsFeature } from './domains.js';
 
 const tags = ['domains'];
@@ -14,19 +21,43 @@ const projectParams = z.object({ id: z.string().min(1).max(100).describe('projec
 /** Register the domain routes. */
 export function domainsRoutes(ctx: FeatureContext, domains: DomainsFeature) {
   return async function register(app: HttpApp): Promise<void> {
-    app.get(r.domains, { schema: { tags, security, summary: 'Custom domains of the project', params: projectParams, response: { 200: domainListResponseSchema } } }, async (request) => {
-      const { project } = requireProjectPermission(ctx, request, request.params.id, 'read');
-      return { domains: domains.list(project.id), defaultHost: `${project.slug}.${ctx.config.appDomain}` };
-    });
-    app.post(r.domains, { schema: { tags, security, summary: "Add a custom domain (the ingress routes it at once; one project per domain; the platform's own names are reserved)", params: projectParams, body: addDomainBodySchema, response: { 201: domainResponseSchema } } }, async (request, reply) => {
-      const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'projects');
-      const domain = domains.add({ project: { id: project.id, organizationId: project.organization_id }, actor: actorOf(principal) }, request.body.domain);
-      return reply.status(201).send({ domain });
-    });
-    app.delete(r.domain, { schema: { tags, security, summary: 'Remove a custom domain', params: domainParamsSchema, response: { 200: removeDomainResponseSchema } } }, async (request) => {
-      const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'projects');
-      const domain = domains.remove({ project: { id: project.id, organizationId: project.organization_id }, actor: actorOf(principal) }, request.params.domain);
-      return { removed: true as const, domain };
-    });
+    app.get(
+      r.domains,
+      { schema: { tags, security, summary: 'Custom domains of the project', params: projectParams, response: { 200: domainListResponseSchema } } },
+      async (request) => {
+        const { project } = requireProjectPermission(ctx, request, request.params.id, 'read');
+        return { domains: domains.list(project.id), defaultHost: `${project.slug}.${ctx.config.appDomain}` };
+      },
+    );
+    app.post(
+      r.domains,
+      {
+        schema: {
+          tags,
+          security,
+          summary: "Add a custom domain (the ingress routes it at once; one project per domain; the platform's own names are reserved)",
+          params: projectParams,
+          body: addDomainBodySchema,
+          response: { 201: domainResponseSchema },
+        },
+      },
+      async (request, reply) => {
+        const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'projects');
+        const domain = domains.add({ project: { id: project.id, organizationId: project.organization_id }, actor: actorOf(principal) }, request.body.domain);
+        return reply.status(201).send({ domain });
+      },
+    );
+    app.delete(
+      r.domain,
+      { schema: { tags, security, summary: 'Remove a custom domain', params: domainParamsSchema, response: { 200: removeDomainResponseSchema } } },
+      async (request) => {
+        const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'projects');
+        const domain = domains.remove(
+          { project: { id: project.id, organizationId: project.organization_id }, actor: actorOf(principal) },
+          request.params.domain,
+        );
+        return { removed: true as const, domain };
+      },
+    );
   };
 }

@@ -53,7 +53,8 @@ export function insertDomain(ctx: Db, row: DomainRow): void {
     ctx.db.prepare('INSERT INTO project_domains (domain, project_id, created_by, created_at) VALUES (@domain, @project_id, @created_by, @created_at)').run(row);
   } catch (error) {
     // Callers check first inside a transaction; this is the database's word should a writer race past that.
-    if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new SvcError('SVC_DOMAIN_TAKEN', `${row.domain} is claimed by another project.`, { cause: error });
+    if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
+      throw new SvcError('SVC_DOMAIN_TAKEN', `${row.domain} is claimed by another project.`, { cause: error });
     throw error;
   }
 }

@@ -78,15 +78,23 @@ export function createDomains(ctx: FeatureContext, router: DomainRouter): Domain
           const holder = findDomain(ctx, domain);
           if (holder && holder.project_id !== subject.project.id) throw new SvcError('SVC_DOMAIN_TAKEN', `${domain} is claimed by another project.`);
           if (holder) return toDomain(holder);
-          if (listDomains(ctx, subject.project.id).length >= MAX_DOMAINS_PER_PROJECT) throw new SvcError('SVC_DOMAIN_LIMIT', `A project has at most ${MAX_DOMAINS_PER_PROJECT} custom domains.`);
+          if (listDomains(ctx, subject.project.id).length >= MAX_DOMAINS_PER_PROJECT)
+            throw new SvcError('SVC_DOMAIN_LIMIT', `A project has at most ${MAX_DOMAINS_PER_PROJECT} custom domains.`);
           const row = { domain, project_id: subject.project.id, created_by: subject.actor.id, created_at: ctx.clock.now() };
           insertDomain(ctx, row);
-          appendAudit(ctx, { kind: 'domain.add', organizationId: subject.project.organizationId, projectId: subject.project.id, actor: subject.actor, metadata: { domain } });
+          appendAudit(ctx, {
+            kind: 'domain.add',
+            organizationId: subject.project.organizationId,
+            projectId: subject.project.id,
+            actor: subject.actor,
+            metadata: { domain },
+          });
           // Last, so a routing conflict rolls the row back; a thrown ingress error keeps its code.
           try {
             router.addDomain(subject.project.id, domain);
           } catch (error) {
-            if (error instanceof SvcError && error.code === 'SVC_INGRESS_DOMAIN_TAKEN') throw new SvcError('SVC_DOMAIN_TAKEN', `${domain} is already routed to another project.`);
+            if (error instanceof SvcError && error.code === 'SVC_INGRESS_DOMAIN_TAKEN')
+              throw new SvcError('SVC_DOMAIN_TAKEN', `${domain} is already routed to another project.`);
             if (error instanceof SvcError && error.code === 'SVC_INGRESS_DOMAIN_RESERVED') throw new SvcError('SVC_DOMAIN_RESERVED', error.message);
             throw error;
           }
@@ -98,8 +106,15 @@ export function createDomains(ctx: FeatureContext, router: DomainRouter): Domain
       const domain = normalizeHost(input.trim()) ?? input;
       ctx.db
         .transaction(() => {
-          if (!deleteDomain(ctx, subject.project.id, domain)) throw new SvcError('SVC_DOMAIN_NOT_FOUND', `${domain.slice(0, 100)} is not a custom domain of this project.`);
-          appendAudit(ctx, { kind: 'domain.remove', organizationId: subject.project.organizationId, projectId: subject.project.id, actor: subject.actor, metadata: { domain } });
+          if (!deleteDomain(ctx, subject.project.id, domain))
+            throw new SvcError('SVC_DOMAIN_NOT_FOUND', `${domain.slice(0, 100)} is not a custom domain of this project.`);
+          appendAudit(ctx, {
+            kind: 'domain.remove',
+            organizationId: subject.project.organizationId,
+            projectId: subject.project.id,
+            actor: subject.actor,
+            metadata: { domain },
+          });
         })
         .immediate();
       router.removeDomain(domain);
@@ -122,7 +137,10 @@ export function createDomains(ctx: FeatureContext, router: DomainRouter): Domain
         // listed (so they can be removed) but are never routed.
         const reserved = reservedHost(row.domain, rules);
         if (reserved !== null) {
-          ctx.logger.warn({ domain: row.domain, projectId: row.project_id, reason: reserved.reason }, 'custom domain not routed: the name is reserved for the platform');
+          ctx.logger.warn(
+            { domain: row.domain, projectId: row.project_id, reason: reserved.reason },
+            'custom domain not routed: the name is reserved for the platform',
+          );
           continue;
         }
         try {

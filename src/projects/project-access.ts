@@ -30,6 +30,10 @@ export function requireProjectPermission(
   // The current role is read once, here, and used for both the existence and the permission check.
   const current = project ? currentRole(ctx, project.organization_id, principal.user.id) : null;
   if (!project || current === null) throw new SvcError('SVC_PROJECT_NOT_FOUND');
-  const role = authorizeWithRole(principal, { permission, organizationId: project.organization_id, projectId: project.id, accountWide: options.accountWide ?? false }, current);
+  const role = authorizeWithRole(
+    principal,
+    { permission, organizationId: project.organization_id, projectId: project.id, accountWide: options.accountWide ?? false },
+    current,
+  );
   return { principal, project, role };
 }

@@ -54,7 +54,9 @@ export function findProject(ctx: FeatureContext, idOrSlug: string): ProjectRow |
 /** Projects of the given organizations, oldest first. */
 export function listProjects(ctx: FeatureContext, organizationIds: readonly string[]): ProjectRow[] {
   if (organizationIds.length === 0) return [];
-  return cachedStatement(ctx.db, `SELECT * FROM projects WHERE organization_id IN (${organizationIds.map(() => '?').join(',')}) ORDER BY created_at, id`).all(...organizationIds) as ProjectRow[];
+  return cachedStatement(ctx.db, `SELECT * FROM projects WHERE organization_id IN (${organizationIds.map(() => '?').join(',')}) ORDER BY created_at, id`).all(
+    ...organizationIds,
+  ) as ProjectRow[];
 }
 
 /** A project together with the caller's current role in its organization (read in the same query). */
@@ -70,7 +72,17 @@ type MemberProjectRaw = [string, string, string, string, string, string | null, 
 /** Projects of every organization `userId` is a member of right now, each with that membership's role, oldest first. */
 export function listMemberProjects(ctx: FeatureContext, userId: string): MemberProjectRow[] {
   const rows = cachedStatement(ctx.db, MEMBER_PROJECTS_SQL, { raw: true }).all(userId) as MemberProjectRaw[];
-  return rows.map((r) => ({ id: r[0], slug: r[1], name: r[2], organization_id: r[3], state: r[4], active_release_id: r[5], created_by: r[6], created_at: r[7], member_role: r[8] }));
+  return rows.map((r) => ({
+    id: r[0],
+    slug: r[1],
+    name: r[2],
+    organization_id: r[3],
+    state: r[4],
+    active_release_id: r[5],
+    created_by: r[6],
+    created_at: r[7],
+    member_role: r[8],
+  }));
 }
 
 /**
@@ -88,8 +100,10 @@ export function insertProject(ctx: FeatureContext, input: { slug: string; name: 
     created_by: input.createdBy,
     created_at: ctx.clock.now(),
   };
-  cachedStatement(ctx.db, 'INSERT INTO projects (id, slug, name, organization_id, state, active_release_id, created_by, created_at) VALUES (@id, @slug, @name, @organization_id, @state, @active_release_id, @created_by, @created_at)')
-    .run(row);
+  cachedStatement(
+    ctx.db,
+    'INSERT INTO projects (id, slug, name, organization_id, state, active_release_id, created_by, created_at) VALUES (@id, @slug, @name, @organization_id, @state, @active_release_id, @created_by, @created_at)',
+  ).run(row);
   mkdirSync(join(ctx.config.dataDir, 'projects'), { recursive: true, mode: 0o700 });
   mkdirSync(projectRoot(ctx.config.dataDir, row.id), { mode: 0o700 });
   return row;

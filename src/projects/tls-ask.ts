@@ -15,7 +15,9 @@ const TLS_ASK_TOKEN_ENV = 'SVC_TLS_ASK_TOKEN';
 
 /** Constant-time token comparison: both sides are hashed first, so even the length does not leak. Pure. */
 export function tokenMatches(given: string | undefined, expected: string): boolean {
-  const a = createHash('sha256').update(given ?? '', 'utf8').digest();
+  const a = createHash('sha256')
+    .update(given ?? '', 'utf8')
+    .digest();
   const b = createHash('sha256').update(expected, 'utf8').digest();
   return timingSafeEqual(a, b) && given !== undefined;
 }
@@ -26,13 +28,21 @@ export function tlsAskRoutes(ctx: FeatureContext, domains: Pick<DomainsFeature, 
   return async function register(app: HttpApp): Promise<void> {
     app.get(
       domainRoutes.tlsAsk,
-      { schema: { tags: ['domains'], summary: 'Edge proxy certificate permission lookup (token-protected; 200 only for domains svc serves)', querystring: tlsAskQuerySchema, response: { 200: tlsAskResponseSchema } } },
+      {
+        schema: {
+          tags: ['domains'],
+          summary: 'Edge proxy certificate permission lookup (token-protected; 200 only for domains svc serves)',
+          querystring: tlsAskQuerySchema,
+          response: { 200: tlsAskResponseSchema },
+        },
+      },
       async (request) => {
         if (expected === undefined || expected.length < 16) throw new SvcError('SVC_TLS_ASK_DISABLED');
         const header = request.headers[TLS_ASK_TOKEN_HEADER];
         const given = request.query.token ?? (typeof header === 'string' ? header : undefined);
         if (!tokenMatches(given, expected)) throw new SvcError('SVC_TLS_ASK_FORBIDDEN');
-        if (!domains.serves(request.query.domain)) throw new SvcError('SVC_TLS_ASK_UNKNOWN_DOMAIN', `svc does not serve ${request.query.domain.slice(0, 100)}.`);
+        if (!domains.serves(request.query.domain))
+          throw new SvcError('SVC_TLS_ASK_UNKNOWN_DOMAIN', `svc does not serve ${request.query.domain.slice(0, 100)}.`);
         return { allowed: true as const, domain: request.query.domain };
       },
     );

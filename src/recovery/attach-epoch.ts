@@ -33,16 +33,25 @@ export function attachEpoch(db: BetterSqlite3.Database, directory: string, key: 
   const existing = readEpochState(db);
   const repositoryExists = existsSync(repositoryPaths(directory).epoch);
   if (existing === null) {
-    if (repositoryExists) throw new SvcError('SVC_RECOVERY_REPOSITORY_MISMATCH', `${directory} already holds an epoch; a new epoch needs its own directory.`, { details: { directory } });
+    if (repositoryExists)
+      throw new SvcError('SVC_RECOVERY_REPOSITORY_MISMATCH', `${directory} already holds an epoch; a new epoch needs its own directory.`, {
+        details: { directory },
+      });
     return beginEpoch(db, key, maxStateBytes, clock, ids);
   }
-  if (existing.format !== RECOVERY_FORMAT) throw new SvcError('SVC_RECOVERY_SEAL_INVALID', `Unknown recovery format ${existing.format}.`, { details: { reason: 'format' } });
+  if (existing.format !== RECOVERY_FORMAT)
+    throw new SvcError('SVC_RECOVERY_SEAL_INVALID', `Unknown recovery format ${existing.format}.`, { details: { reason: 'format' } });
   const keys = deriveRecoveryKeys(key, existing.epoch_id);
-  if (keys.keyCheck !== existing.key_check) throw new SvcError('SVC_RECOVERY_KEY_INVALID', 'The encryption key is not the key this database’s epoch was started with.');
+  if (keys.keyCheck !== existing.key_check)
+    throw new SvcError('SVC_RECOVERY_KEY_INVALID', 'The encryption key is not the key this database’s epoch was started with.');
   const tables = inspectManagedTables(db);
   const hash = schemaHash(db);
   const invalid = (reason: string): never => {
-    throw new SvcError('SVC_RECOVERY_SEAL_INVALID', `The database does not match its recovery seal (${reason}); an unexpected writer changed it. Restore a verified epoch.`, { details: { reason } });
+    throw new SvcError(
+      'SVC_RECOVERY_SEAL_INVALID',
+      `The database does not match its recovery seal (${reason}); an unexpected writer changed it. Restore a verified epoch.`,
+      { details: { reason } },
+    );
   };
   if (hash !== existing.schema_hash) invalid('schema changed');
   const newest = readNewestJournalRow(db);
@@ -51,7 +60,8 @@ export function attachEpoch(db: BetterSqlite3.Database, directory: string, key: 
   if (newest === undefined) {
     head = { seq: 0, digest: existing.genesis, time: existing.created_at };
     expectedAcc = existing.base_acc;
-    if (computeSeal({ epochId: existing.epoch_id, sequence: 0, previous: '', schemaHash: hash, accumulator: expectedAcc }) !== existing.base_seal) invalid('base seal');
+    if (computeSeal({ epochId: existing.epoch_id, sequence: 0, previous: '', schemaHash: hash, accumulator: expectedAcc }) !== existing.base_seal)
+      invalid('base seal');
   } else {
     const envelope = parseEntryLine(newest.line);
     if (envelope === null || envelope.seq !== newest.sequence || entryDigest(newest.line) !== newest.digest) invalid('journal head');
@@ -95,7 +105,12 @@ function beginEpoch(db: BetterSqlite3.Database, key: Buffer, maxStateBytes: numb
 
 /** Recreate missing guard triggers (they are recovery objects, outside the schema hash). */
 function ensureGuards(db: BetterSqlite3.Database, tables: readonly ManagedTable[]): void {
-  const names = new Set(db.prepare<[], { name: string }>(`SELECT name FROM main.sqlite_schema WHERE type = 'trigger'`).all().map((row) => row.name));
+  const names = new Set(
+    db
+      .prepare<[], { name: string }>(`SELECT name FROM main.sqlite_schema WHERE type = 'trigger'`)
+      .all()
+      .map((row) => row.name),
+  );
   const complete = guardedTables(tables).every((table) => (['i', 'u', 'd'] as const).every((op) => names.has(guardTriggerName(table.name, op))));
   if (complete) return;
   db.transaction(() => {

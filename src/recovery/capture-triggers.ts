@@ -41,7 +41,9 @@ export function captureStatements(tables: readonly ManagedTable[]): string[] {
 
 /** Statements dropping the TEMP capture objects (detach). */
 export function dropCaptureStatements(tables: readonly ManagedTable[]): string[] {
-  const statements = tables.flatMap((_, index) => ['i', 'u', 'd'].map((op) => `DROP TRIGGER IF EXISTS temp.${quoteIdent(`${RECOVERY_PREFIX}c${index}_${op}`)}`));
+  const statements = tables.flatMap((_, index) =>
+    ['i', 'u', 'd'].map((op) => `DROP TRIGGER IF EXISTS temp.${quoteIdent(`${RECOVERY_PREFIX}c${index}_${op}`)}`),
+  );
   return [...statements, `DROP TABLE IF EXISTS ${CAPTURE_TABLE}`];
 }
 

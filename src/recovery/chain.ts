@@ -83,9 +83,13 @@ export function checkTarget(target: RestoreTarget, exportedThrough: number, base
       });
     }
   } else if (target.asOf < baseTime) {
-    throw new SvcError('SVC_RECOVERY_BEFORE_BASE', `${new Date(target.asOf).toISOString()} is before the base snapshot (${new Date(baseTime).toISOString()}).`, {
-      details: { asOf: target.asOf, baseTime },
-    });
+    throw new SvcError(
+      'SVC_RECOVERY_BEFORE_BASE',
+      `${new Date(target.asOf).toISOString()} is before the base snapshot (${new Date(baseTime).toISOString()}).`,
+      {
+        details: { asOf: target.asOf, baseTime },
+      },
+    );
   }
 }
 

@@ -72,7 +72,9 @@ export class CommitCapture {
     this.positions = settings.tables.map(keyPositionsOf);
     this.selectRow = settings.tables.map((table) =>
       db
-        .prepare(`SELECT ${table.columns.map(quoteIdent).join(', ')} FROM main.${quoteIdent(table.name)} WHERE ${table.keys.map((k) => `${quoteIdent(k)} = ?`).join(' AND ')}`)
+        .prepare(
+          `SELECT ${table.columns.map(quoteIdent).join(', ')} FROM main.${quoteIdent(table.name)} WHERE ${table.keys.map((k) => `${quoteIdent(k)} = ?`).join(' AND ')}`,
+        )
         .raw(true)
         .safeIntegers(true),
     );
@@ -82,7 +84,9 @@ export class CommitCapture {
     this.insertJournal = db.prepare(`INSERT INTO main.${JOURNAL_TABLE} (sequence, time, digest, acc, seal, line) VALUES (?, ?, ?, ?, ?, ?)`);
     this.pruneJournal = db.prepare(`DELETE FROM main.${JOURNAL_TABLE} WHERE sequence < ?`);
     this.probe = db
-      .prepare(`SELECT (SELECT max(sequence) FROM main.${JOURNAL_TABLE}), (SELECT data_version FROM pragma_data_version), (SELECT schema_version FROM main.pragma_schema_version)`)
+      .prepare(
+        `SELECT (SELECT max(sequence) FROM main.${JOURNAL_TABLE}), (SELECT data_version FROM pragma_data_version), (SELECT schema_version FROM main.pragma_schema_version)`,
+      )
       .raw(true);
     const [, dataVersion, schemaVersion] = this.probe.get() as [number | null, number, number];
     this.lastDataVersion = dataVersion;
@@ -214,7 +218,9 @@ export class CommitCapture {
       const table = Number(row[0]);
       const keys = row.slice(1, 1 + tables[table]!.keys.length);
       if (keys.some((k) => k === null)) {
-        throw new SvcError('SVC_RECOVERY_TABLE_UNSUPPORTED', `Table ${tables[table]!.name} received a null primary-key value.`, { details: { table: tables[table]!.name, reason: 'null key' } });
+        throw new SvcError('SVC_RECOVERY_TABLE_UNSUPPORTED', `Table ${tables[table]!.name} received a null primary-key value.`, {
+          details: { table: tables[table]!.name, reason: 'null key' },
+        });
       }
       const keyJson = JSON.stringify(keys.map((k, i) => encodeValue(k, () => `${tables[table]!.name}.${tables[table]!.keys[i]}`)));
       let map = touched.get(table);
@@ -254,20 +260,30 @@ export class CommitCapture {
         upserts.push(row.values);
         updates.push([table, row.key, row.state]);
       }
-      if (count > MAX_ROWS_PER_TABLE) throw new SvcError('SVC_RECOVERY_TOO_MANY_ROWS', `Table ${definition.name} would hold more than ${MAX_ROWS_PER_TABLE} rows.`, { details: { table: definition.name } });
+      if (count > MAX_ROWS_PER_TABLE)
+        throw new SvcError('SVC_RECOVERY_TOO_MANY_ROWS', `Table ${definition.name} would hold more than ${MAX_ROWS_PER_TABLE} rows.`, {
+          details: { table: definition.name },
+        });
       if (deletes.length > 0 || upserts.length > 0) changes.push({ t: definition.name, c: definition.columns, d: deletes, u: upserts });
     }
     if (changes.length === 0) return;
-    if (bytes > this.s.maxStateBytes) throw new SvcError('SVC_RECOVERY_STATE_TOO_LARGE', `The journaled state would exceed maxStateBytes (${this.s.maxStateBytes}).`, { details: { maxStateBytes: this.s.maxStateBytes } });
+    if (bytes > this.s.maxStateBytes)
+      throw new SvcError('SVC_RECOVERY_STATE_TOO_LARGE', `The journaled state would exceed maxStateBytes (${this.s.maxStateBytes}).`, {
+        details: { maxStateBytes: this.s.maxStateBytes },
+      });
     const seq = this.head.seq + 1;
     const acc = accumulatorHex(accumulator);
     const seal = computeSeal({ epochId: this.s.epochId, sequence: seq, previous: this.head.digest, schemaHash: this.s.schemaHash, accumulator: acc });
     const payload = JSON.stringify({ seal, acc, changes });
     const payloadBytes = Buffer.byteLength(payload);
     if (payloadBytes > this.s.maxTransactionBytes) {
-      throw new SvcError('SVC_RECOVERY_TRANSACTION_TOO_LARGE', `The transaction's journal entry (${payloadBytes} bytes) exceeds maxTransactionBytes (${this.s.maxTransactionBytes}).`, {
-        details: { bytes: payloadBytes, maxTransactionBytes: this.s.maxTransactionBytes },
-      });
+      throw new SvcError(
+        'SVC_RECOVERY_TRANSACTION_TOO_LARGE',
+        `The transaction's journal entry (${payloadBytes} bytes) exceeds maxTransactionBytes (${this.s.maxTransactionBytes}).`,
+        {
+          details: { bytes: payloadBytes, maxTransactionBytes: this.s.maxTransactionBytes },
+        },
+      );
     }
     const time = Math.max(Math.floor(this.s.clock.now()), this.head.time);
     const { line, digest } = sealEntry({ epoch: this.s.epochId, seq, time, prev: this.head.digest }, payload, this.s.entryKey);

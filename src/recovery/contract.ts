@@ -60,8 +60,16 @@ export const enableRecoveryResponseSchema = z.object({ enabled: z.literal(true),
 export const restoreRecoveryBodySchema = z
   .object({
     throughSequence: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
-    asOf: z.union([z.number().int().nonnegative(), z.string().min(1).max(64)]).optional().describe('ms since the Unix epoch or an ISO 8601 time'),
-    epochId: z.string().min(1).max(100).optional().describe('platform epoch id or recovery epoch id (default: the current epoch, or for asOf the epoch covering that time)'),
+    asOf: z
+      .union([z.number().int().nonnegative(), z.string().min(1).max(64)])
+      .optional()
+      .describe('ms since the Unix epoch or an ISO 8601 time'),
+    epochId: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('platform epoch id or recovery epoch id (default: the current epoch, or for asOf the epoch covering that time)'),
   })
   .refine((b) => (b.throughSequence === undefined) !== (b.asOf === undefined), { message: 'give exactly one of throughSequence and asOf' });
 export type RestoreRecoveryBody = z.infer<typeof restoreRecoveryBodySchema>;

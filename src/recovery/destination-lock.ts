@@ -15,7 +15,10 @@ export interface DestinationLock {
 /** Lock `targetPath` for replacement; throws SVC_RECOVERY_DESTINATION_BUSY when it is in use. */
 export function lockDestination(targetPath: string): DestinationLock {
   const busy = (why: string, cause?: unknown): SvcError =>
-    new SvcError('SVC_RECOVERY_DESTINATION_BUSY', `${targetPath} is in use (${why}); restore only into a stopped database.`, { details: { targetPath }, ...(cause ? { cause } : {}) });
+    new SvcError('SVC_RECOVERY_DESTINATION_BUSY', `${targetPath} is in use (${why}); restore only into a stopped database.`, {
+      details: { targetPath },
+      ...(cause ? { cause } : {}),
+    });
   if (!existsSync(targetPath)) {
     if (existsSync(`${targetPath}-wal`) || existsSync(`${targetPath}-shm`)) throw busy('a -wal or -shm file exists without the database');
     return { release: () => undefined };
@@ -32,7 +35,9 @@ export function lockDestination(targetPath: string): DestinationLock {
   } catch (error) {
     db.close();
     if ((error as { code?: string }).code === 'SQLITE_NOTADB') {
-      throw new SvcError('SVC_RECOVERY_OPTIONS_INVALID', `${targetPath} exists and is not a SQLite database; refusing to replace it.`, { details: { targetPath } });
+      throw new SvcError('SVC_RECOVERY_OPTIONS_INVALID', `${targetPath} exists and is not a SQLite database; refusing to replace it.`, {
+        details: { targetPath },
+      });
     }
     throw busy('another connection holds it', error);
   }

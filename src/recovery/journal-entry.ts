@@ -56,7 +56,9 @@ const valueSchema = z.union([z.null(), z.number(), z.string(), z.strictObject({ 
 const payloadSchema = z.strictObject({
   seal: hex64,
   acc: hex64,
-  changes: z.array(z.strictObject({ t: z.string().min(1), c: z.array(z.string().min(1)).min(1), d: z.array(z.array(valueSchema)), u: z.array(z.array(valueSchema)) })),
+  changes: z.array(
+    z.strictObject({ t: z.string().min(1), c: z.array(z.string().min(1)).min(1), d: z.array(z.array(valueSchema)), u: z.array(z.array(valueSchema)) }),
+  ),
 });
 
 /** Additional authenticated data of an entry: binds format, epoch, sequence, time and previous digest. */

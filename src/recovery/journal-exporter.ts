@@ -38,7 +38,9 @@ export class JournalExporter {
     this.s = settings;
     this.through = settings.exportedThrough;
     this.newest = settings.newestSegment?.last === settings.exportedThrough ? settings.newestSegment : null;
-    this.select = settings.db.prepare(`SELECT sequence, digest, line FROM main.${JOURNAL_TABLE} WHERE sequence > ? AND sequence <= ? ORDER BY sequence LIMIT ?`);
+    this.select = settings.db.prepare(
+      `SELECT sequence, digest, line FROM main.${JOURNAL_TABLE} WHERE sequence > ? AND sequence <= ? ORDER BY sequence LIMIT ?`,
+    );
   }
 
   /** Highest sequence durably in the repository. */
@@ -61,7 +63,9 @@ export class JournalExporter {
       const room = extend === null ? SEGMENT_MAX_ENTRIES : SEGMENT_MAX_ENTRIES - (extend.last - extend.first + 1);
       const rows = this.select.all(this.through, committedThrough, room);
       if (rows.length === 0 || rows[0]!.sequence !== this.through + 1) {
-        throw new SvcError('SVC_RECOVERY_REPOSITORY_MISMATCH', `Journal entry ${this.through + 1} is no longer in the database; start a new epoch.`, { details: { sequence: this.through + 1 } });
+        throw new SvcError('SVC_RECOVERY_REPOSITORY_MISMATCH', `Journal entry ${this.through + 1} is no longer in the database; start a new epoch.`, {
+          details: { sequence: this.through + 1 },
+        });
       }
       const previous = extend === null ? [] : await readSegmentLines(this.s.directory, { name: segmentName(extend.first, extend.last), ...extend });
       if (extend !== null && previous.length !== extend.last - extend.first + 1) {
@@ -70,7 +74,13 @@ export class JournalExporter {
       const first = extend?.first ?? rows[0]!.sequence;
       const last = rows[rows.length - 1]!;
       await writeSegment(this.s.directory, first, last.sequence, [...previous, ...rows.map((row) => row.line)]);
-      const head = { format: RECOVERY_FORMAT, epochId: this.s.epochId, exportedThrough: last.sequence, headDigest: last.digest, updatedAt: Math.floor(this.s.clock.now()) } as const;
+      const head = {
+        format: RECOVERY_FORMAT,
+        epochId: this.s.epochId,
+        exportedThrough: last.sequence,
+        headDigest: last.digest,
+        updatedAt: Math.floor(this.s.clock.now()),
+      } as const;
       await writeSignedDocument(repositoryPaths(this.s.directory).head, head, this.s.metaKey);
       this.through = last.sequence;
       this.newest = { first, last: last.sequence };

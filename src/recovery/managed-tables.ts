@@ -32,7 +32,9 @@ interface XInfo {
 
 /** List and check the managed tables; throws SVC_RECOVERY_TABLE_UNSUPPORTED naming the table. */
 export function inspectManagedTables(db: BetterSqlite3.Database): ManagedTable[] {
-  const rows = db.prepare<[], { name: string; sql: string | null }>(`SELECT "name", "sql" FROM main.sqlite_schema WHERE "type" = 'table' ORDER BY "name"`).all();
+  const rows = db
+    .prepare<[], { name: string; sql: string | null }>(`SELECT "name", "sql" FROM main.sqlite_schema WHERE "type" = 'table' ORDER BY "name"`)
+    .all();
   const tables: ManagedTable[] = [];
   for (const { name, sql } of rows) {
     if (name.startsWith('sqlite_') || isRecoveryObject(name)) continue;
@@ -43,7 +45,10 @@ export function inspectManagedTables(db: BetterSqlite3.Database): ManagedTable[]
     const info = db.prepare<[], XInfo>(`PRAGMA main.table_xinfo(${quoteIdent(name)})`).all();
     const special = info.find((column) => column.hidden !== 0);
     if (special) unsupported(`column ${special.name} is ${special.hidden === 1 ? 'hidden' : 'generated'}`);
-    const keys = info.filter((column) => column.pk > 0).sort((a, b) => a.pk - b.pk).map((column) => column.name);
+    const keys = info
+      .filter((column) => column.pk > 0)
+      .sort((a, b) => a.pk - b.pk)
+      .map((column) => column.name);
     if (keys.length === 0) unsupported('no primary key');
     const nullKey = db.prepare(`SELECT 1 FROM main.${quoteIdent(name)} WHERE ${keys.map((k) => `${quoteIdent(k)} IS NULL`).join(' OR ')} LIMIT 1`).get();
     if (nullKey !== undefined) unsupported('a primary-key value is null');
@@ -55,8 +60,12 @@ export function inspectManagedTables(db: BetterSqlite3.Database): ManagedTable[]
 /** SHA-256 (hex) of main's schema without recovery's own objects: any DDL change alters it. */
 export function schemaHash(db: BetterSqlite3.Database): string {
   const rows = db
-    .prepare<[], { type: string; name: string; tbl_name: string; sql: string | null }>(`SELECT "type", "name", "tbl_name", "sql" FROM main.sqlite_schema ORDER BY "type", "name"`)
+    .prepare<[], { type: string; name: string; tbl_name: string; sql: string | null }>(
+      `SELECT "type", "name", "tbl_name", "sql" FROM main.sqlite_schema ORDER BY "type", "name"`,
+    )
     .all()
     .filter((row) => !isRecoveryObject(row.name) && row.name !== 'sqlite_sequence');
-  return createHash('sha256').update(JSON.stringify(rows.map((row) => [row.type, row.name, row.tbl_name, row.sql]))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(rows.map((row) => [row.type, row.name, row.tbl_name, row.sql])))
+    .digest('hex');
 }

@@ -156,7 +156,11 @@ async function prepareRepository(db: BetterSqlite3.Database, directory: string, 
     if (epoch.baseSnapshot === null) mismatch('epoch.json is missing but the journal has entries; rotate to a new epoch');
     const sealed = encryptBase(epoch.baseSnapshot!, keys.base, state.epoch_id);
     await writeBase(directory, sealed);
-    await writeSignedDocument(paths.head, { format: RECOVERY_FORMAT, epochId: state.epoch_id, exportedThrough: 0, headDigest: state.genesis, updatedAt: Math.floor(clock.now()) }, keys.meta);
+    await writeSignedDocument(
+      paths.head,
+      { format: RECOVERY_FORMAT, epochId: state.epoch_id, exportedThrough: 0, headDigest: state.genesis, updatedAt: Math.floor(clock.now()) },
+      keys.meta,
+    );
     const document: EpochDocument = {
       format: RECOVERY_FORMAT,
       epochId: state.epoch_id,
@@ -172,15 +176,25 @@ async function prepareRepository(db: BetterSqlite3.Database, directory: string, 
   } else {
     if (found.document.epochId !== state.epoch_id) mismatch(`it holds epoch ${found.document.epochId}, the database is in epoch ${state.epoch_id}`);
     if (found.document.keyCheck !== keys.keyCheck) throw new SvcError('SVC_RECOVERY_KEY_INVALID', 'The encryption key does not match the repository.');
-    if (!documentVerifies(found.document, found.mac, keys.meta)) throw new SvcError('SVC_RECOVERY_TAMPERED', 'epoch.json failed authentication.', { details: { sequence: 0, file: 'epoch.json' } });
+    if (!documentVerifies(found.document, found.mac, keys.meta))
+      throw new SvcError('SVC_RECOVERY_TAMPERED', 'epoch.json failed authentication.', { details: { sequence: 0, file: 'epoch.json' } });
   }
   const head = await readSignedDocument(paths.head, headDocumentSchema);
   if (head === null) return mismatch('head.json is missing');
   if (head.document.epochId !== state.epoch_id || !documentVerifies(head.document, head.mac, keys.meta)) {
     throw new SvcError('SVC_RECOVERY_TAMPERED', 'head.json failed authentication.', { details: { file: 'head.json' } });
   }
-  if (head.document.exportedThrough > epoch.head.seq) mismatch(`the repository is ahead of the database (${head.document.exportedThrough} > ${epoch.head.seq}); the database was replaced`);
+  if (head.document.exportedThrough > epoch.head.seq)
+    mismatch(`the repository is ahead of the database (${head.document.exportedThrough} > ${epoch.head.seq}); the database was replaced`);
   await removeUnpublished(directory, head.document.exportedThrough);
   const newestSegment = publishedSegments(await listSegments(directory), head.document.exportedThrough).at(-1) ?? null;
-  return new JournalExporter({ db, directory, epochId: state.epoch_id, metaKey: keys.meta, clock, exportedThrough: head.document.exportedThrough, newestSegment });
+  return new JournalExporter({
+    db,
+    directory,
+    epochId: state.epoch_id,
+    metaKey: keys.meta,
+    clock,
+    exportedThrough: head.document.exportedThrough,
+    newestSegment,
+  });
 }

@@ -51,7 +51,12 @@ export type CheckedOpenOptions = z.infer<typeof openSchema> & { encryptionKey: B
 /** Validate open options; throws SVC_RECOVERY_KEY_INVALID or SVC_RECOVERY_OPTIONS_INVALID. */
 export function checkOpenOptions(options: PointInTimeRecoveryOptions): CheckedOpenOptions {
   const encryptionKey = checkEncryptionKey(options?.encryptionKey);
-  const parsed = openSchema.safeParse({ directory: options.directory, exportIntervalMs: options.exportIntervalMs, maxTransactionBytes: options.maxTransactionBytes, maxStateBytes: options.maxStateBytes });
+  const parsed = openSchema.safeParse({
+    directory: options.directory,
+    exportIntervalMs: options.exportIntervalMs,
+    maxTransactionBytes: options.maxTransactionBytes,
+    maxStateBytes: options.maxStateBytes,
+  });
   if (!parsed.success) throw optionsError(parsed.error);
   return { ...parsed.data, encryptionKey };
 }
@@ -77,7 +82,10 @@ const restoreSchema = z
     throughSequence: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
     asOf: z.number().int().nonnegative().max(8.64e15).optional(),
   })
-  .refine((o) => (o.throughSequence === undefined) !== (o.asOf === undefined), { message: 'give exactly one of throughSequence and asOf', path: ['throughSequence'] });
+  .refine((o) => (o.throughSequence === undefined) !== (o.asOf === undefined), {
+    message: 'give exactly one of throughSequence and asOf',
+    path: ['throughSequence'],
+  });
 
 /** Validated restore options. */
 export type CheckedRestoreOptions = z.infer<typeof restoreSchema> & { encryptionKey: Buffer };
@@ -86,12 +94,19 @@ export type CheckedRestoreOptions = z.infer<typeof restoreSchema> & { encryption
 export function checkRestoreOptions(options: RestorePointInTimeOptions): CheckedRestoreOptions {
   if (options?.confirmation !== RESTORE_CONFIRMATION) throw new SvcError('SVC_RECOVERY_CONFIRMATION_REQUIRED', `Pass confirmation: "${RESTORE_CONFIRMATION}".`);
   const encryptionKey = checkEncryptionKey(options.encryptionKey);
-  const parsed = restoreSchema.safeParse({ directory: options.directory, targetPath: options.targetPath, throughSequence: options.throughSequence, asOf: options.asOf });
+  const parsed = restoreSchema.safeParse({
+    directory: options.directory,
+    targetPath: options.targetPath,
+    throughSequence: options.throughSequence,
+    asOf: options.asOf,
+  });
   if (!parsed.success) throw optionsError(parsed.error);
   return { ...parsed.data, encryptionKey };
 }
 
 function optionsError(error: z.ZodError): SvcError {
   const issue = error.issues[0];
-  return new SvcError('SVC_RECOVERY_OPTIONS_INVALID', `${issue?.path.join('.') || 'options'}: ${issue?.message ?? 'invalid'}`, { details: { field: issue?.path.join('.') } });
+  return new SvcError('SVC_RECOVERY_OPTIONS_INVALID', `${issue?.path.join('.') || 'options'}: ${issue?.message ?? 'invalid'}`, {
+    details: { field: issue?.path.join('.') },
+  });
 }

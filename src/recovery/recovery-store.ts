@@ -40,7 +40,13 @@ export interface JournalRow {
 export function readEpochState(db: BetterSqlite3.Database): EpochState | null {
   const exists = db.prepare(`SELECT 1 FROM main.sqlite_schema WHERE type = 'table' AND name = ?`).get(STATE_TABLE);
   if (exists === undefined) return null;
-  return db.prepare<[], EpochState>(`SELECT format, epoch_id, created_at, key_check, schema_hash, base_acc, base_seal, genesis FROM main.${STATE_TABLE} WHERE id = 1`).get() ?? null;
+  return (
+    db
+      .prepare<[], EpochState>(
+        `SELECT format, epoch_id, created_at, key_check, schema_hash, base_acc, base_seal, genesis FROM main.${STATE_TABLE} WHERE id = 1`,
+      )
+      .get() ?? null
+  );
 }
 
 /** Insert the state row of a new epoch (inside the caller's transaction). */

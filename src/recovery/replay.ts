@@ -28,11 +28,22 @@ export class Replayer {
     for (const change of changes) {
       const table = this.tables.get(change.t);
       if (table === undefined || change.c.length !== table.columns.length || change.c.some((c, i) => c !== table.columns[i])) {
-        throw new SvcError('SVC_RECOVERY_VERIFY_FAILED', `Entry ${sequence} writes table ${change.t} with columns the base snapshot does not have.`, { details: { sequence, table: change.t } });
+        throw new SvcError('SVC_RECOVERY_VERIFY_FAILED', `Entry ${sequence} writes table ${change.t} with columns the base snapshot does not have.`, {
+          details: { sequence, table: change.t },
+        });
       }
-      const remove = this.statement(this.deletes, table, () => `DELETE FROM main.${quoteIdent(table.name)} WHERE ${table.keys.map((k) => `${quoteIdent(k)} = ?`).join(' AND ')}`);
+      const remove = this.statement(
+        this.deletes,
+        table,
+        () => `DELETE FROM main.${quoteIdent(table.name)} WHERE ${table.keys.map((k) => `${quoteIdent(k)} = ?`).join(' AND ')}`,
+      );
       for (const key of change.d) remove.run(...key.map(decodeValue));
-      const upsert = this.statement(this.upserts, table, () => `INSERT OR REPLACE INTO main.${quoteIdent(table.name)} (${table.columns.map(quoteIdent).join(', ')}) VALUES (${table.columns.map(() => '?').join(', ')})`);
+      const upsert = this.statement(
+        this.upserts,
+        table,
+        () =>
+          `INSERT OR REPLACE INTO main.${quoteIdent(table.name)} (${table.columns.map(quoteIdent).join(', ')}) VALUES (${table.columns.map(() => '?').join(', ')})`,
+      );
       for (const row of change.u) upsert.run(...row.map(decodeValue));
     }
   }

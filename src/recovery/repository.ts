@@ -46,13 +46,26 @@ const pad = (n: number): string => String(n).padStart(16, '0');
 
 /** Paths of a repository. */
 export function repositoryPaths(directory: string): { epoch: string; head: string; base: string; journal: string } {
-  return { epoch: join(directory, 'epoch.json'), head: join(directory, 'head.json'), base: join(directory, 'base', 'snapshot.svcb'), journal: join(directory, 'journal') };
+  return {
+    epoch: join(directory, 'epoch.json'),
+    head: join(directory, 'head.json'),
+    base: join(directory, 'base', 'snapshot.svcb'),
+    journal: join(directory, 'journal'),
+  };
 }
 
 /** JSON with object keys sorted recursively: the bytes a document's MAC covers. */
 export function canonicalJson(value: unknown): string {
   const sort = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(sort) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])])) : v;
+    Array.isArray(v)
+      ? v.map(sort)
+      : v !== null && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, sort((v as Record<string, unknown>)[k])]),
+          )
+        : v;
   return JSON.stringify(sort(value));
 }
 

@@ -13,7 +13,18 @@ import { lockDestination } from './destination-lock.js';
 import { inspectManagedTables, isRecoveryObject, quoteIdent, schemaHash } from './managed-tables.js';
 import { deriveRecoveryKeys } from './recovery-keys.js';
 import { checkRestoreOptions, type RestorePointInTimeOptions } from './recovery-options.js';
-import { decryptBase, documentVerifies, epochDocumentSchema, headDocumentSchema, listSegments, publishedSegments, readSegmentLines, readSignedDocument, repositoryPaths, sha256Hex } from './repository.js';
+import {
+  decryptBase,
+  documentVerifies,
+  epochDocumentSchema,
+  headDocumentSchema,
+  listSegments,
+  publishedSegments,
+  readSegmentLines,
+  readSignedDocument,
+  repositoryPaths,
+  sha256Hex,
+} from './repository.js';
 import { Replayer } from './replay.js';
 import { scanState } from './state-index.js';
 import { accumulatorHex, computeSeal } from './state-seal.js';
@@ -42,7 +53,8 @@ export async function restorePointInTime(options: RestorePointInTimeOptions): Pr
   const epoch = epochFile.document;
   const keys = deriveRecoveryKeys(o.encryptionKey, epoch.epochId);
   if (keys.keyCheck !== epoch.keyCheck) throw new SvcError('SVC_RECOVERY_KEY_INVALID', 'The encryption key is not the key this repository was written with.');
-  if (!documentVerifies(epoch, epochFile.mac, keys.meta)) throw new SvcError('SVC_RECOVERY_TAMPERED', 'epoch.json failed authentication.', { details: { sequence: 0, file: 'epoch.json' } });
+  if (!documentVerifies(epoch, epochFile.mac, keys.meta))
+    throw new SvcError('SVC_RECOVERY_TAMPERED', 'epoch.json failed authentication.', { details: { sequence: 0, file: 'epoch.json' } });
   const headFile = await readSignedDocument(paths.head, headDocumentSchema);
   if (headFile === null) throw new SvcError('SVC_RECOVERY_REPOSITORY_INVALID', `${o.directory} has no head.json.`, { details: { file: 'head.json' } });
   const head = headFile.document;
@@ -56,7 +68,10 @@ export async function restorePointInTime(options: RestorePointInTimeOptions): Pr
   try {
     const sealed = await readFile(paths.base).catch(() => null);
     const plain = sealed !== null && sha256Hex(sealed) === epoch.base.sha256 ? decryptBase(sealed, keys.base, epoch.epochId) : null;
-    if (plain === null) throw new SvcError('SVC_RECOVERY_TAMPERED', 'The base snapshot is missing or failed authentication.', { details: { sequence: 0, file: 'base/snapshot.svcb' } });
+    if (plain === null)
+      throw new SvcError('SVC_RECOVERY_TAMPERED', 'The base snapshot is missing or failed authentication.', {
+        details: { sequence: 0, file: 'base/snapshot.svcb' },
+      });
     writeFileSync(temp, plain, { mode: 0o600, flag: 'wx' });
     const db = new Database(temp);
     let reached: { seq: number; time: number; previous: string; acc: string; seal: string };
@@ -66,7 +81,14 @@ export async function restorePointInTime(options: RestorePointInTimeOptions): Pr
       db.pragma('journal_mode = OFF');
       db.pragma('synchronous = OFF');
       const replayer = new Replayer(db);
-      const verifier = createChainVerifier({ epochId: epoch.epochId, entryKey: keys.entry, genesis: epoch.genesis, baseTime: epoch.createdAt, exportedThrough: head.exportedThrough, headDigest: head.headDigest });
+      const verifier = createChainVerifier({
+        epochId: epoch.epochId,
+        entryKey: keys.entry,
+        genesis: epoch.genesis,
+        baseTime: epoch.createdAt,
+        exportedThrough: head.exportedThrough,
+        headDigest: head.headDigest,
+      });
       reached = { seq: 0, time: epoch.createdAt, previous: '', acc: epoch.baseAccumulator, seal: epoch.baseSeal };
       let lastDigest = epoch.genesis;
       db.exec('BEGIN');
@@ -94,7 +116,10 @@ export async function restorePointInTime(options: RestorePointInTimeOptions): Pr
     }
     fsyncFile(temp);
     lock.release();
-    if (hasWalFiles(o.targetPath)) throw new SvcError('SVC_RECOVERY_DESTINATION_BUSY', `${o.targetPath} was opened during the restore; not replacing it.`, { details: { targetPath: o.targetPath } });
+    if (hasWalFiles(o.targetPath))
+      throw new SvcError('SVC_RECOVERY_DESTINATION_BUSY', `${o.targetPath} was opened during the restore; not replacing it.`, {
+        details: { targetPath: o.targetPath },
+      });
     await rename(temp, o.targetPath);
     await fsyncDirectory(dirname(o.targetPath));
     return { epochId: epoch.epochId, sequence: reached.seq, time: reached.time, verifiedThrough: head.exportedThrough, targetPath: o.targetPath };
@@ -108,18 +133,28 @@ export async function restorePointInTime(options: RestorePointInTimeOptions): Pr
 }
 
 /** The replayed rows and schema must give exactly the seal recorded for the target sequence. */
-function proveState(db: Database.Database, epochId: string, expectedSchema: string, reached: { seq: number; previous: string; acc: string; seal: string }): void {
+function proveState(
+  db: Database.Database,
+  epochId: string,
+  expectedSchema: string,
+  reached: { seq: number; previous: string; acc: string; seal: string },
+): void {
   const hash = schemaHash(db);
   const acc = accumulatorHex(scanState(db, inspectManagedTables(db), Number.MAX_SAFE_INTEGER).accumulator);
   const seal = computeSeal({ epochId, sequence: reached.seq, previous: reached.previous, schemaHash: hash, accumulator: acc });
   if (hash !== expectedSchema || acc !== reached.acc || seal !== reached.seal) {
-    throw new SvcError('SVC_RECOVERY_VERIFY_FAILED', `The replayed database does not match the seal of sequence ${reached.seq}.`, { details: { sequence: reached.seq } });
+    throw new SvcError('SVC_RECOVERY_VERIFY_FAILED', `The replayed database does not match the seal of sequence ${reached.seq}.`, {
+      details: { sequence: reached.seq },
+    });
   }
 }
 
 /** Drop every recovery table and trigger: the restored database carries no journal metadata. */
 function stripMetadata(db: Database.Database): void {
-  const objects = db.prepare<[], { type: string; name: string }>(`SELECT type, name FROM main.sqlite_schema WHERE type IN ('table', 'trigger')`).all().filter((o) => isRecoveryObject(o.name));
+  const objects = db
+    .prepare<[], { type: string; name: string }>(`SELECT type, name FROM main.sqlite_schema WHERE type IN ('table', 'trigger')`)
+    .all()
+    .filter((o) => isRecoveryObject(o.name));
   db.transaction(() => {
     for (const object of objects.filter((o) => o.type === 'trigger')) db.exec(`DROP TRIGGER main.${quoteIdent(object.name)}`);
     for (const object of objects.filter((o) => o.type === 'table')) db.exec(`DROP TABLE main.${quoteIdent(object.name)}`);

@@ -47,15 +47,24 @@ export interface RotatedEpoch<D extends RecoveryDatabase> {
 
 /** Rotate to a new epoch around a migration; throws and leaves the old epoch untouched on any failure. */
 export async function rotateRecoveryEpoch<D extends RecoveryDatabase>(options: RotateRecoveryEpochOptions<D>): Promise<RotatedEpoch<D>> {
-  if (existsSync(options.newDatabasePath)) throw new SvcError('SVC_RECOVERY_OPTIONS_INVALID', `${options.newDatabasePath} already exists; rotation creates a new database.`);
-  if (existsSync(options.newDirectory) && readdirSync(options.newDirectory).length > 0) throw new SvcError('SVC_RECOVERY_OPTIONS_INVALID', `${options.newDirectory} is not empty; a new epoch needs its own directory.`);
+  if (existsSync(options.newDatabasePath))
+    throw new SvcError('SVC_RECOVERY_OPTIONS_INVALID', `${options.newDatabasePath} already exists; rotation creates a new database.`);
+  if (existsSync(options.newDirectory) && readdirSync(options.newDirectory).length > 0)
+    throw new SvcError('SVC_RECOVERY_OPTIONS_INVALID', `${options.newDirectory} is not empty; a new epoch needs its own directory.`);
   // 1. Flush and retain the old epoch.
   const flushed = await options.recovery.flush();
   if (flushed.fenced !== null) throw new SvcError('SVC_RECOVERY_FENCED', `The old epoch is fenced (${flushed.fenced}); restore a verified epoch instead.`);
-  if (flushed.exportedThrough !== flushed.committedThrough) throw new SvcError('SVC_RECOVERY_SEQUENCE_UNAVAILABLE', 'Not every committed entry of the old epoch is exported; stop writers and retry.');
+  if (flushed.exportedThrough !== flushed.committedThrough)
+    throw new SvcError('SVC_RECOVERY_SEQUENCE_UNAVAILABLE', 'Not every committed entry of the old epoch is exported; stop writers and retry.');
   await options.recovery.close();
   // 2. Restore its final sequence into a new stopped database.
-  const final = await restorePointInTime({ directory: options.directory, encryptionKey: options.encryptionKey, targetPath: options.newDatabasePath, throughSequence: flushed.exportedThrough, confirmation: 'restore point in time' });
+  const final = await restorePointInTime({
+    directory: options.directory,
+    encryptionKey: options.encryptionKey,
+    targetPath: options.newDatabasePath,
+    throughSequence: flushed.exportedThrough,
+    confirmation: 'restore point in time',
+  });
   // 3. Migrate it while it is stopped.
   await options.migrate(options.newDatabasePath);
   // 4. Open it and initialize services, 5. attach a new repository (its base is the migrated state).
@@ -71,7 +80,13 @@ async function verifyDrill(database: RecoveryDatabase, directory: string, key: U
   const status = await recovery.flush();
   const drill = join(dirname(nearPath), `.${basename(nearPath)}.drill-${randomBytes(6).toString('hex')}.db`);
   try {
-    await restorePointInTime({ directory, encryptionKey: key, targetPath: drill, throughSequence: status.exportedThrough, confirmation: 'restore point in time' });
+    await restorePointInTime({
+      directory,
+      encryptionKey: key,
+      targetPath: drill,
+      throughSequence: status.exportedThrough,
+      confirmation: 'restore point in time',
+    });
     const copy = new Database(drill, { readonly: true });
     try {
       const live = fingerprint(database.sqlite);

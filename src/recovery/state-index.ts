@@ -23,7 +23,11 @@ export interface StateIndex {
 }
 
 /** Encode a raw row (read with safeIntegers) and return its canonical values, key and state. */
-export function encodeRow(table: ManagedTable, keyPositions: readonly number[], raw: readonly unknown[]): { values: EncodedValue[]; key: string; state: RowState } {
+export function encodeRow(
+  table: ManagedTable,
+  keyPositions: readonly number[],
+  raw: readonly unknown[],
+): { values: EncodedValue[]; key: string; state: RowState } {
   const values = raw.map((value, i) => encodeValue(value, () => `${table.name}.${table.columns[i]}`));
   const json = JSON.stringify(values);
   const key = JSON.stringify(keyPositions.map((p) => values[p]));
@@ -41,14 +45,19 @@ export function scanState(db: BetterSqlite3.Database, tables: readonly ManagedTa
   for (const table of tables) {
     const positions = keyPositionsOf(table);
     const map = new Map<string, RowState>();
-    const select = db.prepare(`SELECT ${table.columns.map(quoteIdent).join(', ')} FROM main.${quoteIdent(table.name)}`).raw(true).safeIntegers(true);
+    const select = db
+      .prepare(`SELECT ${table.columns.map(quoteIdent).join(', ')} FROM main.${quoteIdent(table.name)}`)
+      .raw(true)
+      .safeIntegers(true);
     for (const raw of select.iterate() as Iterable<unknown[]>) {
       const row = encodeRow(table, positions, raw);
       map.set(row.key, row.state);
       index.accumulator = accumulate(index.accumulator, row.state.digest, 1);
       index.bytes += row.state.bytes;
-      if (map.size > MAX_ROWS_PER_TABLE) throw new SvcError('SVC_RECOVERY_TOO_MANY_ROWS', `Table ${table.name} has more than ${MAX_ROWS_PER_TABLE} rows.`, { details: { table: table.name } });
-      if (index.bytes > maxStateBytes) throw new SvcError('SVC_RECOVERY_STATE_TOO_LARGE', `The database state exceeds maxStateBytes (${maxStateBytes}).`, { details: { maxStateBytes } });
+      if (map.size > MAX_ROWS_PER_TABLE)
+        throw new SvcError('SVC_RECOVERY_TOO_MANY_ROWS', `Table ${table.name} has more than ${MAX_ROWS_PER_TABLE} rows.`, { details: { table: table.name } });
+      if (index.bytes > maxStateBytes)
+        throw new SvcError('SVC_RECOVERY_STATE_TOO_LARGE', `The database state exceeds maxStateBytes (${maxStateBytes}).`, { details: { maxStateBytes } });
     }
     index.rows.push(map);
   }

@@ -36,7 +36,11 @@ export interface SealInput {
 
 /** Compute the seal (hex SHA-256) of a state. */
 export function computeSeal(input: SealInput): string {
-  return hash('sha256', [RECOVERY_FORMAT, 'seal', input.epochId, String(input.sequence), input.previous, input.schemaHash, input.accumulator].join('\n'), 'hex');
+  return hash(
+    'sha256',
+    [RECOVERY_FORMAT, 'seal', input.epochId, String(input.sequence), input.previous, input.schemaHash, input.accumulator].join('\n'),
+    'hex',
+  );
 }
 
 /** Digest entry 1 links to: binds the chain to the epoch and the base state's seal. */

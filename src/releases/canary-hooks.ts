@@ -20,5 +20,12 @@ export interface ReleaseCanaryHooks {
    * A deploy with a running baseline: its canary run when one was requested or configured, else null
    * (direct activation). Throws an SvcError to refuse the deploy (fails closed).
    */
-  begin(input: { projectId: string; releaseId: string; baselineReleaseId: string; requested: boolean; config: DeployConfig; authority: () => Promise<boolean> }): ReleaseCanaryRun | null;
+  begin(input: {
+    projectId: string;
+    releaseId: string;
+    baselineReleaseId: string;
+    requested: boolean;
+    config: DeployConfig;
+    authority: () => Promise<boolean>;
+  }): ReleaseCanaryRun | null;
 }

@@ -18,7 +18,8 @@ export function deleteReleaseRoutes(ctx: FeatureContext, locks: ProjectLocks, dr
         schema: {
           tags: ['releases'],
           security: bearerOrSession,
-          summary: 'Remove an inactive release artifact (rollback permission; "delete-release <slug> <id>"; the predecessor of the active release only with allowRollbackLoss)',
+          summary:
+            'Remove an inactive release artifact (rollback permission; "delete-release <slug> <id>"; the predecessor of the active release only with allowRollbackLoss)',
           params: releaseParamsSchema,
           body: deleteReleaseBodySchema,
           response: { 200: deleteReleaseResponseSchema },
@@ -36,7 +37,13 @@ export function deleteReleaseRoutes(ctx: FeatureContext, locks: ProjectLocks, dr
             allowRollbackLoss: request.body.allowRollbackLoss,
           },
         );
-        return { releaseId: result.release.id, status: result.release.status as 'inactive' | 'failed', artifactRetained: false as const, freedBytes: result.freedBytes, removedSnapshot: result.removedSnapshot };
+        return {
+          releaseId: result.release.id,
+          status: result.release.status as 'inactive' | 'failed',
+          artifactRetained: false as const,
+          freedBytes: result.freedBytes,
+          removedSnapshot: result.removedSnapshot,
+        };
       },
     );
   };

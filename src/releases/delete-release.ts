@@ -43,7 +43,10 @@ async function moveAside(from: string, to: string): Promise<boolean> {
 }
 
 /** Remove an inactive release's artifact. The caller has checked the `rollback` permission. */
-export async function deleteReleaseArtifact(deps: { ctx: FeatureContext; locks: ProjectLocks; driver: Pick<ReleaseDriver, 'unstage'>; lockWaitMs: number }, input: DeleteReleaseInput): Promise<DeleteReleaseResult> {
+export async function deleteReleaseArtifact(
+  deps: { ctx: FeatureContext; locks: ProjectLocks; driver: Pick<ReleaseDriver, 'unstage'>; lockWaitMs: number },
+  input: DeleteReleaseInput,
+): Promise<DeleteReleaseResult> {
   const { ctx } = deps;
   const projectId = input.project.id;
   return deps.locks.withLock(
@@ -88,8 +91,14 @@ export async function deleteReleaseArtifact(deps: { ctx: FeatureContext; locks: 
         if (movedSnapshot && snapshot) await rename(join(trash, 'snapshot.db'), snapshot.path).catch(() => undefined);
         throw error;
       }
-      await deps.driver.unstage(trash).catch((error: unknown) => ctx.logger.warn({ err: error, projectId, trash }, 'could not remove a deleted release directory; it is under tmp/'));
-      return { release: getRelease(ctx, projectId, target.id), freedBytes: target.bundle_bytes + (snapshot?.size_bytes ?? 0), removedSnapshot: Boolean(snapshot) };
+      await deps.driver
+        .unstage(trash)
+        .catch((error: unknown) => ctx.logger.warn({ err: error, projectId, trash }, 'could not remove a deleted release directory; it is under tmp/'));
+      return {
+        release: getRelease(ctx, projectId, target.id),
+        freedBytes: target.bundle_bytes + (snapshot?.size_bytes ?? 0),
+        removedSnapshot: Boolean(snapshot),
+      };
     },
     { waitMs: deps.lockWaitMs },
   );

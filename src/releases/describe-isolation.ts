@@ -35,7 +35,13 @@ export function describeIsolation(env: Readonly<Record<string, string | undefine
   const settings = readSandboxSettings(env);
   if (!settings.enabled) return { mode: 'unsandboxed', network: 'shared', perProjectUid: false, available: true, problem: null, warning: UNSANDBOXED_WARNING };
   const status: SandboxStatus = runnerStatus ?? { available: true, network: settings.network, perProjectUid: false, problem: null };
-  const isolation: Isolation = { mode: 'sandbox', network: status.network, perProjectUid: status.perProjectUid, available: status.available, problem: status.problem };
+  const isolation: Isolation = {
+    mode: 'sandbox',
+    network: status.network,
+    perProjectUid: status.perProjectUid,
+    available: status.available,
+    problem: status.problem,
+  };
   if (!status.available) {
     const problem = status.problem ?? { code: 'SVC_SANDBOX_UNAVAILABLE', message: errorCodes.SVC_SANDBOX_UNAVAILABLE.summary };
     const hint = hintOf(problem.code);

@@ -22,7 +22,12 @@ export type Failpoint = (name: FailpointName) => void;
 
 /** The failpoint hook of this process: kill -9 itself at `SVC_FAILPOINT` (comma-separated names), else nothing. */
 export function failpointFromEnv(env: Readonly<Record<string, string | undefined>>): Failpoint {
-  const armed = new Set((env.SVC_FAILPOINT ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+  const armed = new Set(
+    (env.SVC_FAILPOINT ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
   if (armed.size === 0) return () => undefined;
   return (name) => {
     if (armed.has(name)) process.kill(process.pid, 'SIGKILL');

@@ -11,7 +11,11 @@ export const isolationRoutes = {
 export const isolationModeValues = ['sandbox', 'unsandboxed', 'container', 'swarm'] as const;
 
 export const isolationSchema = z.object({
-  mode: z.enum(isolationModeValues).describe('sandbox: bubblewrap per app (default); unsandboxed: plain processes (SVC_SANDBOX=off); container: podman (SVC_RUNNER=container); swarm: Docker swarm services (SVC_DRIVER=swarm)'),
+  mode: z
+    .enum(isolationModeValues)
+    .describe(
+      'sandbox: bubblewrap per app (default); unsandboxed: plain processes (SVC_SANDBOX=off); container: podman (SVC_RUNNER=container); swarm: Docker swarm services (SVC_DRIVER=swarm)',
+    ),
   network: z.enum(['isolated', 'shared']).describe("isolated: an app reaches only its own forwarded port; shared: apps use the host's network"),
   perProjectUid: z.boolean().describe('each project runs under a uid of its own'),
   available: z.boolean().describe('false when apps cannot be started at all (see problem)'),
@@ -27,6 +31,7 @@ export type IsolationResponse = z.infer<typeof isolationResponseSchema>;
 export function isolationSummary(isolation: Isolation): string {
   if (isolation.warning) return isolation.warning;
   if (isolation.mode === 'container') return 'apps run in podman containers, each project on its own network';
-  if (isolation.mode === 'swarm') return "apps run as Docker swarm services, each project on its own overlay network (its published ports guarded by Docker's iptables rules)";
+  if (isolation.mode === 'swarm')
+    return "apps run as Docker swarm services, each project on its own overlay network (its published ports guarded by Docker's iptables rules)";
   return `apps run in a bubblewrap sandbox each, ${isolation.network} network${isolation.perProjectUid ? ', a uid per project' : ''}`;
 }

@@ -11,7 +11,14 @@ export function isolationRoute(ctx: FeatureContext, isolation: () => Isolation) 
   return async function register(app: HttpApp): Promise<void> {
     app.get(
       isolationRoutes.isolation,
-      { schema: { tags: ['releases'], security: bearerOrSession, summary: 'How apps are isolated here: sandbox, containers or unsandboxed, and whether apps can start', response: { 200: isolationResponseSchema } } },
+      {
+        schema: {
+          tags: ['releases'],
+          security: bearerOrSession,
+          summary: 'How apps are isolated here: sandbox, containers or unsandboxed, and whether apps can start',
+          response: { 200: isolationResponseSchema },
+        },
+      },
       async (request): Promise<IsolationResponse> => {
         authenticate(ctx, request);
         return { isolation: isolation() };

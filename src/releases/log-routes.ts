@@ -25,7 +25,16 @@ export function logRoutes(ctx: FeatureContext, logs: LogStore, followers: Set<Ab
   return async function register(app: HttpApp): Promise<void> {
     app.get(
       r.logs,
-      { schema: { tags: ['releases'], security: bearerOrSession, summary: 'App logs of the project (follow=true streams NDJSON or SSE)', params: z.object({ id: z.string().min(1).max(100) }), querystring: logsQuerySchema, response: { 200: logsResponseSchema } } },
+      {
+        schema: {
+          tags: ['releases'],
+          security: bearerOrSession,
+          summary: 'App logs of the project (follow=true streams NDJSON or SSE)',
+          params: z.object({ id: z.string().min(1).max(100) }),
+          querystring: logsQuerySchema,
+          response: { 200: logsResponseSchema },
+        },
+      },
       async (request, reply) => {
         const { project } = requireProjectPermission(ctx, request, request.params.id, 'read');
         const q = request.query;
@@ -42,7 +51,11 @@ export function logRoutes(ctx: FeatureContext, logs: LogStore, followers: Set<Ab
         followers.add(controller);
         reply.hijack();
         const raw = reply.raw;
-        raw.writeHead(200, { 'content-type': sse ? 'text/event-stream; charset=utf-8' : `${LOG_STREAM_MEDIA_TYPE}; charset=utf-8`, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+        raw.writeHead(200, {
+          'content-type': sse ? 'text/event-stream; charset=utf-8' : `${LOG_STREAM_MEDIA_TYPE}; charset=utf-8`,
+          'cache-control': 'no-store',
+          'x-content-type-options': 'nosniff',
+        });
         const write = (entry: LogEntry): void => {
           const json = JSON.stringify(wire(entry));
           raw.write(sse ? `data: ${json}\n\n` : `${json}\n`);

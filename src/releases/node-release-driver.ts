@@ -11,10 +11,27 @@ import type { ReleaseDeps } from './release-deps.js';
 import type { NodeOutcome, NodeRollbackIntent } from './placement-hooks.js';
 import type { ReleaseCanaryRun } from './canary-hooks.js';
 import { observe } from './release-observer.js';
-import { nodeFailureStep, planNodeCanaryDeploy, planNodeCanaryFailure, planNodeDeploy, planNodeDeployFailure, planNodeRollback, planNodeSettle } from './release-plan.js';
+import {
+  nodeFailureStep,
+  planNodeCanaryDeploy,
+  planNodeCanaryFailure,
+  planNodeDeploy,
+  planNodeDeployFailure,
+  planNodeRollback,
+  planNodeSettle,
+} from './release-plan.js';
 import type { ReleaseUpstream } from './release-routing.js';
 import { restorePhrase, transition } from './release-state.js';
-import { activeReleaseRow, findRelease, getRelease, listActiveReleases, listCandidates, loadReleaseSet, releaseConfig, type ReleaseRow } from './release-store.js';
+import {
+  activeReleaseRow,
+  findRelease,
+  getRelease,
+  listActiveReleases,
+  listCandidates,
+  loadReleaseSet,
+  releaseConfig,
+  type ReleaseRow,
+} from './release-store.js';
 import { failureOf } from './release-transaction.js';
 import { newReleaseRun, nodeFailure, runReleaseEffects } from './run-release-effects.js';
 import { decideRollback, type RollbackInput, type RollbackResult } from './rollback-decision.js';
@@ -38,7 +55,9 @@ export async function requestNodeDeploy(deps: ReleaseDeps, subject: TransactionS
     run.failure = failureOf(run.step, error);
     const reason = `${run.failure.code}: ${run.failure.message}`;
     // A canary the node got is aborted by an ordinary generation of the baseline's release.
-    const plan = run.canary ? planNodeCanaryFailure(reason, run.canaryGeneration !== undefined ? (run.prior?.id ?? null) : null) : planNodeDeployFailure(reason);
+    const plan = run.canary
+      ? planNodeCanaryFailure(reason, run.canaryGeneration !== undefined ? (run.prior?.id ?? null) : null)
+      : planNodeDeployFailure(reason);
     await runReleaseEffects(deps, run, plan).catch((e: unknown) => deps.ctx.logger.error({ err: e, releaseId: candidate.id }, 'could not fail a node release'));
     if (deps.observer?.onOutcome) observe(deps.ctx.logger, () => deps.observer!.onOutcome!({ id: candidate.id, projectId: candidate.project_id }));
     return null;
@@ -53,7 +72,14 @@ function beginNodeCanary(deps: ReleaseDeps, subject: TransactionSubject, candida
     const holder = await deps.locks.holder(projectId);
     return holder !== null && holder.pid === process.pid && holder.operation === 'deploy';
   };
-  return deps.canary.begin({ projectId, releaseId: candidate.id, baselineReleaseId: prior.id, requested: subject.canaryRequested === true, config: releaseConfig(candidate), authority });
+  return deps.canary.begin({
+    projectId,
+    releaseId: candidate.id,
+    baselineReleaseId: prior.id,
+    requested: subject.canaryRequested === true,
+    config: releaseConfig(candidate),
+    authority,
+  });
 }
 
 /**
@@ -68,7 +94,11 @@ export async function requestNodeRollback(deps: ReleaseDeps, input: RollbackInpu
   const run = newReleaseRun(deps, input, target, active);
   reportRollback(deps, 'start', { projectId, releaseId: target.id, rollback, actor: input.actor });
   try {
-    await runReleaseEffects(deps, run, planNodeRollback(decision.effects, { line: `rollback to ${target.id}${input.restoreData ? ' with data restore' : ''} on the runner node`, rollback }));
+    await runReleaseEffects(
+      deps,
+      run,
+      planNodeRollback(decision.effects, { line: `rollback to ${target.id}${input.restoreData ? ' with data restore' : ''} on the runner node`, rollback }),
+    );
   } catch (error) {
     reportRollback(deps, 'fail', { projectId, releaseId: target.id, rollback, actor: input.actor }, error);
     throw error;
@@ -80,7 +110,11 @@ export async function requestNodeRollback(deps: ReleaseDeps, input: RollbackInpu
  * A rollback's answer: waits (up to the node wait) for the node; observed → the target is active; a
  * refusal or failure → that stable code as the error; no answer in time → the target as it stands.
  */
-export async function awaitNodeRollback(deps: ReleaseDeps, input: RollbackInput, requested: { generation: number; active: ReleaseRow | undefined }): Promise<RollbackResult> {
+export async function awaitNodeRollback(
+  deps: ReleaseDeps,
+  input: RollbackInput,
+  requested: { generation: number; active: ReleaseRow | undefined },
+): Promise<RollbackResult> {
   const placement = deps.placement!;
   const outcome = await placement.awaitGeneration(input.project.id, requested.generation, placement.waitMs);
   if (outcome) await onNodeSettled(deps, { projectId: input.project.id, generation: requested.generation });
@@ -101,7 +135,10 @@ export function settleNodeGeneration(deps: ReleaseDeps, projectId: string, gener
     const project = findProject(deps.ctx, projectId);
     if (!g?.outcome || !project) return g?.outcome ?? null;
     const row = findRelease(deps.ctx, projectId, g.releaseId);
-    const subject: TransactionSubject = { project: { id: project.id, slug: project.slug, organizationId: project.organization_id }, actor: nodeActor(project.id) };
+    const subject: TransactionSubject = {
+      project: { id: project.id, slug: project.slug, organizationId: project.organization_id },
+      actor: nodeActor(project.id),
+    };
     const active = activeReleaseRow(deps.ctx, projectId);
     const outcome = g.outcome;
     // A canary's generation only stages its candidate: its deploy commits with the promotion's (or fails).
@@ -122,13 +159,25 @@ export function settleNodeGeneration(deps: ReleaseDeps, projectId: string, gener
     if (outcome.ok) {
       // Only the rollback that was asked for commits: a release deployed or rolled back since wins.
       if (row.status !== 'inactive' || (active?.id ?? null) !== intent.fromReleaseId) return outcome;
-      const decided = transition(set, { type: 'rollback', releaseId: row.id, restoreData: intent.restoreData, confirmation: restorePhrase(project.slug), canRollback: true, dataOnNode: true });
+      const decided = transition(set, {
+        type: 'rollback',
+        releaseId: row.id,
+        restoreData: intent.restoreData,
+        confirmation: restorePhrase(project.slug),
+        canRollback: true,
+        dataOnNode: true,
+      });
       run.rollback = { state: decided.state, restoreData: intent.restoreData, restoreFrom: undefined, data: { safetyPath: '', marker: '', saved: false } };
     } else {
       run.rollback = { state: set, restoreData: intent.restoreData, restoreFrom: undefined, data: { safetyPath: '', marker: '', saved: false } };
     }
     await runReleaseEffects(deps, run, planNodeSettle('rollback', outcome));
-    reportRollback(deps, outcome.ok ? 'complete' : 'fail', { projectId, releaseId: row.id, rollback: intent, actor: subject.actor }, outcome.ok ? undefined : nodeFailure(outcome.code));
+    reportRollback(
+      deps,
+      outcome.ok ? 'complete' : 'fail',
+      { projectId, releaseId: row.id, rollback: intent, actor: subject.actor },
+      outcome.ok ? undefined : nodeFailure(outcome.code),
+    );
     return outcome;
   });
 }
@@ -156,14 +205,18 @@ export async function settlePlacedReleases(deps: ReleaseDeps): Promise<void> {
   }
   for (const active of listActiveReleases(deps.ctx).filter((r) => placement.isPlaced(r.project_id))) {
     const newest = placement.newestGeneration(active.project_id);
-    if (newest?.rollback && newest.outcome?.ok && newest.releaseId !== active.id) await onNodeSettled(deps, { projectId: active.project_id, generation: newest.generation });
+    if (newest?.rollback && newest.outcome?.ok && newest.releaseId !== active.id)
+      await onNodeSettled(deps, { projectId: active.project_id, generation: newest.generation });
   }
 }
 
 async function failInterrupted(deps: ReleaseDeps, candidate: ReleaseRow, canary: boolean): Promise<void> {
   const project = findProject(deps.ctx, candidate.project_id);
   if (!project) return;
-  const subject: TransactionSubject = { project: { id: project.id, slug: project.slug, organizationId: project.organization_id }, actor: nodeActor(project.id) };
+  const subject: TransactionSubject = {
+    project: { id: project.id, slug: project.slug, organizationId: project.organization_id },
+    actor: nodeActor(project.id),
+  };
   const run = newReleaseRun(deps, subject, candidate, activeReleaseRow(deps.ctx, project.id));
   const step = candidate.step ?? 'recovery';
   if (canary) {
@@ -172,14 +225,33 @@ async function failInterrupted(deps: ReleaseDeps, candidate: ReleaseRow, canary:
     await runReleaseEffects(deps, run, planNodeCanaryFailure(run.failure.message, run.prior?.id ?? null));
     return;
   }
-  run.failure = { step, code: 'SVC_RELEASE_INTERRUPTED', message: `The control plane stopped during step "${step}" before the runner node was asked to run it.` };
+  run.failure = {
+    step,
+    code: 'SVC_RELEASE_INTERRUPTED',
+    message: `The control plane stopped during step "${step}" before the runner node was asked to run it.`,
+  };
   await runReleaseEffects(deps, run, planNodeDeployFailure(run.failure.message));
 }
 
-function reportRollback(deps: ReleaseDeps, phase: 'start' | 'complete' | 'fail', e: { projectId: string; releaseId: string; rollback: NodeRollbackIntent; actor: TransactionSubject['actor'] }, error?: unknown): void {
+function reportRollback(
+  deps: ReleaseDeps,
+  phase: 'start' | 'complete' | 'fail',
+  e: { projectId: string; releaseId: string; rollback: NodeRollbackIntent; actor: TransactionSubject['actor'] },
+  error?: unknown,
+): void {
   if (!deps.observer?.onRollback) return;
   const failure = error === undefined ? {} : { error: { code: (error as SvcError).code ?? 'SVC_INTERNAL', message: (error as Error).message } };
-  observe(deps.ctx.logger, () => deps.observer!.onRollback!({ phase, projectId: e.projectId, releaseId: e.releaseId, fromReleaseId: e.rollback.fromReleaseId, restoreData: e.rollback.restoreData, actor: e.actor, ...failure }));
+  observe(deps.ctx.logger, () =>
+    deps.observer!.onRollback!({
+      phase,
+      projectId: e.projectId,
+      releaseId: e.releaseId,
+      fromReleaseId: e.rollback.fromReleaseId,
+      restoreData: e.rollback.restoreData,
+      actor: e.actor,
+      ...failure,
+    }),
+  );
 }
 
 /**
@@ -189,7 +261,13 @@ function reportRollback(deps: ReleaseDeps, phase: 'start' | 'complete' | 'fail',
  * connections first and leaves the route unchanged when it does not. Either way the previous target
  * drains (bounded) before this resolves: the node stops a replaced app only after that answer.
  */
-export async function routeNodeRelease(deps: ReleaseDeps, input: { projectId: string; releaseId: string | null; upstream: ReleaseUpstream | null; hold?: boolean }): Promise<void> {
-  const previous = input.hold && input.upstream === null ? await deps.routing.hold(input.projectId, deps.settings.holdMs) : await deps.routing.switchUpstream(input.projectId, input.upstream, input.releaseId);
+export async function routeNodeRelease(
+  deps: ReleaseDeps,
+  input: { projectId: string; releaseId: string | null; upstream: ReleaseUpstream | null; hold?: boolean },
+): Promise<void> {
+  const previous =
+    input.hold && input.upstream === null
+      ? await deps.routing.hold(input.projectId, deps.settings.holdMs)
+      : await deps.routing.switchUpstream(input.projectId, input.upstream, input.releaseId);
   await deps.routing.drain(previous, deps.settings.drainTimeoutMs);
 }

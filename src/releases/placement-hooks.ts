@@ -36,9 +36,18 @@ export interface ReleasePlacementHooks {
   /** Durably keep the verified artifact bytes for the node, before any generation refers to them. */
   keepArtifact(projectId: string, digest: string, bytes: Buffer): Promise<void>;
   /** A new running generation of this release, in its own transaction (throws to refuse); returns its number. */
-  deploy(subject: { project: { id: string; organizationId: string }; actor: { type: 'user' | 'token' | 'github' | 'system'; id: string; name?: string | null } }, releaseId: string, rollback?: NodeRollbackIntent, canary?: true): number;
+  deploy(
+    subject: { project: { id: string; organizationId: string }; actor: { type: 'user' | 'token' | 'github' | 'system'; id: string; name?: string | null } },
+    releaseId: string,
+    rollback?: NodeRollbackIntent,
+    canary?: true,
+  ): number;
   /** Where the candidate of a canary generation listens once its node shows it, its node's failure code, or null after `waitMs`. */
-  awaitCanary(projectId: string, generation: number, waitMs: number): Promise<{ ok: true; upstream: { host: string; port: number } } | { ok: false; code: string } | null>;
+  awaitCanary(
+    projectId: string,
+    generation: number,
+    waitMs: number,
+  ): Promise<{ ok: true; upstream: { host: string; port: number } } | { ok: false; code: string } | null>;
   /** Call `listener` once the node's reports stop showing the candidate of `generation`; returns the remover. */
   onCanaryGone(projectId: string, generation: number, listener: () => void): () => void;
   /** The release the node's reports route the project to now (the baseline of a canary), or null. */

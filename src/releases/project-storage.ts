@@ -12,7 +12,12 @@ export async function projectStorage(deps: Pick<ReleaseDeps, 'ctx' | 'driver'>, 
   const releases = listReleases(ctx, projectId);
   const retained = releases.filter((r) => r.artifact_retained === 1);
   const reference = activeReleaseRow(ctx, projectId) ?? releases[0];
-  const databaseBytes = reference ? await deps.driver.runJob({ type: 'database-footprint', databasePath: databasePathOf(projectLayout(ctx.config.dataDir, projectId), releaseConfig(reference).database.path) }) : 0;
+  const databaseBytes = reference
+    ? await deps.driver.runJob({
+        type: 'database-footprint',
+        databasePath: databasePathOf(projectLayout(ctx.config.dataDir, projectId), releaseConfig(reference).database.path),
+      })
+    : 0;
   return storageUsage({
     bundleBytes: retained.reduce((sum, r) => sum + r.bundle_bytes, 0),
     databaseBytes,

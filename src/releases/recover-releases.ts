@@ -39,7 +39,8 @@ export async function recoverReleases(deps: ReleaseDeps): Promise<void> {
       if (isSvcError(error, 'SVC_PROJECT_LOCKED')) deps.ctx.logger.warn({ projectId, err: error }, 'project is locked by a live process; recovery skipped');
       // A full disk must not keep the control plane from starting and serving reads: what recovery
       // would change waits for the next start (nothing it does is needed to serve the active release).
-      else if (isSvcError(error, 'SVC_DISK_FULL')) deps.ctx.logger.error({ projectId, err: error }, 'disk full: recovery of this project skipped until the next start');
+      else if (isSvcError(error, 'SVC_DISK_FULL'))
+        deps.ctx.logger.error({ projectId, err: error }, 'disk full: recovery of this project skipped until the next start');
       else throw error;
     }
   }
@@ -56,7 +57,9 @@ async function undoInterruptedRollback(deps: ReleaseDeps, projectId: string): Pr
   if (saved.success) {
     // The rollback never committed: the active release is still the one that wrote this data.
     await deps.driver.stop(projectId);
-    await deps.driver.runJob({ type: 'restore-snapshot', snapshotPath: saved.data.safetyPath, databasePath: saved.data.databasePath }).catch((error: unknown) => deps.ctx.logger.error({ err: error }, 'could not undo an interrupted rollback'));
+    await deps.driver
+      .runJob({ type: 'restore-snapshot', snapshotPath: saved.data.safetyPath, databasePath: saved.data.databasePath })
+      .catch((error: unknown) => deps.ctx.logger.error({ err: error }, 'could not undo an interrupted rollback'));
     await rm(saved.data.safetyPath, { force: true });
   }
   await rm(marker, { force: true });
@@ -77,7 +80,10 @@ async function recoverCandidate(deps: ReleaseDeps, candidate: ReleaseRow): Promi
     await deps.driver.runJob({ type: 'restore-snapshot', snapshotPath: snapshot.path, databasePath: dbPath });
   }
   const step = candidate.step ?? 'recovery';
-  const error = new SvcError('SVC_RELEASE_INTERRUPTED', `The control plane stopped during step "${step}"; the previous release and its database were restored.`);
+  const error = new SvcError(
+    'SVC_RELEASE_INTERRUPTED',
+    `The control plane stopped during step "${step}"; the previous release and its database were restored.`,
+  );
   const subject: TransactionSubject = { project: { id: project.id, slug: project.slug, organizationId: project.organization_id }, actor: system };
   markFailed(deps, subject, candidate.id, { step, code: error.code, message: error.message }, snapshot);
   await removeCandidateFiles(deps, candidate.project_id, candidate.id, snapshot);

@@ -9,7 +9,16 @@ import type { ReleaseFailure, ReleaseStep } from './contract.js';
 import { projectLayout, releaseDirOf, snapshotPathOf } from './project-layout.js';
 import type { ReleaseDeps } from './release-deps.js';
 import { transition, type ReleaseEvent, type ReleaseSetState } from './release-state.js';
-import { activeReleaseRow, insertSnapshot, loadReleaseSet, markArtifactRemoved, markSnapshotRemoved, persistReleaseSet, type ReleaseRow, type SnapshotRow } from './release-store.js';
+import {
+  activeReleaseRow,
+  insertSnapshot,
+  loadReleaseSet,
+  markArtifactRemoved,
+  markSnapshotRemoved,
+  persistReleaseSet,
+  type ReleaseRow,
+  type SnapshotRow,
+} from './release-store.js';
 
 /** The project a transaction runs for and who started it (for audit attribution). */
 export interface TransactionSubject {
@@ -24,12 +33,25 @@ export interface TransactionSubject {
  * snapshot is recorded here and only here: before, the live database was the truth and nothing may
  * restore this copy over it. Returns the snapshot row the activation recorded (or was given).
  */
-export function commitActivation(deps: ReleaseDeps, subject: TransactionSubject, candidate: ReleaseRow, input: { prior: ReleaseRow | undefined; snapshot: SnapshotRow | null; liveSnapshot: SnapshotFile | null }): SnapshotRow | null {
+export function commitActivation(
+  deps: ReleaseDeps,
+  subject: TransactionSubject,
+  candidate: ReleaseRow,
+  input: { prior: ReleaseRow | undefined; snapshot: SnapshotRow | null; liveSnapshot: SnapshotFile | null },
+): SnapshotRow | null {
   const { ctx } = deps;
   const live = input.liveSnapshot;
   return ctx.db
     .transaction(() => {
-      const row = live ? insertSnapshot(ctx, { projectId: candidate.project_id, releaseId: candidate.id, path: live.path, sizeBytes: live.sizeBytes, hadDatabase: live.hadDatabase }) : input.snapshot;
+      const row = live
+        ? insertSnapshot(ctx, {
+            projectId: candidate.project_id,
+            releaseId: candidate.id,
+            path: live.path,
+            sizeBytes: live.sizeBytes,
+            hadDatabase: live.hadDatabase,
+          })
+        : input.snapshot;
       const snapshot = row ? { path: row.path, sizeBytes: row.size_bytes } : null;
       const result = transition(loadReleaseSet(ctx, subject.project.id, subject.project.slug), { type: 'activate', releaseId: candidate.id, snapshot });
       persistReleaseSet(ctx, subject.project.id, result.state, { activated: candidate.id });
@@ -60,7 +82,13 @@ const stateMachineStep: Record<ReleaseStep, Extract<ReleaseEvent, { type: 'fail'
 
 /** The state machine's `fail` event of a failure. */
 export function failEvent(releaseId: string, failure: ReleaseFailure, snapshot: SnapshotRow | null): Extract<ReleaseEvent, { type: 'fail' }> {
-  return { type: 'fail', releaseId, step: stateMachineStep[failure.step], snapshot: snapshot ? { path: snapshot.path, sizeBytes: snapshot.size_bytes } : null, reason: failure.message };
+  return {
+    type: 'fail',
+    releaseId,
+    step: stateMachineStep[failure.step],
+    snapshot: snapshot ? { path: snapshot.path, sizeBytes: snapshot.size_bytes } : null,
+    reason: failure.message,
+  };
 }
 
 /** Commit the failed state with its audit event (also used by boot recovery and runner nodes). */
@@ -98,7 +126,11 @@ export async function removeCandidateFiles(deps: ReleaseDeps, projectId: string,
 }
 
 /** A rollback's commit: the state machine's decided state, the consumed restore snapshot, the audit event. */
-export function commitRollback(deps: ReleaseDeps, subject: TransactionSubject, input: { target: ReleaseRow; fromReleaseId: string | null; state: ReleaseSetState; restoreData: boolean; restoredFrom: SnapshotRow | undefined }): void {
+export function commitRollback(
+  deps: ReleaseDeps,
+  subject: TransactionSubject,
+  input: { target: ReleaseRow; fromReleaseId: string | null; state: ReleaseSetState; restoreData: boolean; restoredFrom: SnapshotRow | undefined },
+): void {
   const { ctx } = deps;
   const projectId = subject.project.id;
   ctx.db
@@ -116,6 +148,11 @@ export function commitRollback(deps: ReleaseDeps, subject: TransactionSubject, i
     .immediate();
 }
 
-export function auditRollback(deps: ReleaseDeps, subject: TransactionSubject, kind: 'rollback.fail' | 'rollback.complete' | 'rollback.restore_data', metadata: Record<string, unknown>): void {
+export function auditRollback(
+  deps: ReleaseDeps,
+  subject: TransactionSubject,
+  kind: 'rollback.fail' | 'rollback.complete' | 'rollback.restore_data',
+  metadata: Record<string, unknown>,
+): void {
   appendAudit(deps.ctx, { kind, organizationId: subject.project.organizationId, projectId: subject.project.id, actor: subject.actor, metadata });
 }

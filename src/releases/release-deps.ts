@@ -48,7 +48,14 @@ export interface ReleaseRecoveryHooks {
   /** SVC_RECOVERY_DIR/KEY for an app start, or {} when the project has recovery off. */
   appEnv(projectId: string, databasePath: string, releaseId: string): Promise<Record<string, string>>;
   /** After the snapshot, before migrations: rotate the epoch of the stopped database (an epoch cannot journal a schema change). */
-  beforeMigrate(subject: { project: { id: string; slug: string; organizationId: string }; actor: { type: 'user' | 'token' | 'github' | 'system'; id: string; name?: string | null } }, databasePath: string, releaseId: string): Promise<void>;
+  beforeMigrate(
+    subject: {
+      project: { id: string; slug: string; organizationId: string };
+      actor: { type: 'user' | 'token' | 'github' | 'system'; id: string; name?: string | null };
+    },
+    databasePath: string,
+    releaseId: string,
+  ): Promise<void>;
   /** After the candidate's health check: verify a drill of the epoch it began. */
   afterHealthy(projectId: string, databasePath: string): Promise<void>;
   /** Whether the project journals its database (a journaled database never gets a second writer). */
@@ -101,14 +108,22 @@ export async function checkStartedHealth(deps: ReleaseDeps, row: ReleaseRow, app
 function healthFailure(config: DeployConfig, result: Exclude<HealthResult, { ok: true }>, app: RunningApp): SvcError {
   if (result.reason === 'exited') {
     const exit = app.exited;
-    return new SvcError('SVC_APP_START_FAILED', `The app exited during start-up (${exit?.signal ? `signal ${exit.signal}` : `status ${exit?.code ?? 'unknown'}`}); see svc logs.`, {
-      details: { code: exit?.code ?? null, signal: exit?.signal ?? null },
-    });
+    return new SvcError(
+      'SVC_APP_START_FAILED',
+      `The app exited during start-up (${exit?.signal ? `signal ${exit.signal}` : `status ${exit?.code ?? 'unknown'}`}); see svc logs.`,
+      {
+        details: { code: exit?.code ?? null, signal: exit?.signal ?? null },
+      },
+    );
   }
   const last = result.lastStatus !== null ? `last answer ${result.lastStatus}` : `last error: ${result.lastError ?? 'none'}`;
-  return new SvcError('SVC_HEALTH_CHECK_FAILED', `${config.health.path} did not answer 2xx within ${config.health.timeoutMs} ms (${result.attempts} attempts, ${last}).`, {
-    details: { path: config.health.path, timeoutMs: config.health.timeoutMs, lastStatus: result.lastStatus },
-  });
+  return new SvcError(
+    'SVC_HEALTH_CHECK_FAILED',
+    `${config.health.path} did not answer 2xx within ${config.health.timeoutMs} ms (${result.attempts} attempts, ${last}).`,
+    {
+      details: { path: config.health.path, timeoutMs: config.health.timeoutMs, lastStatus: result.lastStatus },
+    },
+  );
 }
 
 /** Step 5: take the project out of the ingress, let in-flight requests finish, stop its supervised app. */
@@ -174,7 +189,9 @@ export async function givePriorBack(deps: ReleaseDeps, projectId: string, prior:
   if (!prior.routed) return;
   const serving = deps.driver.current(projectId);
   if (!serving) return;
-  await routeWhenHealthy(deps, serving).catch((error: unknown) => deps.ctx.logger.error({ err: error, projectId }, 'could not route back to the prior release'));
+  await routeWhenHealthy(deps, serving).catch((error: unknown) =>
+    deps.ctx.logger.error({ err: error, projectId }, 'could not route back to the prior release'),
+  );
 }
 
 /**

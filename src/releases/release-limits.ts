@@ -42,7 +42,11 @@ const settingsSchema = z.object({
 
 /** Read and validate the releases settings from the platform's SVC_* environment. */
 export function readReleaseSettings(env: Readonly<Record<string, string | undefined>>): ReleaseSettings {
-  const picked = Object.fromEntries(Object.keys(settingsSchema.shape).filter((k) => env[k] !== undefined && env[k] !== '').map((k) => [k, env[k]]));
+  const picked = Object.fromEntries(
+    Object.keys(settingsSchema.shape)
+      .filter((k) => env[k] !== undefined && env[k] !== '')
+      .map((k) => [k, env[k]]),
+  );
   const parsed = settingsSchema.safeParse(picked);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -79,16 +83,29 @@ export function storageUsage(parts: { bundleBytes: number; databaseBytes: number
  * Whether one more release fits: one more retained artifact, and current usage plus the new bundle
  * plus the snapshot about to be taken (as large as the database file) within the quota. Pure.
  */
-export function checkReleaseCapacity(usage: StorageUsage, incoming: { bundleBytes: number; snapshotEstimateBytes: number }, settings: Pick<ReleaseSettings, 'maxRetainedArtifacts' | 'maxStorageBytes'>): void {
+export function checkReleaseCapacity(
+  usage: StorageUsage,
+  incoming: { bundleBytes: number; snapshotEstimateBytes: number },
+  settings: Pick<ReleaseSettings, 'maxRetainedArtifacts' | 'maxStorageBytes'>,
+): void {
   if (usage.retainedArtifacts + 1 > settings.maxRetainedArtifacts) {
-    throw new SvcError('SVC_RELEASE_RETAINED_LIMIT', `The project keeps ${usage.retainedArtifacts} release artifacts; the limit is ${settings.maxRetainedArtifacts}.`, {
-      details: { retainedArtifacts: usage.retainedArtifacts, maxRetainedArtifacts: settings.maxRetainedArtifacts },
-    });
+    throw new SvcError(
+      'SVC_RELEASE_RETAINED_LIMIT',
+      `The project keeps ${usage.retainedArtifacts} release artifacts; the limit is ${settings.maxRetainedArtifacts}.`,
+      {
+        details: { retainedArtifacts: usage.retainedArtifacts, maxRetainedArtifacts: settings.maxRetainedArtifacts },
+      },
+    );
   }
   const needed = usage.totalBytes + incoming.bundleBytes + incoming.snapshotEstimateBytes;
   if (needed > settings.maxStorageBytes) {
     throw new SvcError('SVC_STORAGE_QUOTA_EXCEEDED', `This deploy needs ${needed} bytes of project storage; the quota is ${settings.maxStorageBytes}.`, {
-      details: { usage, incomingBundleBytes: incoming.bundleBytes, snapshotEstimateBytes: incoming.snapshotEstimateBytes, maxStorageBytes: settings.maxStorageBytes },
+      details: {
+        usage,
+        incomingBundleBytes: incoming.bundleBytes,
+        snapshotEstimateBytes: incoming.snapshotEstimateBytes,
+        maxStorageBytes: settings.maxStorageBytes,
+      },
     });
   }
 }

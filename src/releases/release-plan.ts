@@ -62,7 +62,13 @@ export type PipelineEffect =
 
 /** Steps 4 and the read-only part of verify: the same for every deploy. */
 export function planDeployStart(releaseId: string): PipelineEffect[] {
-  return [{ type: 'enter', step: 'extract' }, { type: 'stage-release', releaseId }, { type: 'failpoint', name: 'after-extract' }, { type: 'enter', step: 'verify' }, { type: 'precheck-migrations', releaseId }];
+  return [
+    { type: 'enter', step: 'extract' },
+    { type: 'stage-release', releaseId },
+    { type: 'failpoint', name: 'after-extract' },
+    { type: 'enter', step: 'verify' },
+    { type: 'precheck-migrations', releaseId },
+  ];
 }
 
 /** What the rest of a deploy depends on, decided after verify. */
@@ -102,10 +108,19 @@ export function planDeploy(d: DeployDecision): PipelineEffect[] {
       { type: 'failpoint', name: 'after-migrate' },
     );
   }
-  plan.push({ type: 'enter', step: 'start' }, { type: 'start-release', releaseId }, { type: 'failpoint', name: 'after-start' }, { type: 'enter', step: 'health' }, { type: 'health-check', releaseId });
+  plan.push(
+    { type: 'enter', step: 'start' },
+    { type: 'start-release', releaseId },
+    { type: 'failpoint', name: 'after-start' },
+    { type: 'enter', step: 'health' },
+    { type: 'health-check', releaseId },
+  );
   if (d.canary) plan.push({ type: 'note', line: 'deploy: canary' }, { type: 'canary-run', releaseId });
   else plan.push({ type: 'recovery-after-healthy', releaseId });
-  plan.push({ type: 'failpoint', name: 'after-health' }, { type: 'enter', step: 'activate' }, ...activationEffects(d.activation, 'activate'), { type: 'failpoint', name: 'after-activate' });
+  plan.push({ type: 'failpoint', name: 'after-health' }, { type: 'enter', step: 'activate' }, ...activationEffects(d.activation, 'activate'), {
+    type: 'failpoint',
+    name: 'after-activate',
+  });
   // After a canary, serving also stops the drained baseline (supervision replaces the serving app).
   plan.push({ type: 'serve', releaseId });
   if (d.canary) plan.push({ type: 'settle-canary' });
@@ -148,7 +163,12 @@ export function planDeployFailure(failed: readonly ReleaseEffect[], facts: Failu
     if (e.type === 'restore-snapshot') plan.push({ type: 'restore-snapshot', snapshot: e.snapshot, purpose: 'undo-deploy' });
     if (e.type === 'start-release') givePriorBack = priorBack(facts, e.releaseId);
   }
-  plan.push({ type: 'failpoint', name: 'after-fail-restore' }, { type: 'commit-failure', outcome: 'deploy' }, { type: 'remove-artifact', releaseId }, ...givePriorBack);
+  plan.push(
+    { type: 'failpoint', name: 'after-fail-restore' },
+    { type: 'commit-failure', outcome: 'deploy' },
+    { type: 'remove-artifact', releaseId },
+    ...givePriorBack,
+  );
   if (canary) plan.push({ type: 'settle-canary' });
   return plan;
 }
@@ -179,7 +199,11 @@ export function planRollback(effects: readonly ReleaseEffect[], d: RollbackDecis
     if (e.type === 'stop-release' && stopFirst) plan.push({ type: 'quiesce', releaseId: e.releaseId }, { type: 'failpoint', name: 'rollback-after-stop' });
     if (e.type === 'restore-snapshot' && stopFirst) {
       restores = true;
-      plan.push({ type: 'save-data' }, { type: 'restore-snapshot', snapshot: e.snapshot, purpose: 'restore-data' }, { type: 'failpoint', name: 'rollback-after-restore' });
+      plan.push(
+        { type: 'save-data' },
+        { type: 'restore-snapshot', snapshot: e.snapshot, purpose: 'restore-data' },
+        { type: 'failpoint', name: 'rollback-after-restore' },
+      );
     }
     if (e.type === 'start-release') plan.push({ type: 'start-release', releaseId: (target = e.releaseId) });
     if (e.type === 'health-check') plan.push({ type: 'health-check', releaseId: e.releaseId });
@@ -209,7 +233,13 @@ export function planRollbackFailure(facts: FailureFacts & { savedData: boolean; 
 
 /** A placed project's deploy under the project lock: keep the bytes for the node, request the generation. */
 export function planNodeDeploy(releaseId: string): PipelineEffect[] {
-  return [{ type: 'enter', step: 'extract' }, { type: 'keep-artifact', releaseId }, { type: 'failpoint', name: 'after-extract' }, { type: 'enter', step: 'start' }, { type: 'converge-on-node', releaseId, rollback: null }];
+  return [
+    { type: 'enter', step: 'extract' },
+    { type: 'keep-artifact', releaseId },
+    { type: 'failpoint', name: 'after-extract' },
+    { type: 'enter', step: 'start' },
+    { type: 'converge-on-node', releaseId, rollback: null },
+  ];
 }
 
 /**
@@ -251,7 +281,10 @@ export function planNodeCanaryFailure(reason: string, baselineBack: string | nul
 
 /** A placed project's deploy that failed before its node got it (the bytes could not be kept, the generation was refused). */
 export function planNodeDeployFailure(reason: string): PipelineEffect[] {
-  return [{ type: 'note', line: `deploy failed: ${reason}` }, { type: 'commit-failure', outcome: 'deploy' }];
+  return [
+    { type: 'note', line: `deploy failed: ${reason}` },
+    { type: 'commit-failure', outcome: 'deploy' },
+  ];
 }
 
 /**
@@ -268,10 +301,24 @@ export function planNodeRollback(effects: readonly ReleaseEffect[], d: { line: s
 export function planNodeSettle(kind: 'deploy' | 'rollback', outcome: NodeOutcome, canary = false): PipelineEffect[] {
   // A promoted canary's run settles once its activation (or failure) is committed.
   const settle: PipelineEffect[] = canary ? [{ type: 'settle-canary' }] : [];
-  if (kind === 'deploy' && outcome.ok) return [{ type: 'enter', step: 'activate' }, { type: 'commit', outcome: 'activate' }, ...settle, { type: 'note', line: 'deploy: active (observed by the runner node)' }];
-  if (kind === 'deploy' && !outcome.ok) return [{ type: 'note', line: `deploy failed on the runner node: ${outcome.code}` }, { type: 'commit-failure', outcome: 'deploy' }, ...settle];
-  if (outcome.ok) return [{ type: 'commit', outcome: 'rollback' }, { type: 'note', line: 'rollback: active (observed by the runner node)' }];
-  return [{ type: 'commit-failure', outcome: 'rollback' }, { type: 'note', line: `rollback failed on the runner node: ${outcome.code}` }];
+  if (kind === 'deploy' && outcome.ok)
+    return [
+      { type: 'enter', step: 'activate' },
+      { type: 'commit', outcome: 'activate' },
+      ...settle,
+      { type: 'note', line: 'deploy: active (observed by the runner node)' },
+    ];
+  if (kind === 'deploy' && !outcome.ok)
+    return [{ type: 'note', line: `deploy failed on the runner node: ${outcome.code}` }, { type: 'commit-failure', outcome: 'deploy' }, ...settle];
+  if (outcome.ok)
+    return [
+      { type: 'commit', outcome: 'rollback' },
+      { type: 'note', line: 'rollback: active (observed by the runner node)' },
+    ];
+  return [
+    { type: 'commit-failure', outcome: 'rollback' },
+    { type: 'note', line: `rollback failed on the runner node: ${outcome.code}` },
+  ];
 }
 
 /** Pure: the release step a node's stable failure code names (what the release shows, as for local projects). */

@@ -41,7 +41,10 @@ const uploadHeaders = z.object({
   [IDEMPOTENCY_HEADER]: z.string().optional().describe('8–200 printable characters; the same key returns the same release'),
   [COMMIT_SHA_HEADER]: z.string().optional().describe('full commit SHA the artifact was built from (CI uploads)'),
   [REPOSITORY_ID_HEADER]: z.string().optional().describe('numeric GitHub repository id of that commit'),
-  [CANARY_HEADER]: z.enum(['1', 'true']).optional().describe('run a canary rollout (the canary policy of svc.deploy.json, or the default one) when a baseline release is running'),
+  [CANARY_HEADER]: z
+    .enum(['1', 'true'])
+    .optional()
+    .describe('run a canary rollout (the canary policy of svc.deploy.json, or the default one) when a baseline release is running'),
 });
 
 /** The optional commit/repository headers of a CI upload, validated. */
@@ -105,11 +108,15 @@ export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker, uploadP
         async (request, reply) => {
           const oidc = uploadPrincipal ? await uploadPrincipal(request, request.params.id) : null; // a GitHub Actions OIDC bearer
           const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'deploy', oidc ? { principal: oidc } : {});
-          const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+          const type = String(request.headers['content-type'] ?? '')
+            .split(';')[0]!
+            .trim()
+            .toLowerCase();
           if (type !== UPLOAD_MEDIA_TYPE) throw new SvcError('SVC_UNSUPPORTED_MEDIA_TYPE', `Send the artifact as ${UPLOAD_MEDIA_TYPE}.`);
           checkDeclaredLength(request.headers['content-length'], maxRequestBytes);
           const body = request.body as Readable | undefined;
-          if (!body || typeof (body as Partial<Readable>)[Symbol.asyncIterator] !== 'function') throw new SvcError('SVC_BAD_REQUEST', 'The upload body is missing.');
+          if (!body || typeof (body as Partial<Readable>)[Symbol.asyncIterator] !== 'function')
+            throw new SvcError('SVC_BAD_REQUEST', 'The upload body is missing.');
           const result = await uploadRelease(deps, tracker, {
             ...subjectOf(project, principal),
             digest: headerValue(request.headers[DIGEST_HEADER]),
@@ -126,33 +133,75 @@ export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker, uploadP
       );
     });
 
-    app.get(r.releases, { schema: { tags, security, summary: 'Release history (newest first) with storage usage', params: projectParams, response: { 200: releaseListResponseSchema } } }, async (request) => {
-      const { project } = requireProjectPermission(ctx, request, request.params.id, 'read');
-      return {
-        releases: listReleases(ctx, project.id).map((row) => toRelease(ctx, row)),
-        activeReleaseId: activeReleaseRow(ctx, project.id)?.id ?? null,
-        storage: await storageOf(project.id),
-      };
-    });
+    app.get(
+      r.releases,
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Release history (newest first) with storage usage',
+          params: projectParams,
+          response: { 200: releaseListResponseSchema },
+        },
+      },
+      async (request) => {
+        const { project } = requireProjectPermission(ctx, request, request.params.id, 'read');
+        return {
+          releases: listReleases(ctx, project.id).map((row) => toRelease(ctx, row)),
+          activeReleaseId: activeReleaseRow(ctx, project.id)?.id ?? null,
+          storage: await storageOf(project.id),
+        };
+      },
+    );
 
-    app.get(r.release, { schema: { tags, security, summary: 'One release', params: releaseParamsSchema, response: { 200: releaseResponseSchema } } }, async (request) => {
-      const { project } = requireProjectPermission(ctx, request, request.params.id, 'read');
-      return { release: toRelease(ctx, getRelease(ctx, project.id, request.params.releaseId)) };
-    });
+    app.get(
+      r.release,
+      { schema: { tags, security, summary: 'One release', params: releaseParamsSchema, response: { 200: releaseResponseSchema } } },
+      async (request) => {
+        const { project } = requireProjectPermission(ctx, request, request.params.id, 'read');
+        return { release: toRelease(ctx, getRelease(ctx, project.id, request.params.releaseId)) };
+      },
+    );
 
     app.post(
       r.rollback,
-      { schema: { tags, security, summary: 'Roll back to an inactive release (code only, or with restoreData and the confirmation phrase)', params: projectParams, body: rollbackBodySchema, response: { 200: rollbackResponseSchema } } },
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Roll back to an inactive release (code only, or with restoreData and the confirmation phrase)',
+          params: projectParams,
+          body: rollbackBodySchema,
+          response: { 200: rollbackResponseSchema },
+        },
+      },
       async (request) => {
         const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'rollback');
-        const result = await rollbackRelease(deps, { ...subjectOf(project, principal), releaseId: request.body.releaseId, restoreData: request.body.restoreData, confirm: request.body.confirm });
+        const result = await rollbackRelease(deps, {
+          ...subjectOf(project, principal),
+          releaseId: request.body.releaseId,
+          restoreData: request.body.restoreData,
+          confirm: request.body.confirm,
+        });
         return { release: toRelease(ctx, result.release), previousReleaseId: result.previousReleaseId, restoredData: result.restoredData };
       },
     );
 
-    app.get(r.storage, { schema: { tags, security, summary: 'Storage usage counted against the project quota, and the limits', params: projectParams, response: { 200: storageResponseSchema } } }, async (request) => {
-      const { project } = requireProjectPermission(ctx, request, request.params.id, 'read');
-      return storageOf(project.id);
-    });
+    app.get(
+      r.storage,
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Storage usage counted against the project quota, and the limits',
+          params: projectParams,
+          response: { 200: storageResponseSchema },
+        },
+      },
+      async (request) => {
+        const { project } = requireProjectPermission(ctx, request, request.params.id, 'read');
+        return storageOf(project.id);
+      },
+    );
   };
 }

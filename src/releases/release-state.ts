@@ -108,7 +108,12 @@ function activate(state: ReleaseSetState, event: Extract<ReleaseEvent, { type: '
     state: next,
     effects: [
       { type: 'route-traffic', releaseId: target.id },
-      { type: 'audit', kind: 'release.activated', releaseId: target.id, metadata: { previousReleaseId: prior?.id ?? null, snapshotBytes: event.snapshot?.sizeBytes ?? null } },
+      {
+        type: 'audit',
+        kind: 'release.activated',
+        releaseId: target.id,
+        metadata: { previousReleaseId: prior?.id ?? null, snapshotBytes: event.snapshot?.sizeBytes ?? null },
+      },
     ],
   };
 }

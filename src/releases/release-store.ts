@@ -190,8 +190,23 @@ export function insertCandidate(ctx: Ctx, input: NewCandidate): ReleaseRow {
          created_by_type, created_by_id, created_by_name, created_at)
        VALUES (?, ?, ?, 'candidate', 'extract', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(id, input.projectId, seq, input.digest, input.gzipBytes, input.bundleBytes, input.fileCount, JSON.stringify(input.config), input.createdBy.type, input.createdBy.id, input.createdBy.name, now);
-  ctx.db.prepare('INSERT INTO release_idempotency_keys (project_id, key, digest, release_id, created_at) VALUES (?, ?, ?, ?, ?)').run(input.projectId, input.idempotencyKey, input.digest, id, now);
+    .run(
+      id,
+      input.projectId,
+      seq,
+      input.digest,
+      input.gzipBytes,
+      input.bundleBytes,
+      input.fileCount,
+      JSON.stringify(input.config),
+      input.createdBy.type,
+      input.createdBy.id,
+      input.createdBy.name,
+      now,
+    );
+  ctx.db
+    .prepare('INSERT INTO release_idempotency_keys (project_id, key, digest, release_id, created_at) VALUES (?, ?, ?, ?, ?)')
+    .run(input.projectId, input.idempotencyKey, input.digest, id, now);
   return findRelease(ctx, input.projectId, id)!;
 }
 
@@ -257,17 +272,31 @@ export function persistReleaseSet(ctx: Ctx, projectId: string, state: ReleaseSet
   // Only rows the transition changed are written; demotions first, so the one-active unique index
   // never sees two active rows.
   const stored = new Map(
-    (ctx.db.prepare('SELECT id, status, predecessor_id, restore_snapshot_id, artifact_retained FROM releases WHERE project_id = ?').all(projectId) as StoredSetRow[]).map((row) => [row.id, row]),
+    (
+      ctx.db
+        .prepare('SELECT id, status, predecessor_id, restore_snapshot_id, artifact_retained FROM releases WHERE project_id = ?')
+        .all(projectId) as StoredSetRow[]
+    ).map((row) => [row.id, row]),
   );
   const ordered = [...state.releases].sort((a, b) => Number(a.status === 'active') - Number(b.status === 'active'));
-  const update = ctx.db.prepare('UPDATE releases SET status = ?, predecessor_id = ?, restore_snapshot_id = ?, artifact_retained = ? WHERE id = ? AND project_id = ?');
+  const update = ctx.db.prepare(
+    'UPDATE releases SET status = ?, predecessor_id = ?, restore_snapshot_id = ?, artifact_retained = ? WHERE id = ? AND project_id = ?',
+  );
   for (const r of ordered) {
-    const next: StoredSetRow = { id: r.id, status: r.status, predecessor_id: r.predecessorId, restore_snapshot_id: r.restoreSnapshot ? (byPath.get(r.restoreSnapshot.path) ?? null) : null, artifact_retained: r.artifact === 'retained' ? 1 : 0 };
+    const next: StoredSetRow = {
+      id: r.id,
+      status: r.status,
+      predecessor_id: r.predecessorId,
+      restore_snapshot_id: r.restoreSnapshot ? (byPath.get(r.restoreSnapshot.path) ?? null) : null,
+      artifact_retained: r.artifact === 'retained' ? 1 : 0,
+    };
     if (sameSetRow(stored.get(r.id), next)) continue;
     update.run(next.status, next.predecessor_id, next.restore_snapshot_id, next.artifact_retained, r.id, projectId);
   }
   if (options.activated) {
-    ctx.db.prepare('UPDATE releases SET step = NULL, activated_at = ?, finished_at = COALESCE(finished_at, ?), failure_step = NULL WHERE id = ?').run(now, now, options.activated);
+    ctx.db
+      .prepare('UPDATE releases SET step = NULL, activated_at = ?, finished_at = COALESCE(finished_at, ?), failure_step = NULL WHERE id = ?')
+      .run(now, now, options.activated);
   }
   if (options.failed) {
     const { releaseId, failure } = options.failed;
@@ -286,7 +315,13 @@ interface StoredSetRow {
 }
 
 function sameSetRow(a: StoredSetRow | undefined, b: StoredSetRow): boolean {
-  return a !== undefined && a.status === b.status && a.predecessor_id === b.predecessor_id && a.restore_snapshot_id === b.restore_snapshot_id && a.artifact_retained === b.artifact_retained;
+  return (
+    a !== undefined &&
+    a.status === b.status &&
+    a.predecessor_id === b.predecessor_id &&
+    a.restore_snapshot_id === b.restore_snapshot_id &&
+    a.artifact_retained === b.artifact_retained
+  );
 }
 
 /** Wire shape of a release. */

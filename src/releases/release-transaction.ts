@@ -18,7 +18,13 @@ import { newReleaseRun, runReleaseEffects, type ReleaseRun } from './run-release
 export type { TransactionSubject } from './release-commits.js';
 
 /** Run steps 4–10 for a candidate; resolves with the final row (active or failed), never rejects for a deploy failure. */
-export async function runReleaseTransaction(deps: ReleaseDeps, subject: TransactionSubject, candidate: ReleaseRow, staged: StagedArtifact, kept?: Buffer): Promise<ReleaseRow> {
+export async function runReleaseTransaction(
+  deps: ReleaseDeps,
+  subject: TransactionSubject,
+  candidate: ReleaseRow,
+  staged: StagedArtifact,
+  kept?: Buffer,
+): Promise<ReleaseRow> {
   const { project } = subject;
   const run = newReleaseRun(deps, subject, candidate, activeReleaseRow(deps.ctx, project.id));
   run.staged = staged;
@@ -26,11 +32,19 @@ export async function runReleaseTransaction(deps: ReleaseDeps, subject: Transact
   try {
     await runReleaseEffects(deps, run, planDeployStart(candidate.id));
     run.canary = beginCanary(deps, subject, candidate, run.prior);
-    if (run.canary && run.pending > 0) throw new SvcError('SVC_CANARY_PENDING_MIGRATIONS', `${run.pending} pending migration(s): a canary needs a code-only deploy while a baseline release is running.`);
+    if (run.canary && run.pending > 0)
+      throw new SvcError(
+        'SVC_CANARY_PENDING_MIGRATIONS',
+        `${run.pending} pending migration(s): a canary needs a code-only deploy while a baseline release is running.`,
+      );
     const cutover = chooseCutover({ pendingMigrations: run.pending, ...servingFacts(deps, project.id, run.prior?.id) });
     // A dry run of the state machine: it refuses an invalid activation before anything stops.
     const activation = transition(loadReleaseSet(deps.ctx, project.id, project.slug), { type: 'activate', releaseId: candidate.id, snapshot: null }).effects;
-    await runReleaseEffects(deps, run, planDeploy({ releaseId: candidate.id, priorId: run.prior?.id ?? null, cutover, canary: run.canary !== null, activation }));
+    await runReleaseEffects(
+      deps,
+      run,
+      planDeploy({ releaseId: candidate.id, priorId: run.prior?.id ?? null, cutover, canary: run.canary !== null, activation }),
+    );
   } catch (error) {
     await discardStagedArtifact(staged); // only still there when extraction did not happen
     await failCandidate(deps, run, error);
@@ -47,7 +61,14 @@ function beginCanary(deps: ReleaseDeps, subject: TransactionSubject, candidate: 
     const holder = await deps.locks.holder(projectId);
     return holder !== null && holder.pid === process.pid && holder.operation === 'deploy';
   };
-  return deps.canary.begin({ projectId, releaseId: candidate.id, baselineReleaseId: prior.id, requested: subject.canaryRequested === true, config: releaseConfig(candidate), authority });
+  return deps.canary.begin({
+    projectId,
+    releaseId: candidate.id,
+    baselineReleaseId: prior.id,
+    requested: subject.canaryRequested === true,
+    config: releaseConfig(candidate),
+    authority,
+  });
 }
 
 /** The stored reason of a failure: step, stable code, message. */

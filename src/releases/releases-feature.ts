@@ -100,7 +100,13 @@ function createProjectLocks(ctx: FeatureContext): ProjectLocks {
         organizationId: project.organization_id,
         projectId: project.id,
         actor: { type: 'system', id: 'svc-platform', name: info.recoveredBy },
-        metadata: { reason: info.reason, operation: info.holder?.operation ?? null, pid: info.holder?.pid ?? null, acquiredAt: info.holder?.acquiredAt ?? null, recoveredBy: info.recoveredBy },
+        metadata: {
+          reason: info.reason,
+          operation: info.holder?.operation ?? null,
+          pid: info.holder?.pid ?? null,
+          acquiredAt: info.holder?.acquiredAt ?? null,
+          recoveredBy: info.recoveredBy,
+        },
       });
     },
   });
@@ -154,7 +160,8 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions): R
     isolation,
     apps: projectAppControl(deps),
     nodeSettled: (input) => onNodeSettled(deps, input),
-    nodeRoute: (input) => routeNodeRelease(deps, { projectId: input.projectId, releaseId: input.releaseId, upstream: input.upstream, ...(input.hold ? { hold: true } : {}) }),
+    nodeRoute: (input) =>
+      routeNodeRelease(deps, { projectId: input.projectId, releaseId: input.releaseId, upstream: input.upstream, ...(input.hold ? { hold: true } : {}) }),
     async close() {
       if (closed) return;
       closed = true;
@@ -168,11 +175,13 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions): R
 
 function onSupervisorEvent(deps: ReleaseDeps, event: SupervisorEvent): void {
   deps.ctx.logger.info({ ...event }, `supervisor: ${event.type}`);
-  if (event.type === 'crashed') note(deps, event.projectId, event.releaseId, `exited (${event.exit.signal ?? `status ${event.exit.code}`}); restart in ${event.restartInMs} ms`);
+  if (event.type === 'crashed')
+    note(deps, event.projectId, event.releaseId, `exited (${event.exit.signal ?? `status ${event.exit.code}`}); restart in ${event.restartInMs} ms`);
   if (event.type === 'restart-failed') note(deps, event.projectId, event.releaseId, `restart failed: ${event.error}`);
   if (event.type === 'adopted' || event.type === 'started') {
     // Supervisor restarts and re-adoptions move traffic once the app answers its health route.
     const app = deps.driver.current(event.projectId);
-    if (app) void routeWhenHealthy(deps, app).catch((error: unknown) => deps.ctx.logger.warn({ err: error, projectId: event.projectId }, 'restarted app not routed'));
+    if (app)
+      void routeWhenHealthy(deps, app).catch((error: unknown) => deps.ctx.logger.warn({ err: error, projectId: event.projectId }, 'restarted app not routed'));
   }
 }

@@ -50,6 +50,9 @@ export function decideRollback(deps: ReleaseDeps, input: RollbackInput, options:
 /** A rollback keeps the database where the active release has it. */
 export function checkSameDatabasePath(active: ReleaseRow | undefined, target: ReleaseRow): void {
   if (active && releaseConfig(active).database.path !== releaseConfig(target).database.path) {
-    throw new SvcError('SVC_DATABASE_PATH_CHANGED', `${target.id} uses database.path "${releaseConfig(target).database.path}", the active release "${releaseConfig(active).database.path}".`);
+    throw new SvcError(
+      'SVC_DATABASE_PATH_CHANGED',
+      `${target.id} uses database.path "${releaseConfig(target).database.path}", the active release "${releaseConfig(active).database.path}".`,
+    );
   }
 }

@@ -53,7 +53,17 @@ export async function rollbackRelease(deps: ReleaseDeps, input: RollbackInput): 
       const report = (phase: ObservedRollback['phase'], error?: unknown): void => {
         if (!deps.observer?.onRollback) return;
         const failure = error === undefined ? {} : { error: { code: (error as SvcError).code ?? 'SVC_INTERNAL', message: (error as Error).message } };
-        observe(ctx.logger, () => deps.observer!.onRollback!({ phase, projectId, releaseId: target.id, fromReleaseId: active?.id ?? null, restoreData: input.restoreData, actor: input.actor, ...failure }));
+        observe(ctx.logger, () =>
+          deps.observer!.onRollback!({
+            phase,
+            projectId,
+            releaseId: target.id,
+            fromReleaseId: active?.id ?? null,
+            restoreData: input.restoreData,
+            actor: input.actor,
+            ...failure,
+          }),
+        );
       };
       report('start');
       const cutover = chooseCutover({
@@ -80,7 +90,11 @@ export async function rollbackRelease(deps: ReleaseDeps, input: RollbackInput): 
 async function undoRollback(deps: ReleaseDeps, run: ReleaseRun, error: unknown): Promise<void> {
   run.failure = { step: run.step, code: (error as SvcError).code ?? 'SVC_INTERNAL', message: (error as Error).message };
   const facts = { started: run.app !== null, priorStopped: run.priorStopped, routed: run.routed, priorId: run.prior?.id ?? null };
-  await runReleaseEffects(deps, run, planRollbackFailure({ ...facts, savedData: run.rollback?.data.saved === true, releaseId: run.release.id, reason: run.failure.message }));
+  await runReleaseEffects(
+    deps,
+    run,
+    planRollbackFailure({ ...facts, savedData: run.rollback?.data.saved === true, releaseId: run.release.id, reason: run.failure.message }),
+  );
 }
 
 /**
@@ -90,7 +104,11 @@ async function undoRollback(deps: ReleaseDeps, run: ReleaseRun, error: unknown):
 async function unappliedMigrationsOf(deps: ReleaseDeps, target: ReleaseRow, databasePath: string): Promise<number> {
   const layout = projectLayout(deps.ctx.config.dataDir, target.project_id);
   try {
-    return await deps.driver.runJob({ type: 'unapplied-migrations', migrationsDir: join(releaseDirOf(layout, target.id), releaseConfig(target).database.migrations), databasePath });
+    return await deps.driver.runJob({
+      type: 'unapplied-migrations',
+      migrationsDir: join(releaseDirOf(layout, target.id), releaseConfig(target).database.migrations),
+      databasePath,
+    });
   } catch {
     return Number.POSITIVE_INFINITY;
   }

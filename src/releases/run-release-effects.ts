@@ -65,7 +65,20 @@ export interface ReleaseRun {
 /** A fresh run of `release` for `subject`. */
 export function newReleaseRun(deps: ReleaseDeps, subject: TransactionSubject, release: ReleaseRow, prior: ReleaseRow | undefined): ReleaseRun {
   const databasePath = databasePathOf(projectLayout(deps.ctx.config.dataDir, subject.project.id), releaseConfig(release).database.path);
-  return { subject, release, prior, databasePath, step: 'extract', app: null, priorStopped: false, routed: false, snapshot: null, liveSnapshot: null, canary: null, pending: 0 };
+  return {
+    subject,
+    release,
+    prior,
+    databasePath,
+    step: 'extract',
+    app: null,
+    priorStopped: false,
+    routed: false,
+    snapshot: null,
+    liveSnapshot: null,
+    canary: null,
+    pending: 0,
+  };
 }
 
 /** Run every effect in order; throws what a forward effect threw (the run records how far it got). */
@@ -148,7 +161,14 @@ async function runEffect(deps: ReleaseDeps, run: ReleaseRun, effect: PipelineEff
       return;
     case 'commit':
       if (effect.outcome === 'activate') run.snapshot = commitActivation(deps, run.subject, release, run);
-      else commitRollback(deps, run.subject, { target: release, fromReleaseId: run.prior?.id ?? null, state: rollbackOf(run).state, restoreData: rollbackOf(run).restoreData, restoredFrom: rollbackOf(run).restoreFrom });
+      else
+        commitRollback(deps, run.subject, {
+          target: release,
+          fromReleaseId: run.prior?.id ?? null,
+          state: rollbackOf(run).state,
+          restoreData: rollbackOf(run).restoreData,
+          restoredFrom: rollbackOf(run).restoreFrom,
+        });
       return;
     case 'serve':
       return deps.driver.serve(startedApp(run));
@@ -160,7 +180,8 @@ async function runEffect(deps: ReleaseDeps, run: ReleaseRun, effect: PipelineEff
       await run.app?.stop().catch((e: unknown) => ctx.logger.error({ err: e, projectId }, 'could not stop the failed release'));
       return;
     case 'restore-snapshot':
-      if (effect.purpose === 'restore-data') return deps.driver.runJob({ type: 'restore-snapshot', snapshotPath: effect.snapshot.path, databasePath: run.databasePath });
+      if (effect.purpose === 'restore-data')
+        return deps.driver.runJob({ type: 'restore-snapshot', snapshotPath: effect.snapshot.path, databasePath: run.databasePath });
       try {
         await deps.driver.runJob({ type: 'restore-snapshot', snapshotPath: effect.snapshot.path, databasePath: run.databasePath });
       } catch (restoreError) {
@@ -172,7 +193,10 @@ async function runEffect(deps: ReleaseDeps, run: ReleaseRun, effect: PipelineEff
       // Keep the current data until the rollback is committed, so a failure (or crash) loses nothing.
       const data = rollbackOf(run).data;
       await deps.driver.runJob({ type: 'snapshot', databasePath: run.databasePath, snapshotPath: data.safetyPath });
-      await atomicWriteFile(data.marker, JSON.stringify({ safetyPath: data.safetyPath, databasePath: run.databasePath, releaseId: release.id }), { mode: 0o600, mkdirs: true });
+      await atomicWriteFile(data.marker, JSON.stringify({ safetyPath: data.safetyPath, databasePath: run.databasePath, releaseId: release.id }), {
+        mode: 0o600,
+        mkdirs: true,
+      });
       data.saved = true;
       return;
     }
@@ -187,7 +211,14 @@ async function runEffect(deps: ReleaseDeps, run: ReleaseRun, effect: PipelineEff
     }
     case 'commit-failure':
       if (effect.outcome === 'deploy') return markFailed(deps, run.subject, release.id, failureOf(run), run.snapshot);
-      ctx.db.transaction(() => auditRollback(deps, run.subject, 'rollback.fail', { releaseId: release.id, restoreData: rollbackOf(run).restoreData, code: failureOf(run).code, reason: failureOf(run).message.slice(0, 500) }))();
+      ctx.db.transaction(() =>
+        auditRollback(deps, run.subject, 'rollback.fail', {
+          releaseId: release.id,
+          restoreData: rollbackOf(run).restoreData,
+          code: failureOf(run).code,
+          reason: failureOf(run).message.slice(0, 500),
+        }),
+      )();
       return;
     case 'remove-artifact':
       return removeCandidateFiles(deps, projectId, effect.releaseId, run.snapshot);
@@ -229,7 +260,9 @@ async function awaitNodeCandidate(deps: ReleaseDeps, projectId: string, generati
 /** The node's stable code as an error: its own registry entry, or SVC_PROVIDER_FAILED naming an unknown one. */
 export function nodeFailure(code: string): SvcError {
   const known = Object.hasOwn(errorCodes, code);
-  return new SvcError(known ? (code as ErrorCode) : 'SVC_PROVIDER_FAILED', `The runner node did not run the release: ${code}.`, { details: { nodeCode: code } });
+  return new SvcError(known ? (code as ErrorCode) : 'SVC_PROVIDER_FAILED', `The runner node did not run the release: ${code}.`, {
+    details: { nodeCode: code },
+  });
 }
 
 /** A failed restore-data rollback: the saved data goes back (left for boot recovery when that fails). */

@@ -86,7 +86,8 @@ export class UploadTracker {
 export function checkUploadHeaders(digest: string | undefined, key: string | undefined): { digest: string; key: string } {
   if (!digest) throw new SvcError('SVC_ARTIFACT_DIGEST_REQUIRED', 'Send the artifact digest in X-Svc-Artifact-Digest.');
   if (!/^[0-9a-f]{64}$/.test(digest)) throw new SvcError('SVC_ARTIFACT_DIGEST_REQUIRED', 'X-Svc-Artifact-Digest must be a lowercase hex SHA-256.');
-  if (!key || !IDEMPOTENCY_KEY_PATTERN.test(key)) throw new SvcError('SVC_IDEMPOTENCY_KEY_REQUIRED', 'Send an Idempotency-Key header of 8–200 printable characters.');
+  if (!key || !IDEMPOTENCY_KEY_PATTERN.test(key))
+    throw new SvcError('SVC_IDEMPOTENCY_KEY_REQUIRED', 'Send an Idempotency-Key header of 8–200 printable characters.');
   return { digest, key };
 }
 
@@ -148,11 +149,18 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
     decoded = await stageArtifactOffThread(keep ? keepChunks(input.body, kept) : input.body, staging, { expectedDigest: digest, limits });
     const active = activeReleaseRow(deps.ctx, projectId);
     if (active && releaseConfig(active).database.path !== decoded.config.database.path) {
-      throw new SvcError('SVC_DATABASE_PATH_CHANGED', `database.path is "${decoded.config.database.path}", the active release uses "${releaseConfig(active).database.path}".`);
+      throw new SvcError(
+        'SVC_DATABASE_PATH_CHANGED',
+        `database.path is "${decoded.config.database.path}", the active release uses "${releaseConfig(active).database.path}".`,
+      );
     }
     const usage = await projectStorage(deps, projectId);
     const dbPath = databasePathOf(projectLayout(deps.ctx.config.dataDir, projectId), decoded.config.database.path);
-    checkReleaseCapacity(usage, { bundleBytes: decoded.totalBytes, snapshotEstimateBytes: await deps.driver.runJob({ type: 'database-footprint', databasePath: dbPath }) }, deps.settings);
+    checkReleaseCapacity(
+      usage,
+      { bundleBytes: decoded.totalBytes, snapshotEstimateBytes: await deps.driver.runJob({ type: 'database-footprint', databasePath: dbPath }) },
+      deps.settings,
+    );
     const decodedConfig = decoded.config;
     const decodedDigest = decoded.digest;
     candidate = deps.ctx.db
@@ -209,21 +217,37 @@ export async function uploadRelease(deps: ReleaseDeps, tracker: UploadTracker, i
     await requested.catch(() => undefined);
     return { release: getReleaseById(deps.ctx, candidate.id)!, created: true, done };
   }
-  const running = runReleaseTransaction(deps, input, candidate, decoded, deps.driver.keepsArtifacts ? Buffer.concat(kept) : undefined).finally(() => lock.release().catch((e: unknown) => deps.ctx.logger.error({ err: e }, 'could not release the project lock')));
+  const running = runReleaseTransaction(deps, input, candidate, decoded, deps.driver.keepsArtifacts ? Buffer.concat(kept) : undefined).finally(() =>
+    lock.release().catch((e: unknown) => deps.ctx.logger.error({ err: e }, 'could not release the project lock')),
+  );
   running.then(finish, abort);
   tracker.trackRelease(candidate.id, done);
   return { release: candidate, created: true, done };
 }
 
 /** A placed project's candidate once its node's outcome is committed, or as it stands after the wait bound. */
-async function awaitNodeDeploy(deps: ReleaseDeps, tracker: UploadTracker, placement: ReleasePlacementHooks, candidate: ReleaseRow, generation: number | null): Promise<ReleaseRow> {
+async function awaitNodeDeploy(
+  deps: ReleaseDeps,
+  tracker: UploadTracker,
+  placement: ReleasePlacementHooks,
+  candidate: ReleaseRow,
+  generation: number | null,
+): Promise<ReleaseRow> {
   const outcome = generation === null ? null : await tracker.untilShutdown(placement.awaitGeneration(candidate.project_id, generation, placement.waitMs));
   if (outcome && generation !== null) await onNodeSettled(deps, { projectId: candidate.project_id, generation });
   return getReleaseById(deps.ctx, candidate.id)!;
 }
 
 /** An earlier upload with this key (finished or in flight), after checking the body is the same artifact. */
-async function findReplay(deps: ReleaseDeps, tracker: UploadTracker, projectId: string, key: string, digest: string, body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<UploadResult | null> {
+async function findReplay(
+  deps: ReleaseDeps,
+  tracker: UploadTracker,
+  projectId: string,
+  key: string,
+  digest: string,
+  body: AsyncIterable<Uint8Array>,
+  maxBytes: number,
+): Promise<UploadResult | null> {
   const stored = findIdempotencyKey(deps.ctx, projectId, key);
   if (stored) {
     if (stored.digest !== digest) throw reused();

@@ -18,7 +18,21 @@ export const MAX_SECRETS_PER_PROJECT = 200;
 
 /** Exact names the platform sets or controls in an app's environment, plus loader and shell names. */
 export const RESERVED_SECRET_NAMES: readonly string[] = [
-  'PATH', 'HOME', 'HOST', 'PORT', 'NODE_ENV', 'TRUST_PROXY', 'NODE_OPTIONS', 'NODE_PATH', 'USER', 'SHELL', 'PWD', 'TMPDIR', 'LANG', 'LC_ALL', 'TZ',
+  'PATH',
+  'HOME',
+  'HOST',
+  'PORT',
+  'NODE_ENV',
+  'TRUST_PROXY',
+  'NODE_OPTIONS',
+  'NODE_PATH',
+  'USER',
+  'SHELL',
+  'PWD',
+  'TMPDIR',
+  'LANG',
+  'LC_ALL',
+  'TZ',
 ];
 /** Prefixes reserved for the platform (`SVC_*`), Node (`NODE_*`), the dynamic loader (`LD_*`) and npm (`NPM_*`). */
 export const RESERVED_SECRET_PREFIXES: readonly string[] = ['SVC_', 'NODE_', 'LD_', 'NPM_'];
@@ -54,7 +68,12 @@ export type SecretInfo = z.infer<typeof secretInfoSchema>;
 export const secretListResponseSchema = z.object({ secrets: z.array(secretInfoSchema).describe('sorted by name; values are never returned') });
 export type SecretListResponse = z.infer<typeof secretListResponseSchema>;
 export const secretParamsSchema = z.object({ id: z.string().min(1).max(100).describe('project id or slug'), name: z.string().min(1).max(200) });
-export const setSecretBodySchema = z.object({ value: z.string().max(MAX_SECRET_VALUE_BYTES * 4).describe('the value (UTF-8, no NUL, at most 64 KiB); write-only') });
+export const setSecretBodySchema = z.object({
+  value: z
+    .string()
+    .max(MAX_SECRET_VALUE_BYTES * 4)
+    .describe('the value (UTF-8, no NUL, at most 64 KiB); write-only'),
+});
 export const setSecretResponseSchema = z.object({
   secret: secretInfoSchema,
   created: z.boolean().describe('false when an existing value was replaced'),

@@ -101,7 +101,10 @@ export function readKeyFile(path: string): Buffer {
 
 function verify(keyring: Keyring, stored: string | null, where: string): Keyring {
   if (stored !== null && stored !== keyring.checkValue) {
-    throw new SvcError('SVC_MASTER_KEY_MISMATCH', `The master key from ${where} is not the key the stored secrets and backups were encrypted with (key check value differs).`);
+    throw new SvcError(
+      'SVC_MASTER_KEY_MISMATCH',
+      `The master key from ${where} is not the key the stored secrets and backups were encrypted with (key check value differs).`,
+    );
   }
   return keyring;
 }

@@ -24,10 +24,19 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const db = openControlDb(resolve(data, 'control.db'));
   try {
     const newKey = env.SVC_NEW_PLATFORM_MASTER_KEY;
-    const result = await rotateMasterKey({ db, dataDir: data, env, ...(newKey ? { newKey } : {}), rewrappers: [rewrapBackupKeys, rewrapRecoveryKeys], now: Date.now() });
+    const result = await rotateMasterKey({
+      db,
+      dataDir: data,
+      env,
+      ...(newKey ? { newKey } : {}),
+      rewrappers: [rewrapBackupKeys, rewrapRecoveryKeys],
+      now: Date.now(),
+    });
     process.stdout.write(
       `Rotated the master key: ${result.secrets} secrets re-encrypted, ${result.rewrapped} backup and recovery keys re-wrapped.\n` +
-        (result.source === 'env' ? 'Now set SVC_PLATFORM_MASTER_KEY to the value of SVC_NEW_PLATFORM_MASTER_KEY before starting svc-platform.\n' : `The new key is in ${resolve(data, 'master.key')}; back it up.\n`),
+        (result.source === 'env'
+          ? 'Now set SVC_PLATFORM_MASTER_KEY to the value of SVC_NEW_PLATFORM_MASTER_KEY before starting svc-platform.\n'
+          : `The new key is in ${resolve(data, 'master.key')}; back it up.\n`),
     );
     return 0;
   } catch (error) {

@@ -39,7 +39,10 @@ export async function rotateMasterKey(options: RotateOptions): Promise<RotateRes
   const ctx = { db: options.db };
   const current = loadMasterKey({ env: options.env, dataDir: options.dataDir, storedCheckValue: readCheckValue(ctx) });
   if (current.source === 'env' && options.newKey === undefined) {
-    throw new SvcError('SVC_MASTER_KEY_INVALID', 'The current key comes from SVC_PLATFORM_MASTER_KEY: give the new key (SVC_NEW_PLATFORM_MASTER_KEY) so you can set it afterwards.');
+    throw new SvcError(
+      'SVC_MASTER_KEY_INVALID',
+      'The current key comes from SVC_PLATFORM_MASTER_KEY: give the new key (SVC_NEW_PLATFORM_MASTER_KEY) so you can set it afterwards.',
+    );
   }
   const newText = options.newKey ?? generateMasterKeyText();
   const next = deriveKeyring(parseMasterKey(newText), current.source);

@@ -47,7 +47,9 @@ export function readCheckValue(ctx: Db): string | null {
 /** Record the key check value (first start) or replace it (rotation, inside its transaction). */
 export function writeCheckValue(ctx: Db, checkValue: string, now: number): void {
   ctx.db
-    .prepare('INSERT INTO master_key_check (id, check_value, created_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET check_value = excluded.check_value, rotated_at = ?')
+    .prepare(
+      'INSERT INTO master_key_check (id, check_value, created_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET check_value = excluded.check_value, rotated_at = ?',
+    )
     .run(checkValue, now, now);
 }
 
@@ -75,7 +77,10 @@ export function countSecrets(ctx: Db, projectId: string): number {
 export function upsertSecretRow(ctx: Db, projectId: string, name: string, ciphertext: Buffer, now: number): boolean {
   const existing = findSecretRow(ctx, projectId, name);
   if (existing) ctx.db.prepare('UPDATE secrets SET ciphertext = ?, updated_at = ? WHERE project_id = ? AND name = ?').run(ciphertext, now, projectId, name);
-  else ctx.db.prepare('INSERT INTO secrets (project_id, name, ciphertext, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(projectId, name, ciphertext, now, now);
+  else
+    ctx.db
+      .prepare('INSERT INTO secrets (project_id, name, ciphertext, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
+      .run(projectId, name, ciphertext, now, now);
   return existing === undefined;
 }
 

@@ -7,7 +7,16 @@ import { appendAudit, type AuditInput } from '../audit/append-audit.js';
 import { checkSecretName, checkSecretValue, MAX_SECRETS_PER_PROJECT, type SecretInfo } from './contract.js';
 import { loadMasterKey, type Keyring } from './master-key.js';
 import { openBox, sealBox, secretAad } from './secret-box.js';
-import { countSecrets, deleteSecretRow, findSecretRow, listSecretRows, readCheckValue, toSecretInfo, upsertSecretRow, writeCheckValue } from './secret-store.js';
+import {
+  countSecrets,
+  deleteSecretRow,
+  findSecretRow,
+  listSecretRows,
+  readCheckValue,
+  toSecretInfo,
+  upsertSecretRow,
+  writeCheckValue,
+} from './secret-store.js';
 
 /** Who changes a secret, for the audit event. */
 export interface SecretSubject {
@@ -60,7 +69,15 @@ export function createSecrets(ctx: FeatureContext): SecretsFeature {
     set(subject, name, value) {
       assertSecretName(name);
       const problem = checkSecretValue(value);
-      if (problem !== null) throw new SvcError('SVC_SECRET_VALUE_INVALID', problem === 'nul' ? 'The value contains a NUL character, which an environment variable cannot carry.' : problem === 'encoding' ? 'The value is not valid UTF-8.' : 'The value exceeds 64 KiB.');
+      if (problem !== null)
+        throw new SvcError(
+          'SVC_SECRET_VALUE_INVALID',
+          problem === 'nul'
+            ? 'The value contains a NUL character, which an environment variable cannot carry.'
+            : problem === 'encoding'
+              ? 'The value is not valid UTF-8.'
+              : 'The value exceeds 64 KiB.',
+        );
       const box = sealBox(keyring.secretsKey, Buffer.from(value, 'utf8'), secretAad(subject.project.id, name));
       const now = ctx.clock.now();
       const created = ctx.db
@@ -69,7 +86,13 @@ export function createSecrets(ctx: FeatureContext): SecretsFeature {
             throw new SvcError('SVC_SECRET_LIMIT', `A project holds at most ${MAX_SECRETS_PER_PROJECT} secrets.`);
           }
           const isNew = upsertSecretRow(ctx, subject.project.id, name, box, now);
-          appendAudit(ctx, { kind: 'secret.set', organizationId: subject.project.organizationId, projectId: subject.project.id, actor: subject.actor, metadata: { name, created: isNew } });
+          appendAudit(ctx, {
+            kind: 'secret.set',
+            organizationId: subject.project.organizationId,
+            projectId: subject.project.id,
+            actor: subject.actor,
+            metadata: { name, created: isNew },
+          });
           return isNew;
         })
         .immediate();
@@ -79,7 +102,13 @@ export function createSecrets(ctx: FeatureContext): SecretsFeature {
       ctx.db
         .transaction(() => {
           if (!deleteSecretRow(ctx, subject.project.id, name)) throw new SvcError('SVC_SECRET_NOT_FOUND', `No secret named ${name.slice(0, 130)}.`);
-          appendAudit(ctx, { kind: 'secret.delete', organizationId: subject.project.organizationId, projectId: subject.project.id, actor: subject.actor, metadata: { name } });
+          appendAudit(ctx, {
+            kind: 'secret.delete',
+            organizationId: subject.project.organizationId,
+            projectId: subject.project.id,
+            actor: subject.actor,
+            metadata: { name },
+          });
         })
         .immediate();
     },

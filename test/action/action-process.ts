@@ -35,7 +35,12 @@ export function parseOutputFile(text: string): Record<string, string> {
 }
 
 /** Run the Action once in `workspace` with these inputs and extra environment; files live in a fresh dir. */
-export async function runActionProcess(workspace: string, inputs: Record<string, string>, env: Record<string, string>, timeoutMs = 120_000): Promise<ActionRun> {
+export async function runActionProcess(
+  workspace: string,
+  inputs: Record<string, string>,
+  env: Record<string, string>,
+  timeoutMs = 120_000,
+): Promise<ActionRun> {
   const files = await mkdtemp(join(tmpdir(), 'svc-action-files-'));
   const outputFile = join(files, 'output');
   const summaryFile = join(files, 'summary');

@@ -29,7 +29,12 @@ beforeAll(async () => {
   plane = await startListeningPlane({ publicUrl: ORIGIN, oidcIssuer: issuer.issuer, oidcJwksUrl: issuer.jwksUrl });
   owner = await register(plane.plane.app, 'owner@example.com');
   project = await createProject(plane.plane.app, owner, { name: 'Shop', slug: 'shop' });
-  linkProject(join(plane.plane.context.config.dataDir, 'control.db'), { projectId: project.id, repositoryId: Number(REPO_ID), branch: 'main', userId: owner.userId });
+  linkProject(join(plane.plane.context.config.dataDir, 'control.db'), {
+    projectId: project.id,
+    repositoryId: Number(REPO_ID),
+    branch: 'main',
+    userId: owner.userId,
+  });
   workspace = await mkdtemp(join(tmpdir(), 'svc-action-ws-'));
   await prepareApp(workspace, 'healthy');
 }, 60_000);
@@ -42,10 +47,24 @@ afterAll(async () => {
 
 function oidcEnv(commit: string): Record<string, string> {
   issuer.claims.sha = commit;
-  return { GITHUB_SHA: commit, GITHUB_REPOSITORY_ID: REPO_ID, GITHUB_REPOSITORY: 'octo/shop', GITHUB_REF: 'refs/heads/main', ACTIONS_ID_TOKEN_REQUEST_URL: issuer.requestUrl, ACTIONS_ID_TOKEN_REQUEST_TOKEN: issuer.requestToken };
+  return {
+    GITHUB_SHA: commit,
+    GITHUB_REPOSITORY_ID: REPO_ID,
+    GITHUB_REPOSITORY: 'octo/shop',
+    GITHUB_REF: 'refs/heads/main',
+    ACTIONS_ID_TOKEN_REQUEST_URL: issuer.requestUrl,
+    ACTIONS_ID_TOKEN_REQUEST_TOKEN: issuer.requestToken,
+  };
 }
 
-const inputs = (extra: Record<string, string> = {}) => ({ server: plane.url, project: 'shop', 'working-directory': 'app', audience: ORIGIN, 'retry-base-ms': '100', ...extra });
+const inputs = (extra: Record<string, string> = {}) => ({
+  server: plane.url,
+  project: 'shop',
+  'working-directory': 'app',
+  audience: ORIGIN,
+  'retry-base-ms': '100',
+  ...extra,
+});
 
 async function releases(): Promise<ReleaseListResponse> {
   const res = await plane.plane.app.inject({ method: 'GET', url: `/api/projects/${project.id}/releases`, headers: owner.headers() });

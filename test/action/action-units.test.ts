@@ -72,7 +72,11 @@ describe('runner protocol', () => {
 describe('idempotency key', () => {
   it('is sha256(repositoryId:sha:digest), stable and different per input', () => {
     const key = idempotencyKeyFor('42', SHA, 'd'.repeat(64));
-    expect(key).toBe(createHash('sha256').update(`42:${SHA}:${'d'.repeat(64)}`).digest('hex'));
+    expect(key).toBe(
+      createHash('sha256')
+        .update(`42:${SHA}:${'d'.repeat(64)}`)
+        .digest('hex'),
+    );
     expect(key).toMatch(/^[0-9a-f]{64}$/);
     expect(idempotencyKeyFor('42', SHA, 'd'.repeat(64))).toBe(key);
     expect(idempotencyKeyFor('43', SHA, 'd'.repeat(64))).not.toBe(key);
@@ -115,7 +119,12 @@ describe('inputs', () => {
       maxAttempts: 5,
       idTokenRequest: null,
     });
-    expect(settingsFrom({ ...env, 'INPUT_WORKING-DIRECTORY': 'apps/web', ACTIONS_ID_TOKEN_REQUEST_URL: 'http://x/t?a=1', ACTIONS_ID_TOKEN_REQUEST_TOKEN: 't' }, '/cwd')).toMatchObject({
+    expect(
+      settingsFrom(
+        { ...env, 'INPUT_WORKING-DIRECTORY': 'apps/web', ACTIONS_ID_TOKEN_REQUEST_URL: 'http://x/t?a=1', ACTIONS_ID_TOKEN_REQUEST_TOKEN: 't' },
+        '/cwd',
+      ),
+    ).toMatchObject({
       appDir: '/ws/apps/web',
       idTokenRequest: { url: 'http://x/t?a=1', token: 't' },
     });
@@ -158,7 +167,9 @@ describe('build command', () => {
 
 describe('token request URL', () => {
   it('adds the audience to the runner URL, keeping its query', () => {
-    expect(idTokenUrl('https://pipelines.example/_apis/token?api-version=2.0', 'https://svc.example.com')).toBe('https://pipelines.example/_apis/token?api-version=2.0&audience=https%3A%2F%2Fsvc.example.com');
+    expect(idTokenUrl('https://pipelines.example/_apis/token?api-version=2.0', 'https://svc.example.com')).toBe(
+      'https://pipelines.example/_apis/token?api-version=2.0&audience=https%3A%2F%2Fsvc.example.com',
+    );
   });
 });
 

@@ -8,16 +8,19 @@ import { saveLink } from '../../src/github/link-store.js';
 export function linkProject(dbPath: string, input: { projectId: string; repositoryId: number; branch: string; userId: string; fullName?: string }): void {
   const db = openControlDb(dbPath);
   try {
-    saveLink({ db, clock: { now: () => Date.now() } }, {
-      project_id: input.projectId,
-      repository_id: input.repositoryId,
-      full_name: input.fullName ?? 'octo/shop',
-      branch: input.branch,
-      installation_id: 1,
-      rollback_permission: 'write',
-      environment: 'production',
-      created_by: input.userId,
-    });
+    saveLink(
+      { db, clock: { now: () => Date.now() } },
+      {
+        project_id: input.projectId,
+        repository_id: input.repositoryId,
+        full_name: input.fullName ?? 'octo/shop',
+        branch: input.branch,
+        installation_id: 1,
+        rollback_permission: 'write',
+        environment: 'production',
+        created_by: input.userId,
+      },
+    );
   } finally {
     db.close();
   }

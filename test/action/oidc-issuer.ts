@@ -32,7 +32,15 @@ export interface LocalIssuer {
   issued: string[];
   audiences: string[];
   /** Sign a token directly (for verifier tests); `lifetimeSeconds` default 300. */
-  sign(options: { audience: string; claims?: Record<string, unknown>; lifetimeSeconds?: number; issuedAt?: number; key?: 'trusted' | 'untrusted'; jti?: string | null; issuer?: string }): Promise<string>;
+  sign(options: {
+    audience: string;
+    claims?: Record<string, unknown>;
+    lifetimeSeconds?: number;
+    issuedAt?: number;
+    key?: 'trusted' | 'untrusted';
+    jti?: string | null;
+    issuer?: string;
+  }): Promise<string>;
   /** Number of JWKS fetches (to observe caching). */
   jwksFetches(): number;
   close(): Promise<void>;
@@ -52,7 +60,8 @@ export async function startLocalIssuer(initial: Partial<IssuedClaims> = {}): Pro
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    if (url.pathname === '/.well-known/openid-configuration') return send(200, { issuer: issuer.issuer, jwks_uri: issuer.jwksUrl, id_token_signing_alg_values_supported: ['RS256'] });
+    if (url.pathname === '/.well-known/openid-configuration')
+      return send(200, { issuer: issuer.issuer, jwks_uri: issuer.jwksUrl, id_token_signing_alg_values_supported: ['RS256'] });
     if (url.pathname === '/.well-known/jwks') {
       fetches++;
       return send(200, { keys: [jwk] });

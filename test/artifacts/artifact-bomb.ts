@@ -19,7 +19,8 @@ async function gzipStream(parts: Iterable<string | { repeat: Buffer; bytes: numb
   };
   for (const part of parts) {
     if (typeof part === 'string') await write(part);
-    else for (let left = part.bytes; left > 0; left -= part.repeat.length) await write(left >= part.repeat.length ? part.repeat : part.repeat.subarray(0, left));
+    else
+      for (let left = part.bytes; left > 0; left -= part.repeat.length) await write(left >= part.repeat.length ? part.repeat : part.repeat.subarray(0, left));
   }
   gzip.end();
   await ended;

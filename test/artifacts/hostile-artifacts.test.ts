@@ -15,9 +15,12 @@ describe('hostile artifacts', () => {
 
   it('covers every hostile kind the decoder must refuse', () => {
     const names = manifest().map((f) => f.name);
-    for (const kind of ['traversal', 'absolute-path', 'symlink-entry', 'bad-digest', 'wrong-mode', 'gzip-bomb', 'too-many-files']) expect(names).toContain(kind);
+    for (const kind of ['traversal', 'absolute-path', 'symlink-entry', 'bad-digest', 'wrong-mode', 'gzip-bomb', 'too-many-files'])
+      expect(names).toContain(kind);
     // The named kinds each have a distinct code.
-    const named = manifest().filter((f) => ['traversal', 'absolute-path', 'symlink-entry', 'bad-digest', 'wrong-mode', 'gzip-bomb', 'too-many-files'].includes(f.name));
+    const named = manifest().filter((f) =>
+      ['traversal', 'absolute-path', 'symlink-entry', 'bad-digest', 'wrong-mode', 'gzip-bomb', 'too-many-files'].includes(f.name),
+    );
     expect(new Set(named.map((f) => f.code)).size).toBe(named.length);
   });
 
@@ -30,15 +33,19 @@ describe('hostile artifacts', () => {
     }
   })();
 
-  it.each(fixtureNames)('%s is rejected with its own code before any file is written', async (name) => {
-    const fixture = manifest().find((f) => f.name === name)!;
-    const bytes = await readFile(join(HOSTILE_DIR, fixture.file));
-    const parent = await tempDir();
-    const target = join(parent, 'release');
-    await expect(decodeAndExtractArtifact(bytes, target)).rejects.toMatchObject({ code: fixture.code });
-    expect(existsSync(target)).toBe(false);
-    expect(await readdir(parent)).toEqual([]);
-  }, 60_000);
+  it.each(fixtureNames)(
+    '%s is rejected with its own code before any file is written',
+    async (name) => {
+      const fixture = manifest().find((f) => f.name === name)!;
+      const bytes = await readFile(join(HOSTILE_DIR, fixture.file));
+      const parent = await tempDir();
+      const target = join(parent, 'release');
+      await expect(decodeAndExtractArtifact(bytes, target)).rejects.toMatchObject({ code: fixture.code });
+      expect(existsSync(target)).toBe(false);
+      expect(await readdir(parent)).toEqual([]);
+    },
+    60_000,
+  );
 
   it('stops a gzip bomb early with bounded memory (4 GiB inflated size, default limits)', async () => {
     const bytes = await readFile(join(HOSTILE_DIR, 'gzip-bomb.svc.gz'));
@@ -67,7 +74,9 @@ describe('hostile artifacts', () => {
         yield member;
       }
     }
-    await expect(decodeArtifact(stream(), { limits: { maxDecompressedBytes: 64 * 1024 * 1024 } })).rejects.toMatchObject({ code: 'SVC_ARTIFACT_DECOMPRESSED_TOO_LARGE' });
+    await expect(decodeArtifact(stream(), { limits: { maxDecompressedBytes: 64 * 1024 * 1024 } })).rejects.toMatchObject({
+      code: 'SVC_ARTIFACT_DECOMPRESSED_TOO_LARGE',
+    });
     expect(sent).toBeLessThan(16);
   }, 60_000);
 });
@@ -75,12 +84,18 @@ describe('hostile artifacts', () => {
 describe('decode limits and digests', () => {
   let good: { bytes: Buffer; digest: string };
   beforeAll(async () => {
-    const app = await makeApp({ 'svc.deploy.json': JSON.stringify({ version: 1, entry: 'dist/server.js' }), 'dist/server.js': 'console.log(1)\n', 'dist/big.txt': 'z'.repeat(50_000) });
+    const app = await makeApp({
+      'svc.deploy.json': JSON.stringify({ version: 1, entry: 'dist/server.js' }),
+      'dist/server.js': 'console.log(1)\n',
+      'dist/big.txt': 'z'.repeat(50_000),
+    });
     good = await packArtifact(app);
   });
 
   it('request and gzip size limits, for buffers and streams', async () => {
-    await expect(decodeArtifact(good.bytes, { limits: { maxRequestBytes: good.bytes.length - 1 } })).rejects.toMatchObject({ code: 'SVC_ARTIFACT_REQUEST_TOO_LARGE' });
+    await expect(decodeArtifact(good.bytes, { limits: { maxRequestBytes: good.bytes.length - 1 } })).rejects.toMatchObject({
+      code: 'SVC_ARTIFACT_REQUEST_TOO_LARGE',
+    });
     await expect(decodeArtifact(good.bytes, { limits: { maxGzipBytes: good.bytes.length - 1 } })).rejects.toMatchObject({ code: 'SVC_ARTIFACT_TOO_LARGE' });
     async function* chunks(): AsyncGenerator<Uint8Array> {
       for (let i = 0; i < good.bytes.length; i += 100) yield good.bytes.subarray(i, i + 100);
@@ -90,7 +105,9 @@ describe('decode limits and digests', () => {
   });
 
   it('decompressed, file-size, count and aggregate limits', async () => {
-    await expect(decodeArtifact(good.bytes, { limits: { maxDecompressedBytes: 10_000 } })).rejects.toMatchObject({ code: 'SVC_ARTIFACT_DECOMPRESSED_TOO_LARGE' });
+    await expect(decodeArtifact(good.bytes, { limits: { maxDecompressedBytes: 10_000 } })).rejects.toMatchObject({
+      code: 'SVC_ARTIFACT_DECOMPRESSED_TOO_LARGE',
+    });
     await expect(decodeArtifact(good.bytes, { limits: { maxFileBytes: 49_999 } })).rejects.toMatchObject({ code: 'SVC_ARTIFACT_FILE_TOO_LARGE' });
     await expect(decodeArtifact(good.bytes, { limits: { maxFiles: 1 } })).rejects.toMatchObject({ code: 'SVC_ARTIFACT_TOO_MANY_FILES' });
     await expect(decodeArtifact(good.bytes, { limits: { maxAggregateBytes: 50_000 } })).rejects.toMatchObject({ code: 'SVC_ARTIFACT_AGGREGATE_TOO_LARGE' });

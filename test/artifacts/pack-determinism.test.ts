@@ -46,7 +46,7 @@ describe('deterministic packing', () => {
     await chmod(join(copy, 'dist/bin/start.sh'), 0o700);
     let i = 0;
     for (const file of await listFiles(copy)) {
-      const when = new Date(Date.UTC(2001, 0, 1) + (i++ * 7_919_000_000) % 600_000_000_000);
+      const when = new Date(Date.UTC(2001, 0, 1) + ((i++ * 7_919_000_000) % 600_000_000_000));
       await utimes(join(copy, file), when, when);
     }
     expect((await stat(join(copy, 'dist/server.js'))).mtimeMs).not.toBe((await stat(join(original, 'dist/server.js'))).mtimeMs);
@@ -66,7 +66,10 @@ describe('deterministic packing', () => {
     digests.add((await packArtifact(app)).digest);
     await chmod(join(app, 'dist/lib/util.js'), 0o755);
     digests.add((await packArtifact(app)).digest);
-    await writeFile(join(app, 'svc.deploy.json'), JSON.stringify({ version: 1, entry: 'dist/server.js', include: ['dist', 'public'], env: { GREETING: 'bye' } }));
+    await writeFile(
+      join(app, 'svc.deploy.json'),
+      JSON.stringify({ version: 1, entry: 'dist/server.js', include: ['dist', 'public'], env: { GREETING: 'bye' } }),
+    );
     digests.add((await packArtifact(app)).digest);
     expect(digests.size).toBe(4);
   });
@@ -76,7 +79,13 @@ describe('deterministic packing', () => {
     const packed = await packArtifact(app);
     // gzip header: magic, deflate, no flags, MTIME 0, OS 255 (unknown)
     expect([...packed.bytes.subarray(0, 10)]).toEqual([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
-    const doc = JSON.parse(gunzipSync(packed.bytes).toString('utf8')) as { protocol: string; builder: string; service: { version: string }; runtime: { name: string; version: string }; files: { path: string; mode: number }[] };
+    const doc = JSON.parse(gunzipSync(packed.bytes).toString('utf8')) as {
+      protocol: string;
+      builder: string;
+      service: { version: string };
+      runtime: { name: string; version: string };
+      files: { path: string; mode: number }[];
+    };
     expect(Object.keys(doc)).toEqual(['protocol', 'builder', 'service', 'runtime', 'config', 'files']);
     expect(doc.protocol).toBe('svc-deploy/1');
     expect(doc.builder).toBe('svc-builder/1');

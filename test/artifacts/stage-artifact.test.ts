@@ -28,7 +28,14 @@ describe('stageArtifact', () => {
     const dir = join(await tempDir(), 'staged');
     const staged = await stageArtifact(pieces(good.bytes), dir, { expectedDigest: good.digest });
     const decoded = await decodeArtifact(good.bytes);
-    expect(staged).toMatchObject({ dir, digest: decoded.digest, gzipBytes: decoded.gzipBytes, totalBytes: decoded.totalBytes, document: decoded.document, config: decoded.config });
+    expect(staged).toMatchObject({
+      dir,
+      digest: decoded.digest,
+      gzipBytes: decoded.gzipBytes,
+      totalBytes: decoded.totalBytes,
+      document: decoded.document,
+      config: decoded.config,
+    });
     expect(staged.files).toEqual(decoded.files.map(({ content: _content, ...entry }) => entry));
     for (const file of decoded.files) {
       expect(readFileSync(join(dir, file.path)).equals(file.content), file.path).toBe(true);
@@ -41,7 +48,9 @@ describe('stageArtifact', () => {
     const flipped = Buffer.from(good.bytes);
     flipped[flipped.length >> 1]! ^= 0xff;
     await expect(stageArtifact(flipped, join(parent, 'a'))).rejects.toHaveProperty('code');
-    await expect(stageArtifact(good.bytes, join(parent, 'b'), { expectedDigest: '0'.repeat(64) })).rejects.toMatchObject({ code: 'SVC_ARTIFACT_DIGEST_MISMATCH' });
+    await expect(stageArtifact(good.bytes, join(parent, 'b'), { expectedDigest: '0'.repeat(64) })).rejects.toMatchObject({
+      code: 'SVC_ARTIFACT_DIGEST_MISMATCH',
+    });
     expect(await readdir(parent)).toEqual([]);
     await mkdir(join(parent, 'taken'));
     await expect(stageArtifact(good.bytes, join(parent, 'taken'))).rejects.toMatchObject({ code: 'SVC_ARTIFACT_TARGET_EXISTS' });
@@ -66,7 +75,9 @@ describe('stageArtifact', () => {
   it('a size limit met after the gzip stream broke still wins (413, not a digest mismatch)', async () => {
     const junk = Buffer.alloc(3 * 1024 * 1024, 7); // not gzip, and over the request limit below
     const dir = join(await tempDir(), 'junk');
-    await expect(stageArtifact(pieces(junk, 64 * 1024), dir, { expectedDigest: 'f'.repeat(64), limits: { maxRequestBytes: 1024 * 1024, maxGzipBytes: 1024 * 1024 } })).rejects.toMatchObject({ code: 'SVC_ARTIFACT_REQUEST_TOO_LARGE' });
+    await expect(
+      stageArtifact(pieces(junk, 64 * 1024), dir, { expectedDigest: 'f'.repeat(64), limits: { maxRequestBytes: 1024 * 1024, maxGzipBytes: 1024 * 1024 } }),
+    ).rejects.toMatchObject({ code: 'SVC_ARTIFACT_REQUEST_TOO_LARGE' });
     expect(existsSync(dir)).toBe(false);
   });
 });
@@ -97,7 +108,13 @@ describe('placeStagedArtifact', () => {
       expect(statSync(join(mount, 'release', 'dist', 'bin', 'start.sh')).mode & 0o777).toBe(0o755);
       expect(existsSync(staged.dir)).toBe(false);
 
-      const big = await packArtifact(await makeApp({ 'svc.deploy.json': JSON.stringify({ version: 1, entry: 'dist/server.js' }), 'dist/server.js': 'x', 'dist/blob.bin': Buffer.alloc(256 * 1024, 1) }));
+      const big = await packArtifact(
+        await makeApp({
+          'svc.deploy.json': JSON.stringify({ version: 1, entry: 'dist/server.js' }),
+          'dist/server.js': 'x',
+          'dist/blob.bin': Buffer.alloc(256 * 1024, 1),
+        }),
+      );
       const tooBig = await stageArtifact(big.bytes, join(parent, '.staging-big'));
       await expect(placeStagedArtifact(tooBig, join(mount, 'release-2'))).rejects.toMatchObject({ code: 'SVC_DISK_FULL' });
       expect((await readdir(mount)).sort()).toEqual(['release']);

@@ -35,18 +35,26 @@ describe('stageArtifactOffThread', () => {
     }
   });
 
-  it.each(readHostileManifest().map((f) => f.name))('%s is refused with the same code as on the event loop, leaving nothing', async (name) => {
-    const fixture = readHostileManifest().find((f) => f.name === name)!;
-    const bytes = await readFile(join(HOSTILE_DIR, fixture.file));
-    const parent = await tempDir();
-    await expect(stageArtifactOffThread(pieces(bytes, 64 * 1024), join(parent, 'staged'))).rejects.toMatchObject({ code: fixture.code });
-    expect(readdirSync(parent)).toEqual([]);
-  }, 60_000);
+  it.each(readHostileManifest().map((f) => f.name))(
+    '%s is refused with the same code as on the event loop, leaving nothing',
+    async (name) => {
+      const fixture = readHostileManifest().find((f) => f.name === name)!;
+      const bytes = await readFile(join(HOSTILE_DIR, fixture.file));
+      const parent = await tempDir();
+      await expect(stageArtifactOffThread(pieces(bytes, 64 * 1024), join(parent, 'staged'))).rejects.toMatchObject({ code: fixture.code });
+      expect(readdirSync(parent)).toEqual([]);
+    },
+    60_000,
+  );
 
   it('a digest mismatch and a size limit keep their codes and details', async () => {
     const wrong = 'f'.repeat(64);
-    await expect(stageArtifactOffThread(pieces(good.bytes), join(await tempDir(), 's'), { expectedDigest: wrong })).rejects.toMatchObject({ code: 'SVC_ARTIFACT_DIGEST_MISMATCH' });
-    await expect(stageArtifactOffThread(pieces(good.bytes), join(await tempDir(), 's'), { limits: { maxGzipBytes: 100 } })).rejects.toMatchObject({ code: 'SVC_ARTIFACT_TOO_LARGE' });
+    await expect(stageArtifactOffThread(pieces(good.bytes), join(await tempDir(), 's'), { expectedDigest: wrong })).rejects.toMatchObject({
+      code: 'SVC_ARTIFACT_DIGEST_MISMATCH',
+    });
+    await expect(stageArtifactOffThread(pieces(good.bytes), join(await tempDir(), 's'), { limits: { maxGzipBytes: 100 } })).rejects.toMatchObject({
+      code: 'SVC_ARTIFACT_TOO_LARGE',
+    });
     const rejection = await stageArtifactOffThread(pieces(good.bytes), join(await tempDir(), 's'), { limits: { maxFiles: 2 } }).catch((e: unknown) => e);
     expect(rejection).toBeInstanceOf(SvcError);
     expect(rejection).toMatchObject({ code: 'SVC_ARTIFACT_TOO_MANY_FILES', status: 413 });

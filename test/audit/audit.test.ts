@@ -16,7 +16,11 @@ describe('audit feed', () => {
     }
     const page1 = (await h.app.inject({ method: 'GET', url: '/api/audit?limit=2', headers: { cookie: owner.cookie } })).json();
     expect(page1.events.map((e: { metadata: { slug?: string } }) => e.metadata.slug)).toEqual(['site-four', 'site-three']);
-    expect(page1.events[0]).toMatchObject({ kind: 'project.create', organizationId: org, actor: { type: 'user', id: owner.userId, name: 'owner@example.com' } });
+    expect(page1.events[0]).toMatchObject({
+      kind: 'project.create',
+      organizationId: org,
+      actor: { type: 'user', id: owner.userId, name: 'owner@example.com' },
+    });
     const page2 = (await h.app.inject({ method: 'GET', url: `/api/audit?limit=2&before=${page1.nextCursor}`, headers: { cookie: owner.cookie } })).json();
     expect(page2.events.map((e: { metadata: { slug?: string } }) => e.metadata.slug)).toEqual(['site-two', 'site-one']);
     const page3 = (await h.app.inject({ method: 'GET', url: `/api/audit?limit=2&before=${page2.nextCursor}`, headers: { cookie: owner.cookie } })).json();
@@ -76,11 +80,18 @@ describe('audit feed', () => {
     expect(() => h.plane.db.prepare('DELETE FROM audit_events').run()).toThrow(/append-only/);
     expect(() =>
       h.plane.db
-        .prepare("INSERT INTO audit_events (id, kind, organization_id, actor_type, actor_id, metadata, created_at) VALUES ('evt_x', 'project.create', NULL, 'system', 's', '{}', 0)")
+        .prepare(
+          "INSERT INTO audit_events (id, kind, organization_id, actor_type, actor_id, metadata, created_at) VALUES ('evt_x', 'project.create', NULL, 'system', 's', '{}', 0)",
+        )
         .run(),
     ).toThrow(/organization attribution/);
     expect(snapshotCounts(h)).toEqual(before);
-    const id = appendAudit(h.plane.context, { kind: 'backup.create', organizationId: 'org_1', actor: { type: 'system', id: 'scheduler' }, metadata: { bytes: 1 } });
+    const id = appendAudit(h.plane.context, {
+      kind: 'backup.create',
+      organizationId: 'org_1',
+      actor: { type: 'system', id: 'scheduler' },
+      metadata: { bytes: 1 },
+    });
     expect(id).toMatch(/^evt_/);
   });
 });

@@ -35,21 +35,41 @@ describe('svc-backup/1 file format', () => {
     const good = readFileSync(join(dir, 'b.svcbak'));
     const variants: [string, Buffer][] = [
       ['header byte', Buffer.from(good).fill(0x7b, 20, 21)],
-      ['middle byte', (() => { const b = Buffer.from(good); b[Math.floor(b.length / 2)]! ^= 1; return b; })()],
-      ['last byte', (() => { const b = Buffer.from(good); b[b.length - 1]! ^= 1; return b; })()],
+      [
+        'middle byte',
+        (() => {
+          const b = Buffer.from(good);
+          b[Math.floor(b.length / 2)]! ^= 1;
+          return b;
+        })(),
+      ],
+      [
+        'last byte',
+        (() => {
+          const b = Buffer.from(good);
+          b[b.length - 1]! ^= 1;
+          return b;
+        })(),
+      ],
       ['truncated', good.subarray(0, good.length - 40)],
       ['final frame dropped', good.subarray(0, good.length - (4 + 1 + 12 + 16))],
       ['trailing data', Buffer.concat([good, Buffer.from('x')])],
     ];
     for (const [name, bytes] of variants) {
       writeFileSync(join(dir, 'bad.svcbak'), bytes);
-      const error = await decryptBackupFile(join(dir, 'bad.svcbak'), join(dir, 'out.db'), key, { backupId: 'bak_1', projectId: 'prj_1' }).catch((e: unknown) => e);
+      const error = await decryptBackupFile(join(dir, 'bad.svcbak'), join(dir, 'out.db'), key, { backupId: 'bak_1', projectId: 'prj_1' }).catch(
+        (e: unknown) => e,
+      );
       expect(isSvcError(error, 'SVC_BACKUP_DECRYPT_FAILED'), name).toBe(true);
       expect(existsSync(join(dir, 'out.db')), name).toBe(false);
     }
-    const wrongKey = await decryptBackupFile(join(dir, 'b.svcbak'), join(dir, 'out.db'), randomBytes(32), { backupId: 'bak_1', projectId: 'prj_1' }).catch((e: unknown) => e);
+    const wrongKey = await decryptBackupFile(join(dir, 'b.svcbak'), join(dir, 'out.db'), randomBytes(32), { backupId: 'bak_1', projectId: 'prj_1' }).catch(
+      (e: unknown) => e,
+    );
     expect(isSvcError(wrongKey, 'SVC_BACKUP_DECRYPT_FAILED')).toBe(true);
-    const foreign = await decryptBackupFile(join(dir, 'b.svcbak'), join(dir, 'out.db'), key, { backupId: 'bak_2', projectId: 'prj_1' }).catch((e: unknown) => e);
+    const foreign = await decryptBackupFile(join(dir, 'b.svcbak'), join(dir, 'out.db'), key, { backupId: 'bak_2', projectId: 'prj_1' }).catch(
+      (e: unknown) => e,
+    );
     expect(isSvcError(foreign, 'SVC_BACKUP_DECRYPT_FAILED')).toBe(true);
     expect(readdirSync(dir).filter((f) => f.includes('out.db'))).toEqual([]);
   });

@@ -119,11 +119,21 @@ describe('backups', () => {
   });
 
   it('a viewer-level token cannot take or restore backups', async () => {
-    const token = await plane.app.inject({ method: 'POST', url: '/api/tokens', headers: plane.owner.headers(), payload: { name: 'ro', permissions: ['read'] } });
+    const token = await plane.app.inject({
+      method: 'POST',
+      url: '/api/tokens',
+      headers: plane.owner.headers(),
+      payload: { name: 'ro', permissions: ['read'] },
+    });
     const raw = (token.json() as { accessToken: string }).accessToken;
     const res = await plane.app.inject({ method: 'POST', url: `${base()}/backups`, headers: { authorization: `Bearer ${raw}` } });
     expect(res.json().error.code).toBe('SVC_FORBIDDEN');
-    const restore = await plane.app.inject({ method: 'POST', url: `${base()}/backups/${first.id}/restore`, headers: { authorization: `Bearer ${raw}` }, payload: { confirm: `restore ${plane.project.slug}` } });
+    const restore = await plane.app.inject({
+      method: 'POST',
+      url: `${base()}/backups/${first.id}/restore`,
+      headers: { authorization: `Bearer ${raw}` },
+      payload: { confirm: `restore ${plane.project.slug}` },
+    });
     expect(restore.json().error.code).toBe('SVC_FORBIDDEN');
   });
 
@@ -134,7 +144,11 @@ describe('backups', () => {
     const ctx: FeatureContext = { ...deps.ctx, clock };
     const scheduler = new BackupScheduler({ ...deps, ctx, lockWaitMs: 0 }, { timer: { every: () => () => undefined } });
     upsertSchedule(ctx, plane.project.id, { intervalMs: hour, keep: 2, maxAgeMs: 24 * hour }, clock.now());
-    const scheduled = () => (plane.plane.db.prepare("SELECT id, path FROM backups WHERE project_id = ? AND kind = 'scheduled'").all(plane.project.id) as { id: string; path: string }[]);
+    const scheduled = () =>
+      plane.plane.db.prepare("SELECT id, path FROM backups WHERE project_id = ? AND kind = 'scheduled'").all(plane.project.id) as {
+        id: string;
+        path: string;
+      }[];
 
     await scheduler.tick();
     expect(scheduled()).toHaveLength(0);

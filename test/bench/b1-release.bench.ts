@@ -103,7 +103,9 @@ export default async function b1(): Promise<BenchResult[]> {
     }
     const value = median(svcTimes);
     const baseline = median(baseTimes);
-    process.stderr.write(`  B1 svc runs (ms): ${svcTimes.map((t) => t.toFixed(0)).join(' ')}\n  B1 baseline runs (ms): ${baseTimes.map((t) => t.toFixed(0)).join(' ')}\n`);
+    process.stderr.write(
+      `  B1 svc runs (ms): ${svcTimes.map((t) => t.toFixed(0)).join(' ')}\n  B1 baseline runs (ms): ${baseTimes.map((t) => t.toFixed(0)).join(' ')}\n`,
+    );
     return [
       {
         id: 'B1',

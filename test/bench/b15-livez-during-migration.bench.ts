@@ -12,7 +12,8 @@ import type { BenchResult } from './bench-types.js';
 import { livezRow, percentile, probeWhile } from './b15-probe.js';
 
 const ROUNDS = Math.max(5, Number(process.env.SVC_B15_ROUNDS ?? 5));
-const HEAVY = (n: number) => `CREATE TABLE heavy_${n} AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 6000000) SELECT sum(x) AS s FROM c;\n`;
+const HEAVY = (n: number) =>
+  `CREATE TABLE heavy_${n} AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 6000000) SELECT sum(x) AS s FROM c;\n`;
 
 export default async function b15(): Promise<BenchResult[]> {
   const work = await mkdtemp(join(tmpdir(), 'svc-b15-'));

@@ -28,7 +28,8 @@ const ROUNDS = Math.max(1, Number(process.env.SVC_B15_HEAVY_ROUNDS ?? 3));
 const IDLE_MS = 3_000;
 // ~110 ms of SQLite per million rows on the 2-core box: about 10 s per migration.
 const LONG_ROWS = Number(process.env.SVC_B15_MIGRATION_ROWS ?? 90_000_000);
-const LONG = (n: number): string => `CREATE TABLE long_${n} AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ${LONG_ROWS}) SELECT sum(x) AS s FROM c;\n`;
+const LONG = (n: number): string =>
+  `CREATE TABLE long_${n} AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ${LONG_ROWS}) SELECT sum(x) AS s FROM c;\n`;
 // 100 MB of random bytes in 4 files (one file may hold 64 MiB by default; no limit needs raising:
 // ~100 MB of gzip, ~134 MB decompressed, 100 MB of files are all under the defaults).
 const BLOB_FILES = 4;
@@ -56,7 +57,12 @@ export default async function b15Heavy(): Promise<BenchResult[]> {
     const upload = async (artifact: Artifact): Promise<Upload> => {
       const response = await request(`${platform.url}/api/projects/${project.id}/releases`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${account.accessToken}`, 'content-type': UPLOAD_MEDIA_TYPE, [DIGEST_HEADER]: artifact.digest, [IDEMPOTENCY_HEADER]: `b15-${randomUUID()}` },
+        headers: {
+          authorization: `Bearer ${account.accessToken}`,
+          'content-type': UPLOAD_MEDIA_TYPE,
+          [DIGEST_HEADER]: artifact.digest,
+          [IDEMPOTENCY_HEADER]: `b15-${randomUUID()}`,
+        },
         body: artifact.bytes,
         headersTimeout: 300_000,
         bodyTimeout: 300_000,
@@ -114,7 +120,8 @@ export default async function b15Heavy(): Promise<BenchResult[]> {
       let peak = before;
       const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 5);
       const running = upload(bomb).then((result) => {
-        if (result.status !== 413 || result.body.error?.code !== 'SVC_ARTIFACT_AGGREGATE_TOO_LARGE') throw new Error(`B15: the bomb was not refused as expected (${result.status}): ${JSON.stringify(result.body)}`);
+        if (result.status !== 413 || result.body.error?.code !== 'SVC_ARTIFACT_AGGREGATE_TOO_LARGE')
+          throw new Error(`B15: the bomb was not refused as expected (${result.status}): ${JSON.stringify(result.body)}`);
       });
       try {
         bombBusy.push(percentile(await probeWhile(platform.url, running), 99));
@@ -135,9 +142,20 @@ export default async function b15Heavy(): Promise<BenchResult[]> {
     // the control plane (SVC_INGRESS_PROCESS=off: the control plane serves the port itself).
     const path = process.env.SVC_INGRESS_PROCESS === 'off' ? 'control plane on the port' : 'through svc-ingress';
     return [
-      livezRow('B15b', `a deploy whose migration computes ~${(Math.min(...migrationSeconds) | 0).toString()}–${Math.ceil(Math.max(...migrationSeconds))} s (whole deploy; ${path})`, migrationBusy, migrationIdle),
+      livezRow(
+        'B15b',
+        `a deploy whose migration computes ~${(Math.min(...migrationSeconds) | 0).toString()}–${Math.ceil(Math.max(...migrationSeconds))} s (whole deploy; ${path})`,
+        migrationBusy,
+        migrationIdle,
+      ),
       livezRow('B15c', `the upload and deploy of a ${Math.round(uploadSizes[0]!)} MB artifact (100 MB of random files; ${path})`, uploadBusy, uploadIdle),
-      livezRow('B15d', `a decompression-bomb upload (${(bomb.bytes.length / MiB).toFixed(1)} MiB of gzip declaring 5 × 64 MiB, refused with 413; ${path})`, bombBusy, bombIdle, `; ${growthText}`),
+      livezRow(
+        'B15d',
+        `a decompression-bomb upload (${(bomb.bytes.length / MiB).toFixed(1)} MiB of gzip declaring 5 × 64 MiB, refused with 413; ${path})`,
+        bombBusy,
+        bombIdle,
+        `; ${growthText}`,
+      ),
     ];
   } finally {
     await platform.stop();

@@ -81,7 +81,8 @@ async function deployOnce(target: Target, run: number): Promise<number> {
     await sleep(POLL_MS);
   }
   const { body } = await uploading;
-  if (body.release.status !== 'active') throw new Error(`${target.name}: release ${body.release.id} is ${body.release.status}: ${JSON.stringify(body.release.failure)}`);
+  if (body.release.status !== 'active')
+    throw new Error(`${target.name}: release ${body.release.id} is ${body.release.status}: ${JSON.stringify(body.release.failure)}`);
   if (elapsed === null) throw new Error(`${target.name}: no 200 from the new release within ${FIRST_200_TIMEOUT_MS} ms`);
   if (target.serving !== body.release.id) throw new Error(`${target.name}: the ingress answered ${target.serving}, the deploy made ${body.release.id} active`);
   return elapsed;
@@ -99,7 +100,10 @@ async function prepareTarget(name: string, platform: StartedPlatform, work: stri
 
 /** Seconds from the first step line of the serving release's deploy to each later one (where the time goes). */
 async function stepTimes(target: Target): Promise<string> {
-  const { entries } = await target.api<{ entries: { time: string; line: string }[] }>('GET', `/api/projects/${target.projectId}/logs?stream=system&limit=50&releaseId=${target.serving}`);
+  const { entries } = await target.api<{ entries: { time: string; line: string }[] }>(
+    'GET',
+    `/api/projects/${target.projectId}/logs?stream=system&limit=50&releaseId=${target.serving}`,
+  );
   const steps = entries.filter((e) => e.line.startsWith('deploy: '));
   const t0 = Date.parse(steps[0]?.time ?? '');
   return steps.map((e) => `${e.line.slice('deploy: '.length).split(',')[0]} +${((Date.parse(e.time) - t0) / 1000).toFixed(2)}`).join(', ');

@@ -79,7 +79,13 @@ async function restoreTime(dir: string): Promise<{ restore: number; bare: number
   await recovery.close();
   host.close();
   const start = performance.now();
-  const result = await restorePointInTime({ directory: join(dir, 'restore-repo'), encryptionKey: key, targetPath: join(dir, 'restored.db'), throughSequence: RESTORE_ENTRIES, confirmation: 'restore point in time' });
+  const result = await restorePointInTime({
+    directory: join(dir, 'restore-repo'),
+    encryptionKey: key,
+    targetPath: join(dir, 'restored.db'),
+    throughSequence: RESTORE_ENTRIES,
+    confirmation: 'restore point in time',
+  });
   const restore = (performance.now() - start) / 1000;
   if (result.sequence !== RESTORE_ENTRIES) throw new Error('restore did not reach the last entry');
   // Baseline: the same 100,000 row writes applied by bare better-sqlite3 in one transaction into a fresh file.
@@ -103,8 +109,26 @@ export default async function (): Promise<BenchResult[]> {
     const restore = await restoreTime(dir);
     const ratio = latency.recovery / latency.bare;
     return [
-      { id: 'B2', name: 'commit latency, runtime mutation + recovery (mean µs/commit)', value: latency.recovery, unit: 'µs', baseline: latency.bare, baselineName: 'bare better-sqlite3 INSERT, WAL, sync FULL', ratio, target: '<= 1.3x', pass: ratio <= 1.3 },
-      { id: 'B2', name: 'commit latency, same runtime mutation without recovery', value: latency.runtime, unit: 'µs', baseline: latency.bare, baselineName: 'bare better-sqlite3 INSERT', ratio: latency.runtime / latency.bare },
+      {
+        id: 'B2',
+        name: 'commit latency, runtime mutation + recovery (mean µs/commit)',
+        value: latency.recovery,
+        unit: 'µs',
+        baseline: latency.bare,
+        baselineName: 'bare better-sqlite3 INSERT, WAL, sync FULL',
+        ratio,
+        target: '<= 1.3x',
+        pass: ratio <= 1.3,
+      },
+      {
+        id: 'B2',
+        name: 'commit latency, same runtime mutation without recovery',
+        value: latency.runtime,
+        unit: 'µs',
+        baseline: latency.bare,
+        baselineName: 'bare better-sqlite3 INSERT',
+        ratio: latency.runtime / latency.bare,
+      },
       // Recovery's own cost: the same runtime mutation with and without it (the row above shows the runtime's).
       {
         id: 'B2',
@@ -117,8 +141,24 @@ export default async function (): Promise<BenchResult[]> {
         target: '<= 1.3x (informative)',
         pass: latency.recovery / latency.runtime <= 1.3,
       },
-      { id: 'B2', name: 'throughput with recovery (commits/s; ratio = bare/value)', value: 1e6 / latency.recovery, unit: 'commits/s', baseline: 1e6 / latency.bare, baselineName: 'bare better-sqlite3 INSERT', ratio },
-      { id: 'B2', name: `restore of ${RESTORE_ENTRIES.toLocaleString('en')} entries (verify all + replay)`, value: restore.restore, unit: 's', baseline: restore.bare, baselineName: 'bare replay of the same rows, one transaction', ratio: restore.restore / restore.bare },
+      {
+        id: 'B2',
+        name: 'throughput with recovery (commits/s; ratio = bare/value)',
+        value: 1e6 / latency.recovery,
+        unit: 'commits/s',
+        baseline: 1e6 / latency.bare,
+        baselineName: 'bare better-sqlite3 INSERT',
+        ratio,
+      },
+      {
+        id: 'B2',
+        name: `restore of ${RESTORE_ENTRIES.toLocaleString('en')} entries (verify all + replay)`,
+        value: restore.restore,
+        unit: 's',
+        baseline: restore.bare,
+        baselineName: 'bare replay of the same rows, one transaction',
+        ratio: restore.restore / restore.bare,
+      },
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

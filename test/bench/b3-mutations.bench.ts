@@ -10,7 +10,10 @@ import type { BenchResult } from './bench-types.js';
 
 const schema = defineSchema({ tasks: defineTable({ text: v.string({ max: 200 }), done: v.boolean() }).index('by_done', ['done']) });
 const { mutation } = functionsFor(schema);
-const backend = defineBackend({ schema, functions: { tasks: { add: mutation({ args: { text: v.string() }, handler: (ctx, args) => ctx.db.insert('tasks', { text: args.text, done: false }) }) } } });
+const backend = defineBackend({
+  schema,
+  functions: { tasks: { add: mutation({ args: { text: v.string() }, handler: (ctx, args) => ctx.db.insert('tasks', { text: args.text, done: false }) }) } },
+});
 
 const ROUND_MS = 400;
 const ROUNDS = 12;

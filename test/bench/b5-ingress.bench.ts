@@ -143,7 +143,10 @@ export default async function b5(): Promise<BenchResult[]> {
     // A second project with a 10 % canary split to another app process, samples collected as a canary does.
     plane.plane.ingress.routes.setProject({ id: 'prj_benchcanary', slug: 'benchcanary' }, { host: '127.0.0.1', port: app.port }, 'rel_bench');
     const samples = new SampleWindow();
-    samples.begin('rel_candidate', routeTableCanaryRouting(plane.plane.ingress.routes).split('prj_benchcanary', { host: '127.0.0.1', port: candidate.port, releaseId: 'rel_candidate' }, 10));
+    samples.begin(
+      'rel_candidate',
+      routeTableCanaryRouting(plane.plane.ingress.routes).split('prj_benchcanary', { host: '127.0.0.1', port: candidate.port, releaseId: 'rel_candidate' }, 10),
+    );
     const stopSampling = plane.plane.ingress.onRequestComplete((record) => void (record.projectId === 'prj_benchcanary' && samples.offer(record)));
     const canaryHost = { host: `benchcanary.localhost:${plane.port}` };
     await autocannon(direct, {}, 2);

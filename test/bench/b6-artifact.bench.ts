@@ -23,7 +23,43 @@ function prng(seed: number): () => number {
   };
 }
 
-const words = ['const', 'function', 'return', 'import', 'export', 'await', 'async', 'if', 'else', 'for', 'of', 'new', 'this', 'value', 'result', 'request', 'response', 'error', 'data', 'items', 'length', 'map', 'filter', 'reduce', '=>', '{', '}', '(', ')', ';', '=', '.', ',', '\n  ', '\n'];
+const words = [
+  'const',
+  'function',
+  'return',
+  'import',
+  'export',
+  'await',
+  'async',
+  'if',
+  'else',
+  'for',
+  'of',
+  'new',
+  'this',
+  'value',
+  'result',
+  'request',
+  'response',
+  'error',
+  'data',
+  'items',
+  'length',
+  'map',
+  'filter',
+  'reduce',
+  '=>',
+  '{',
+  '}',
+  '(',
+  ')',
+  ';',
+  '=',
+  '.',
+  ',',
+  '\n  ',
+  '\n',
+];
 
 /** A realistic build output: 80 % JavaScript-like text (compressible), 20 % binary assets (incompressible). */
 async function makeTree(root: string): Promise<void> {
@@ -100,9 +136,37 @@ export default async function b6(): Promise<BenchResult[]> {
     const extract = median(extractTimes);
     const xzf = median(tarXzfTimes);
     return [
-      { id: 'B6', name: 'pack 50 MB / 5,000 files (time, value/baseline)', value: pack, unit: 'ms', baseline: czf, baselineName: 'tar czf', ratio: pack / czf, target: '<= 1.5x', pass: pack / czf <= 1.5 },
-      { id: 'B6', name: 'verify + extract, fsync (time, value/baseline)', value: extract, unit: 'ms', baseline: xzf, baselineName: 'tar xzf', ratio: extract / xzf, target: '<= 2x', pass: extract / xzf <= 2 },
-      { id: 'B6', name: 'compressed size (value/baseline)', value: artifactBytes / 1e6, unit: 'MB', baseline: tgzBytes / 1e6, baselineName: 'tar czf', ratio: artifactBytes / tgzBytes },
+      {
+        id: 'B6',
+        name: 'pack 50 MB / 5,000 files (time, value/baseline)',
+        value: pack,
+        unit: 'ms',
+        baseline: czf,
+        baselineName: 'tar czf',
+        ratio: pack / czf,
+        target: '<= 1.5x',
+        pass: pack / czf <= 1.5,
+      },
+      {
+        id: 'B6',
+        name: 'verify + extract, fsync (time, value/baseline)',
+        value: extract,
+        unit: 'ms',
+        baseline: xzf,
+        baselineName: 'tar xzf',
+        ratio: extract / xzf,
+        target: '<= 2x',
+        pass: extract / xzf <= 2,
+      },
+      {
+        id: 'B6',
+        name: 'compressed size (value/baseline)',
+        value: artifactBytes / 1e6,
+        unit: 'MB',
+        baseline: tgzBytes / 1e6,
+        baselineName: 'tar czf',
+        ratio: artifactBytes / tgzBytes,
+      },
     ];
   } finally {
     await rm(work, { recursive: true, force: true });

@@ -10,7 +10,15 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { createBucketManager, createLocalVolumeBackend, defineBackend, defineSchema, openBackend, sendFetchResponse, toFetchRequest } from '../../src/runtime/index.js';
+import {
+  createBucketManager,
+  createLocalVolumeBackend,
+  defineBackend,
+  defineSchema,
+  openBackend,
+  sendFetchResponse,
+  toFetchRequest,
+} from '../../src/runtime/index.js';
 import type { BenchResult } from './bench-types.js';
 
 const MiB = 1024 * 1024;
@@ -65,7 +73,18 @@ async function rawPut(dir: string): Promise<number> {
 /** The resumable upload through the bucket manager. Returns seconds (creation through commit). */
 async function resumable(dir: string, expectedSha: string, round: number): Promise<number> {
   const manager = await createBucketManager({
-    definitions: [{ name: 'bench', ownership: 'app', visibility: 'private', allowedContentTypes: ['application/octet-stream'], maxObjectBytes: 1024 * MiB, maxBytes: 2048 * MiB, perOwnerMaxBytes: 2048 * MiB, maxChunkBytes: CHUNK }],
+    definitions: [
+      {
+        name: 'bench',
+        ownership: 'app',
+        visibility: 'private',
+        allowedContentTypes: ['application/octet-stream'],
+        maxObjectBytes: 1024 * MiB,
+        maxBytes: 2048 * MiB,
+        perOwnerMaxBytes: 2048 * MiB,
+        maxChunkBytes: CHUNK,
+      },
+    ],
     backend: createLocalVolumeBackend({ root: join(dir, 'volume') }),
     catalogPath: join(dir, 'catalog.sqlite'),
     signingKey: 'b7'.repeat(32),
@@ -75,7 +94,9 @@ async function resumable(dir: string, expectedSha: string, round: number): Promi
   const server = createServer((req, res) => void app.fetch(toFetchRequest(req, {}, res)).then((response) => sendFetchResponse(res, response)));
   const url = await listen(server);
   try {
-    const ticket = await manager.bucket('bench').createUpload({ key: `big-${round}.bin`, length: TOTAL, contentType: 'application/octet-stream', sha256: expectedSha });
+    const ticket = await manager
+      .bucket('bench')
+      .createUpload({ key: `big-${round}.bin`, length: TOTAL, contentType: 'application/octet-stream', sha256: expectedSha });
     const seconds = await runClient('tus', `${url}${ticket.path}`);
     const info = manager.bucket('bench').stat({ key: `big-${round}.bin` });
     if (info.size !== TOTAL || info.sha256 !== expectedSha) throw new Error('B7 upload did not publish the expected object');
@@ -106,7 +127,10 @@ export default async function b7(): Promise<BenchResult[]> {
       cpu = process.cpuUsage();
       const t = await resumable(dir, expectedSha, round);
       const tusCpu = process.cpuUsage(cpu);
-      if (process.env.B7_VERBOSE === '1') process.stderr.write(`  B7 round ${round}: raw ${r.toFixed(2)} s (cpu ${((rawCpu.user + rawCpu.system) / 1e6).toFixed(2)} s), resumable ${t.toFixed(2)} s (cpu ${((tusCpu.user + tusCpu.system) / 1e6).toFixed(2)} s)\n`);
+      if (process.env.B7_VERBOSE === '1')
+        process.stderr.write(
+          `  B7 round ${round}: raw ${r.toFixed(2)} s (cpu ${((rawCpu.user + rawCpu.system) / 1e6).toFixed(2)} s), resumable ${t.toFixed(2)} s (cpu ${((tusCpu.user + tusCpu.system) / 1e6).toFixed(2)} s)\n`,
+        );
       raws.push(r);
       tuses.push(t);
     }

@@ -34,7 +34,11 @@ if (mode === 'raw') {
   if (status !== 201) throw new Error(`raw PUT answered ${status}`);
 } else {
   for (let offset = 0; offset < total; offset += chunk) {
-    const status = await send('PATCH', { 'tus-resumable': '1.0.0', 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) }, chunk / piece.length);
+    const status = await send(
+      'PATCH',
+      { 'tus-resumable': '1.0.0', 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) },
+      chunk / piece.length,
+    );
     if (status !== 204) throw new Error(`PATCH at ${offset} answered ${status}`);
   }
 }

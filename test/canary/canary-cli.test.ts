@@ -25,7 +25,19 @@ describe('svc canary', () => {
           failure: { code: 'SVC_CANARY_CRITERIA_FAILED', message: 'stage 1: error-rate-exceeded' },
           startedAt: '2026-01-01T00:00:00.000Z',
           finishedAt: '2026-01-01T00:00:01.000Z',
-          stages: [{ index: 0, trafficPercent: 10, state: 'failed', reason: 'error-rate-exceeded', samples: 12, errorRate: 0.25, p95Ms: 41.2, startedAt: '2026-01-01T00:00:00.000Z', endedAt: '2026-01-01T00:00:01.000Z' }],
+          stages: [
+            {
+              index: 0,
+              trafficPercent: 10,
+              state: 'failed',
+              reason: 'error-rate-exceeded',
+              samples: 12,
+              errorRate: 0.25,
+              p95Ms: 41.2,
+              startedAt: '2026-01-01T00:00:00.000Z',
+              endedAt: '2026-01-01T00:00:01.000Z',
+            },
+          ],
         },
       ],
     };
@@ -49,7 +61,12 @@ describe('svc canary', () => {
       },
     };
     const wrapped = canaryHttp(base, dir);
-    await wrapped.send({ method: 'POST', url: 'http://svc/api/projects/p/releases', headers: { 'content-type': 'application/vnd.svc.deploy+gzip' }, timeoutMs: 10 });
+    await wrapped.send({
+      method: 'POST',
+      url: 'http://svc/api/projects/p/releases',
+      headers: { 'content-type': 'application/vnd.svc.deploy+gzip' },
+      timeoutMs: 10,
+    });
     await wrapped.send({ method: 'GET', url: 'http://svc/api/projects/p', headers: { accept: 'application/json' }, timeoutMs: 10 });
     expect(seen[0]!.headers?.['x-svc-canary']).toBe('1');
     expect(seen[0]!.timeoutMs).toBeGreaterThan(10); // the stages extend the 10 ms bound

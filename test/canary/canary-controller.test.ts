@@ -39,7 +39,13 @@ beforeEach(() => {
   db = openControlDb(join(dir, 'control.db'));
   applyMigrations(db, canaryMigrations, () => 0);
   now = 1_000_000;
-  store = new CanaryStore({ db, clock: { now: () => now }, ids: sequentialIds(), config: testPlatformConfig({ dataDir: dir }), logger: createLogger({ level: 'silent' }) });
+  store = new CanaryStore({
+    db,
+    clock: { now: () => now },
+    ids: sequentialIds(),
+    config: testPlatformConfig({ dataDir: dir }),
+    logger: createLogger({ level: 'silent' }),
+  });
   tick = null;
   observers = [];
   routing = { calls: [], generation: 10 };
@@ -103,7 +109,16 @@ function start(runPolicy: CanaryPolicy = policy): Harness {
 }
 
 function complete(over: Partial<CompletedRequest> = {}): void {
-  const record = { projectId: 'prj_1', releaseId: 'rel_c', generation: routing.generation, status: 200, latencyMs: 5, aborted: false, streamError: false, ...over };
+  const record = {
+    projectId: 'prj_1',
+    releaseId: 'rel_c',
+    generation: routing.generation,
+    status: 200,
+    latencyMs: 5,
+    aborted: false,
+    streamError: false,
+    ...over,
+  };
   for (const fn of [...observers]) fn(record);
 }
 

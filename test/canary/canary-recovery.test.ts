@@ -18,7 +18,12 @@ beforeAll(async () => {
   baselineId = first.releaseId;
   baselineAppId = p.plane.releases.current(p.project.id)?.id;
   expect(baselineAppId).toBeDefined();
-  const enable = await p.plane.app.inject({ method: 'POST', url: `/api/projects/${p.project.id}/recovery`, headers: p.owner.headers(), payload: { enabled: true } });
+  const enable = await p.plane.app.inject({
+    method: 'POST',
+    url: `/api/projects/${p.project.id}/recovery`,
+    headers: p.owner.headers(),
+    payload: { enabled: true },
+  });
   expect(enable.statusCode, enable.body).toBe(201);
 }, 120_000);
 

@@ -25,7 +25,12 @@ afterAll(async () => {
 async function upload(url: string, account: TestAccount, projectId: string, artifact: Artifact, wait: boolean): Promise<{ id: string; status: string }> {
   const res = await fetch(`${url}/api/projects/${projectId}/releases?wait=${wait}`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': `key-${randomUUID()}` },
+    headers: {
+      authorization: `Bearer ${account.accessToken}`,
+      'content-type': 'application/vnd.svc.deploy+gzip',
+      'x-svc-artifact-digest': artifact.digest,
+      'idempotency-key': `key-${randomUUID()}`,
+    },
     body: new Uint8Array(artifact.bytes),
   });
   const body = (await res.json()) as { release?: { id: string; status: string } };
@@ -54,7 +59,10 @@ it('marks a running canary interrupted after a control-plane restart and keeps t
   const first = await startPlatform({ dataDir, env });
   planes.push(first);
   const account = await bootstrapAccount(first.url);
-  const { project } = await account.api<{ project: { id: string; slug: string } }>('POST', '/api/projects', { name: 'Restart', slug: `rst-${randomUUID().slice(0, 6)}` });
+  const { project } = await account.api<{ project: { id: string; slug: string } }>('POST', '/api/projects', {
+    name: 'Restart',
+    slug: `rst-${randomUUID().slice(0, 6)}`,
+  });
   const prior = await upload(first.url, account, project.id, baseline, true);
   expect(prior.status).toBe('active');
   const canary = await upload(first.url, account, project.id, candidate, false);
@@ -69,7 +77,9 @@ it('marks a running canary interrupted after a control-plane restart and keeps t
   expect(pidAlive(candidatePid)).toBe(true);
 
   first.child.kill('SIGKILL');
-  await new Promise<void>((resolve) => (first.child.exitCode !== null || first.child.signalCode !== null ? resolve() : first.child.once('exit', () => resolve())));
+  await new Promise<void>((resolve) =>
+    first.child.exitCode !== null || first.child.signalCode !== null ? resolve() : first.child.once('exit', () => resolve()),
+  );
 
   const second = await startPlatform({ dataDir, env: {} });
   planes.push(second);
@@ -81,7 +91,9 @@ it('marks a running canary interrupted after a control-plane restart and keeps t
   const after = await api<CanaryReportResponse>(`/api/projects/${project.id}/canary`);
   expect(after.runs[0]).toMatchObject({ releaseId: canary.id, baselineReleaseId: prior.id, state: 'interrupted', failure: { code: 'SVC_CANARY_INTERRUPTED' } });
   expect(after.runs[0]!.stages[0]!.state).toBe('interrupted');
-  const releases = await api<{ activeReleaseId: string | null; releases: { id: string; status: string; failure: { code: string } | null }[] }>(`/api/projects/${project.id}/releases`);
+  const releases = await api<{ activeReleaseId: string | null; releases: { id: string; status: string; failure: { code: string } | null }[] }>(
+    `/api/projects/${project.id}/releases`,
+  );
   expect(releases.activeReleaseId).toBe(prior.id);
   expect(releases.releases.find((r) => r.id === canary.id)).toMatchObject({ status: 'failed', failure: { code: 'SVC_RELEASE_INTERRUPTED' } });
   await eventually(() => !pidAlive(candidatePid), 15_000);

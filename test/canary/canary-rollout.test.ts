@@ -160,26 +160,30 @@ describe('canary rollouts', () => {
     await expectBaselineServing(1);
   }, 60_000);
 
-  it.each(['project lock', 'deployment authority'])('fails safely when the %s is lost mid-stage', async (what) => {
-    const load = runLoad(p.url, host, { clients: 2, maxMs: 30_000 });
-    const up = await p.upload(artifacts.crash!, { wait: false });
-    await eventually(async () => ((await p.report()).runs[0]?.stages[0]?.samples ?? 0) > 0, 20_000);
-    if (what === 'project lock') await rm(p.plane.releases.locks.lockPath(p.project.id), { force: true });
-    else authorized = false;
-    const release = await eventually(async () => {
-      const r = await p.release(up.releaseId);
-      return r.status === 'failed' ? r : null;
-    }, 20_000);
-    const result = await load.stop();
-    authorized = true;
-    await eventually(async () => (await p.plane.releases.locks.holder(p.project.id)) === null);
-    expect(release.failure?.code).toBe('SVC_CANARY_AUTHORITY_LOST');
-    expect((await p.report()).runs[0]!.stages[0]).toMatchObject({ state: 'failed', reason: 'authority-lost' });
-    expect(result.failures).toEqual([]);
-    expect(p.plane.ingress.routes.get(p.project.id)!.canary).toBeNull();
-    expect(await p.activeReleaseId()).toBe(baselineId);
-    await expectBaselineServing(1);
-  }, 60_000);
+  it.each(['project lock', 'deployment authority'])(
+    'fails safely when the %s is lost mid-stage',
+    async (what) => {
+      const load = runLoad(p.url, host, { clients: 2, maxMs: 30_000 });
+      const up = await p.upload(artifacts.crash!, { wait: false });
+      await eventually(async () => ((await p.report()).runs[0]?.stages[0]?.samples ?? 0) > 0, 20_000);
+      if (what === 'project lock') await rm(p.plane.releases.locks.lockPath(p.project.id), { force: true });
+      else authorized = false;
+      const release = await eventually(async () => {
+        const r = await p.release(up.releaseId);
+        return r.status === 'failed' ? r : null;
+      }, 20_000);
+      const result = await load.stop();
+      authorized = true;
+      await eventually(async () => (await p.plane.releases.locks.holder(p.project.id)) === null);
+      expect(release.failure?.code).toBe('SVC_CANARY_AUTHORITY_LOST');
+      expect((await p.report()).runs[0]!.stages[0]).toMatchObject({ state: 'failed', reason: 'authority-lost' });
+      expect(result.failures).toEqual([]);
+      expect(p.plane.ingress.routes.get(p.project.id)!.canary).toBeNull();
+      expect(await p.activeReleaseId()).toBe(baselineId);
+      await expectBaselineServing(1);
+    },
+    60_000,
+  );
 
   it('promotes a healthy candidate under continuous load with 0 failed requests', async () => {
     const { release, releaseId, load } = await canaryUnderLoad(artifacts.ok!, { clients: 6 });

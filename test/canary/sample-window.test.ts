@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { SAMPLES_PER_STAGE, SampleWindow, isErrorResponse, type CompletedRequest } from '../../src/canary/sample-window.js';
 
-const record = (over: Partial<CompletedRequest> = {}): CompletedRequest => ({ releaseId: 'rel_c', generation: 5, status: 200, latencyMs: 3, aborted: false, streamError: false, ...over });
+const record = (over: Partial<CompletedRequest> = {}): CompletedRequest => ({
+  releaseId: 'rel_c',
+  generation: 5,
+  status: 200,
+  latencyMs: 3,
+  aborted: false,
+  streamError: false,
+  ...over,
+});
 
 describe('SampleWindow', () => {
   it('keeps candidate completions of the current stage only', () => {
@@ -37,7 +45,12 @@ describe('SampleWindow', () => {
     const w = new SampleWindow(3);
     w.begin('rel_c', 0);
     for (let i = 1; i <= 5; i++) w.offer(record({ latencyMs: i }));
-    expect(w.samples().map((s) => s.latencyMs).sort()).toEqual([3, 4, 5]);
+    expect(
+      w
+        .samples()
+        .map((s) => s.latencyMs)
+        .sort(),
+    ).toEqual([3, 4, 5]);
     expect(w.accepted).toBe(5);
   });
 

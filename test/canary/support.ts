@@ -83,7 +83,12 @@ export async function startCanaryPlane(options: Pick<ControlPlaneDeps, 'canary'>
       const res = await app.inject({
         method: 'POST',
         url: `/api/projects/${project.id}/releases${o.wait === false ? '?wait=false' : ''}`,
-        headers: owner.headers({ 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': `key-${randomUUID()}`, ...(o.canary ? { 'x-svc-canary': '1' } : {}) }),
+        headers: owner.headers({
+          'content-type': 'application/vnd.svc.deploy+gzip',
+          'x-svc-artifact-digest': artifact.digest,
+          'idempotency-key': `key-${randomUUID()}`,
+          ...(o.canary ? { 'x-svc-canary': '1' } : {}),
+        }),
         payload: artifact.bytes,
       });
       const body = res.json() as { release?: { id: string } };

@@ -82,7 +82,7 @@ describe('attempt record files', () => {
     await writeFile(join(dir, '.svc', 'attempts', `${corrupt}.json`), '{not json');
     await writeFile(join(dir, '.svc', 'attempts', 'README'), 'left alone');
     expect(await pruneAttemptRecords(dir, T0)).toBe(2);
-    expect((await readdir(join(dir, '.svc', 'attempts'))).sort()).toEqual([`${D2}.json`, "README"].sort());
+    expect((await readdir(join(dir, '.svc', 'attempts'))).sort()).toEqual([`${D2}.json`, 'README'].sort());
   });
 
   it('refuses a path for something that is not a digest', () => {

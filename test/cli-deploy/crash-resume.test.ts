@@ -60,7 +60,10 @@ describe('svc deploy across a control-plane crash', () => {
     expect(list.activeReleaseId).toBe(out.release.id);
 
     // `svc logs --follow` streams the backlog (and stays open) until interrupted.
-    const follow = spawnCli(['--cwd', app, 'logs', '--follow', '--stream', 'system'], { home: root, env: { SVC_TOKEN: account.accessToken, SVC_SERVER: restarted.url } });
+    const follow = spawnCli(['--cwd', app, 'logs', '--follow', '--stream', 'system'], {
+      home: root,
+      env: { SVC_TOKEN: account.accessToken, SVC_SERVER: restarted.url },
+    });
     try {
       await follow.waitForOutput(new RegExp(`${out.release.id} system +\\| `), 30_000);
       expect(follow.child.exitCode).toBeNull();

@@ -51,7 +51,13 @@ describe('svc deploy (upload)', () => {
   it('creates and links a project on the first deploy, then uploads the packed artifact with digest and key', async () => {
     const run = await deploy(['--slug', 'my-site-1', '--org', 'org_team']);
     expect(run.code, run.stdout + run.stderr).toBe(0);
-    const out = run.json<{ project: { id: string; slug: string; created: boolean }; release: { id: string; status: string }; created: boolean; resumed: boolean; digest: string }>();
+    const out = run.json<{
+      project: { id: string; slug: string; created: boolean };
+      release: { id: string; status: string };
+      created: boolean;
+      resumed: boolean;
+      digest: string;
+    }>();
     expect(out).toMatchObject({ project: { slug: 'my-site-1', created: true }, release: { status: 'active' }, created: true, resumed: false });
     expect(fake.projects).toHaveLength(1);
     expect(fake.projects[0]).toMatchObject({ name: 'my-site', slug: 'my-site-1', organizationId: 'org_team' });
@@ -106,12 +112,24 @@ describe('svc deploy (upload)', () => {
     // Incompressible content so the upload takes more than one 64 kB chunk.
     await writeFile(join(app, 'dist', 'blob.bin'), randomBytes(300_000));
     fake.script.push({ kind: 'drop' });
-    const first = await runCli(['deploy', '--no-build', '--slug', 'tty-site'], { cwd: app, home: dir, tty: true, clock, env: { NO_COLOR: '1', SVC_TOKEN: FAKE_TOKEN, SVC_SERVER: fake.url } });
+    const first = await runCli(['deploy', '--no-build', '--slug', 'tty-site'], {
+      cwd: app,
+      home: dir,
+      tty: true,
+      clock,
+      env: { NO_COLOR: '1', SVC_TOKEN: FAKE_TOKEN, SVC_SERVER: fake.url },
+    });
     expect(first.code).toBe(75);
     expect(first.stderr).toMatch(/Uploading \d+\.\d KiB \/ \d+\.\d KiB/);
     expect(first.stderr).toContain('error SVC_CLI_UPLOAD_OUTCOME_UNKNOWN');
     expect(first.stderr).toContain('.svc/attempts/');
-    const second = await runCli(['deploy', '--no-build'], { cwd: app, home: dir, tty: true, clock, env: { NO_COLOR: '1', SVC_TOKEN: FAKE_TOKEN, SVC_SERVER: fake.url } });
+    const second = await runCli(['deploy', '--no-build'], {
+      cwd: app,
+      home: dir,
+      tty: true,
+      clock,
+      env: { NO_COLOR: '1', SVC_TOKEN: FAKE_TOKEN, SVC_SERVER: fake.url },
+    });
     expect(second.code).toBe(0);
     expect(second.stderr).toContain('Resuming the upload attempt');
     expect(second.stdout).toContain(`Release ${fake.releases[0]?.id} is active (replayed`);

@@ -10,9 +10,7 @@ import type { Release, ReleaseStatus } from '../../src/releases/contract.js';
 
 /** What the next upload does after its body was read. */
 export type UploadScript =
-  | { kind: 'ok'; status?: ReleaseStatus; failure?: Release['failure'] }
-  | { kind: 'drop' }
-  | { kind: 'error'; status: number; code: string };
+  { kind: 'ok'; status?: ReleaseStatus; failure?: Release['failure'] } | { kind: 'drop' } | { kind: 'error'; status: number; code: string };
 
 /** One upload as the server saw it. */
 export interface SeenUpload {
@@ -83,7 +81,11 @@ export async function startFakeControlPlane(): Promise<FakeControlPlane> {
     if (req.method === 'GET' && rest === '/releases') {
       const releases = state.releases.filter((r) => r.projectId === project.id).reverse();
       const usage = { bundleBytes: 10, databaseBytes: 20, snapshotBytes: 0, totalBytes: 30, retainedArtifacts: releases.length };
-      return send(res, 200, { releases, activeReleaseId: releases.find((r) => r.status === 'active')?.id ?? null, storage: { usage, limits: { maxRetainedArtifacts: 10, maxStorageBytes: 1e9 } } });
+      return send(res, 200, {
+        releases,
+        activeReleaseId: releases.find((r) => r.status === 'active')?.id ?? null,
+        storage: { usage, limits: { maxRetainedArtifacts: 10, maxStorageBytes: 1e9 } },
+      });
     }
     const one = /^\/releases\/([^/]+)$/.exec(rest);
     if (req.method === 'GET' && one) {
@@ -97,7 +99,8 @@ export async function startFakeControlPlane(): Promise<FakeControlPlane> {
     if (req.method === 'POST' && rest === '/rollback') {
       const body = JSON.parse((await readBody(req)).toString('utf8')) as { releaseId: string; restoreData?: boolean; confirm?: string };
       state.rollbacks.push(body);
-      if (body.restoreData && body.confirm !== `restore ${project.slug}`) return send(res, 400, { error: { code: 'SVC_RELEASE_CONFIRMATION_MISMATCH', message: `Type exactly: restore ${project.slug}` } });
+      if (body.restoreData && body.confirm !== `restore ${project.slug}`)
+        return send(res, 400, { error: { code: 'SVC_RELEASE_CONFIRMATION_MISMATCH', message: `Type exactly: restore ${project.slug}` } });
       const target = state.releases.find((r) => r.id === body.releaseId);
       const active = state.releases.find((r) => r.projectId === project.id && r.status === 'active');
       if (!target) return send(res, 404, { error: { code: 'SVC_RELEASE_NOT_FOUND', message: 'no such release' } });

@@ -38,7 +38,13 @@ function list(releases: Release[]): ReleaseListResponse {
 }
 
 const r1 = release('rel_1');
-const r3 = release('rel_3', { status: 'active', predecessorId: 'rel_1', createdAt: '2030-01-02T09:00:00.000Z', activatedAt: '2030-01-02T09:00:03.000Z', storage: { ...r1.storage, snapshotBytes: 20_480 } });
+const r3 = release('rel_3', {
+  status: 'active',
+  predecessorId: 'rel_1',
+  createdAt: '2030-01-02T09:00:00.000Z',
+  activatedAt: '2030-01-02T09:00:03.000Z',
+  storage: { ...r1.storage, snapshotBytes: 20_480 },
+});
 
 describe('restorePreview', () => {
   it('names the snapshot, its time and size, and what is lost', () => {
@@ -59,7 +65,7 @@ describe('restorePreview', () => {
     expect(restorePreview(list([r1]), 'rel_1', 'notes').lines[0]).toContain('no active release');
   });
 
-  it('on a runner node the snapshot is the node\'s: possible, and the node is named', () => {
+  it("on a runner node the snapshot is the node's: possible, and the node is named", () => {
     const placed = list([{ ...r3, storage: r1.storage }, r1]);
     expect(previewNeedsPlacement(placed, 'rel_1')).toBe(true);
     expect(previewNeedsPlacement(list([r3, r1]), 'rel_1')).toBe(false);

@@ -39,7 +39,12 @@ afterEach(async () => {
 
 /** Standard input that answers one line, as a terminal would. */
 function ttyInput(line: string): AsyncIterable<string> & { isTTY: boolean } {
-  return { isTTY: true, async *[Symbol.asyncIterator]() { yield `${line}\n`; } };
+  return {
+    isTTY: true,
+    async *[Symbol.asyncIterator]() {
+      yield `${line}\n`;
+    },
+  };
 }
 
 describe('svc rollback', () => {

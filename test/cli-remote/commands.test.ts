@@ -40,7 +40,8 @@ async function loginWithDecision(decision: 'approve' | 'deny', extra: string[] =
       this.text += chunk;
       seen += chunk;
       const match = /confirm code ([A-Z0-9]{4}-[A-Z0-9]{4})/.exec(seen);
-      if (match && !decision$) decision$ = owner.session('POST', decision === 'approve' ? identityRoutes.deviceApprove : identityRoutes.deviceDeny, { userCode: match[1] });
+      if (match && !decision$)
+        decision$ = owner.session('POST', decision === 'approve' ? identityRoutes.deviceApprove : identityRoutes.deviceDeny, { userCode: match[1] });
       return true;
     },
   });
@@ -93,7 +94,13 @@ describe('svc login', () => {
     let now = 0;
     const sleeps: number[] = [];
     // Time is simulated: sleeps return at once, so the real server sees fast polls and asks to slow down.
-    const effects = { now: () => now, sleep: async (ms: number) => { sleeps.push(ms); now += ms; } };
+    const effects = {
+      now: () => now,
+      sleep: async (ms: number) => {
+        sleeps.push(ms);
+        now += ms;
+      },
+    };
     await expect(pollForToken(client, start, effects)).rejects.toMatchObject({ code: 'SVC_DEVICE_EXPIRED' });
     expect(sleeps[0]).toBe(start.interval * 1000);
     expect(Math.max(...sleeps)).toBeGreaterThan(start.interval * 1000);

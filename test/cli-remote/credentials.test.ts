@@ -55,10 +55,18 @@ describe('credential resolution', () => {
     expect(resolveCredentials(stored, {})).toMatchObject({ server: 'https://a.example', token: 'svc_stored', serverSource: 'config', tokenSource: 'config' });
   });
   it('lets SVC_TOKEN and SVC_SERVER override the stored login', () => {
-    expect(resolveCredentials(stored, { SVC_TOKEN: 'svc_env', SVC_SERVER: 'https://b.example' })).toMatchObject({ server: 'https://b.example', token: 'svc_env', tokenSource: 'env' });
+    expect(resolveCredentials(stored, { SVC_TOKEN: 'svc_env', SVC_SERVER: 'https://b.example' })).toMatchObject({
+      server: 'https://b.example',
+      token: 'svc_env',
+      tokenSource: 'env',
+    });
   });
   it('never sends the stored token to a different server', () => {
-    expect(resolveCredentials(stored, { SVC_SERVER: 'https://b.example' })).toMatchObject({ server: 'https://b.example', token: undefined, tokenSource: 'none' });
+    expect(resolveCredentials(stored, { SVC_SERVER: 'https://b.example' })).toMatchObject({
+      server: 'https://b.example',
+      token: undefined,
+      tokenSource: 'none',
+    });
     expect(resolveCredentials(stored, {}, 'https://c.example')).toMatchObject({ token: undefined });
   });
   it('falls back to the default server and validates SVC_SERVER', () => {

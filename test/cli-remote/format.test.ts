@@ -5,7 +5,15 @@ import { parseLimit } from '../../cli/commands/activity.js';
 
 describe('pure helpers of the remote commands', () => {
   it('aligns columns and strips terminal escapes from server text', () => {
-    expect(formatTable(['id', 'name'], [['p_1', 'Shop'], ['p_22', null]])).toEqual(['ID    NAME', 'p_1   Shop', 'p_22  -']);
+    expect(
+      formatTable(
+        ['id', 'name'],
+        [
+          ['p_1', 'Shop'],
+          ['p_22', null],
+        ],
+      ),
+    ).toEqual(['ID    NAME', 'p_1   Shop', 'p_22  -']);
     expect(printable('evil\u001b[2Jname\r\n')).toBe('evil[2Jname');
   });
   it('parses repeatable and comma-separated permissions, rejecting unknown ones', () => {

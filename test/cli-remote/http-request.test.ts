@@ -45,11 +45,17 @@ const noSleep = async (): Promise<void> => {};
 describe('sendRequest', () => {
   it('returns the validated body and sends bearer token and JSON body', async () => {
     expect(await sendRequest({ server: origin }, { method: 'GET', path: '/ok', schema: valueSchema })).toEqual({ value: 1 });
-    const echoed = await sendRequest({ server: origin, token: 'svc_t' }, { method: 'POST', path: '/echo', body: { a: 1 }, schema: z.object({ auth: z.string(), body: z.unknown() }) });
+    const echoed = await sendRequest(
+      { server: origin, token: 'svc_t' },
+      { method: 'POST', path: '/echo', body: { a: 1 }, schema: z.object({ auth: z.string(), body: z.unknown() }) },
+    );
     expect(echoed).toEqual({ auth: 'Bearer svc_t', body: { a: 1 } });
   });
   it('maps a known server code to SvcError with that code', async () => {
-    await expect(sendRequest({ server: origin }, { method: 'GET', path: '/known', schema: valueSchema })).rejects.toMatchObject({ code: 'SVC_NOT_FOUND', details: { status: 404 } });
+    await expect(sendRequest({ server: origin }, { method: 'GET', path: '/known', schema: valueSchema })).rejects.toMatchObject({
+      code: 'SVC_NOT_FOUND',
+      details: { status: 404 },
+    });
   });
   it('maps an unknown server code to SVC_REMOTE_ERROR keeping the original code', async () => {
     await expect(sendRequest({ server: origin }, { method: 'GET', path: '/unknown', schema: valueSchema })).rejects.toMatchObject({
@@ -58,13 +64,19 @@ describe('sendRequest', () => {
     });
   });
   it('rejects a body that does not match the contract with SVC_BAD_RESPONSE', async () => {
-    await expect(sendRequest({ server: origin }, { method: 'GET', path: '/wrong-shape', schema: valueSchema })).rejects.toMatchObject({ code: 'SVC_BAD_RESPONSE' });
-    await expect(sendRequest({ server: origin }, { method: 'GET', path: '/not-json', schema: valueSchema })).rejects.toMatchObject({ code: 'SVC_BAD_RESPONSE' });
+    await expect(sendRequest({ server: origin }, { method: 'GET', path: '/wrong-shape', schema: valueSchema })).rejects.toMatchObject({
+      code: 'SVC_BAD_RESPONSE',
+    });
+    await expect(sendRequest({ server: origin }, { method: 'GET', path: '/not-json', schema: valueSchema })).rejects.toMatchObject({
+      code: 'SVC_BAD_RESPONSE',
+    });
   });
   it('retries retryable failures of idempotent requests only', async () => {
     expect(await sendRequest({ server: origin, sleep: noSleep }, { method: 'GET', path: '/flaky-get', schema: valueSchema })).toEqual({ value: 2 });
     expect(hits.get('/flaky-get')).toBe(3);
-    await expect(sendRequest({ server: origin, sleep: noSleep }, { method: 'POST', path: '/flaky-post', schema: valueSchema })).rejects.toMatchObject({ code: 'SVC_UNAVAILABLE' });
+    await expect(sendRequest({ server: origin, sleep: noSleep }, { method: 'POST', path: '/flaky-post', schema: valueSchema })).rejects.toMatchObject({
+      code: 'SVC_UNAVAILABLE',
+    });
     expect(hits.get('/flaky-post')).toBe(1);
   });
   it('reports an unreachable server as retryable SVC_NETWORK', async () => {
@@ -72,7 +84,10 @@ describe('sendRequest', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as { port: number }).port;
     await new Promise((resolve) => closed.close(resolve));
-    await expect(sendRequest({ server: `http://127.0.0.1:${port}`, sleep: noSleep }, { method: 'GET', path: '/', schema: valueSchema })).rejects.toMatchObject({ code: 'SVC_NETWORK', kind: 'retryable' });
+    await expect(sendRequest({ server: `http://127.0.0.1:${port}`, sleep: noSleep }, { method: 'GET', path: '/', schema: valueSchema })).rejects.toMatchObject({
+      code: 'SVC_NETWORK',
+      kind: 'retryable',
+    });
   });
 });
 

@@ -90,7 +90,13 @@ describe('svc build', () => {
 
     const run = await runCli(['build', 'src', 'dist', '--json'], { cwd: dir });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.json()).toEqual({ src: 'src', dist: 'dist', files: ['lib/add.mjs', 'page.html', 'run.sh', 'server.js'], transpiled: 2, bytes: expect.any(Number) });
+    expect(run.json()).toEqual({
+      src: 'src',
+      dist: 'dist',
+      files: ['lib/add.mjs', 'page.html', 'run.sh', 'server.js'],
+      transpiled: 2,
+      bytes: expect.any(Number),
+    });
     const server = await readFile(join(dir, 'dist', 'server.js'), 'utf8');
     expect(server).toContain('./lib/add.mjs');
     expect(server).not.toContain(': number');

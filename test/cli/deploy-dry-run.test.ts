@@ -110,13 +110,25 @@ describe('svc create → doctor → deploy --dry-run → inspect', () => {
     const run = await runCli(['inspect', path, '--json'], { cwd: app });
     expect(run.code, run.stdout).toBe(0);
     const inspected = run.json<Inspected>();
-    expect(inspected).toMatchObject({ digest, size, protocol: 'svc-deploy/1', fileCount: 2, config: { entry: 'dist/server.mjs', health: { path: '/healthz' } } });
+    expect(inspected).toMatchObject({
+      digest,
+      size,
+      protocol: 'svc-deploy/1',
+      fileCount: 2,
+      config: { entry: 'dist/server.mjs', health: { path: '/healthz' } },
+    });
     const paths = inspected.files.map((file) => file.path);
     expect(paths).toEqual(['dist/server.mjs', 'migrations/0001_init.sql']);
     expect([...paths].sort()).toEqual(paths);
     for (const file of inspected.files) {
       const content = await readFile(join(app, file.path));
-      expect(file).toEqual({ path: file.path, size: content.length, mode: 0o100644, modeOctal: '100644', sha256: createHash('sha256').update(content).digest('hex') });
+      expect(file).toEqual({
+        path: file.path,
+        size: content.length,
+        mode: 0o100644,
+        modeOctal: '100644',
+        sha256: createHash('sha256').update(content).digest('hex'),
+      });
     }
     expect(run.stdout).not.toContain('content');
   });

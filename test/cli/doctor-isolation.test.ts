@@ -9,7 +9,10 @@ import { freePort } from '../support/free-port.js';
 import { commandComponent, requireComponents } from '../support/require-components.js';
 import { runCli, tempDir } from './run-cli.js';
 
-const gate = requireComponents('svc doctor against the default sandbox', [commandComponent('bubblewrap', ['bwrap', '--version']), commandComponent('slirp4netns', ['slirp4netns', '--version'])]);
+const gate = requireComponents('svc doctor against the default sandbox', [
+  commandComponent('bubblewrap', ['bwrap', '--version']),
+  commandComponent('slirp4netns', ['slirp4netns', '--version']),
+]);
 
 interface Report {
   ok: boolean;
@@ -32,7 +35,10 @@ beforeEach(async () => {
   await mkdir(home);
   await writeFile(join(app, 'dist', 'server.mjs'), 'console.log("hi");\n');
   await writeFile(join(app, '.gitignore'), '.svc/\n');
-  await writeFile(join(app, 'svc.deploy.json'), JSON.stringify({ version: 1, entry: 'dist/server.mjs', include: ['dist'], build: { command: [process.execPath, '-e', '0'] } }));
+  await writeFile(
+    join(app, 'svc.deploy.json'),
+    JSON.stringify({ version: 1, entry: 'dist/server.mjs', include: ['dist'], build: { command: [process.execPath, '-e', '0'] } }),
+  );
 });
 
 /** A control plane with `env` listening on a free loopback port. */
@@ -64,7 +70,10 @@ describe('svc doctor: app isolation of the server', () => {
       const run = await doctor(['--server', url, '--json']);
       expect(run.code, run.stdout).toBe(0);
       const report = run.json<Report>();
-      expect(report.checks.find((c) => c.id === 'isolation')).toMatchObject({ status: 'pass', message: expect.stringContaining(`sandbox on ${url}: apps run in a bubblewrap sandbox each, isolated network`) });
+      expect(report.checks.find((c) => c.id === 'isolation')).toMatchObject({
+        status: 'pass',
+        message: expect.stringContaining(`sandbox on ${url}: apps run in a bubblewrap sandbox each, isolated network`),
+      });
       expect(report.server).toMatchObject({ url, isolation: { mode: 'sandbox', available: true } });
     });
   });
@@ -74,7 +83,10 @@ describe('svc doctor: app isolation of the server', () => {
     const json = await doctor(['--json'], { SVC_SERVER: url });
     expect(json.code, json.stdout).toBe(0);
     const report = json.json<Report>();
-    expect(report.checks.find((c) => c.id === 'isolation')).toMatchObject({ status: 'warn', message: `unsandboxed on ${url}: apps run WITHOUT isolation (SVC_SANDBOX=off) — only for apps you trust` });
+    expect(report.checks.find((c) => c.id === 'isolation')).toMatchObject({
+      status: 'warn',
+      message: `unsandboxed on ${url}: apps run WITHOUT isolation (SVC_SANDBOX=off) — only for apps you trust`,
+    });
     expect(report.server?.isolation).toMatchObject({ mode: 'unsandboxed', warning: expect.stringContaining('WITHOUT isolation') });
 
     const human = await doctor([], { SVC_SERVER: url });
@@ -89,7 +101,12 @@ describe('svc doctor: app isolation of the server', () => {
     expect(run.code).toBe(exitCodeFor(new SvcError('SVC_CLI_DOCTOR_FAILED')));
     const report = run.json<Report>();
     expect(report.ok).toBe(false);
-    expect(report.checks.find((c) => c.id === 'isolation')).toMatchObject({ status: 'fail', code: 'SVC_SANDBOX_UNAVAILABLE', message: expect.stringContaining('apps cannot start'), hint: expect.stringContaining('bubblewrap') });
+    expect(report.checks.find((c) => c.id === 'isolation')).toMatchObject({
+      status: 'fail',
+      code: 'SVC_SANDBOX_UNAVAILABLE',
+      message: expect.stringContaining('apps cannot start'),
+      hint: expect.stringContaining('bubblewrap'),
+    });
     expect(report.server?.isolation).toMatchObject({ mode: 'sandbox', available: false });
   });
 

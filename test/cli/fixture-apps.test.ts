@@ -30,7 +30,10 @@ describe('fixture apps', () => {
     const doctor = await runCli(['doctor', '--build', '--json'], { cwd: dir });
     expect(doctor.code, doctor.stdout).toBe(0);
     const packed = (await runCli(['deploy', '--dry-run', '--no-build', '--json'], { cwd: dir })).json<{ path: string }>();
-    const inspected = (await runCli(['inspect', packed.path, '--json'], { cwd: dir })).json<{ files: Array<{ path: string }>; config: { health: { path: string; timeoutMs: number } } }>();
+    const inspected = (await runCli(['inspect', packed.path, '--json'], { cwd: dir })).json<{
+      files: Array<{ path: string }>;
+      config: { health: { path: string; timeoutMs: number } };
+    }>();
     expect(inspected.files.map((f) => f.path)).toEqual(['dist/server.mjs', ...(MIGRATIONS[app] ?? ['migrations/0001_init.sql'])]);
     expect(inspected.config.health).toEqual({ path: '/healthz', timeoutMs: app === 'slow-start' ? 1000 : 10_000 });
   });

@@ -88,7 +88,13 @@ describe('svc command framework', () => {
   it('runs build.command as argv without a shell; "svc" means this CLI; node_modules/.bin comes first in PATH', () => {
     const self = { file: '/usr/bin/node', args: ['/opt/svc/bin/svc.js'] };
     const viaSvc = resolveBuildCommand(['svc', 'build', 'src', 'dist'], '/app', self, { PATH: '/usr/bin', HOME: '/h', UNSET: undefined });
-    expect(viaSvc).toEqual({ file: '/usr/bin/node', args: ['/opt/svc/bin/svc.js', 'build', 'src', 'dist'], cwd: '/app', env: { PATH: '/app/node_modules/.bin:/usr/bin', HOME: '/h' }, replaceEnv: true });
+    expect(viaSvc).toEqual({
+      file: '/usr/bin/node',
+      args: ['/opt/svc/bin/svc.js', 'build', 'src', 'dist'],
+      cwd: '/app',
+      env: { PATH: '/app/node_modules/.bin:/usr/bin', HOME: '/h' },
+      replaceEnv: true,
+    });
     const viaNpm = resolveBuildCommand(['npm', 'run', 'build; rm -rf /'], '/app', self, {});
     expect(viaNpm.file).toBe('npm');
     expect(viaNpm.args).toEqual(['run', 'build; rm -rf /']);

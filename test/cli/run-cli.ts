@@ -13,7 +13,10 @@ export const ROOT = resolve(import.meta.dirname, '..', '..');
 /** The source entry of the CLI. */
 export const RUN_TS = join(ROOT, 'cli', 'run.ts');
 /** How a `svc` child (e.g. build.command) runs from any cwd: node + absolute tsx loader + cli/run.ts. */
-export const SELF: SelfCommand = { file: process.execPath, args: ['--import', pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href, RUN_TS] };
+export const SELF: SelfCommand = {
+  file: process.execPath,
+  args: ['--import', pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href, RUN_TS],
+};
 
 /** Result of one CLI run. */
 export interface CliRun {
@@ -38,7 +41,10 @@ function result(code: number, stdout: string, stderr: string): CliRun {
 }
 
 /** Call main() in-process with captured stdout/stderr. */
-export async function runCli(argv: string[], options: { cwd: string; tty?: boolean; env?: Record<string, string | undefined> } & Partial<CliEffects>): Promise<CliRun> {
+export async function runCli(
+  argv: string[],
+  options: { cwd: string; tty?: boolean; env?: Record<string, string | undefined> } & Partial<CliEffects>,
+): Promise<CliRun> {
   const stdout = new Capture(options.tty);
   const stderr = new Capture(options.tty);
   const { tty: _tty, ...rest } = options;
@@ -49,7 +55,11 @@ export async function runCli(argv: string[], options: { cwd: string; tty?: boole
 /** Run `node --import tsx cli/run.ts <argv>` as a real process (cwd: the repository). */
 export function runCliProcess(argv: string[], options: { timeoutMs?: number } = {}): Promise<CliRun> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', RUN_TS, ...argv], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', RUN_TS, ...argv], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -8,7 +8,16 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CONSOLE_CSP, consoleApiRoutes, consoleFiles, defaultConsoleDir, isAppHost, isConsoleRoute, isPlatformHost, isServablePath } from '../../src/console/index.js';
+import {
+  CONSOLE_CSP,
+  consoleApiRoutes,
+  consoleFiles,
+  defaultConsoleDir,
+  isAppHost,
+  isConsoleRoute,
+  isPlatformHost,
+  isServablePath,
+} from '../../src/console/index.js';
 import { createHttpApp, type HttpApp } from '../../src/core/http/create-http-app.js';
 import { createLogger } from '../../src/core/logger.js';
 import { ensureConsoleBuilt } from '../support/console-build.js';
@@ -57,14 +66,27 @@ async function appWith(dir = defaultConsoleDir(), appDomain?: string): Promise<H
 describe('isConsoleRoute', () => {
   it('falls back only for console paths', () => {
     for (const path of ['/', '/projects/demo', '/projects/demo/releases', '/sign-in', '/device-login']) expect(isConsoleRoute(path), path).toBe(true);
-    for (const path of ['/api', '/api/nope', '/__svc/auth/nope', '/_svc/x', '/assets/missing.js', '/favicon.ico', '/robots.txt']) expect(isConsoleRoute(path), path).toBe(false);
+    for (const path of ['/api', '/api/nope', '/__svc/auth/nope', '/_svc/x', '/assets/missing.js', '/favicon.ico', '/robots.txt'])
+      expect(isConsoleRoute(path), path).toBe(false);
   });
 });
 
 describe('isServablePath', () => {
   it('accepts plain paths inside the build and refuses dot segments, dotfiles, backslashes and NUL', () => {
     for (const path of ['/index.html', '/assets/app-abc123.js', '/favicon.ico']) expect(isServablePath(path), path).toBe(true);
-    for (const path of ['/assets/../index.html', '/../package.json', '/./index.html', '/.env', '/assets/.x', '//etc/passwd', '/assets/', 'index.html', '/a\\..\\b', '/a\0b']) expect(isServablePath(path), path).toBe(false);
+    for (const path of [
+      '/assets/../index.html',
+      '/../package.json',
+      '/./index.html',
+      '/.env',
+      '/assets/.x',
+      '//etc/passwd',
+      '/assets/',
+      'index.html',
+      '/a\\..\\b',
+      '/a\0b',
+    ])
+      expect(isServablePath(path), path).toBe(false);
   });
 });
 
@@ -72,7 +94,8 @@ describe('isPlatformHost', () => {
   it('serves the console only on loopback names, IP literals and the public URL host', () => {
     for (const host of ['127.0.0.1:7070', 'localhost:7070', '[::1]:7070', '10.0.0.5', undefined]) expect(isPlatformHost(host, null), String(host)).toBe(true);
     expect(isPlatformHost('svc.example.com', 'https://svc.example.com')).toBe(true);
-    for (const host of ['gone.localhost:7070', 'shop.example.com', 'deleted-custom-domain.test']) expect(isPlatformHost(host, 'https://svc.example.com'), host).toBe(false);
+    for (const host of ['gone.localhost:7070', 'shop.example.com', 'deleted-custom-domain.test'])
+      expect(isPlatformHost(host, 'https://svc.example.com'), host).toBe(false);
     expect(isPlatformHost('svc.example.com', null)).toBe(false);
   });
 });
@@ -152,7 +175,17 @@ describe('console routes', () => {
   it('leaves API routes alone and answers unknown API, auth and asset paths with a JSON 404', async () => {
     const app = await appWith(tempDist());
     expect((await app.inject({ method: 'GET', url: '/api/thing' })).json()).toEqual({ ok: true });
-    for (const url of ['/api/nope', '/__svc/auth/nope', '/_svc/whatever', '/assets/gone-123.js', '/favicon.ico', '/assets/..%2Findex.html', '/.env', '/assets/', '/assets/app-abc123.js%00']) {
+    for (const url of [
+      '/api/nope',
+      '/__svc/auth/nope',
+      '/_svc/whatever',
+      '/assets/gone-123.js',
+      '/favicon.ico',
+      '/assets/..%2Findex.html',
+      '/.env',
+      '/assets/',
+      '/assets/app-abc123.js%00',
+    ]) {
       const res = await app.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBe(404);
       expect(res.json(), url).toMatchObject({ error: { code: 'SVC_NOT_FOUND' } });
@@ -165,7 +198,13 @@ describe('console routes', () => {
     const app = await appWith(tempDist());
     await app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = app.server.address() as AddressInfo;
-    for (const path of ['/assets/../index.html', '/assets/%2e%2e/index.html', '/%2e%2e/%2e%2e/etc/hosts.txt', '/assets/..%2F..%2Fpackage.json', '/assets/%2E%2E%5Cindex.html']) {
+    for (const path of [
+      '/assets/../index.html',
+      '/assets/%2e%2e/index.html',
+      '/%2e%2e/%2e%2e/etc/hosts.txt',
+      '/assets/..%2F..%2Fpackage.json',
+      '/assets/%2E%2E%5Cindex.html',
+    ]) {
       const res = await rawGet(port, path);
       expect(res.status, path).toBe(404);
       expect(JSON.parse(res.body), path).toMatchObject({ error: { code: 'SVC_NOT_FOUND' } });

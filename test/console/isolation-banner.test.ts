@@ -20,7 +20,10 @@ import { commandComponent, requireComponents } from '../support/require-componen
 
 const shotsDir = join(repoRoot, 'test-results', 'screenshots');
 const browserGate = chromiumGate('console isolation banner');
-const sandboxGate = requireComponents('console without banner under the default sandbox', [commandComponent('bubblewrap', ['bwrap', '--version']), commandComponent('slirp4netns', ['slirp4netns', '--version'])]);
+const sandboxGate = requireComponents('console without banner under the default sandbox', [
+  commandComponent('bubblewrap', ['bwrap', '--version']),
+  commandComponent('slirp4netns', ['slirp4netns', '--version']),
+]);
 
 let browser: Browser;
 let root: string;
@@ -70,7 +73,11 @@ describe.skipIf(browserGate.skip)('console isolation banner', () => {
     expect(await banner.getAttribute('role')).toBe('alert');
     expect(await banner.textContent()).toContain('Apps run without isolation: apps run WITHOUT isolation (SVC_SANDBOX=off) — only for apps you trust');
     await page.screenshot({ path: join(shotsDir, 'isolation-banner.png') });
-    for (const [link, path] of [['Activity', '/audit'], ['Tokens', '/tokens'], ['Organizations', '/orgs']] as const) {
+    for (const [link, path] of [
+      ['Activity', '/audit'],
+      ['Tokens', '/tokens'],
+      ['Organizations', '/orgs'],
+    ] as const) {
       await page.getByRole('link', { name: link, exact: true }).click();
       await page.waitForURL((u) => u.pathname === path);
       expect(await banner.isVisible(), link).toBe(true);

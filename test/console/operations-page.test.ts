@@ -61,14 +61,22 @@ beforeAll(async () => {
   [platform, browser] = await Promise.all([startPlatform({ env }), launchChromium(), build]);
   admin = await bootstrapAccount(platform.url, { email: 'admin@example.com' }); // the first account: platform admin
   other = await bootstrapAccount(platform.url, { email: 'member@example.com' });
-  const created = await admin.api<{ project: { id: string; slug: string } }>('POST', '/api/projects', { name: 'Ops Demo', slug: `ops-${randomUUID().slice(0, 6)}` });
+  const created = await admin.api<{ project: { id: string; slug: string } }>('POST', '/api/projects', {
+    name: 'Ops Demo',
+    slug: `ops-${randomUUID().slice(0, 6)}`,
+  });
   project = created.project;
 
   // A real deploy that fails: the fixture's migration errors out.
   const artifact = await packFixture('bad-migration', root);
   const upload = await fetch(`${platform.url}/api/projects/${project.id}/releases`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${admin.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': `key-${randomUUID()}` },
+    headers: {
+      authorization: `Bearer ${admin.accessToken}`,
+      'content-type': 'application/vnd.svc.deploy+gzip',
+      'x-svc-artifact-digest': artifact.digest,
+      'idempotency-key': `key-${randomUUID()}`,
+    },
     body: new Uint8Array(artifact.bytes),
   });
   const uploaded = (await upload.json()) as { release?: { status: string } };
@@ -143,8 +151,30 @@ describe.skipIf(gate.skip)('console operations page', () => {
     const now = Date.now();
     const iso = (ms: number) => new Date(ms).toISOString();
     const drills = [
-      { id: 'drl_1', projectId: project.id, releaseId: null, backupId: 'bak_1', startedAt: iso(now - 60_000), finishedAt: iso(now - 55_000), outcome: 'failed', checks: [{ name: 'home', path: '/', expected: 200, status: 500, ok: false }], code: 'SVC_OPS_DRILL_FAILED', error: 'GET / answered 500' },
-      { id: 'drl_0', projectId: project.id, releaseId: null, backupId: 'bak_0', startedAt: iso(now - 3_600_000), finishedAt: iso(now - 3_590_000), outcome: 'passed', checks: [{ name: 'home', path: '/', expected: 200, status: 200, ok: true }], code: null, error: null },
+      {
+        id: 'drl_1',
+        projectId: project.id,
+        releaseId: null,
+        backupId: 'bak_1',
+        startedAt: iso(now - 60_000),
+        finishedAt: iso(now - 55_000),
+        outcome: 'failed',
+        checks: [{ name: 'home', path: '/', expected: 200, status: 500, ok: false }],
+        code: 'SVC_OPS_DRILL_FAILED',
+        error: 'GET / answered 500',
+      },
+      {
+        id: 'drl_0',
+        projectId: project.id,
+        releaseId: null,
+        backupId: 'bak_0',
+        startedAt: iso(now - 3_600_000),
+        finishedAt: iso(now - 3_590_000),
+        outcome: 'passed',
+        checks: [{ name: 'home', path: '/', expected: 200, status: 200, ok: true }],
+        code: null,
+        error: null,
+      },
     ];
     // The real answer with these receipts as its `drills` field (as a server with drills running sends it).
     await page.route('**/api/admin/operations', async (route) => {

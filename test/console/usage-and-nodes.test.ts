@@ -44,7 +44,10 @@ beforeAll(async () => {
   const env = { SVC_REGISTRATION: 'public', SVC_PROJECT_MONTHLY_REQUESTS: String(QUOTA), SVC_OPS_INTERVAL_MS: 'false' };
   [platform, browser] = await Promise.all([startPlatform({ env }), launchChromium(), build]);
   admin = await bootstrapAccount(platform.url, { email: 'admin@example.com' }); // the first account: platform admin
-  const created = await admin.api<{ project: { id: string; slug: string; organizationId: string } }>('POST', '/api/projects', { name: 'Usage Demo', slug: `use-${randomUUID().slice(0, 6)}` });
+  const created = await admin.api<{ project: { id: string; slug: string; organizationId: string } }>('POST', '/api/projects', {
+    name: 'Usage Demo',
+    slug: `use-${randomUUID().slice(0, 6)}`,
+  });
   project = created.project;
   const orgs = await admin.api<{ organizations: { id: string; slug: string }[] }>('GET', '/api/orgs');
   orgSlug = orgs.organizations.find((o) => o.id === project.organizationId)?.slug ?? '';
@@ -54,7 +57,12 @@ beforeAll(async () => {
   const artifact = await packFixture('healthy', root);
   const upload = await fetch(`${platform.url}/api/projects/${project.id}/releases`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${admin.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': `key-${randomUUID()}` },
+    headers: {
+      authorization: `Bearer ${admin.accessToken}`,
+      'content-type': 'application/vnd.svc.deploy+gzip',
+      'x-svc-artifact-digest': artifact.digest,
+      'idempotency-key': `key-${randomUUID()}`,
+    },
     body: new Uint8Array(artifact.bytes),
   });
   const uploaded = (await upload.json()) as { release?: { status: string } };
@@ -96,7 +104,14 @@ async function withPage(run: (page: Page) => Promise<void>, prepare?: (page: Pag
 }
 
 describe('usage text helpers', () => {
-  const forecast = { status: 'ok' as const, observationMs: 7_200_000, averageRatePerHour: 2, projectedPeriodTotal: 1440.4, estimatedExhaustionAt: null, warning: false };
+  const forecast = {
+    status: 'ok' as const,
+    observationMs: 7_200_000,
+    averageRatePerHour: 2,
+    projectedPeriodTotal: 1440.4,
+    estimatedExhaustionAt: null,
+    warning: false,
+  };
   it('says whether there is evidence, a quota and an exhaustion time', () => {
     expect(forecastText(forecast, formatCount)).toBe('projected 1440 this month');
     expect(forecastText({ ...forecast, status: 'insufficient-evidence' }, formatCount)).toBe('insufficient evidence (under an hour of data)');
@@ -112,7 +127,9 @@ describe('usage text helpers', () => {
 describe.skipIf(gate.skip)('console usage cards and runner nodes', () => {
   it('shows the project usage this month with its quota, forecast status and warning', async () => {
     // The API is the reference: the card must show what it answers (traffic is done, so it is stable).
-    await expect.poll(async () => (await admin.api<UsageResponse>('GET', `/api/projects/${project.id}/usage`)).usage.requests, { timeout: 20_000 }).toBeGreaterThanOrEqual(TRAFFIC);
+    await expect
+      .poll(async () => (await admin.api<UsageResponse>('GET', `/api/projects/${project.id}/usage`)).usage.requests, { timeout: 20_000 })
+      .toBeGreaterThanOrEqual(TRAFFIC);
     const served = await admin.api<UsageResponse>('GET', `/api/projects/${project.id}/usage`);
     expect(served.forecast.requests.warning).toBe(true); // over the quota of 10
     expect(served.forecast.requests.status).toBe('insufficient-evidence'); // the platform is minutes old
@@ -154,11 +171,19 @@ describe.skipIf(gate.skip)('console usage cards and runner nodes', () => {
   it('lists runner nodes enrolled over HTTP on the Operations page', async () => {
     const enroll = async (nodeId: string, labels: Record<string, string>, heartbeat: boolean) => {
       const { token } = await admin.api<{ token: string }>('POST', '/api/admin/nodes/registration-tokens', { expiresInMinutes: 5 });
-      const enrolled = await fetch(`${platform.url}/api/nodes/enroll`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ nodeId, region: 'eu-test', capacity: 3, concurrency: 1, labels }) });
+      const enrolled = await fetch(`${platform.url}/api/nodes/enroll`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ nodeId, region: 'eu-test', capacity: 3, concurrency: 1, labels }),
+      });
       const body = (await enrolled.json()) as { credential: string };
       expect(enrolled.status, JSON.stringify(body)).toBe(201);
       if (heartbeat) {
-        const beat = await fetch(`${platform.url}/api/nodes/heartbeat`, { method: 'POST', headers: { authorization: `Bearer ${body.credential}`, 'content-type': 'application/json' }, body: JSON.stringify({ draining: false, capacity: 3, labels }) });
+        const beat = await fetch(`${platform.url}/api/nodes/heartbeat`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${body.credential}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ draining: false, capacity: 3, labels }),
+        });
         expect(beat.status).toBe(200);
         await beat.arrayBuffer();
       }
@@ -187,7 +212,9 @@ describe.skipIf(gate.skip)('console usage cards and runner nodes', () => {
   it('shows "platform admin only" in the node card when the node list answers 403', async () => {
     // The operations state stays readable (the page renders); only the node list refuses, as for a token without admin rights.
     const refuse = async (page: Page) => {
-      await page.route('**/api/admin/nodes', (route) => route.fulfill({ status: 403, json: { error: { code: 'SVC_PLATFORM_ADMIN_REQUIRED', message: 'Only the platform administrator may do this.' } } }));
+      await page.route('**/api/admin/nodes', (route) =>
+        route.fulfill({ status: 403, json: { error: { code: 'SVC_PLATFORM_ADMIN_REQUIRED', message: 'Only the platform administrator may do this.' } } }),
+      );
     };
     await withPage(
       async (page) => {

@@ -21,7 +21,15 @@ describe('parsePlatformConfig', () => {
   });
 
   it('reads SVC_* variables and lets flags win over them', () => {
-    const env = { SVC_LISTEN: '0.0.0.0:8080', SVC_DATA_DIR: '/var/svc', SVC_REGISTRATION: 'public', SVC_PUBLIC_URL: 'https://svc.example.com/', SVC_TRUST_PROXY: 'true', OTHER: 'x', DOCKER_HOST: 'unix:///run/swarm.sock' };
+    const env = {
+      SVC_LISTEN: '0.0.0.0:8080',
+      SVC_DATA_DIR: '/var/svc',
+      SVC_REGISTRATION: 'public',
+      SVC_PUBLIC_URL: 'https://svc.example.com/',
+      SVC_TRUST_PROXY: 'true',
+      OTHER: 'x',
+      DOCKER_HOST: 'unix:///run/swarm.sock',
+    };
     const c = parsePlatformConfig(['--listen', '[::1]:9000', '--data', 'rel'], env, '/home/u');
     expect(c.listen).toEqual({ host: '::1', port: 9000 });
     expect(c.dataDir).toBe('/home/u/rel');
@@ -29,7 +37,14 @@ describe('parsePlatformConfig', () => {
     expect(c.publicUrl).toBe('https://svc.example.com');
     expect(c.trustProxy).toBe(true);
     // DOCKER_HOST is the swarm driver's socket under its standard name; other variables stay out.
-    expect(c.env).toEqual({ SVC_LISTEN: '0.0.0.0:8080', SVC_DATA_DIR: '/var/svc', SVC_REGISTRATION: 'public', SVC_PUBLIC_URL: 'https://svc.example.com/', SVC_TRUST_PROXY: 'true', DOCKER_HOST: 'unix:///run/swarm.sock' });
+    expect(c.env).toEqual({
+      SVC_LISTEN: '0.0.0.0:8080',
+      SVC_DATA_DIR: '/var/svc',
+      SVC_REGISTRATION: 'public',
+      SVC_PUBLIC_URL: 'https://svc.example.com/',
+      SVC_TRUST_PROXY: 'true',
+      DOCKER_HOST: 'unix:///run/swarm.sock',
+    });
   });
 
   it.each([

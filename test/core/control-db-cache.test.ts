@@ -16,7 +16,7 @@ describe('cachedStatement', () => {
     dirs.push(dir);
     const db = openControlDb(join(dir, 'control.db'));
     dbs.push(db);
-    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t (v) VALUES (\'a\'), (\'b\'), (\'c\');');
+    db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t (v) VALUES ('a'), ('b'), ('c');");
     return db;
   };
 

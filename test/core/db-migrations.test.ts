@@ -13,7 +13,15 @@ describe('planMigrations (pure)', () => {
     const list = [m('a', 1), m('a', 2), m('b', 1)];
     expect(planMigrations(new Map(), list).map((x) => `${x.scope}${x.version}`)).toEqual(['a1', 'a2', 'b1']);
     expect(planMigrations(new Map([['a', 1]]), list).map((x) => `${x.scope}${x.version}`)).toEqual(['a2', 'b1']);
-    expect(planMigrations(new Map([['a', 2], ['b', 1]]), list)).toEqual([]);
+    expect(
+      planMigrations(
+        new Map([
+          ['a', 2],
+          ['b', 1],
+        ]),
+        list,
+      ),
+    ).toEqual([]);
   });
   it('rejects gaps and a database newer than the code', () => {
     expect(() => planMigrations(new Map(), [m('a', 1), m('a', 3)])).toThrow(/out of order/);

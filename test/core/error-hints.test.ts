@@ -4,7 +4,12 @@ import { errorCodes } from '../../src/core/error-codes/index.js';
 // Every code tells the user what to do next: the CLI prints the hint under the error and
 // docs/errors.md shows it. The type makes `hint` required; this guards against empty or
 // copy-pasted hints that satisfy the type but say nothing new.
-const normalize = (text: string): string => text.trim().toLowerCase().replace(/[\s.]+$/u, '').replace(/\s+/gu, ' ');
+const normalize = (text: string): string =>
+  text
+    .trim()
+    .toLowerCase()
+    .replace(/[\s.]+$/u, '')
+    .replace(/\s+/gu, ' ');
 
 describe('error code hints', () => {
   const entries = Object.entries(errorCodes);

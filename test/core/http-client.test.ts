@@ -10,7 +10,10 @@ import { createHttpClient, HttpFailure } from '../../src/core/http/http-client.j
 let server: Server;
 let origin: string;
 const routes: Record<string, (req: IncomingMessage, res: ServerResponse, body: Buffer) => void> = {
-  '/echo': (req, res, body) => res.writeHead(201, { 'content-type': 'application/json', 'x-seen': req.headers['x-call'] ?? '' }).end(JSON.stringify({ method: req.method, body: body.toString() })),
+  '/echo': (req, res, body) =>
+    res
+      .writeHead(201, { 'content-type': 'application/json', 'x-seen': req.headers['x-call'] ?? '' })
+      .end(JSON.stringify({ method: req.method, body: body.toString() })),
   '/redirect': (_req, res) => res.writeHead(302, { location: '/echo' }).end(),
   '/busy': (_req, res) => res.writeHead(503, { 'retry-after': '3' }).end('busy'),
   '/silent': () => undefined, // never answers

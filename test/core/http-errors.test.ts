@@ -11,7 +11,9 @@ describe('HTTP error mapping', () => {
   beforeAll(async () => {
     const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
     app = await createHttpApp({ logger: createLogger({ level: 'info', destination: sink }), bodyLimitBytes: 1024, trustProxy: false, version: 'test' });
-    app.post('/echo', { schema: { body: z.object({ name: z.string().max(10) }), response: { 200: z.object({ name: z.string() }) } } }, async (request) => ({ name: request.body.name }));
+    app.post('/echo', { schema: { body: z.object({ name: z.string().max(10) }), response: { 200: z.object({ name: z.string() }) } } }, async (request) => ({
+      name: request.body.name,
+    }));
     app.get('/boom', { schema: { response: { 200: z.object({}) } } }, async () => {
       throw new Error('database password is hunter2');
     });
@@ -62,7 +64,11 @@ describe('HTTP error mapping', () => {
 
   it('never logs authorization headers or cookies', async () => {
     lines.length = 0;
-    await app.inject({ method: 'GET', url: '/typed?invitation=svcinv_secret', headers: { authorization: 'Bearer svc_topsecret', cookie: 'svc_console=cookiesecret', 'x-svc-console-csrf': 'csrfsecret' } });
+    await app.inject({
+      method: 'GET',
+      url: '/typed?invitation=svcinv_secret',
+      headers: { authorization: 'Bearer svc_topsecret', cookie: 'svc_console=cookiesecret', 'x-svc-console-csrf': 'csrfsecret' },
+    });
     const log = lines.join('');
     expect(log).not.toContain('svc_topsecret');
     expect(log).not.toContain('cookiesecret');

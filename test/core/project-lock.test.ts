@@ -20,7 +20,9 @@ afterEach(async () => {
 
 /** Start a child that takes the lock; resolves once it printed LOCKED. */
 function lockInChild(projectId: string, operation: string): Promise<{ child: ChildProcess; token: string; lines: string[] }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'lock-child.ts'), dir, projectId, operation], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'lock-child.ts'), dir, projectId, operation], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   children.push(child);
   const lines: string[] = [];
   return new Promise((resolve, reject) => {
@@ -145,7 +147,9 @@ describe('ProjectLocks', () => {
     dead.child.kill('SIGKILL');
     await exited(dead.child);
     const contenders = [0, 1, 2].map(() => {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'lock-child.ts'), dir, 'p', 'backup'], { stdio: ['pipe', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'lock-child.ts'), dir, 'p', 'backup'], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
       children.push(child);
       const state = { child, out: '' };
       child.stdout!.on('data', (c: Buffer) => (state.out += c.toString()));

@@ -33,7 +33,8 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter(' 0 ', NOW)).toBe(0);
     expect(parseRetryAfter('Tue, 01 Jan 2030 12:00:30 GMT', NOW)).toBe(30_000);
     expect(parseRetryAfter('Wed, 21 Oct 2015 07:28:00 GMT', NOW)).toBe(0);
-    for (const bad of [undefined, null, '', '-5', '1.5', 'soon', '2030-01-01T12:00:30Z', 'Tue, 99 Foo 2030 GMT']) expect(parseRetryAfter(bad, NOW)).toBeUndefined();
+    for (const bad of [undefined, null, '', '-5', '1.5', 'soon', '2030-01-01T12:00:30Z', 'Tue, 99 Foo 2030 GMT'])
+      expect(parseRetryAfter(bad, NOW)).toBeUndefined();
   });
 });
 
@@ -67,8 +68,19 @@ describe('retryLoop', () => {
   });
   it('returns the first done value and stops at a thrown (final) error', async () => {
     let calls = 0;
-    const value = await retryLoop(async (n) => (calls++, n < 2 ? { kind: 'retry', error: new Error('again') } : { kind: 'done', value: n }), { policy: { baseMs: 1, capMs: 1 }, maxAttempts: 5, sleep: async () => undefined });
+    const value = await retryLoop(async (n) => (calls++, n < 2 ? { kind: 'retry', error: new Error('again') } : { kind: 'done', value: n }), {
+      policy: { baseMs: 1, capMs: 1 },
+      maxAttempts: 5,
+      sleep: async () => undefined,
+    });
     expect([value, calls]).toEqual([2, 2]);
-    await expect(retryLoop(async () => { throw new Error('final'); }, { policy: { baseMs: 1, capMs: 1 }, maxAttempts: 5 })).rejects.toThrow('final');
+    await expect(
+      retryLoop(
+        async () => {
+          throw new Error('final');
+        },
+        { policy: { baseMs: 1, capMs: 1 }, maxAttempts: 5 },
+      ),
+    ).rejects.toThrow('final');
   });
 });

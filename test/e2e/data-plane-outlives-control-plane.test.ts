@@ -27,9 +27,10 @@ afterAll(async () => {
   if (root) await removeDataDir(root);
 }, 60_000);
 
-
 async function appRecord(dataDir: string, projectId: string): Promise<{ id: string; pid: number }> {
-  const state = JSON.parse(await readFile(join(dataDir, 'supervisor.json'), 'utf8')) as { projects: Record<string, { record: { id: string; pid?: number; sandbox?: { initPid: number } } }> };
+  const state = JSON.parse(await readFile(join(dataDir, 'supervisor.json'), 'utf8')) as {
+    projects: Record<string, { record: { id: string; pid?: number; sandbox?: { initPid: number } } }>;
+  };
   const record = state.projects[projectId]!.record;
   return { id: record.id, pid: record.sandbox?.initPid ?? record.pid! };
 }
@@ -43,7 +44,6 @@ async function ended(plane: StartedPlatform, signal: NodeJS.Signals): Promise<vo
 const LOOPS_PER_KIND = 4;
 const APP_KINDS = new Set([0, 1, 2]);
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 
 /** App requests sent in [fromMs, toMs): how many succeeded and the slowest. */
 function appFigures(samples: TrafficSample[], fromMs: number, toMs: number): { ok: number; longestMs: number } {
@@ -61,7 +61,10 @@ it('fails no app request across a SIGTERM restart, a SIGKILL restart and a migra
   const before = await appRecord(dataDir, app.projectId);
   expect(alive(before.pid)).toBe(true);
 
-  const traffic = mixedTraffic({ origin: first.url, appHost: `steady.localhost:${first.port}`, apiPath: `/api/projects/${app.projectId}`, token: account.accessToken }, LOOPS_PER_KIND);
+  const traffic = mixedTraffic(
+    { origin: first.url, appHost: `steady.localhost:${first.port}`, apiPath: `/api/projects/${app.projectId}`, token: account.accessToken },
+    LOOPS_PER_KIND,
+  );
   const phases: Record<string, number> = {};
   const phase = (name: string) => (phases[name] = Math.round(traffic.elapsedMs()));
   await pause(1_500);
@@ -77,7 +80,9 @@ it('fails no app request across a SIGTERM restart, a SIGKILL restart and a migra
   await pause(1_500);
   second.child.kill('SIGKILL');
   phase('SIGKILL');
-  await new Promise<void>((resolve) => (second.child.exitCode !== null || second.child.signalCode !== null ? resolve() : second.child.once('exit', () => resolve())));
+  await new Promise<void>((resolve) =>
+    second.child.exitCode !== null || second.child.signalCode !== null ? resolve() : second.child.once('exit', () => resolve()),
+  );
   const third = await startPlatform({ dataDir, port: first.port });
   planes.push(third);
   phase('third ready');
@@ -90,18 +95,30 @@ it('fails no app request across a SIGTERM restart, a SIGKILL restart and a migra
   phase('deployed');
   await pause(1_000);
   const report = await traffic.stop();
-  const served = (await (await request(`${third.url}/`, { headers: { host: `steady.localhost:${third.port}` } })).body.json()) as { release?: string; version?: number };
+  const served = (await (await request(`${third.url}/`, { headers: { host: `steady.localhost:${third.port}` } })).body.json()) as {
+    release?: string;
+    version?: number;
+  };
 
   const status = await askEdge(edgePaths(dataDir).ingressSocket, { op: 'status' });
   // Requests the first release served (all of them before the deploy).
-  const metrics = (await account.api<{ totals: { requests: number } }>('GET', `/api/projects/${app.projectId}/metrics?window=1h&releaseId=${app.releaseId}`)).totals;
-  const down = { sigterm: appFigures(report.samples, phases.exited!, phases['second ready']!), sigkill: appFigures(report.samples, phases.SIGKILL!, phases['third ready']!) };
+  const metrics = (await account.api<{ totals: { requests: number } }>('GET', `/api/projects/${app.projectId}/metrics?window=1h&releaseId=${app.releaseId}`))
+    .totals;
+  const down = {
+    sigterm: appFigures(report.samples, phases.exited!, phases['second ready']!),
+    sigkill: appFigures(report.samples, phases.SIGKILL!, phases['third ready']!),
+  };
   const restartMs = { sigterm: phases['second ready']! - phases.exited!, sigkill: phases['third ready']! - phases.SIGKILL! };
   // From the first restart to the deploy (the traffic's first requests open connections and warm up).
   const longestAppMs = appFigures(report.samples, phases.SIGTERM!, phases.deploy!).longestMs;
   const appOkAfterKill = appFigures(report.samples, phases.SIGKILL!, phases.deploy!).ok;
   console.log(
-    `data plane restart: ${report.ok} ok, ${report.failures.length} failed, ${report.perSecond.toFixed(0)} req/s (${steadyPerSecond.toFixed(0)} before the restarts); control plane down ${JSON.stringify(restartMs)} ms, app requests served meanwhile ${JSON.stringify(down)}; longest app request from the SIGTERM to the deploy ${longestAppMs} ms, during the migration deploy ${appFigures(report.samples, phases.deploy!, phases.deployed!).longestMs} ms, longest answer overall ${report.longestMs.toFixed(0)} ms; metrics count ${metrics.requests} requests of the first release (${appOkAfterKill} app requests answered from the SIGKILL to the deploy); ingress ${JSON.stringify(status?.ok ? { holds: status.status.holds, routing: status.status.routing } : null)}; ${JSON.stringify(phases)}; failures ${JSON.stringify(report.failures)}; slow app requests [kind, sent at, ms] ${JSON.stringify(report.samples.filter((x) => APP_KINDS.has(x.kind) && x.ms > 300).slice(0, 20).map((x) => [x.kind, Math.round(x.sentAtMs), Math.round(x.ms)]))}`,
+    `data plane restart: ${report.ok} ok, ${report.failures.length} failed, ${report.perSecond.toFixed(0)} req/s (${steadyPerSecond.toFixed(0)} before the restarts); control plane down ${JSON.stringify(restartMs)} ms, app requests served meanwhile ${JSON.stringify(down)}; longest app request from the SIGTERM to the deploy ${longestAppMs} ms, during the migration deploy ${appFigures(report.samples, phases.deploy!, phases.deployed!).longestMs} ms, longest answer overall ${report.longestMs.toFixed(0)} ms; metrics count ${metrics.requests} requests of the first release (${appOkAfterKill} app requests answered from the SIGKILL to the deploy); ingress ${JSON.stringify(status?.ok ? { holds: status.status.holds, routing: status.status.routing } : null)}; ${JSON.stringify(phases)}; failures ${JSON.stringify(report.failures)}; slow app requests [kind, sent at, ms] ${JSON.stringify(
+      report.samples
+        .filter((x) => APP_KINDS.has(x.kind) && x.ms > 300)
+        .slice(0, 20)
+        .map((x) => [x.kind, Math.round(x.sentAtMs), Math.round(x.ms)]),
+    )}`,
   );
   // No app request fails, whatever happens to the control plane; a platform API GET the killed
   // control plane had not answered is retried by the ingress once the next one listens.
@@ -116,7 +133,10 @@ it('fails no app request across a SIGTERM restart, a SIGKILL restart and a migra
   expect(metrics.requests).toBeGreaterThanOrEqual(appOkAfterKill);
   // The deploy after the restarts is what the app host serves now.
   expect(served).toMatchObject({ release: next, version: 2 });
-  expect(status).toMatchObject({ ok: true, status: { pid: first.ingressPid, holds: { unavailable: 0 }, routing: { table: true, attached: true, recordsDropped: 0 } } });
+  expect(status).toMatchObject({
+    ok: true,
+    status: { pid: first.ingressPid, holds: { unavailable: 0 }, routing: { table: true, attached: true, recordsDropped: 0 } },
+  });
 
   // SIGINT (Ctrl-C) stops everything: control plane, ingress and app.
   const deployed = await appRecord(dataDir, app.projectId);

@@ -113,7 +113,11 @@ describe('svc deploy → bad migration → v2 → rollback → rollback --restor
     // 4. Code-only rollback: v1 serves again against the current database (nothing lost).
     const codeOnly = await svc(['rollback', v1.release.id, '--json']);
     expect(codeOnly.exitCode, codeOnly.stderr).toBe(0);
-    expect(parse<RollbackResponse>(codeOnly)).toMatchObject({ release: { id: v1.release.id, status: 'active' }, previousReleaseId: v2.release.id, restoredData: false });
+    expect(parse<RollbackResponse>(codeOnly)).toMatchObject({
+      release: { id: v1.release.id, status: 'active' },
+      previousReleaseId: v2.release.id,
+      restoredData: false,
+    });
     expect(await serving()).toEqual({ app: 'healthy', version: 1, release: v1.release.id });
     expect(await notes()).toEqual(['first', 'second']);
 
@@ -171,9 +175,14 @@ describe('svc deploy → bad migration → v2 → rollback → rollback --restor
     expect(logs.entries.some((e) => e.stream === 'stdout' && e.line.includes('healthy listening'))).toBe(true);
     expect(logs.entries.every((e) => e.releaseId === v1.release.id)).toBe(true);
 
-    const audit = await account.api<{ events: Array<{ kind: string; metadata: Record<string, unknown> }> }>('GET', `/api/projects/${v1.project.id}/audit?limit=100`);
+    const audit = await account.api<{ events: Array<{ kind: string; metadata: Record<string, unknown> }> }>(
+      'GET',
+      `/api/projects/${v1.project.id}/audit?limit=100`,
+    );
     const kinds = audit.events.map((e) => e.kind);
-    expect(audit.events.filter((e) => e.kind === 'rollback.complete').map((e) => e.metadata)).toEqual([expect.objectContaining({ releaseId: v1.release.id, restoreData: false })]);
+    expect(audit.events.filter((e) => e.kind === 'rollback.complete').map((e) => e.metadata)).toEqual([
+      expect.objectContaining({ releaseId: v1.release.id, restoreData: false }),
+    ]);
     expect(audit.events.filter((e) => e.kind === 'rollback.restore_data').map((e) => e.metadata)).toEqual([
       expect.objectContaining({ releaseId: v1.release.id, fromReleaseId: v2b.release.id, restoreData: true }),
     ]);

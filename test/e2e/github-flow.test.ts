@@ -65,7 +65,9 @@ async function until<T>(what: string, probe: () => T | undefined | null | false,
     if (value) return value;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`timed out waiting for ${what}\ninvalid: ${fake.invalid.join('\n')}\nrequests: ${fake.requests.map((r) => `${r.method} ${r.path} ${r.status}`).join('\n')}\nserver:\n${platform.logs().slice(-4000)}`);
+  throw new Error(
+    `timed out waiting for ${what}\ninvalid: ${fake.invalid.join('\n')}\nrequests: ${fake.requests.map((r) => `${r.method} ${r.path} ${r.status}`).join('\n')}\nserver:\n${platform.logs().slice(-4000)}`,
+  );
 }
 
 const run = (sha: string, name = 'svc/release'): FakeCheckRun | undefined => fake.runs(sha, name).at(-1);
@@ -97,7 +99,16 @@ async function viaIngress<T>(method: 'GET' | 'POST', path: string, body?: unknow
 const notes = async () => (await viaIngress<{ notes: { text: string }[] }>('GET', '/notes')).notes.map((n) => n.text);
 
 async function prComment(body: string): Promise<number> {
-  const payload = commentPayload({ body, commentId: ++comments, login: 'maintainer', userId: 4001, issueNumber: 7, repoId: REPO_ID, fullName: REPO, installationId: INSTALLATION });
+  const payload = commentPayload({
+    body,
+    commentId: ++comments,
+    login: 'maintainer',
+    userId: 4001,
+    issueNumber: 7,
+    repoId: REPO_ID,
+    fullName: REPO,
+    installationId: INSTALLATION,
+  });
   expect(await deliver('issue_comment', payload)).toBe(202);
   return payload.comment.id as number;
 }
@@ -116,9 +127,18 @@ describe('GitHub App end to end', () => {
       if (list.installations.some((x) => x.id === INSTALLATION)) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    const cli = await runCli(['link', '--repo', REPO, '--branch', 'main', '--project', SLUG, '--json'], { home: root, env: { SVC_TOKEN: account.accessToken, SVC_SERVER: platform.url }, timeoutMs: 60_000 });
+    const cli = await runCli(['link', '--repo', REPO, '--branch', 'main', '--project', SLUG, '--json'], {
+      home: root,
+      env: { SVC_TOKEN: account.accessToken, SVC_SERVER: platform.url },
+      timeoutMs: 60_000,
+    });
     expect(cli.exitCode, cli.stderr).toBe(0);
-    expect(JSON.parse(cli.stdout).link).toMatchObject({ repository: { id: REPO_ID, fullName: REPO }, branch: 'main', installationId: INSTALLATION, status: 'ok' });
+    expect(JSON.parse(cli.stdout).link).toMatchObject({
+      repository: { id: REPO_ID, fullName: REPO },
+      branch: 'main',
+      installationId: INSTALLATION,
+      status: 'ok',
+    });
 
     // 1. push → svc/release queued on the head commit.
     expect(await deliver('push', pushPayload({ sha: SHA.v1, repoId: REPO_ID, fullName: REPO, installationId: INSTALLATION }))).toBe(202);
@@ -136,10 +156,13 @@ describe('GitHub App end to end', () => {
     expect(done1.output?.title).toBe(`Active at ${appUrl}`);
     expect(done1.output?.summary).toContain(rel1.id);
     expect(done1.output?.summary).toContain(`sha256:${rel1.digest.slice(0, 16)}`);
-    for (const phase of ['Artifact verified', 'Snapshot taken', 'Migrations applied', 'Started', 'Health check passed', 'Active']) expect(done1.output?.summary).toContain(phase);
+    for (const phase of ['Artifact verified', 'Snapshot taken', 'Migrations applied', 'Started', 'Health check passed', 'Active'])
+      expect(done1.output?.summary).toContain(phase);
     expect(done1.details_url).toBe(`${platform.url}/projects/${projectId}/releases/${rel1.id}`);
     expect(done1.history.map((b) => b.status ?? 'completed')).toContain('in_progress');
-    const deployment1 = await until('deployment success', () => fake.deployments.find((d) => d.ref === SHA.v1 && d.statuses.some((s) => s.state === 'success')));
+    const deployment1 = await until('deployment success', () =>
+      fake.deployments.find((d) => d.ref === SHA.v1 && d.statuses.some((s) => s.state === 'success')),
+    );
     expect(deployment1.body).toMatchObject({ auto_merge: false, required_contexts: [], environment: 'production' });
     expect(deployment1.statuses.map((s) => s.state)).toEqual(['in_progress', 'success']);
     expect(deployment1.statuses[1]!.environment_url).toBe(appUrl);
@@ -177,7 +200,10 @@ describe('GitHub App end to end', () => {
     expect(await notes()).toEqual(['before v2', 'after v2']);
 
     // An older commit never replaces the newer active release (a re-run of v1's workflow).
-    const older = await upload(await packFixture('healthy', root, async (dir) => void (await import('node:fs/promises')).writeFile(join(dir, 'dist', 'extra.txt'), 'x')), SHA.v1);
+    const older = await upload(
+      await packFixture('healthy', root, async (dir) => void (await import('node:fs/promises')).writeFile(join(dir, 'dist', 'extra.txt'), 'x')),
+      SHA.v1,
+    );
     expect(older.status).toBe(409);
     expect(older.body.error?.code).toBe('SVC_GITHUB_COMMIT_SUPERSEDED');
 
@@ -197,13 +223,18 @@ describe('GitHub App end to end', () => {
     expect(reactions(confirm)).toEqual(['eyes', 'rocket']);
     expect(fake.comments.at(-1)!.body).toContain(`is back on \`${rel1.id}\``);
     expect(await notes()).toEqual(['before v2']);
-    const rollbackCheck = await until('svc/rollback success', () => (run(SHA.v1, 'svc/rollback')?.conclusion === 'success' ? run(SHA.v1, 'svc/rollback') : undefined));
+    const rollbackCheck = await until('svc/rollback success', () =>
+      run(SHA.v1, 'svc/rollback')?.conclusion === 'success' ? run(SHA.v1, 'svc/rollback') : undefined,
+    );
     expect(rollbackCheck.output?.summary).toContain('restored from the pre-deploy snapshot');
     expect(rollbackCheck.output?.summary).toContain('@maintainer');
     await until('deployment of v1 marked success again', () => deployment1.statuses.length === 3 && deployment1.statuses[2]!.state === 'success');
 
     // Audited with the GitHub actor.
-    const feed = await account.api<{ events: { kind: string; actor: { type: string; name: string | null }; metadata: Record<string, unknown> }[] }>('GET', `/api/projects/${projectId}/audit`);
+    const feed = await account.api<{ events: { kind: string; actor: { type: string; name: string | null }; metadata: Record<string, unknown> }[] }>(
+      'GET',
+      `/api/projects/${projectId}/audit`,
+    );
     const commands = feed.events.filter((e) => e.kind === 'github.command');
     expect(commands).toHaveLength(2);
     expect(commands.every((e) => e.actor.type === 'github' && e.actor.name === 'maintainer')).toBe(true);
@@ -223,9 +254,16 @@ describe('GitHub App end to end', () => {
 
     // 7. `svc rollback` from the CLI reports to the svc/rollback check of the target release's commit.
     const before = fake.runs(SHA.v1, 'svc/rollback').length;
-    const cliRollback = await runCli(['rollback', rel1.id, '--project', SLUG, '--json'], { home: root, env: { SVC_TOKEN: account.accessToken, SVC_SERVER: platform.url }, timeoutMs: 120_000 });
+    const cliRollback = await runCli(['rollback', rel1.id, '--project', SLUG, '--json'], {
+      home: root,
+      env: { SVC_TOKEN: account.accessToken, SVC_SERVER: platform.url },
+      timeoutMs: 120_000,
+    });
     expect(cliRollback.exitCode, cliRollback.stderr).toBe(0);
-    const cliCheck = await until('svc/rollback from the CLI', () => fake.runs(SHA.v1, 'svc/rollback').length === before + 1 && run(SHA.v1, 'svc/rollback')?.conclusion === 'success');
+    const cliCheck = await until(
+      'svc/rollback from the CLI',
+      () => fake.runs(SHA.v1, 'svc/rollback').length === before + 1 && run(SHA.v1, 'svc/rollback')?.conclusion === 'success',
+    );
     expect(cliCheck).toBe(true);
     expect(run(SHA.v1, 'svc/rollback')!.output?.summary).toContain('Code-only rollback');
 
@@ -235,7 +273,13 @@ describe('GitHub App end to end', () => {
     expect(await deliver('installation', suspend)).toBe(202);
     let shown = '';
     for (let i = 0; i < 50 && !shown.includes('broken'); i++) {
-      shown = (await runCli(['link', '--project', SLUG], { home: root, env: { SVC_TOKEN: account.accessToken, SVC_SERVER: platform.url, NO_COLOR: '1' }, timeoutMs: 60_000 })).stdout;
+      shown = (
+        await runCli(['link', '--project', SLUG], {
+          home: root,
+          env: { SVC_TOKEN: account.accessToken, SVC_SERVER: platform.url, NO_COLOR: '1' },
+          timeoutMs: 60_000,
+        })
+      ).stdout;
       if (!shown.includes('broken')) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(shown).toMatch(/Status\s+broken: The svc GitHub App installation is suspended/);
@@ -244,7 +288,17 @@ describe('GitHub App end to end', () => {
     expect(fake.invalid).toEqual([]);
     expect(fake.requests.every((r) => r.operationId !== null)).toBe(true);
     expect(new Set(fake.requests.map((r) => r.operationId))).toEqual(
-      new Set(['apps/create-installation-access-token', 'checks/create', 'checks/update', 'repos/create-deployment', 'repos/create-deployment-status', 'reactions/create-for-issue-comment', 'issues/create-comment', 'pulls/get', 'repos/get-collaborator-permission-level']),
+      new Set([
+        'apps/create-installation-access-token',
+        'checks/create',
+        'checks/update',
+        'repos/create-deployment',
+        'repos/create-deployment-status',
+        'reactions/create-for-issue-comment',
+        'issues/create-comment',
+        'pulls/get',
+        'repos/get-collaborator-permission-level',
+      ]),
     );
   }, 300_000);
 });

@@ -25,7 +25,6 @@ afterAll(async () => {
   for (const root of roots) await removeDataDir(root);
 }, 60_000);
 
-
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function killed(plane: StartedPlatform, signal: NodeJS.Signals): Promise<void> {
@@ -34,7 +33,6 @@ async function killed(plane: StartedPlatform, signal: NodeJS.Signals): Promise<v
   plane.child.kill(signal);
   await exited;
 }
-
 
 const hello = async (socket: TestWebSocket) => (JSON.parse(await socket.next(10_000)) as { hello: { release: string; pid: number } }).hello;
 
@@ -114,7 +112,10 @@ it('a control plane with other ingress code has the running ingress hand over it
   expect(before?.ok).toBe(true);
   const oldPid = first.ingressPid!;
 
-  const traffic = mixedTraffic({ origin: first.url, appHost: `steady.localhost:${first.port}`, apiPath: `/api/projects/${app.projectId}`, token: account.accessToken }, 3);
+  const traffic = mixedTraffic(
+    { origin: first.url, appHost: `steady.localhost:${first.port}`, apiPath: `/api/projects/${app.projectId}`, token: account.accessToken },
+    3,
+  );
   await pause(1_000);
   await killed(first, 'SIGTERM');
   // From src/ (tsx): other ingress code, so the running ingress hands over to it.
@@ -127,7 +128,9 @@ it('a control plane with other ingress code has the running ingress hand over it
   await pause(1_000);
   const report = await traffic.stop();
   const after = await askEdge(edgePaths(dataDir).ingressSocket, { op: 'status' });
-  console.log(`ingress upgrade through svc-platform: ${report.ok} ok, ${report.failures.length} failed, ingress ${oldPid} (build ${before?.ok ? before.status.build : '?'}) → ${second.ingressPid} (build ${after?.ok ? after.status.build : '?'}); failures ${JSON.stringify(report.failures.slice(0, 10))}`);
+  console.log(
+    `ingress upgrade through svc-platform: ${report.ok} ok, ${report.failures.length} failed, ingress ${oldPid} (build ${before?.ok ? before.status.build : '?'}) → ${second.ingressPid} (build ${after?.ok ? after.status.build : '?'}); failures ${JSON.stringify(report.failures.slice(0, 10))}`,
+  );
   expect(report.failures).toEqual([]);
   expect(report.ok).toBeGreaterThan(300);
   expect(after).toMatchObject({ ok: true, status: { pid: second.ingressPid, routing: { table: true, attached: true } } });

@@ -45,7 +45,12 @@ async function useFixture(name: string): Promise<void> {
   await cp(join(repoRoot, 'fixtures', 'apps', name), app, { recursive: true });
 }
 function svc(args: string[], input?: string): Promise<CliResult> {
-  return runCli(['--cwd', app, ...args], { home: root, env: { SVC_TOKEN: account.accessToken, SVC_SERVER: platform.url }, timeoutMs: 120_000, ...(input === undefined ? {} : { input }) });
+  return runCli(['--cwd', app, ...args], {
+    home: root,
+    env: { SVC_TOKEN: account.accessToken, SVC_SERVER: platform.url },
+    timeoutMs: 120_000,
+    ...(input === undefined ? {} : { input }),
+  });
 }
 function parse<T>(result: CliResult): T {
   try {
@@ -60,7 +65,9 @@ async function viaIngress<T>(path: string): Promise<T> {
 }
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => !e.isDirectory()).map((e) => join(e.parentPath, e.name));
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => !e.isDirectory())
+    .map((e) => join(e.parentPath, e.name));
 }
 
 describe('release lifecycle and project data', () => {
@@ -89,7 +96,11 @@ describe('release lifecycle and project data', () => {
     expect(await viaIngress<{ name: string; value: string | null }>('/env/GREETING')).toEqual({ name: 'GREETING', value: secretValue });
 
     // 3. Back up and download the decrypted database.
-    const note = await request(`${platform.url}/notes`, { method: 'POST', headers: { host: `${SLUG}.localhost:${platform.port}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'kept in backup' }) });
+    const note = await request(`${platform.url}/notes`, {
+      method: 'POST',
+      headers: { host: `${SLUG}.localhost:${platform.port}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'kept in backup' }),
+    });
     expect(note.statusCode).toBe(201);
     await note.body.text();
     const backup = await svc(['backups', 'create', '--json']);
@@ -154,7 +165,9 @@ describe('release lifecycle and project data', () => {
     const event = feed.events.find((e) => e.kind === 'project.delete');
     expect(event).toMatchObject({ id: result.auditEventId, projectId });
     const activity = await svc(['activity', '--json']);
-    expect(parse<{ events: AuditEvent[] }>(activity).events.map((e) => e.kind)).toEqual(expect.arrayContaining(['project.delete', 'release.delete', 'backup.create', 'secret.set', 'domain.add']));
+    expect(parse<{ events: AuditEvent[] }>(activity).events.map((e) => e.kind)).toEqual(
+      expect.arrayContaining(['project.delete', 'release.delete', 'backup.create', 'secret.set', 'domain.add']),
+    );
     if (caddy) {
       const gone = await httpsGet(caddy.httpsPort, DOMAIN, '/', caddy.rootCa()).catch((e: unknown) => e as Error);
       // The certificate may still be cached by Caddy, but svc no longer routes the domain.

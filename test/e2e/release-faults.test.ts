@@ -21,7 +21,12 @@ const art: Record<string, Artifact> = {};
 function upload(url: string, artifact: Artifact, key: string): Promise<Response> {
   return fetch(`${url}/api/projects/${projectId}/releases`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': key },
+    headers: {
+      authorization: `Bearer ${account.accessToken}`,
+      'content-type': 'application/vnd.svc.deploy+gzip',
+      'x-svc-artifact-digest': artifact.digest,
+      'idempotency-key': key,
+    },
     body: new Uint8Array(artifact.bytes),
   });
 }
@@ -34,7 +39,9 @@ async function get<T>(path: string): Promise<T> {
 }
 
 async function appUrl(): Promise<string> {
-  const state = JSON.parse(await readFile(join(dataDir, 'supervisor.json'), 'utf8')) as { projects: Record<string, { record: { host: string; port: number } | null }> };
+  const state = JSON.parse(await readFile(join(dataDir, 'supervisor.json'), 'utf8')) as {
+    projects: Record<string, { record: { host: string; port: number } | null }>;
+  };
   const record = state.projects[projectId]?.record;
   if (!record) throw new Error('not running');
   return `http://${record.host}:${record.port}`;
@@ -86,39 +93,47 @@ const failpoints = ['after-lock', 'after-extract', 'after-stop', 'after-snapshot
 describe('kill -9 during the release transaction', () => {
   let v1Id: string;
 
-  it.each(failpoints)('%s: after restart the previous release serves with the snapshot data', async (failpoint) => {
-    await platform!.stop();
-    const p = await start(failpoint);
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => p.child.once('exit', (_code, signal) => resolve(signal)));
-    await upload(p.url, art.v2!, `v2-${failpoint}`).catch(() => null);
-    expect(await exited).toBe('SIGKILL');
+  it.each(failpoints)(
+    '%s: after restart the previous release serves with the snapshot data',
+    async (failpoint) => {
+      await platform!.stop();
+      const p = await start(failpoint);
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => p.child.once('exit', (_code, signal) => resolve(signal)));
+      await upload(p.url, art.v2!, `v2-${failpoint}`).catch(() => null);
+      expect(await exited).toBe('SIGKILL');
 
-    const q = await start();
-    const list = await eventually(async () => {
-      const l = await get<ReleaseListResponse>(`/api/projects/${projectId}/releases`);
-      return l.releases.some((r) => r.status === 'candidate') ? null : l;
-    }).catch(async (error: unknown) => {
-      throw new Error(`${String(error)}\n${JSON.stringify(await get(`/api/projects/${projectId}/releases`).catch((e: unknown) => String(e)))}\n${q.logs().slice(-4000)}`);
-    });
-    const active = list.releases.find((r) => r.status === 'active')!;
-    v1Id ??= active.id;
-    expect(active.id).toBe(v1Id);
-    if (failpoint !== 'after-lock') {
-      const interrupted = list.releases[0]!;
-      expect(interrupted.status).toBe('failed');
-      expect(interrupted.failure?.code).toBe('SVC_RELEASE_INTERRUPTED');
-    }
-    const now = await eventually(() => served(), 20_000).catch(async (error: unknown) => {
-      throw new Error(`${String(error)}\n${JSON.stringify(list.releases.map((r) => [r.id, r.status, r.failure]))}\n${await readFile(join(dataDir, 'supervisor.json'), 'utf8').catch(() => '')}\n${q.logs().slice(-4000)}`);
-    });
-    expect(now).toEqual({ version: 1, release: v1Id, notes: ['kept'] });
-    expect(hasDoneColumn()).toBe(false);
-    if (failpoint !== 'after-lock') {
-      const audit = await get<{ events: { kind: string }[] }>(`/api/projects/${projectId}/audit?limit=200`);
-      expect(audit.events.map((e) => e.kind)).toEqual(expect.arrayContaining(['lock.recovered', 'release.fail']));
-    }
-    void q;
-  }, 90_000);
+      const q = await start();
+      const list = await eventually(async () => {
+        const l = await get<ReleaseListResponse>(`/api/projects/${projectId}/releases`);
+        return l.releases.some((r) => r.status === 'candidate') ? null : l;
+      }).catch(async (error: unknown) => {
+        throw new Error(
+          `${String(error)}\n${JSON.stringify(await get(`/api/projects/${projectId}/releases`).catch((e: unknown) => String(e)))}\n${q.logs().slice(-4000)}`,
+        );
+      });
+      const active = list.releases.find((r) => r.status === 'active')!;
+      v1Id ??= active.id;
+      expect(active.id).toBe(v1Id);
+      if (failpoint !== 'after-lock') {
+        const interrupted = list.releases[0]!;
+        expect(interrupted.status).toBe('failed');
+        expect(interrupted.failure?.code).toBe('SVC_RELEASE_INTERRUPTED');
+      }
+      const now = await eventually(() => served(), 20_000).catch(async (error: unknown) => {
+        throw new Error(
+          `${String(error)}\n${JSON.stringify(list.releases.map((r) => [r.id, r.status, r.failure]))}\n${await readFile(join(dataDir, 'supervisor.json'), 'utf8').catch(() => '')}\n${q.logs().slice(-4000)}`,
+        );
+      });
+      expect(now).toEqual({ version: 1, release: v1Id, notes: ['kept'] });
+      expect(hasDoneColumn()).toBe(false);
+      if (failpoint !== 'after-lock') {
+        const audit = await get<{ events: { kind: string }[] }>(`/api/projects/${projectId}/audit?limit=200`);
+        expect(audit.events.map((e) => e.kind)).toEqual(expect.arrayContaining(['lock.recovered', 'release.fail']));
+      }
+      void q;
+    },
+    90_000,
+  );
 
   it('after-activate: the new release is active and serves the fully migrated database', async () => {
     await platform!.stop();

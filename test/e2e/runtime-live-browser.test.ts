@@ -61,7 +61,11 @@ async function signedInPage(email: string): Promise<Page> {
   const page = await context.newPage();
   await page.goto(url);
   const status = await page.evaluate(async (email) => {
-    const res = await fetch('/__svc/auth/signup', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'correct horse battery' }) });
+    const res = await fetch('/__svc/auth/signup', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: 'correct horse battery' }),
+    });
     return res.status;
   }, email);
   expect(status).toBe(201);

@@ -38,7 +38,12 @@ describe.skipIf(gate.skip)('kill -9 of the control plane during a swarm deploy',
   const timings: string[] = [];
 
   const start = async (failpoint?: string): Promise<StartedPlatform> => {
-    platform = await startPlatform({ dataDir, ...(port ? { port } : {}), readyTimeoutMs: 120_000, env: { ...swarm.env, SVC_LOG_LEVEL: 'warn', ...(failpoint ? { SVC_FAILPOINT: failpoint } : {}) } });
+    platform = await startPlatform({
+      dataDir,
+      ...(port ? { port } : {}),
+      readyTimeoutMs: 120_000,
+      env: { ...swarm.env, SVC_LOG_LEVEL: 'warn', ...(failpoint ? { SVC_FAILPOINT: failpoint } : {}) },
+    });
     port = platform.port;
     return platform;
   };
@@ -46,7 +51,12 @@ describe.skipIf(gate.skip)('kill -9 of the control plane during a swarm deploy',
   const upload = (artifact: Artifact, key: string): Promise<Response> =>
     fetch(`${platform!.url}/api/projects/${projectId}/releases`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': key },
+      headers: {
+        authorization: `Bearer ${account.accessToken}`,
+        'content-type': 'application/vnd.svc.deploy+gzip',
+        'x-svc-artifact-digest': artifact.digest,
+        'idempotency-key': key,
+      },
       body: new Uint8Array(artifact.bytes),
     });
   /** GET through the ingress by the project's host (the ingress process outlives a killed control plane). */
@@ -72,7 +82,10 @@ describe.skipIf(gate.skip)('kill -9 of the control plane during a swarm deploy',
       const l = await get<ReleaseListResponse>(`/api/projects/${projectId}/releases`);
       return l.releases.some((r) => r.status === 'candidate') ? null : l;
     }, 60_000);
-    expect(list.releases.filter((r) => r.status === 'active').map((r) => r.id), context).toEqual([expected]);
+    expect(
+      list.releases.filter((r) => r.status === 'active').map((r) => r.id),
+      context,
+    ).toEqual([expected]);
     const { project } = await get<{ project: { status: { state: string; activeReleaseId: string | null } } }>(`/api/projects/${projectId}`);
     expect(project.status, context).toEqual(expect.objectContaining({ state: 'active', activeReleaseId: expected }));
     await eventually(async () => {
@@ -83,14 +96,25 @@ describe.skipIf(gate.skip)('kill -9 of the control plane during a swarm deploy',
     });
     const state = await eventually(async () => {
       const s = await projectInSwarm(swarm.client, projectId);
-      return s.app?.release === expected && s.serving.length === 1 && s.pending === 0 && s.serving[0]!.generation === s.app.generation && orphans(s).length === 0 ? s : null;
+      return s.app?.release === expected &&
+        s.serving.length === 1 &&
+        s.pending === 0 &&
+        s.serving[0]!.generation === s.app.generation &&
+        orphans(s).length === 0
+        ? s
+        : null;
     }, 60_000).catch(async (error: unknown) => {
       const logs = await get<{ entries: { line: string }[] }>(`/api/projects/${projectId}/logs?stream=system&limit=30`).catch(() => ({ entries: [] }));
-      throw new Error(`${context}: the swarm does not settle on ${expected} (${String(error)}): ${JSON.stringify(await projectInSwarm(swarm.client, projectId))}\nsvc logs:\n${logs.entries.map((e) => e.line).join('\n')}\n${platform?.logs().slice(-3000)}`);
+      throw new Error(
+        `${context}: the swarm does not settle on ${expected} (${String(error)}): ${JSON.stringify(await projectInSwarm(swarm.client, projectId))}\nsvc logs:\n${logs.entries.map((e) => e.line).join('\n')}\n${platform?.logs().slice(-3000)}`,
+      );
     });
     expect(state.app).toMatchObject({ release: expected, replicas: 1 });
     const notes = JSON.parse((await viaIngress('/notes')).body) as { notes: { text: string }[] };
-    expect(notes.notes.map((n) => n.text), context).toContain('kept');
+    expect(
+      notes.notes.map((n) => n.text),
+      context,
+    ).toContain('kept');
     timings.push(`${context}: settled ${((Date.now() - settled) / 1000).toFixed(1)} s after the restart was ready`);
   };
 
@@ -106,7 +130,10 @@ describe.skipIf(gate.skip)('kill -9 of the control plane during a swarm deploy',
     let atKill = '';
     if (point === 'update-sent') {
       // From outside: the first moment the engine holds the new generation's spec.
-      await eventually(async () => (specGeneration((await swarm.client.inspectService(swarmServiceName(projectId, 'app')))?.spec) ?? 0) > generationBefore, 120_000);
+      await eventually(
+        async () => (specGeneration((await swarm.client.inspectService(swarmServiceName(projectId, 'app')))?.spec) ?? 0) > generationBefore,
+        120_000,
+      );
       p.child.kill('SIGKILL');
       const s = await projectInSwarm(swarm.client, projectId);
       atKill = ` (at the kill: generation ${s.app?.generation}, serving generations ${s.serving.map((t) => t.generation).join(',')})`;
@@ -124,9 +151,12 @@ describe.skipIf(gate.skip)('kill -9 of the control plane during a swarm deploy',
     await assertTruth(expected, `killed at ${point}`);
     const after = await get<ReleaseListResponse>(`/api/projects/${projectId}/releases`);
     const interrupted = after.releases.find((r) => r.id === newest.id)!;
-    if (outcome === 'rolled back') expect(interrupted).toMatchObject({ status: 'failed', failure: expect.objectContaining({ code: 'SVC_RELEASE_INTERRUPTED' }) });
+    if (outcome === 'rolled back')
+      expect(interrupted).toMatchObject({ status: 'failed', failure: expect.objectContaining({ code: 'SVC_RELEASE_INTERRUPTED' }) });
     else expect(interrupted.status).toBe('active');
-    timings.push(`killed at ${point} ${(killedAfter / 1000).toFixed(1)} s into the deploy${atKill}; while down the ingress answered ${downtime ? `release ${downtime.release === prior ? 'prior' : downtime.release === newest.id ? 'new' : downtime.release}` : 'nothing'}; ${outcome}`);
+    timings.push(
+      `killed at ${point} ${(killedAfter / 1000).toFixed(1)} s into the deploy${atKill}; while down the ingress answered ${downtime ? `release ${downtime.release === prior ? 'prior' : downtime.release === newest.id ? 'new' : downtime.release}` : 'nothing'}; ${outcome}`,
+    );
   };
 
   beforeAll(async () => {
@@ -137,10 +167,16 @@ describe.skipIf(gate.skip)('kill -9 of the control plane during a swarm deploy',
     dataDir = await mkdtemp(join(tmpdir(), 'svc-swarm-kill-'));
     const p = await start();
     account = await bootstrapAccount(p.url);
-    ({ id: projectId, slug } = (await account.api<{ project: { id: string; slug: string } }>('POST', '/api/projects', { name: 'Swarm kill', slug: `swarm-kill-${process.pid}` })).project);
+    ({ id: projectId, slug } = (
+      await account.api<{ project: { id: string; slug: string } }>('POST', '/api/projects', { name: 'Swarm kill', slug: `swarm-kill-${process.pid}` })
+    ).project);
     const res = await upload(await packFixture('healthy', work), 'v1-key-0001');
     expect(res.status, await res.clone().text()).toBe(201);
-    const note = await request(`http://127.0.0.1:${port}/notes`, { method: 'POST', headers: { host: `${slug}.localhost:${port}` }, body: JSON.stringify({ text: 'kept' }) });
+    const note = await request(`http://127.0.0.1:${port}/notes`, {
+      method: 'POST',
+      headers: { host: `${slug}.localhost:${port}` },
+      body: JSON.stringify({ text: 'kept' }),
+    });
     expect(note.statusCode, await note.body.text()).toBe(201);
   }, 300_000);
 
@@ -156,17 +192,25 @@ describe.skipIf(gate.skip)('kill -9 of the control plane during a swarm deploy',
     await killDuring('update-sent', await codeOnly(), 'rolled back');
   }, 300_000);
 
-  it.each(['after-start', 'after-health'] as const)('killed at %s: rolled back to the previous release', async (point) => {
-    await killDuring(point, await codeOnly(), 'rolled back');
-  }, 300_000);
+  it.each(['after-start', 'after-health'] as const)(
+    'killed at %s: rolled back to the previous release',
+    async (point) => {
+      await killDuring(point, await codeOnly(), 'rolled back');
+    },
+    300_000,
+  );
 
   it('killed at after-activate: the new release is active and serves', async () => {
     await killDuring('after-activate', await codeOnly(), 'converged');
   }, 300_000);
 
-  it.each(['after-stop', 'after-migrate'] as const)('killed at %s of a migration deploy: the previous release serves its data again', async (point) => {
-    await killDuring(point, await packFixture('healthy-v2', work), 'rolled back');
-  }, 300_000);
+  it.each(['after-stop', 'after-migrate'] as const)(
+    'killed at %s of a migration deploy: the previous release serves its data again',
+    async (point) => {
+      await killDuring(point, await packFixture('healthy-v2', work), 'rolled back');
+    },
+    300_000,
+  );
 
   describe('a task killed under a running control plane', () => {
     /** The serving task, its container's processes on the host (dockerd shares our pid namespace). */
@@ -177,7 +221,10 @@ describe.skipIf(gate.skip)('kill -9 of the control plane during a swarm deploy',
       }, 60_000);
       return s.serving[0]!;
     };
-    const exitLines = async (): Promise<string[]> => (await get<{ entries: { stream: string; line: string }[] }>(`/api/projects/${projectId}/logs?stream=system&limit=500`)).entries.map((e) => e.line).filter((line) => line.startsWith('exited ('));
+    const exitLines = async (): Promise<string[]> =>
+      (await get<{ entries: { stream: string; line: string }[] }>(`/api/projects/${projectId}/logs?stream=system&limit=500`)).entries
+        .map((e) => e.line)
+        .filter((line) => line.startsWith('exited ('));
 
     const restored = async (how: string, kill: (task: { containerId: string }) => Promise<void>): Promise<void> => {
       if (!platform || platform.child.exitCode !== null || platform.child.signalCode !== null) await start();
@@ -195,7 +242,9 @@ describe.skipIf(gate.skip)('kill -9 of the control plane during a swarm deploy',
         for (let i = 0; i < 5; i++) if ((await served())?.release !== active) return null;
         return true;
       }, 60_000);
-      timings.push(`${how}: a new task (port ${before.port} → ${after.port}) served through the ingress ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`);
+      timings.push(
+        `${how}: a new task (port ${before.port} → ${after.port}) served through the ingress ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`,
+      );
       await assertTruth(active, how);
     };
 

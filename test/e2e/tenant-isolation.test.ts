@@ -78,9 +78,18 @@ const RUNNERS: Runner[] = [
     name: 'the default runner',
     env: {},
     container: false,
-    gate: () => requireComponents('tenant isolation under the default runner', [commandComponent('bwrap', ['bwrap', '--ro-bind', '/', '/', '--unshare-all', 'true']), commandComponent('slirp4netns', ['slirp4netns', '--version'])]),
+    gate: () =>
+      requireComponents('tenant isolation under the default runner', [
+        commandComponent('bwrap', ['bwrap', '--ro-bind', '/', '/', '--unshare-all', 'true']),
+        commandComponent('slirp4netns', ['slirp4netns', '--version']),
+      ]),
   },
-  { name: 'SVC_RUNNER=container', env: { SVC_RUNNER: 'container', SVC_CONTAINER_IMAGE: DEFAULT_CONTAINER_IMAGE }, container: true, gate: () => requireComponents('tenant isolation under SVC_RUNNER=container', [commandComponent('podman', podmanArgs('info'))]) },
+  {
+    name: 'SVC_RUNNER=container',
+    env: { SVC_RUNNER: 'container', SVC_CONTAINER_IMAGE: DEFAULT_CONTAINER_IMAGE },
+    container: true,
+    gate: () => requireComponents('tenant isolation under SVC_RUNNER=container', [commandComponent('podman', podmanArgs('info'))]),
+  },
   // Each tenant a swarm service on its own overlay network, published in host mode on the node.
   {
     name: 'SVC_DRIVER=swarm',
@@ -113,10 +122,27 @@ const RUNNERS: Runner[] = [
 
 /** Every attack hostile-app knows; a report missing one of them proves nothing about it. */
 const ATTACKS = [
-  'read-master-key', 'read-control-db', 'list-other-projects', 'read-victim-data', 'write-victim-data', 'write-platform-dir', 'write-host-tmp',
-  'own-env-platform-vars', 'read-foreign-environ', 'environ-victim-secret', 'environ-platform-vars', 'see-other-processes',
-  'read-maps-victim', 'read-maps-platform', 'read-mem-victim', 'read-mem-platform', 'signal0-victim', 'signal0-platform', 'connect-victim',
-  'sigterm-victim', 'sigterm-platform',
+  'read-master-key',
+  'read-control-db',
+  'list-other-projects',
+  'read-victim-data',
+  'write-victim-data',
+  'write-platform-dir',
+  'write-host-tmp',
+  'own-env-platform-vars',
+  'read-foreign-environ',
+  'environ-victim-secret',
+  'environ-platform-vars',
+  'see-other-processes',
+  'read-maps-victim',
+  'read-maps-platform',
+  'read-mem-victim',
+  'read-mem-platform',
+  'signal0-victim',
+  'signal0-platform',
+  'connect-victim',
+  'sigterm-victim',
+  'sigterm-platform',
 ];
 
 const hex = (bytes: number): string => randomBytes(bytes).toString('hex');
@@ -136,7 +162,10 @@ async function viaIngress<T>(platform: StartedPlatform, slug: string, path: stri
 
 /** Create a project for `account`, set its secrets, then build, pack and upload the fixture (waits for the release). */
 async function deploy(platform: StartedPlatform, account: TestAccount, work: string, fixture: string, secrets: Record<string, string>): Promise<Deployed> {
-  const { project } = await account.api<{ project: { id: string; slug: string } }>('POST', '/api/projects', { name: fixture, slug: `${fixture.split('-')[0]}-${hex(3)}` });
+  const { project } = await account.api<{ project: { id: string; slug: string } }>('POST', '/api/projects', {
+    name: fixture,
+    slug: `${fixture.split('-')[0]}-${hex(3)}`,
+  });
   for (const [name, value] of Object.entries(secrets)) await account.api('PUT', `/api/projects/${project.id}/secrets/${name}`, { value });
   const appDir = join(work, `${fixture}-${project.id}`);
   await cp(join(repoRoot, 'fixtures', fixture), appDir, { recursive: true, filter: (src) => !/[/\\](dist|\.svc)$/.test(src) });
@@ -144,7 +173,12 @@ async function deploy(platform: StartedPlatform, account: TestAccount, work: str
   const packed = await packArtifact(appDir, { config: await readDeployConfig(appDir) });
   const response = await fetch(`${platform.url}/api/projects/${project.id}/releases`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': packed.digest, 'idempotency-key': `isolation-${hex(8)}` },
+    headers: {
+      authorization: `Bearer ${account.accessToken}`,
+      'content-type': 'application/vnd.svc.deploy+gzip',
+      'x-svc-artifact-digest': packed.digest,
+      'idempotency-key': `isolation-${hex(8)}`,
+    },
     body: new Uint8Array(packed.bytes),
   });
   const body = await response.text();
@@ -157,7 +191,8 @@ async function deploy(platform: StartedPlatform, account: TestAccount, work: str
 function runRecord(platform: StartedPlatform, projectId: string): RunRecord {
   const db = new Database(join(platform.dataDir, 'control.db'), { readonly: true, fileMustExist: true });
   try {
-    const row = db.prepare("SELECT run_record FROM releases WHERE project_id = ? AND status = 'active'").get(projectId) as { run_record: string | null } | undefined;
+    const row = db.prepare("SELECT run_record FROM releases WHERE project_id = ? AND status = 'active'").get(projectId) as
+      { run_record: string | null } | undefined;
     if (!row?.run_record) throw new Error(`no run record for ${projectId}`);
     return JSON.parse(row.run_record) as RunRecord;
   } finally {
@@ -263,7 +298,9 @@ for (const runner of RUNNERS) {
       attackerAddrs = facts.attackerAddrs ?? [];
       if (facts.innerPort !== undefined) {
         const inner = new URLSearchParams({ victimHost: record.host, victimPort: String(facts.innerPort), victimAddrs: facts.addrs.join(',') });
-        innerConnect = (await viaIngress<{ attacks: Attack[] }>(platform, hostile.slug, `/attacks?${inner}`)).json.attacks.find((a) => a.name === 'connect-victim');
+        innerConnect = (await viaIngress<{ attacks: Attack[] }>(platform, hostile.slug, `/attacks?${inner}`)).json.attacks.find(
+          (a) => a.name === 'connect-victim',
+        );
       }
       // The control plane's SIGTERM (if permitted) goes out after the answer; give it time to land.
       await new Promise((resolve) => setTimeout(resolve, 2_000));
@@ -279,7 +316,8 @@ for (const runner of RUNNERS) {
       }
       if (runner.container) {
         for (const project of [victim, hostile].filter(Boolean)) {
-          for (const name of podman('ps', '-a', '--filter', `label=svc.project=${project.id}`, '--format', '{{.Names}}').split('\n').filter(Boolean)) podman('rm', '--force', '--time', '0', name);
+          for (const name of podman('ps', '-a', '--filter', `label=svc.project=${project.id}`, '--format', '{{.Names}}').split('\n').filter(Boolean))
+            podman('rm', '--force', '--time', '0', name);
         }
       }
       await runner.teardown?.();
@@ -303,13 +341,20 @@ for (const runner of RUNNERS) {
       // The attacker listens on that port too: reaching loopback or its own addresses is reaching itself.
       const reached = /^reached (.*)$/.exec(innerConnect?.detail ?? '')?.[1]?.split(', ') ?? [];
       expect(reached.length, `${innerConnect?.detail} (only four are named)`).toBeLessThan(4);
-      expect(reached.filter((address) => !['127.0.0.1', '::1', ...attackerAddrs].includes(address)), innerConnect?.detail).toEqual([]);
+      expect(
+        reached.filter((address) => !['127.0.0.1', '::1', ...attackerAddrs].includes(address)),
+        innerConnect?.detail,
+      ).toEqual([]);
       expect(innerConnect?.detail).not.toMatch(/^not attempted/);
     });
 
     it('host side: nothing of B landed in the victim data dir, the platform dir or the host /tmp', () => {
       const planted = `hostile-${marker}`;
-      const landed = { victimDataDir: existsSync(join(victimDataDir, planted)), platformDataDir: existsSync(join(platform.dataDir, planted)), hostTmp: existsSync(join('/tmp', planted)) };
+      const landed = {
+        victimDataDir: existsSync(join(victimDataDir, planted)),
+        platformDataDir: existsSync(join(platform.dataDir, planted)),
+        hostTmp: existsSync(join('/tmp', planted)),
+      };
       expect(landed).toEqual({ victimDataDir: false, platformDataDir: false, hostTmp: false });
       expect(readdirSync(victimDataDir).sort()).toEqual(victimDataBefore);
     });

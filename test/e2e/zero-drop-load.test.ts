@@ -81,7 +81,8 @@ async function upload(project: ProjectRun, artifact: Artifact): Promise<string> 
     body: new Uint8Array(artifact.bytes),
   });
   const body = (await response.json()) as { release?: { id: string; status: string; failure?: unknown } };
-  if (body.release?.status !== 'active') throw new Error(`deploy to ${project.slug} did not activate (${response.status}): ${JSON.stringify(body)}\n${platform.logs().slice(-3000)}`);
+  if (body.release?.status !== 'active')
+    throw new Error(`deploy to ${project.slug} did not activate (${response.status}): ${JSON.stringify(body)}\n${platform.logs().slice(-3000)}`);
   return body.release.id;
 }
 
@@ -133,10 +134,14 @@ async function exercise(project: ProjectRun, rounds: number, restores: number): 
 /** The load in its own process (default) or, with SVC_LOAD_IN_PROCESS=1, on the test's event loop (for comparison). */
 async function startTraffic(config: LoadConfig): Promise<{ stop(): Promise<LoadReport> }> {
   if (process.env.SVC_LOAD_IN_PROCESS === '1') return startLoad(config);
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'support', 'load-traffic-main.ts'), JSON.stringify(config)], {
-    cwd: repoRoot,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'support', 'load-traffic-main.ts'), JSON.stringify(config)],
+    {
+      cwd: repoRoot,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -188,7 +193,15 @@ beforeAll(async () => {
   for (const name of ['Load A', 'Load B']) {
     const slug = `load-${name.slice(-1).toLowerCase()}-${process.pid}`;
     const { project } = await account.api<{ project: { id: string; slug: string } }>('POST', '/api/projects', { name, slug });
-    const run: ProjectRun = { id: project.id, slug, host: `${slug}.localhost:${platform.port}`, level: 1, releases: [], active: '', counts: { codeDeploys: 0, migrationDeploys: 0, codeRollbacks: 0, restoreRollbacks: 0 } };
+    const run: ProjectRun = {
+      id: project.id,
+      slug,
+      host: `${slug}.localhost:${platform.port}`,
+      level: 1,
+      releases: [],
+      active: '',
+      counts: { codeDeploys: 0, migrationDeploys: 0, codeRollbacks: 0, restoreRollbacks: 0 },
+    };
     const first = await upload(run, await artifactAt(1, `${slug}-first`));
     run.releases.push({ id: first, level: 1 });
     run.active = first;
@@ -215,7 +228,12 @@ describe('zero dropped requests under load', () => {
     }
     print('deploys and rollbacks', report);
     const total = (key: keyof ProjectRun['counts']): number => projects.reduce((sum, p) => sum + p.counts[key], 0);
-    expect({ codeDeploys: total('codeDeploys'), migrationDeploys: total('migrationDeploys'), codeRollbacks: total('codeRollbacks'), restoreRollbacks: total('restoreRollbacks') }).toEqual({
+    expect({
+      codeDeploys: total('codeDeploys'),
+      migrationDeploys: total('migrationDeploys'),
+      codeRollbacks: total('codeRollbacks'),
+      restoreRollbacks: total('restoreRollbacks'),
+    }).toEqual({
       codeDeploys: 20,
       migrationDeploys: 10,
       codeRollbacks: 20,

@@ -15,7 +15,20 @@ afterEach(async () => {
 });
 
 function event(over: Partial<CanaryStageEvent>): CanaryStageEvent {
-  return { runId: 'can_1', projectId: h.project.id, releaseId: 'rel_canary', state: 'running', stageIndex: 0, stageCount: 3, trafficPercent: 10, kind: 'stage-started', reason: null, code: null, metrics: { samples: 0, errorRate: 0, p95Ms: 0 }, ...over } as CanaryStageEvent;
+  return {
+    runId: 'can_1',
+    projectId: h.project.id,
+    releaseId: 'rel_canary',
+    state: 'running',
+    stageIndex: 0,
+    stageCount: 3,
+    trafficPercent: 10,
+    kind: 'stage-started',
+    reason: null,
+    code: null,
+    metrics: { samples: 0, errorRate: 0, p95Ms: 0 },
+    ...over,
+  } as CanaryStageEvent;
 }
 
 describe('svc/canary check run', () => {
@@ -26,7 +39,17 @@ describe('svc/canary check run', () => {
     expect(h.fake.runs(SHA, 'svc/canary')[0]).toMatchObject({ status: 'in_progress', output: { title: 'Stage 1/3: 10% of traffic' } });
     observe(event({ kind: 'stage-passed', metrics: { samples: 120, errorRate: 0.001, p95Ms: 42 } }));
     observe(event({ stageIndex: 1, trafficPercent: 50 }));
-    observe(event({ stageIndex: 1, trafficPercent: 50, kind: 'failed', state: 'failed', code: 'SVC_CANARY_ERROR_RATE', reason: 'error rate 7% > 1%', metrics: { samples: 300, errorRate: 0.07, p95Ms: 80 } }));
+    observe(
+      event({
+        stageIndex: 1,
+        trafficPercent: 50,
+        kind: 'failed',
+        state: 'failed',
+        code: 'SVC_CANARY_ERROR_RATE',
+        reason: 'error rate 7% > 1%',
+        metrics: { samples: 300, errorRate: 0.07, p95Ms: 80 },
+      }),
+    );
     await h.drain();
     const runs = h.fake.runs(SHA, 'svc/canary');
     expect(runs).toHaveLength(1);

@@ -28,13 +28,23 @@ describe('durable delivery queue', () => {
     fake.install(INSTALLATION, 'Codertocat', { [REPO]: REPO_ID });
     const config = testPlatformConfig({ dataDir: join(dir, 'data'), publicUrl: ORIGIN, logLevel: 'silent' });
     const build = (concurrency: number): Promise<ControlPlane> =>
-      buildControlPlane({ config, clock: manualClock(START), logger: createLogger({ level: 'silent' }), github: { env: githubEnv(creds, fake.origin), fetch: fake.fetch, queue: { concurrency, pollMs: 50 } } });
+      buildControlPlane({
+        config,
+        clock: manualClock(START),
+        logger: createLogger({ level: 'silent' }),
+        github: { env: githubEnv(creds, fake.origin), fetch: fake.fetch, queue: { concurrency, pollMs: 50 } },
+      });
 
     // First run: the worker claims nothing (concurrency 0), as if the process died right after answering 202.
     const first = await build(0);
     const owner = await register(first.app, 'owner@example.com');
     const project = await createProject(first.app, owner, { name: 'Hello', slug: 'hello' });
-    const link = await first.app.inject({ method: 'PUT', url: `/api/projects/${project.id}/github`, headers: owner.headers(), payload: { repository: REPO, branch: 'main' } });
+    const link = await first.app.inject({
+      method: 'PUT',
+      url: `/api/projects/${project.id}/github`,
+      headers: owner.headers(),
+      payload: { repository: REPO, branch: 'main' },
+    });
     expect(link.statusCode).toBe(200);
     const d = signedDelivery(creds.webhookSecret, 'push', pushPayload({ sha: 'e'.repeat(40) }));
     const accepted = await first.app.inject({ method: 'POST', url: '/api/github/webhooks', headers: d.headers, payload: d.body });

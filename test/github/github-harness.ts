@@ -58,7 +58,12 @@ export async function startGithubHarness(options: { linked?: boolean; env?: Reco
     config,
     clock,
     logger: createLogger({ level: 'silent' }),
-    github: { env: githubEnv(c, fake.origin, { SVC_GITHUB_BUILD_TIMEOUT_SECONDS: '600', ...options.env }), fetch: fake.fetch, queue: { pollMs: 10_000, backoffMs: 1_000 }, onResult: (event, result) => results.push({ event, result }) },
+    github: {
+      env: githubEnv(c, fake.origin, { SVC_GITHUB_BUILD_TIMEOUT_SECONDS: '600', ...options.env }),
+      fetch: fake.fetch,
+      queue: { pollMs: 10_000, backoffMs: 1_000 },
+      onResult: (event, result) => results.push({ event, result }),
+    },
   });
   const app = plane.app;
   const owner = await register(app, 'owner@example.com');
@@ -84,7 +89,13 @@ export async function startGithubHarness(options: { linked?: boolean; env?: Reco
       await drain();
       return res;
     },
-    link: (body = {}) => app.inject({ method: 'PUT', url: `/api/projects/${project.id}/github`, headers: owner.headers(), payload: { repository: REPO, branch: 'main', ...body } }),
+    link: (body = {}) =>
+      app.inject({
+        method: 'PUT',
+        url: `/api/projects/${project.id}/github`,
+        headers: owner.headers(),
+        payload: { repository: REPO, branch: 'main', ...body },
+      }),
     async close() {
       await plane.close();
       rmSync(dir, { recursive: true, force: true });

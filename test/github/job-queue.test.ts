@@ -57,12 +57,16 @@ describe('JobQueue', () => {
 
   it('backs off exponentially and parks a job as dead after the last attempt', async () => {
     let calls = 0;
-    const queue = new JobQueue(ctx(), {
+    const queue = new JobQueue(
+      ctx(),
+      {
         fail: async () => {
           calls++;
           throw new Error('nope');
         },
-      }, { maxAttempts: 3, backoffMs: 1000 });
+      },
+      { maxAttempts: 3, backoffMs: 1000 },
+    );
     enqueueJob(ctx(), 'fail', {}, { lane: 'x' });
     await queue.runUntilIdle();
     expect(states()).toEqual([{ kind: 'fail', state: 'pending', attempts: 1 }]);

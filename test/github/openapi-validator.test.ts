@@ -8,7 +8,12 @@ const q = new URLSearchParams();
 describe('githubOpenApi().validate', () => {
   const v = githubOpenApi();
   it('accepts a documented request and names the operation', () => {
-    const r = v.validate('POST', '/repos/o/r/check-runs', q, { name: 'svc/release', head_sha: 'a'.repeat(40), status: 'queued', output: { title: 't', summary: 's' } });
+    const r = v.validate('POST', '/repos/o/r/check-runs', q, {
+      name: 'svc/release',
+      head_sha: 'a'.repeat(40),
+      status: 'queued',
+      output: { title: 't', summary: 's' },
+    });
     expect(r.operationId).toBe('checks/create');
     expect(r.params).toEqual({ owner: 'o', repo: 'r' });
     expect(v.validate('POST', '/repos/o/r/issues/comments/12/reactions', q, { content: 'eyes' }).operationId).toBe('reactions/create-for-issue-comment');

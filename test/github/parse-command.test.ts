@@ -17,8 +17,18 @@ describe('parseCommand', () => {
   it('parses help and both rollback forms', () => {
     expect(ok('/svc help')).toEqual({ kind: 'help' });
     expect(ok('/svc rollback rel_abc')).toEqual({ kind: 'rollback', releaseId: 'rel_abc', restoreData: false, confirm: null });
-    expect(ok('/svc rollback rel_abc --restore-data --confirm "restore shop"')).toEqual({ kind: 'rollback', releaseId: 'rel_abc', restoreData: true, confirm: 'restore shop' });
-    expect(ok('/svc rollback --restore-data rel_abc --confirm="restore shop"')).toEqual({ kind: 'rollback', releaseId: 'rel_abc', restoreData: true, confirm: 'restore shop' });
+    expect(ok('/svc rollback rel_abc --restore-data --confirm "restore shop"')).toEqual({
+      kind: 'rollback',
+      releaseId: 'rel_abc',
+      restoreData: true,
+      confirm: 'restore shop',
+    });
+    expect(ok('/svc rollback --restore-data rel_abc --confirm="restore shop"')).toEqual({
+      kind: 'rollback',
+      releaseId: 'rel_abc',
+      restoreData: true,
+      confirm: 'restore shop',
+    });
     expect(ok('/svc rollback rel_abc --restore-data')).toEqual({ kind: 'rollback', releaseId: 'rel_abc', restoreData: true, confirm: null });
   });
 
@@ -28,7 +38,16 @@ describe('parseCommand', () => {
   });
 
   it('is not a command unless the comment starts with /svc', () => {
-    for (const body of ['please /svc rollback rel_abc', ' /svc rollback rel_abc', '> /svc rollback rel_abc', '/svcrollback rel_abc', '/SVC rollback rel_abc', 'LGTM', '', '\n/svc help']) {
+    for (const body of [
+      'please /svc rollback rel_abc',
+      ' /svc rollback rel_abc',
+      '> /svc rollback rel_abc',
+      '/svcrollback rel_abc',
+      '/SVC rollback rel_abc',
+      'LGTM',
+      '',
+      '\n/svc help',
+    ]) {
       expect(parseCommand(body)).toEqual({ type: 'none' });
     }
   });

@@ -21,7 +21,13 @@ function comment(body: string, login = 'writer', extra: Partial<Parameters<typeo
   return commentPayload({ body, commentId: ++nextComment, login, userId: login === 'writer' ? 11 : 12, installationId: INSTALLATION, ...extra });
 }
 const reactionsOf = (id: number) => h.fake.reactions.filter((r) => r.commentId === id).map((r) => r.content);
-const audit = () => h.plane.db.prepare("SELECT actor_type, actor_id, actor_name, metadata FROM audit_events WHERE kind = 'github.command' ORDER BY created_at").all() as { actor_type: string; actor_id: string; actor_name: string; metadata: string }[];
+const audit = () =>
+  h.plane.db.prepare("SELECT actor_type, actor_id, actor_name, metadata FROM audit_events WHERE kind = 'github.command' ORDER BY created_at").all() as {
+    actor_type: string;
+    actor_id: string;
+    actor_name: string;
+    metadata: string;
+  }[];
 
 describe('/svc commands in pull-request comments', () => {
   it('refuses a read-only collaborator even when the payload says OWNER', async () => {

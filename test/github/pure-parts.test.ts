@@ -14,12 +14,24 @@ const sha = 'a'.repeat(40);
 
 describe('decidePush', () => {
   it('tracks a branch push with an installation', () => {
-    expect(decidePush({ ref: 'refs/heads/main', after: sha, repository: repo, installation: { id: 9 } })).toEqual({ action: 'track', branch: 'main', sha, repositoryId: 1, fullName: 'o/r' });
+    expect(decidePush({ ref: 'refs/heads/main', after: sha, repository: repo, installation: { id: 9 } })).toEqual({
+      action: 'track',
+      branch: 'main',
+      sha,
+      repositoryId: 1,
+      fullName: 'o/r',
+    });
     expect(decidePush({ ref: 'refs/heads/release/v2', after: sha, repository: repo, installation: { id: 9 } })).toMatchObject({ branch: 'release/v2' });
   });
   it('ignores deletions, tags, pushes without installation or commit', () => {
-    expect(decidePush({ ref: 'refs/heads/main', after: '0'.repeat(40), deleted: true, repository: repo, installation: { id: 9 } })).toEqual({ action: 'ignore', reason: 'branch_deleted' });
-    expect(decidePush({ ref: 'refs/heads/main', after: '0'.repeat(40), repository: repo, installation: { id: 9 } })).toEqual({ action: 'ignore', reason: 'branch_deleted' });
+    expect(decidePush({ ref: 'refs/heads/main', after: '0'.repeat(40), deleted: true, repository: repo, installation: { id: 9 } })).toEqual({
+      action: 'ignore',
+      reason: 'branch_deleted',
+    });
+    expect(decidePush({ ref: 'refs/heads/main', after: '0'.repeat(40), repository: repo, installation: { id: 9 } })).toEqual({
+      action: 'ignore',
+      reason: 'branch_deleted',
+    });
     expect(decidePush({ ref: 'refs/tags/v1', after: sha, repository: repo, installation: { id: 9 } })).toEqual({ action: 'ignore', reason: 'not_a_branch' });
     expect(decidePush({ ref: 'refs/heads/main', after: sha, repository: repo, installation: null })).toEqual({ action: 'ignore', reason: 'no_installation' });
     expect(decidePush({ ref: 'refs/heads/main', after: 'xyz', repository: repo, installation: { id: 9 } })).toEqual({ action: 'ignore', reason: 'no_commit' });
@@ -51,9 +63,29 @@ describe('verifySignature', () => {
 });
 
 describe('renderCheck', () => {
-  const release = { id: 'rel_2', digest: 'd'.repeat(64), failure: { step: 'health', code: 'SVC_HEALTH_CHECK_FAILED', message: '/healthz did not answer' } } as unknown as Release;
-  const ctx = { projectSlug: 'shop', appUrl: 'https://shop.example.com', detailsUrl: 'https://svc.example.com/projects/p/releases/rel_2', actionRef: 'svc-dev/svc/action@v1', release };
-  const base: ReleaseCheckModel = { kind: 'release', state: 'in_progress', queuedAt: 0, releaseId: 'rel_2', priorReleaseId: 'rel_1', phases: [{ name: 'verified', at: 1000 }, { name: 'snapshot', at: 1500, detail: '4096 bytes' }] };
+  const release = {
+    id: 'rel_2',
+    digest: 'd'.repeat(64),
+    failure: { step: 'health', code: 'SVC_HEALTH_CHECK_FAILED', message: '/healthz did not answer' },
+  } as unknown as Release;
+  const ctx = {
+    projectSlug: 'shop',
+    appUrl: 'https://shop.example.com',
+    detailsUrl: 'https://svc.example.com/projects/p/releases/rel_2',
+    actionRef: 'svc-dev/svc/action@v1',
+    release,
+  };
+  const base: ReleaseCheckModel = {
+    kind: 'release',
+    state: 'in_progress',
+    queuedAt: 0,
+    releaseId: 'rel_2',
+    priorReleaseId: 'rel_1',
+    phases: [
+      { name: 'verified', at: 1000 },
+      { name: 'snapshot', at: 1500, detail: '4096 bytes' },
+    ],
+  };
 
   it('shows phases with timings while in progress', () => {
     const body = renderCheck(base, ctx);
@@ -77,9 +109,33 @@ describe('renderCheck', () => {
 describe('observe (release observers can never break a release)', () => {
   const logger = createLogger({ level: 'silent' });
   it('swallows observer errors, and rethrows only an SvcError from admit', () => {
-    expect(() => observe(logger, () => { throw new Error('boom'); })).not.toThrow();
-    expect(() => observe(logger, () => { throw new SvcError('SVC_GITHUB_COMMIT_SUPERSEDED'); })).not.toThrow();
-    expect(() => observe(logger, () => { throw new SvcError('SVC_GITHUB_COMMIT_SUPERSEDED'); }, { rethrowSvcErrors: true })).toThrow(SvcError);
-    expect(() => observe(logger, () => { throw new TypeError('bug in admit'); }, { rethrowSvcErrors: true })).not.toThrow();
+    expect(() =>
+      observe(logger, () => {
+        throw new Error('boom');
+      }),
+    ).not.toThrow();
+    expect(() =>
+      observe(logger, () => {
+        throw new SvcError('SVC_GITHUB_COMMIT_SUPERSEDED');
+      }),
+    ).not.toThrow();
+    expect(() =>
+      observe(
+        logger,
+        () => {
+          throw new SvcError('SVC_GITHUB_COMMIT_SUPERSEDED');
+        },
+        { rethrowSvcErrors: true },
+      ),
+    ).toThrow(SvcError);
+    expect(() =>
+      observe(
+        logger,
+        () => {
+          throw new TypeError('bug in admit');
+        },
+        { rethrowSvcErrors: true },
+      ),
+    ).not.toThrow();
   });
 });

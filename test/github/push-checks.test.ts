@@ -94,7 +94,12 @@ describe('webhook authenticity', () => {
   });
 
   it('rejects a missing signature and a tampered body', async () => {
-    const missing = await h.app.inject({ method: 'POST', url: '/api/github/webhooks', headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'x1' }, payload: '{}' });
+    const missing = await h.app.inject({
+      method: 'POST',
+      url: '/api/github/webhooks',
+      headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'x1' },
+      payload: '{}',
+    });
     expect(missing.json().error.code).toBe('SVC_GITHUB_SIGNATURE_INVALID');
     const { signedDelivery } = await import('../support/fake-github/webhooks.js');
     const d = signedDelivery(h.creds.webhookSecret, 'push', pushPayload({ sha: SHA1 }));
@@ -133,7 +138,12 @@ describe('upload admission (older commits never replace newer ones)', () => {
     const res = await h.app.inject({
       method: 'POST',
       url: `/api/projects/${h.project.id}/releases`,
-      headers: h.owner.headers({ 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': 'a'.repeat(64), 'idempotency-key': 'key-12345678', 'x-svc-commit-sha': 'HEAD' }),
+      headers: h.owner.headers({
+        'content-type': 'application/vnd.svc.deploy+gzip',
+        'x-svc-artifact-digest': 'a'.repeat(64),
+        'idempotency-key': 'key-12345678',
+        'x-svc-commit-sha': 'HEAD',
+      }),
       payload: Buffer.from('x'),
     });
     expect(res.statusCode).toBe(400);
@@ -161,7 +171,9 @@ describe('delivery validation and unlink', () => {
     expect(again.json().error.code).toBe('SVC_GITHUB_LINK_NOT_FOUND');
     await h.deliver('push', pushPayload({ sha: SHA1 }));
     expect(h.results.at(-1)!.result).toMatchObject({ reason: 'unlinked_branch' });
-    const kinds = (h.plane.db.prepare("SELECT kind FROM audit_events WHERE kind LIKE 'github.%' ORDER BY created_at").all() as { kind: string }[]).map((r) => r.kind);
+    const kinds = (h.plane.db.prepare("SELECT kind FROM audit_events WHERE kind LIKE 'github.%' ORDER BY created_at").all() as { kind: string }[]).map(
+      (r) => r.kind,
+    );
     expect(kinds).toEqual(['github.link', 'github.unlink']);
   });
 });

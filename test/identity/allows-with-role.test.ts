@@ -12,7 +12,15 @@ import type { FeatureContext } from '../../src/core/feature-context.js';
 import { randomId } from '../../src/core/ids.js';
 import { createLogger } from '../../src/core/logger.js';
 import { permissions, type Permission, type Role } from '../../src/identity/contract.js';
-import { allowsWithRole, authorize, authorizeWithRole, identityMigrations, isAuthorized, type AccessRequest, type Principal } from '../../src/identity/index.js';
+import {
+  allowsWithRole,
+  authorize,
+  authorizeWithRole,
+  identityMigrations,
+  isAuthorized,
+  type AccessRequest,
+  type Principal,
+} from '../../src/identity/index.js';
 import type { TokenRow } from '../../src/identity/token-store.js';
 import type { UserRow } from '../../src/identity/user-store.js';
 
@@ -39,7 +47,18 @@ describe('allowsWithRole / authorizeWithRole', () => {
     kind: 'token',
     user,
     permissions: perms,
-    token: { id: 'tok_1', token_hash: 'h', user_id: user.id, name: 't', project_id: projectId, permissions: JSON.stringify(perms), created_at: 0, expires_at: 1, last_used_at: null, revoked_at: null } satisfies TokenRow,
+    token: {
+      id: 'tok_1',
+      token_hash: 'h',
+      user_id: user.id,
+      name: 't',
+      project_id: projectId,
+      permissions: JSON.stringify(perms),
+      created_at: 0,
+      expires_at: 1,
+      last_used_at: null,
+      revoked_at: null,
+    } satisfies TokenRow,
   });
   const principals: Principal[] = [
     { kind: 'session', user, sessionIdHash: 's', csrfToken: 'c' },
@@ -71,7 +90,10 @@ describe('allowsWithRole / authorizeWithRole', () => {
         for (const access of accesses) {
           const label = `${role} ${principal.kind} ${JSON.stringify(access)}`;
           expect(allowsWithRole(principal, access, role), label).toBe(isAuthorized(ctx, principal, access));
-          expect(outcome(() => authorizeWithRole(principal, access, role)), label).toEqual(outcome(() => authorize(ctx, principal, access)));
+          expect(
+            outcome(() => authorizeWithRole(principal, access, role)),
+            label,
+          ).toEqual(outcome(() => authorize(ctx, principal, access)));
           cases++;
         }
       }

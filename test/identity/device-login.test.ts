@@ -21,7 +21,12 @@ describe('device login', () => {
     const d = await start(h);
     expect(d.deviceCode.length).toBeGreaterThanOrEqual(43);
     expect(d.userCode).toMatch(new RegExp(`^[${USER_CODE_ALPHABET}]{4}-[${USER_CODE_ALPHABET}]{4}$`));
-    expect(d).toMatchObject({ verificationUri: `${ORIGIN}/device`, verificationUriComplete: `${ORIGIN}/device?code=${d.userCode}`, expiresIn: 600, interval: 5 });
+    expect(d).toMatchObject({
+      verificationUri: `${ORIGIN}/device`,
+      verificationUriComplete: `${ORIGIN}/device?code=${d.userCode}`,
+      expiresIn: 600,
+      interval: 5,
+    });
 
     const pending = await poll(h, d.deviceCode);
     expect(pending.statusCode).toBe(400);
@@ -49,7 +54,8 @@ describe('device login', () => {
 
     const stored = h.plane.db.prepare('SELECT token_hash FROM access_tokens WHERE id = ?').get(tokenId) as { token_hash: string };
     expect(stored.token_hash).toBe(createHash('sha256').update(accessToken).digest('hex'));
-    const dump = JSON.stringify(h.plane.db.prepare('SELECT * FROM device_codes').all()) + JSON.stringify(h.plane.db.prepare('SELECT * FROM access_tokens').all());
+    const dump =
+      JSON.stringify(h.plane.db.prepare('SELECT * FROM device_codes').all()) + JSON.stringify(h.plane.db.prepare('SELECT * FROM access_tokens').all());
     expect(dump).not.toContain(accessToken);
     expect(dump).not.toContain(d.deviceCode);
     const kinds = (h.plane.db.prepare('SELECT kind FROM audit_events ORDER BY seq').all() as { kind: string }[]).map((r) => r.kind);
@@ -102,9 +108,19 @@ describe('device login', () => {
     const owner = await register(h.app, 'owner@example.com');
     const d = await start(h);
     const before = snapshotCounts(h);
-    const noCsrf = await h.app.inject({ method: 'POST', url: '/api/device/approve', headers: { cookie: owner.cookie, origin: ORIGIN }, payload: { userCode: d.userCode } });
+    const noCsrf = await h.app.inject({
+      method: 'POST',
+      url: '/api/device/approve',
+      headers: { cookie: owner.cookie, origin: ORIGIN },
+      payload: { userCode: d.userCode },
+    });
     expect(noCsrf.json().error.code).toBe('SVC_CSRF_INVALID');
-    const crossSite = await h.app.inject({ method: 'POST', url: '/api/device/approve', headers: owner.headers({ origin: 'https://evil.example' }), payload: { userCode: d.userCode } });
+    const crossSite = await h.app.inject({
+      method: 'POST',
+      url: '/api/device/approve',
+      headers: owner.headers({ origin: 'https://evil.example' }),
+      payload: { userCode: d.userCode },
+    });
     expect(crossSite.json().error.code).toBe('SVC_ORIGIN_REJECTED');
     const anonymous = await h.app.inject({ method: 'POST', url: '/api/device/approve', payload: { userCode: d.userCode } });
     expect(anonymous.json().error.code).toBe('SVC_AUTH_REQUIRED');

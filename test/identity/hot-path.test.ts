@@ -30,7 +30,8 @@ describe('authenticated GET /api/projects hot path', () => {
   it('lists by current role: a demotion, a removal and a token permission apply on the next request', async () => {
     h = await startHarness();
     const owner = await register(h.app, 'owner@example.com');
-    const team = (await h.app.inject({ method: 'POST', url: '/api/orgs', headers: owner.headers(), payload: { name: 'Team', slug: 'team' } })).json().organization;
+    const team = (await h.app.inject({ method: 'POST', url: '/api/orgs', headers: owner.headers(), payload: { name: 'Team', slug: 'team' } })).json()
+      .organization;
     const dev = await invite(h.app, owner, team.id, 'dev@example.com', 'developer');
     await createProject(h.app, owner, { name: 'Site', slug: 'site', organizationId: team.id });
     await createProject(h.app, dev, { name: 'Mine', slug: 'mine' });

@@ -23,16 +23,40 @@ describe('organizations and roles', () => {
     const admin = await invite(h.app, owner, org, 'admin@example.com', 'admin');
     const viewer = await invite(h.app, owner, org, 'viewer@example.com', 'viewer');
     const members = (await h.app.inject({ method: 'GET', url: `/api/orgs/${org}/members`, headers: { cookie: viewer.cookie } })).json().members;
-    expect(members.map((m: { email: string; role: string }) => `${m.email}:${m.role}`)).toEqual(['owner@example.com:owner', 'admin@example.com:admin', 'viewer@example.com:viewer']);
+    expect(members.map((m: { email: string; role: string }) => `${m.email}:${m.role}`)).toEqual([
+      'owner@example.com:owner',
+      'admin@example.com:admin',
+      'viewer@example.com:viewer',
+    ]);
 
     const before = snapshotCounts(h);
-    const byViewer = await h.app.inject({ method: 'POST', url: `/api/orgs/${org}/invitations`, headers: viewer.headers(), payload: { email: 'x@example.com', role: 'viewer' } });
+    const byViewer = await h.app.inject({
+      method: 'POST',
+      url: `/api/orgs/${org}/invitations`,
+      headers: viewer.headers(),
+      payload: { email: 'x@example.com', role: 'viewer' },
+    });
     expect(byViewer.json().error.code).toBe('SVC_FORBIDDEN');
-    const adminMakesOwner = await h.app.inject({ method: 'POST', url: `/api/orgs/${org}/invitations`, headers: admin.headers(), payload: { email: 'x@example.com', role: 'owner' } });
+    const adminMakesOwner = await h.app.inject({
+      method: 'POST',
+      url: `/api/orgs/${org}/invitations`,
+      headers: admin.headers(),
+      payload: { email: 'x@example.com', role: 'owner' },
+    });
     expect(adminMakesOwner.json().error.code).toBe('SVC_FORBIDDEN');
-    const adminDemotesOwner = await h.app.inject({ method: 'PATCH', url: `/api/orgs/${org}/members/${owner.userId}`, headers: admin.headers(), payload: { role: 'viewer' } });
+    const adminDemotesOwner = await h.app.inject({
+      method: 'PATCH',
+      url: `/api/orgs/${org}/members/${owner.userId}`,
+      headers: admin.headers(),
+      payload: { role: 'viewer' },
+    });
     expect(adminDemotesOwner.json().error.code).toBe('SVC_FORBIDDEN');
-    const lastOwner = await h.app.inject({ method: 'PATCH', url: `/api/orgs/${org}/members/${owner.userId}`, headers: owner.headers(), payload: { role: 'admin' } });
+    const lastOwner = await h.app.inject({
+      method: 'PATCH',
+      url: `/api/orgs/${org}/members/${owner.userId}`,
+      headers: owner.headers(),
+      payload: { role: 'admin' },
+    });
     expect(lastOwner.json().error.code).toBe('SVC_ORG_LAST_OWNER');
     const removeLast = await h.app.inject({ method: 'DELETE', url: `/api/orgs/${org}/members/${owner.userId}`, headers: owner.headers() });
     expect(removeLast.json().error.code).toBe('SVC_ORG_LAST_OWNER');
@@ -40,7 +64,12 @@ describe('organizations and roles', () => {
     expect(unknown.json().error.code).toBe('SVC_MEMBER_NOT_FOUND');
     expect(snapshotCounts(h)).toEqual(before);
 
-    const promote = await h.app.inject({ method: 'PATCH', url: `/api/orgs/${org}/members/${viewer.userId}`, headers: admin.headers(), payload: { role: 'developer' } });
+    const promote = await h.app.inject({
+      method: 'PATCH',
+      url: `/api/orgs/${org}/members/${viewer.userId}`,
+      headers: admin.headers(),
+      payload: { role: 'developer' },
+    });
     expect(promote.json().member.role).toBe('developer');
   });
 

@@ -54,7 +54,13 @@ describe.skipIf(gate.skip)('device login in a real browser', () => {
     await h.app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = h.app.server.address() as { port: number };
     const base = `http://127.0.0.1:${port}`;
-    const start = (await (await fetch(`${base}/api/device/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clientName: 'svc CLI test' }) })).json()) as {
+    const start = (await (
+      await fetch(`${base}/api/device/start`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ clientName: 'svc CLI test' }),
+      })
+    ).json()) as {
       deviceCode: string;
       userCode: string;
       verificationUriComplete: string;
@@ -78,7 +84,11 @@ describe.skipIf(gate.skip)('device login in a real browser', () => {
     await page.waitForFunction(() => document.getElementById('result')?.textContent?.includes('Approved'));
     expect(errors).toEqual([]);
     h.clock.advance(5_000);
-    const token = await fetch(`${base}/api/device/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ deviceCode: start.deviceCode }) });
+    const token = await fetch(`${base}/api/device/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ deviceCode: start.deviceCode }),
+    });
     expect(token.status).toBe(200);
     const { accessToken } = (await token.json()) as { accessToken: string };
     const me = await fetch(`${base}/api/me`, { headers: { authorization: `Bearer ${accessToken}` } });

@@ -10,7 +10,12 @@ describe('registration and browser sessions', () => {
     h = await startHarness();
     const status = await h.app.inject({ method: 'GET', url: '/__svc/auth/registration' });
     expect(status.json()).toEqual({ mode: 'bootstrap', open: true });
-    const res = await h.app.inject({ method: 'POST', url: '/__svc/auth/register', headers: { origin: ORIGIN }, payload: { email: 'Owner@Example.com', password: PASSWORD } });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/__svc/auth/register',
+      headers: { origin: ORIGIN },
+      payload: { email: 'Owner@Example.com', password: PASSWORD },
+    });
     expect(res.statusCode).toBe(201);
     const cookie = String(res.headers['set-cookie']);
     expect(cookie).toMatch(/^svc_console=[A-Za-z0-9_-]{43};/);
@@ -31,7 +36,12 @@ describe('registration and browser sessions', () => {
   it('https: the session cookie is the Secure host-only __Host-svc_console, and only that name is read', async () => {
     const publicUrl = 'https://svc.example.test';
     h = await startHarness({ publicUrl });
-    const res = await h.app.inject({ method: 'POST', url: '/__svc/auth/register', headers: { origin: publicUrl }, payload: { email: 'owner@example.com', password: PASSWORD } });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/__svc/auth/register',
+      headers: { origin: publicUrl },
+      payload: { email: 'owner@example.com', password: PASSWORD },
+    });
     expect(res.statusCode).toBe(201);
     const setCookie = String(res.headers['set-cookie']);
     // Exactly these attributes (their order carries no meaning): no Domain, so the cookie stays host-only.
@@ -45,7 +55,9 @@ describe('registration and browser sessions', () => {
     expect((await h.app.inject({ method: 'GET', url: '/api/me', headers: { cookie: plain } })).json().error.code).toBe('SVC_AUTH_REQUIRED');
     // A repeated name: the first occurrence counts, with the other cookies around it ignored.
     expect((await h.app.inject({ method: 'GET', url: '/api/me', headers: { cookie: `other=1; ${pair!}; __Host-svc_console=forged` } })).statusCode).toBe(200);
-    expect((await h.app.inject({ method: 'GET', url: '/api/me', headers: { cookie: `__Host-svc_console=forged; ${pair!}` } })).json().error.code).toBe('SVC_AUTH_REQUIRED');
+    expect((await h.app.inject({ method: 'GET', url: '/api/me', headers: { cookie: `__Host-svc_console=forged; ${pair!}` } })).json().error.code).toBe(
+      'SVC_AUTH_REQUIRED',
+    );
     // Sign-out expires the same host-only cookie: a browser ignores a __Host- cookie without Secure and Path=/.
     const csrf = res.json().csrfToken as string;
     const out = await h.app.inject({ method: 'POST', url: '/__svc/auth/logout', headers: { cookie: pair!, origin: publicUrl, [CSRF_HEADER]: csrf } });
@@ -60,7 +72,12 @@ describe('registration and browser sessions', () => {
     h = await startHarness();
     await register(h.app, 'first@example.com');
     const before = snapshotCounts(h);
-    const res = await h.app.inject({ method: 'POST', url: '/__svc/auth/register', headers: { origin: ORIGIN }, payload: { email: 'second@example.com', password: PASSWORD } });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/__svc/auth/register',
+      headers: { origin: ORIGIN },
+      payload: { email: 'second@example.com', password: PASSWORD },
+    });
     expect(res.statusCode).toBe(403);
     expect(res.json().error.code).toBe('SVC_REGISTRATION_CLOSED');
     expect(res.headers['set-cookie']).toBeUndefined();
@@ -71,7 +88,9 @@ describe('registration and browser sessions', () => {
   it('concurrent bootstrap registrations: exactly one wins', async () => {
     h = await startHarness();
     const attempts = await Promise.all(
-      ['a', 'b', 'c'].map((n) => h.app.inject({ method: 'POST', url: '/__svc/auth/register', headers: { origin: ORIGIN }, payload: { email: `${n}@example.com`, password: PASSWORD } })),
+      ['a', 'b', 'c'].map((n) =>
+        h.app.inject({ method: 'POST', url: '/__svc/auth/register', headers: { origin: ORIGIN }, payload: { email: `${n}@example.com`, password: PASSWORD } }),
+      ),
     );
     expect(attempts.filter((r) => r.statusCode === 201)).toHaveLength(1);
     expect(attempts.filter((r) => r.statusCode === 403).map((r) => r.json().error.code)).toEqual(['SVC_REGISTRATION_CLOSED', 'SVC_REGISTRATION_CLOSED']);
@@ -82,12 +101,22 @@ describe('registration and browser sessions', () => {
     h = await startHarness({ registration: 'public' });
     await register(h.app, 'a@example.com');
     await register(h.app, 'b@example.com');
-    const dup = await h.app.inject({ method: 'POST', url: '/__svc/auth/register', headers: { origin: ORIGIN }, payload: { email: 'B@example.com', password: PASSWORD } });
+    const dup = await h.app.inject({
+      method: 'POST',
+      url: '/__svc/auth/register',
+      headers: { origin: ORIGIN },
+      payload: { email: 'B@example.com', password: PASSWORD },
+    });
     expect(dup.json().error.code).toBe('SVC_EMAIL_TAKEN');
     expect(rows(h, 'users')).toBe(2);
     await h.close();
     h = await startHarness({ registration: 'disabled' });
-    const res = await h.app.inject({ method: 'POST', url: '/__svc/auth/register', headers: { origin: ORIGIN }, payload: { email: 'a@example.com', password: PASSWORD } });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/__svc/auth/register',
+      headers: { origin: ORIGIN },
+      payload: { email: 'a@example.com', password: PASSWORD },
+    });
     expect(res.json().error.code).toBe('SVC_REGISTRATION_CLOSED');
     expect(rows(h, 'users')).toBe(0);
   });
@@ -96,20 +125,40 @@ describe('registration and browser sessions', () => {
     h = await startHarness();
     const owner = await register(h.app, 'owner@example.com');
     const orgs = (await h.app.inject({ method: 'GET', url: '/api/orgs', headers: { cookie: owner.cookie } })).json().organizations;
-    const inv = await h.app.inject({ method: 'POST', url: `/api/orgs/${orgs[0].id}/invitations`, headers: owner.headers(), payload: { email: 'dev@example.com', role: 'developer' } });
+    const inv = await h.app.inject({
+      method: 'POST',
+      url: `/api/orgs/${orgs[0].id}/invitations`,
+      headers: owner.headers(),
+      payload: { email: 'dev@example.com', role: 'developer' },
+    });
     expect(inv.statusCode).toBe(201);
     const { invitationToken, invitationUrl } = inv.json();
     expect(invitationUrl).toBe(`${ORIGIN}/register?invitation=${encodeURIComponent(invitationToken)}`);
     const before = snapshotCounts(h);
-    const wrongEmail = await h.app.inject({ method: 'POST', url: '/__svc/auth/invited-register', headers: { origin: ORIGIN }, payload: { invitation: invitationToken, email: 'other@example.com', password: PASSWORD } });
+    const wrongEmail = await h.app.inject({
+      method: 'POST',
+      url: '/__svc/auth/invited-register',
+      headers: { origin: ORIGIN },
+      payload: { invitation: invitationToken, email: 'other@example.com', password: PASSWORD },
+    });
     expect(wrongEmail.json().error.code).toBe('SVC_INVITATION_INVALID');
-    const bogus = await h.app.inject({ method: 'POST', url: '/__svc/auth/invited-register', headers: { origin: ORIGIN }, payload: { invitation: 'svcinv_nope', email: 'dev@example.com', password: PASSWORD } });
+    const bogus = await h.app.inject({
+      method: 'POST',
+      url: '/__svc/auth/invited-register',
+      headers: { origin: ORIGIN },
+      payload: { invitation: 'svcinv_nope', email: 'dev@example.com', password: PASSWORD },
+    });
     expect(bogus.json().error.code).toBe('SVC_INVITATION_INVALID');
     expect(snapshotCounts(h)).toEqual(before);
     const dev = await register(h.app, 'dev@example.com', invitationToken);
     const devOrgs = (await h.app.inject({ method: 'GET', url: '/api/orgs', headers: { cookie: dev.cookie } })).json().organizations;
     expect(devOrgs).toEqual(expect.arrayContaining([expect.objectContaining({ id: orgs[0].id, role: 'developer' })]));
-    const reuse = await h.app.inject({ method: 'POST', url: '/__svc/auth/invited-register', headers: { origin: ORIGIN }, payload: { invitation: invitationToken, email: 'dev@example.com', password: PASSWORD } });
+    const reuse = await h.app.inject({
+      method: 'POST',
+      url: '/__svc/auth/invited-register',
+      headers: { origin: ORIGIN },
+      payload: { invitation: invitationToken, email: 'dev@example.com', password: PASSWORD },
+    });
     expect(reuse.json().error.code).toBe('SVC_INVITATION_INVALID');
   });
 
@@ -117,25 +166,53 @@ describe('registration and browser sessions', () => {
     h = await startHarness();
     const owner = await register(h.app, 'owner@example.com');
     const orgs = (await h.app.inject({ method: 'GET', url: '/api/orgs', headers: { cookie: owner.cookie } })).json().organizations;
-    const { invitationToken } = (await h.app.inject({ method: 'POST', url: `/api/orgs/${orgs[0].id}/invitations`, headers: owner.headers(), payload: { email: 'late@example.com', role: 'viewer' } })).json();
+    const { invitationToken } = (
+      await h.app.inject({
+        method: 'POST',
+        url: `/api/orgs/${orgs[0].id}/invitations`,
+        headers: owner.headers(),
+        payload: { email: 'late@example.com', role: 'viewer' },
+      })
+    ).json();
     h.clock.advance(7 * 86_400_000 + 1);
-    const res = await h.app.inject({ method: 'POST', url: '/__svc/auth/invited-register', headers: { origin: ORIGIN }, payload: { invitation: invitationToken, email: 'late@example.com', password: PASSWORD } });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/__svc/auth/invited-register',
+      headers: { origin: ORIGIN },
+      payload: { invitation: invitationToken, email: 'late@example.com', password: PASSWORD },
+    });
     expect(res.json().error.code).toBe('SVC_INVITATION_INVALID');
   });
 
   it('login: wrong password is SVC_AUTH_INVALID_CREDENTIALS, repeated failures are rate limited', async () => {
     h = await startHarness();
     await register(h.app, 'owner@example.com');
-    const bad = () => h.app.inject({ method: 'POST', url: '/__svc/auth/login', headers: { origin: ORIGIN }, payload: { email: 'owner@example.com', password: 'wrong password!' } });
+    const bad = () =>
+      h.app.inject({
+        method: 'POST',
+        url: '/__svc/auth/login',
+        headers: { origin: ORIGIN },
+        payload: { email: 'owner@example.com', password: 'wrong password!' },
+      });
     expect((await bad()).json().error.code).toBe('SVC_AUTH_INVALID_CREDENTIALS');
-    const unknown = await h.app.inject({ method: 'POST', url: '/__svc/auth/login', headers: { origin: ORIGIN }, payload: { email: 'nobody@example.com', password: 'whatever' } });
+    const unknown = await h.app.inject({
+      method: 'POST',
+      url: '/__svc/auth/login',
+      headers: { origin: ORIGIN },
+      payload: { email: 'nobody@example.com', password: 'whatever' },
+    });
     expect(unknown.json().error.code).toBe('SVC_AUTH_INVALID_CREDENTIALS');
     for (let i = 0; i < 9; i++) await bad();
     const limited = await bad();
     expect(limited.statusCode).toBe(429);
     expect(limited.json().error.code).toBe('SVC_RATE_LIMITED');
     h.clock.advance(15 * 60_000 + 1);
-    const ok = await h.app.inject({ method: 'POST', url: '/__svc/auth/login', headers: { origin: ORIGIN }, payload: { email: 'owner@example.com', password: PASSWORD } });
+    const ok = await h.app.inject({
+      method: 'POST',
+      url: '/__svc/auth/login',
+      headers: { origin: ORIGIN },
+      payload: { email: 'owner@example.com', password: PASSWORD },
+    });
     expect(ok.statusCode).toBe(200);
   });
 
@@ -206,12 +283,27 @@ describe('CSRF and same-origin checks on state-changing browser requests', () =>
   it('login and register refuse a cross-site Origin (login CSRF)', async () => {
     h = await startHarness();
     const before = snapshotCounts(h);
-    const reg = await h.app.inject({ method: 'POST', url: '/__svc/auth/register', headers: { origin: 'https://evil.example' }, payload: { email: 'a@example.com', password: PASSWORD } });
+    const reg = await h.app.inject({
+      method: 'POST',
+      url: '/__svc/auth/register',
+      headers: { origin: 'https://evil.example' },
+      payload: { email: 'a@example.com', password: PASSWORD },
+    });
     expect(reg.json().error.code).toBe('SVC_ORIGIN_REJECTED');
-    const viaFetchSite = await h.app.inject({ method: 'POST', url: '/__svc/auth/register', headers: { 'sec-fetch-site': 'cross-site' }, payload: { email: 'a@example.com', password: PASSWORD } });
+    const viaFetchSite = await h.app.inject({
+      method: 'POST',
+      url: '/__svc/auth/register',
+      headers: { 'sec-fetch-site': 'cross-site' },
+      payload: { email: 'a@example.com', password: PASSWORD },
+    });
     expect(viaFetchSite.json().error.code).toBe('SVC_ORIGIN_REJECTED');
     expect(snapshotCounts(h)).toEqual(before);
-    const form = await h.app.inject({ method: 'POST', url: '/__svc/auth/login', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'email=a%40example.com&password=x' });
+    const form = await h.app.inject({
+      method: 'POST',
+      url: '/__svc/auth/login',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'email=a%40example.com&password=x',
+    });
     expect(form.statusCode).toBe(415);
     expect(form.json().error.code).toBe('SVC_UNSUPPORTED_MEDIA_TYPE');
   });

@@ -26,11 +26,21 @@ describe('identity migration 2 (parent token)', () => {
     expect(applyMigrations(db, identityMigrations).map((m) => m.version)).toEqual([2]);
     expect(readAppliedVersions(db).get('identity')).toBe(2);
     expect(db.prepare('SELECT parent_id FROM access_tokens WHERE id = ?').get('tok_old')).toEqual({ parent_id: null });
-    const indexes = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'access_tokens'").all() as { name: string }[]).map((r) => r.name);
+    const indexes = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'access_tokens'").all() as { name: string }[]).map(
+      (r) => r.name,
+    );
     expect(indexes).toContain('access_tokens_parent');
 
-    db.prepare("INSERT INTO access_tokens (id, token_hash, user_id, name, project_id, permissions, created_at, expires_at, parent_id) VALUES ('tok_child', 'h_child', 'usr_1', 'child', NULL, '[\"read\"]', 2, 9999999999999, 'tok_old')").run();
-    expect(() => db!.prepare("INSERT INTO access_tokens (id, token_hash, user_id, name, project_id, permissions, created_at, expires_at, parent_id) VALUES ('tok_orphan', 'h_orphan', 'usr_1', 'orphan', NULL, '[]', 2, 1, 'tok_missing')").run()).toThrow(/FOREIGN KEY/);
+    db.prepare(
+      "INSERT INTO access_tokens (id, token_hash, user_id, name, project_id, permissions, created_at, expires_at, parent_id) VALUES ('tok_child', 'h_child', 'usr_1', 'child', NULL, '[\"read\"]', 2, 9999999999999, 'tok_old')",
+    ).run();
+    expect(() =>
+      db!
+        .prepare(
+          "INSERT INTO access_tokens (id, token_hash, user_id, name, project_id, permissions, created_at, expires_at, parent_id) VALUES ('tok_orphan', 'h_orphan', 'usr_1', 'orphan', NULL, '[]', 2, 1, 'tok_missing')",
+        )
+        .run(),
+    ).toThrow(/FOREIGN KEY/);
     db.prepare('DELETE FROM access_tokens WHERE id = ?').run('tok_old');
     expect(db.prepare('SELECT COUNT(*) AS n FROM access_tokens').get()).toEqual({ n: 0 });
   });

@@ -6,7 +6,8 @@ import { bearer, createProject, createToken, register, snapshotCounts, startHarn
 const DAY = 86_400_000;
 
 /** POST /api/tokens authenticated by a bearer token (the raw response, so refusals can be asserted). */
-const mint = (h: Harness, parent: string, body: Record<string, unknown>) => h.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(parent), payload: body });
+const mint = (h: Harness, parent: string, body: Record<string, unknown>) =>
+  h.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(parent), payload: body });
 
 /** Mint through a token and return the child's raw value and id (throws on refusal). */
 async function mintOk(h: Harness, parent: string, body: Record<string, unknown>): Promise<{ accessToken: string; id: string; expiresAt: string }> {
@@ -41,7 +42,10 @@ describe('tokens created by a token', () => {
     // Asking for exactly a day an hour later is also longer than the parent has left.
     expect((await mint(h, parent.accessToken, { name: 'day', permissions: ['read'], expiresInDays: 1 })).json().error.code).toBe('SVC_TOKEN_LIFETIME_EXCEEDED');
 
-    const stored = h.plane.db.prepare('SELECT parent_id, expires_at FROM access_tokens WHERE id = ?').get(clamped.id) as { parent_id: string; expires_at: number };
+    const stored = h.plane.db.prepare('SELECT parent_id, expires_at FROM access_tokens WHERE id = ?').get(clamped.id) as {
+      parent_id: string;
+      expires_at: number;
+    };
     expect(stored).toEqual({ parent_id: parent.id, expires_at: parentExpiry });
 
     expect((await me(h, clamped.accessToken)).statusCode).toBe(200);
@@ -66,7 +70,10 @@ describe('tokens created by a token', () => {
     const before = snapshotCounts(h);
     const wider = await mint(h, parent.accessToken, { name: 'deployer', permissions: ['read', 'deploy', 'admin'] });
     expect(wider.statusCode).toBe(403);
-    expect(wider.json().error).toMatchObject({ code: 'SVC_TOKEN_PERMISSIONS_EXCEEDED', details: { exceeded: ['admin', 'deploy'], allowed: ['read', 'tokens'] } });
+    expect(wider.json().error).toMatchObject({
+      code: 'SVC_TOKEN_PERMISSIONS_EXCEEDED',
+      details: { exceeded: ['admin', 'deploy'], allowed: ['read', 'tokens'] },
+    });
     expect(snapshotCounts(h)).toEqual(before);
     const subset = await mintOk(h, parent.accessToken, { name: 'narrow', permissions: ['read'] });
     expect((await me(h, subset.accessToken)).json().auth.permissions).toEqual(['read']);
@@ -101,7 +108,12 @@ describe('tokens created by a token', () => {
     }
     expect((await me(h, sibling.accessToken)).statusCode).toBe(200);
 
-    const list = (await h.app.inject({ method: 'GET', url: '/api/tokens', headers: { cookie: owner.cookie } })).json().tokens as { id: string; status: string; parentId: string | null; revokedAt: string | null }[];
+    const list = (await h.app.inject({ method: 'GET', url: '/api/tokens', headers: { cookie: owner.cookie } })).json().tokens as {
+      id: string;
+      status: string;
+      parentId: string | null;
+      revokedAt: string | null;
+    }[];
     const byId = new Map(list.map((t) => [t.id, t]));
     expect(byId.get(child.id)).toMatchObject({ status: 'revoked', parentId: parent.id });
     expect(byId.get(grandchild.id)).toMatchObject({ status: 'revoked', parentId: child.id });
@@ -160,7 +172,12 @@ describe('tokens created by a token', () => {
     h = await startHarness();
     const owner = await register(h.app, 'owner@example.com');
     const short = await createToken(h.app, owner, { name: 'short', permissions: ['read', 'tokens'], expiresInDays: 1 });
-    const long = await h.app.inject({ method: 'POST', url: '/api/tokens', headers: owner.headers(), payload: { name: 'long', permissions: ['read', 'deploy', 'tokens'], expiresInDays: 365 } });
+    const long = await h.app.inject({
+      method: 'POST',
+      url: '/api/tokens',
+      headers: owner.headers(),
+      payload: { name: 'long', permissions: ['read', 'deploy', 'tokens'], expiresInDays: 365 },
+    });
     expect(long.statusCode).toBe(201);
     const { token, accessToken } = long.json() as { token: { id: string; expiresAt: string; parentId: string | null }; accessToken: string };
     expect(token.parentId).toBeNull();
@@ -172,10 +189,16 @@ describe('tokens created by a token', () => {
     expect(row.parent_id).toBeNull();
 
     // Device login: approved in the browser, issued to the polling CLI, no parent either.
-    const started = (await h.app.inject({ method: 'POST', url: '/api/device/start', payload: { clientName: 'laptop' } })).json() as { deviceCode: string; userCode: string };
+    const started = (await h.app.inject({ method: 'POST', url: '/api/device/start', payload: { clientName: 'laptop' } })).json() as {
+      deviceCode: string;
+      userCode: string;
+    };
     await h.app.inject({ method: 'POST', url: '/api/device/approve', headers: owner.headers(), payload: { userCode: started.userCode } });
     h.clock.advance(5_000);
-    const issued = (await h.app.inject({ method: 'POST', url: '/api/device/token', payload: { deviceCode: started.deviceCode } })).json() as { tokenId: string; expiresAt: string };
+    const issued = (await h.app.inject({ method: 'POST', url: '/api/device/token', payload: { deviceCode: started.deviceCode } })).json() as {
+      tokenId: string;
+      expiresAt: string;
+    };
     expect(Date.parse(issued.expiresAt) - h.clock.now()).toBe(90 * DAY);
     const device = h.plane.db.prepare('SELECT parent_id FROM access_tokens WHERE id = ?').get(issued.tokenId) as { parent_id: string | null };
     expect(device.parent_id).toBeNull();

@@ -9,7 +9,12 @@ describe('access tokens', () => {
   it('creates a token (raw value once, 256-bit, SHA-256 stored), lists and revokes it', async () => {
     h = await startHarness();
     const owner = await register(h.app, 'owner@example.com');
-    const created = await h.app.inject({ method: 'POST', url: '/api/tokens', headers: owner.headers(), payload: { name: 'ci', permissions: ['deploy', 'read'] } });
+    const created = await h.app.inject({
+      method: 'POST',
+      url: '/api/tokens',
+      headers: owner.headers(),
+      payload: { name: 'ci', permissions: ['deploy', 'read'] },
+    });
     expect(created.statusCode).toBe(201);
     const { accessToken, token } = created.json();
     expect(accessToken).toMatch(/^svc_[A-Za-z0-9_-]{43}$/);
@@ -87,7 +92,12 @@ describe('access tokens', () => {
     const before = snapshotCounts(h);
     const wider = await h.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(accessToken), payload: { name: 'x', permissions: ['deploy'] } });
     expect(wider.json().error.code).toBe('SVC_TOKEN_PERMISSIONS_EXCEEDED');
-    const elsewhere = await h.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(accessToken), payload: { name: 'x', projectId: b.id, permissions: ['read'] } });
+    const elsewhere = await h.app.inject({
+      method: 'POST',
+      url: '/api/tokens',
+      headers: bearer(accessToken),
+      payload: { name: 'x', projectId: b.id, permissions: ['read'] },
+    });
     expect(elsewhere.json().error.code).toBe('SVC_TOKEN_SCOPE');
     const newProject = await h.app.inject({ method: 'POST', url: '/api/projects', headers: bearer(accessToken), payload: { name: 'Gamma', slug: 'gamma' } });
     expect(newProject.json().error.code).toBe('SVC_TOKEN_SCOPE');
@@ -100,9 +110,17 @@ describe('access tokens', () => {
     h = await startHarness();
     const owner = await register(h.app, 'owner@example.com');
     const orgs = (await h.app.inject({ method: 'GET', url: '/api/orgs', headers: { cookie: owner.cookie } })).json().organizations;
-    const team = (await h.app.inject({ method: 'POST', url: '/api/orgs', headers: owner.headers(), payload: { name: 'Team', slug: 'team' } })).json().organization;
+    const team = (await h.app.inject({ method: 'POST', url: '/api/orgs', headers: owner.headers(), payload: { name: 'Team', slug: 'team' } })).json()
+      .organization;
     expect(orgs).toHaveLength(1);
-    const inv = (await h.app.inject({ method: 'POST', url: `/api/orgs/${team.id}/invitations`, headers: owner.headers(), payload: { email: 'dev@example.com', role: 'developer' } })).json();
+    const inv = (
+      await h.app.inject({
+        method: 'POST',
+        url: `/api/orgs/${team.id}/invitations`,
+        headers: owner.headers(),
+        payload: { email: 'dev@example.com', role: 'developer' },
+      })
+    ).json();
     const dev = await register(h.app, 'dev@example.com', inv.invitationToken);
     const project = await createProject(h.app, owner, { name: 'Site', slug: 'site', organizationId: team.id });
     const { accessToken } = await createToken(h.app, dev, { name: 'dev-cli', permissions: ['read', 'audit'] });

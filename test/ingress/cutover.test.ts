@@ -95,7 +95,10 @@ it('switches under load from 20 concurrent clients with 0 failed requests and dr
   expect(failures.slice(0, 5)).toEqual([]);
   expect(switches.map((s) => s.drained)).toEqual([true, true]);
   // The drain had real work: requests were in flight on the old upstream at each switch.
-  expect(switches.every((s) => s.inFlightAtSwitch > 0), JSON.stringify(switches)).toBe(true);
+  expect(
+    switches.every((s) => s.inFlightAtSwitch > 0),
+    JSON.stringify(switches),
+  ).toBe(true);
   expect(served.A).toBeGreaterThan(0);
   expect(served.B).toBeGreaterThan(0);
   expect(served.C).toBeGreaterThan(0);

@@ -4,7 +4,36 @@ import { clientAddress, downstreamResponseHeaders, upstreamRequestHeaders } from
 const pairs = (flat: string[]) => Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i], flat[2 * i + 1]]);
 
 describe('upstreamRequestHeaders', () => {
-  const raw = ['Host', 'app.localhost:7070', 'Connection', 'keep-alive, X-Secret', 'X-Secret', 's', 'Keep-Alive', 'timeout=5', 'Transfer-Encoding', 'chunked', 'TE', 'trailers', 'Upgrade', 'h2c', 'Proxy-Authorization', 'Basic x', 'Expect', '100-continue', 'Accept', 'text/html', 'X-Forwarded-For', '6.6.6.6', 'Forwarded', 'for=6.6.6.6', 'X-Forwarded-Proto', 'https', 'X-Forwarded-Host', 'evil.example'];
+  const raw = [
+    'Host',
+    'app.localhost:7070',
+    'Connection',
+    'keep-alive, X-Secret',
+    'X-Secret',
+    's',
+    'Keep-Alive',
+    'timeout=5',
+    'Transfer-Encoding',
+    'chunked',
+    'TE',
+    'trailers',
+    'Upgrade',
+    'h2c',
+    'Proxy-Authorization',
+    'Basic x',
+    'Expect',
+    '100-continue',
+    'Accept',
+    'text/html',
+    'X-Forwarded-For',
+    '6.6.6.6',
+    'Forwarded',
+    'for=6.6.6.6',
+    'X-Forwarded-Proto',
+    'https',
+    'X-Forwarded-Host',
+    'evil.example',
+  ];
 
   it('drops hop-by-hop and Connection-named headers and keeps the rest (Host included)', () => {
     const { headers, hasBody } = upstreamRequestHeaders(raw, '10.0.0.5', 'http', false);
@@ -43,7 +72,15 @@ describe('upstreamRequestHeaders', () => {
 
 describe('downstreamResponseHeaders', () => {
   it('drops hop-by-hop headers and repeats multi-value ones', () => {
-    const out = downstreamResponseHeaders({ 'content-type': 'text/plain', 'set-cookie': ['a=1', 'b=2'], connection: 'keep-alive, x-hop', 'x-hop': '1', 'keep-alive': 'timeout=5', 'transfer-encoding': 'chunked', 'content-length': '3' });
+    const out = downstreamResponseHeaders({
+      'content-type': 'text/plain',
+      'set-cookie': ['a=1', 'b=2'],
+      connection: 'keep-alive, x-hop',
+      'x-hop': '1',
+      'keep-alive': 'timeout=5',
+      'transfer-encoding': 'chunked',
+      'content-length': '3',
+    });
     expect(pairs(out)).toEqual([
       ['content-type', 'text/plain'],
       ['set-cookie', 'a=1'],

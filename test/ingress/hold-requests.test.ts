@@ -17,9 +17,17 @@ afterAll(async () => {
 });
 
 async function ask(path = '/whoami'): Promise<{ status: number; retryAfter: string | null; body: { name?: string; error?: { code: string } } }> {
-  const res = await request(`${plane.url}${path}`, { method: path === '/echo' ? 'POST' : 'GET', headers: { host: `hold.localhost:${plane.port}`, 'content-type': 'text/plain' }, ...(path === '/echo' ? { body: 'held body' } : {}) });
+  const res = await request(`${plane.url}${path}`, {
+    method: path === '/echo' ? 'POST' : 'GET',
+    headers: { host: `hold.localhost:${plane.port}`, 'content-type': 'text/plain' },
+    ...(path === '/echo' ? { body: 'held body' } : {}),
+  });
   const retryAfter = res.headers['retry-after'];
-  return { status: res.statusCode, retryAfter: typeof retryAfter === 'string' ? retryAfter : null, body: (await res.body.json()) as { name?: string; error?: { code: string } } };
+  return {
+    status: res.statusCode,
+    retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
+    body: (await res.body.json()) as { name?: string; error?: { code: string } },
+  };
 }
 
 it('holds requests while a project has no target and hands them to the next one', async () => {

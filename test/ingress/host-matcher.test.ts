@@ -16,7 +16,17 @@ describe('normalizeHost', () => {
   });
 
   it('rejects what can never be a project host', () => {
-    for (const bad of ['', '[::1]:7070', 'a b.localhost', 'app.localhost:port', 'app..localhost', '-app.localhost', 'x'.repeat(300), 'a/b.localhost', 'app_x.localhost']) {
+    for (const bad of [
+      '',
+      '[::1]:7070',
+      'a b.localhost',
+      'app.localhost:port',
+      'app..localhost',
+      '-app.localhost',
+      'x'.repeat(300),
+      'a/b.localhost',
+      'app_x.localhost',
+    ]) {
       expect(normalizeHost(bad), bad).toBeNull();
     }
   });
@@ -47,7 +57,8 @@ describe('HostMatcher', () => {
     const m = new HostMatcher();
     m.addDomain('p1', 'a.example.com');
     expect(() => m.addDomain('p2', 'A.example.com')).toThrow(expect.objectContaining({ code: 'SVC_INGRESS_DOMAIN_TAKEN' }));
-    for (const bad of ['localhost', '1.2.3.4', 'exa mple.com', '[::1]']) expect(() => m.addDomain('p2', bad), bad).toThrow(expect.objectContaining({ code: 'SVC_INGRESS_DOMAIN_INVALID' }));
+    for (const bad of ['localhost', '1.2.3.4', 'exa mple.com', '[::1]'])
+      expect(() => m.addDomain('p2', bad), bad).toThrow(expect.objectContaining({ code: 'SVC_INGRESS_DOMAIN_INVALID' }));
     expect(m.removeDomain('a.example.com')).toBe(true);
     expect(m.resolve('a.example.com')).toBeUndefined();
   });
@@ -63,7 +74,8 @@ describe('HostMatcher', () => {
 
 describe('isReservedPath', () => {
   it('matches the control-plane paths exactly, with or without a query', () => {
-    for (const p of ['/livez', '/healthz', '/readyz', '/_svc/readyz', '/_svc/tls/ask?domain=x', '/readyz?x=1', '/_svc']) expect(isReservedPath(p), p).toBe(true);
+    for (const p of ['/livez', '/healthz', '/readyz', '/_svc/readyz', '/_svc/tls/ask?domain=x', '/readyz?x=1', '/_svc'])
+      expect(isReservedPath(p), p).toBe(true);
     for (const p of ['/', '/livez/', '/livezz', '/api/x', '/__svc/manifest', '/_svcx', '/health', '/r']) expect(isReservedPath(p), p).toBe(false);
   });
 });

@@ -1,6 +1,15 @@
 // Pure metrics math: latency bins, quantiles, window aggregation. No disk, no clock.
 import { describe, expect, it } from 'vitest';
-import { addHistogram, binIndex, binUpperBound, decodeHistogram, emptyHistogram, encodeHistogram, histogramQuantile, LATENCY_BINS } from '../../src/ingress/latency-histogram.js';
+import {
+  addHistogram,
+  binIndex,
+  binUpperBound,
+  decodeHistogram,
+  emptyHistogram,
+  encodeHistogram,
+  histogramQuantile,
+  LATENCY_BINS,
+} from '../../src/ingress/latency-histogram.js';
 import { aggregateSeries, windowRange, type MetricsBucket } from '../../src/ingress/metrics-series.js';
 
 describe('latency histogram', () => {
@@ -53,7 +62,10 @@ describe('aggregateSeries', () => {
     const range = windowRange('1h', now);
     expect(range.to).toBe(Date.parse('2026-03-01T12:31:00Z'));
     expect(range.from).toBe(Date.parse('2026-03-01T11:31:00Z'));
-    const report = aggregateSeries('1h', now, [bucket(Date.parse('2026-03-01T12:30:00Z'), 10, 5, { errors: 2, clientErrors: 1, aborted: 1 }), bucket(Date.parse('2026-03-01T10:00:00Z'), 99, 5)]);
+    const report = aggregateSeries('1h', now, [
+      bucket(Date.parse('2026-03-01T12:30:00Z'), 10, 5, { errors: 2, clientErrors: 1, aborted: 1 }),
+      bucket(Date.parse('2026-03-01T10:00:00Z'), 99, 5),
+    ]);
     expect(report.series).toHaveLength(60);
     expect(report.series.at(-1)).toMatchObject({ t: Date.parse('2026-03-01T12:30:00Z'), requests: 10, errors: 2, bytes: 1000 });
     expect(report.series[0]).toMatchObject({ requests: 0, p50: null, p95: null });

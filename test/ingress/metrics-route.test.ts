@@ -40,7 +40,11 @@ describe('GET /api/projects/:id/metrics', () => {
     await new Promise((r) => setTimeout(r, 50));
 
     for (const window of ['1h', '24h', '7d', '30d'] as const) {
-      const res = await plane.plane.app.inject({ method: 'GET', url: `/api/projects/${project.slug}/metrics?window=${window}`, headers: { cookie: owner.cookie } });
+      const res = await plane.plane.app.inject({
+        method: 'GET',
+        url: `/api/projects/${project.slug}/metrics?window=${window}`,
+        headers: { cookie: owner.cookie },
+      });
       expect(res.statusCode, res.body).toBe(200);
       const body = metricsResponseSchema.parse(res.json());
       expect(body.window).toBe(window);
@@ -49,7 +53,11 @@ describe('GET /api/projects/:id/metrics', () => {
       expect(body.totals.p95).not.toBeNull();
       expect(body.series.reduce((n, p) => n + p.requests, 0)).toBe(6);
     }
-    const perRelease = await plane.plane.app.inject({ method: 'GET', url: `/api/projects/${project.id}/metrics?releaseId=rel_m1`, headers: { cookie: owner.cookie } });
+    const perRelease = await plane.plane.app.inject({
+      method: 'GET',
+      url: `/api/projects/${project.id}/metrics?releaseId=rel_m1`,
+      headers: { cookie: owner.cookie },
+    });
     expect(perRelease.json().totals.requests).toBe(5);
   });
 

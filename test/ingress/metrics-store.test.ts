@@ -33,7 +33,18 @@ afterEach(() => {
 });
 
 function rec(extra: Partial<RequestRecord> = {}): RequestRecord {
-  return { projectId: 'p1', releaseId: 'r1', generation: 1, method: 'GET', status: 200, latencyMs: 10, bytes: 100, aborted: false, streamError: false, ...extra };
+  return {
+    projectId: 'p1',
+    releaseId: 'r1',
+    generation: 1,
+    method: 'GET',
+    status: 200,
+    latencyMs: 10,
+    bytes: 100,
+    aborted: false,
+    streamError: false,
+    ...extra,
+  };
 }
 const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 

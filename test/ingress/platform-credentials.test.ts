@@ -33,8 +33,19 @@ describe('carriesSvcToken', () => {
 
 describe('isPlatformHeader', () => {
   it('covers the console CSRF header and the platform x-svc-* headers but leaves the app runtime its CSRF header', () => {
-    for (const name of [CSRF_HEADER, 'x-svc-console-csrf', 'x-svc-tls-ask-token', 'x-svc-canary', 'x-svc-artifact-digest', 'x-svc-commit-sha', 'x-svc-repository-id', 'x-svc-anything']) expect(isPlatformHeader(name), name).toBe(true);
-    for (const name of [APP_CSRF_HEADER, 'x-svc-csrf', 'x-csrf-token', 'authorization', 'cookie', 'x-svcx', 'svc-thing']) expect(isPlatformHeader(name), name).toBe(false);
+    for (const name of [
+      CSRF_HEADER,
+      'x-svc-console-csrf',
+      'x-svc-tls-ask-token',
+      'x-svc-canary',
+      'x-svc-artifact-digest',
+      'x-svc-commit-sha',
+      'x-svc-repository-id',
+      'x-svc-anything',
+    ])
+      expect(isPlatformHeader(name), name).toBe(true);
+    for (const name of [APP_CSRF_HEADER, 'x-svc-csrf', 'x-csrf-token', 'authorization', 'cookie', 'x-svcx', 'svc-thing'])
+      expect(isPlatformHeader(name), name).toBe(false);
   });
 
   it('the console and the app runtime never share a cookie or header name', () => {
@@ -78,19 +89,32 @@ describe('upstreamRequestHeaders strips platform credentials', () => {
 
   it('removes svc tokens, the console session and CSRF header, Proxy-Authorization and x-svc-* headers, keeps the app\u2019s own auth and cookies', () => {
     const out = map([
-      'Host', 'shop.example.org',
-      'Authorization', `Bearer ${TOKEN}`,
-      'Proxy-Authorization', `Bearer ${TOKEN}`,
-      'X-Svc-Tls-Ask-Token', 'edge-secret',
-      'X-Svc-Canary', '1',
-      'X-Svc-Console-Csrf', 'console-csrf',
-      'x-svc-csrf', 'app-csrf',
-      'Cookie', 'svc_console=console-session; svc_session=app-session; __Host-svc_console=console-session; cart=3',
-      'X-Forwarded-For', '6.6.6.6',
-      'X-Forwarded-Host', 'svc.example.com',
-      'X-Forwarded-Proto', 'http',
-      'Forwarded', 'for=6.6.6.6',
-      'Accept', '*/*',
+      'Host',
+      'shop.example.org',
+      'Authorization',
+      `Bearer ${TOKEN}`,
+      'Proxy-Authorization',
+      `Bearer ${TOKEN}`,
+      'X-Svc-Tls-Ask-Token',
+      'edge-secret',
+      'X-Svc-Canary',
+      '1',
+      'X-Svc-Console-Csrf',
+      'console-csrf',
+      'x-svc-csrf',
+      'app-csrf',
+      'Cookie',
+      'svc_console=console-session; svc_session=app-session; __Host-svc_console=console-session; cart=3',
+      'X-Forwarded-For',
+      '6.6.6.6',
+      'X-Forwarded-Host',
+      'svc.example.com',
+      'X-Forwarded-Proto',
+      'http',
+      'Forwarded',
+      'for=6.6.6.6',
+      'Accept',
+      '*/*',
     ]);
     expect(out).toEqual([
       ['host', 'shop.example.org'],

@@ -29,11 +29,19 @@ async function appRequests(): Promise<number> {
 beforeAll(async () => {
   [plane, app] = await Promise.all([startListeningPlane({ publicUrl: PUBLIC }), startUpstream('A')]);
   // The first account and a project, through the real routes on the platform host.
-  const registered = await send('/__svc/auth/register', 'svc.example.test', { method: 'POST', headers: { origin: PUBLIC }, body: { email: 'admin@example.com', password: 'correct horse battery' } });
+  const registered = await send('/__svc/auth/register', 'svc.example.test', {
+    method: 'POST',
+    headers: { origin: PUBLIC },
+    body: { email: 'admin@example.com', password: 'correct horse battery' },
+  });
   expect(registered.status, registered.text).toBe(201);
   const cookie = String(registered.headers['set-cookie']).split(';')[0]!;
   const csrf = registered.json().csrfToken as string;
-  const created = await send('/api/projects', 'svc.example.test', { method: 'POST', headers: { origin: PUBLIC, cookie, [CSRF_HEADER]: csrf }, body: { name: 'Mine', slug: 'mine' } });
+  const created = await send('/api/projects', 'svc.example.test', {
+    method: 'POST',
+    headers: { origin: PUBLIC, cookie, [CSRF_HEADER]: csrf },
+    body: { name: 'Mine', slug: 'mine' },
+  });
   expect(created.status, created.text).toBe(201);
   projectId = (created.json().project as { id: string }).id;
   plane.plane.ingress.routes.setProject({ id: projectId, slug: 'mine' }, { host: '127.0.0.1', port: app.port }, 'rel_a');
@@ -50,7 +58,11 @@ afterAll(async () => {
 describe('platform hosts come before project domains', () => {
   it('answers the login on the public host itself, so the app never sees the password or the cookie', async () => {
     const before = await appRequests();
-    const login = await send('/__svc/auth/login', `svc.example.test:${plane.port}`, { method: 'POST', headers: { origin: PUBLIC }, body: { email: 'admin@example.com', password: 'correct horse battery' } });
+    const login = await send('/__svc/auth/login', `svc.example.test:${plane.port}`, {
+      method: 'POST',
+      headers: { origin: PUBLIC },
+      body: { email: 'admin@example.com', password: 'correct horse battery' },
+    });
     expect(login.status, login.text).toBe(200);
     // The public URL is https: the session cookie is the host-only `__Host-` one.
     // Exactly these attributes, in any order (no Domain: host-only).

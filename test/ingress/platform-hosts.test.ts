@@ -46,7 +46,8 @@ describe('platformHostNames', () => {
 describe('isPlatformHost', () => {
   const names = platformHostNames({ publicUrl: 'https://svc.example.com', listen: { host: '127.0.0.1' } });
   it('recognises the platform names and every IP literal, nothing else', () => {
-    for (const host of ['svc.example.com', 'localhost', 'localhost.localdomain', '127.0.0.1', '10.0.0.5', '127.1']) expect(isPlatformHost(host, names), host).toBe(true);
+    for (const host of ['svc.example.com', 'localhost', 'localhost.localdomain', '127.0.0.1', '10.0.0.5', '127.1'])
+      expect(isPlatformHost(host, names), host).toBe(true);
     for (const host of ['shop.localhost', 'example.com', 'shop.svc.example.com', 'shop.example.org']) expect(isPlatformHost(host, names), host).toBe(false);
   });
 });
@@ -59,13 +60,18 @@ describe('RouteTable with platform hosts', () => {
     routes.setProject({ id: 'p1', slug: 'shop' }, up, 'r1');
     expect(() => routes.addDomain('p1', 'SVC.example.com')).toThrow(expect.objectContaining({ code: 'SVC_INGRESS_DOMAIN_RESERVED' }));
     expect(() => routes.addDomain('p1', 'localhost.localdomain')).toThrow(expect.objectContaining({ code: 'SVC_INGRESS_DOMAIN_RESERVED' }));
-    for (const host of ['svc.example.com', 'svc.example.com:443', 'SVC.EXAMPLE.COM.', '127.0.0.1:7070', 'localhost:7070']) expect(routes.match(host), host).toBeNull();
+    for (const host of ['svc.example.com', 'svc.example.com:443', 'SVC.EXAMPLE.COM.', '127.0.0.1:7070', 'localhost:7070'])
+      expect(routes.match(host), host).toBeNull();
     expect(routes.match('shop.localhost')?.projectId).toBe('p1');
   });
 
   it('never routes a platform host that is also a project default host', () => {
     // Apps at <slug>.example.com and the platform at svc.example.com: project "svc" must not take it.
-    const routes = new RouteTable({ baseDomain: 'example.com', platformHosts: ['svc.example.com'], lookupProject: (s) => (s === 'svc' ? { id: 'p2', slug: 'svc' } : undefined) });
+    const routes = new RouteTable({
+      baseDomain: 'example.com',
+      platformHosts: ['svc.example.com'],
+      lookupProject: (s) => (s === 'svc' ? { id: 'p2', slug: 'svc' } : undefined),
+    });
     routes.setProject({ id: 'p2', slug: 'svc' }, up, 'r1');
     expect(routes.match('svc.example.com')).toBeNull();
   });

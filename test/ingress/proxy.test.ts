@@ -88,10 +88,21 @@ describe('ingress proxy over a real listener', () => {
   it('drops headers the client names in Connection (hop-by-hop)', async () => {
     // undici consumes Connection itself, so send this one with node:http.
     const body = await new Promise<string>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port: plane.port, path: '/echo', headers: { host: appHost(), connection: 'keep-alive, x-drop-me', 'x-drop-me': 'secret', 'x-keep': '1' } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve(text));
-      });
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port: plane.port,
+          path: '/echo',
+          headers: { host: appHost(), connection: 'keep-alive, x-drop-me', 'x-drop-me': 'secret', 'x-keep': '1' },
+        },
+        (res) => {
+          let text = '';
+          res
+            .setEncoding('utf8')
+            .on('data', (c: string) => (text += c))
+            .on('end', () => resolve(text));
+        },
+      );
       req.on('error', reject).end();
     });
     const echo = JSON.parse(body) as { headers: Record<string, string> };
@@ -117,7 +128,12 @@ describe('ingress proxy over a real listener', () => {
         yield chunk;
       }
     }
-    const up = await client.request({ path: '/upload', method: 'POST', headers: { host: appHost(), 'content-type': 'application/octet-stream' }, body: Readable.from(body()) });
+    const up = await client.request({
+      path: '/upload',
+      method: 'POST',
+      headers: { host: appHost(), 'content-type': 'application/octet-stream' },
+      body: Readable.from(body()),
+    });
     const result = (await up.body.json()) as { bytes: number; sha256: string };
     expect(up.statusCode).toBe(200);
     expect(result.bytes).toBe(size);
@@ -143,7 +159,10 @@ describe('ingress proxy over a real listener', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/event-stream');
     const iterator = res.body[Symbol.asyncIterator]();
-    const first = await Promise.race([iterator.next(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('first event did not arrive')), 5_000))]);
+    const first = await Promise.race([
+      iterator.next(),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('first event did not arrive')), 5_000)),
+    ]);
     expect(String(first.value)).toContain('data: first A');
     // Only now does the upstream end the stream.
     const finish = await get('/sse-finish?id=s1');
@@ -189,7 +208,9 @@ describe('ingress proxy over a real listener', () => {
     expect((dead.json().error as { code: string }).code).toBe('SVC_INGRESS_UPSTREAM_UNAVAILABLE');
     await until(() => records.some((r) => r.projectId === 'prj_dead' && r.status === 502 && r.streamError));
     // The switch API refuses an upstream that does not accept connections and keeps the route.
-    await expect(routes.switchUpstream('prj_app', { host: '127.0.0.1', port: await closedPort() }, 'rel_x')).rejects.toMatchObject({ code: 'SVC_INGRESS_UPSTREAM_UNAVAILABLE' });
+    await expect(routes.switchUpstream('prj_app', { host: '127.0.0.1', port: await closedPort() }, 'rel_x')).rejects.toMatchObject({
+      code: 'SVC_INGRESS_UPSTREAM_UNAVAILABLE',
+    });
     expect((await get('/whoami')).json().name).toBe('A');
   });
 

@@ -87,7 +87,11 @@ describe('RouteTable', () => {
   });
 
   it('probes the new upstream first and leaves the route unchanged when it fails', async () => {
-    const routes = new RouteTable({ probe: async (u) => { if (u.port === 4666) throw new Error('refused'); } });
+    const routes = new RouteTable({
+      probe: async (u) => {
+        if (u.port === 4666) throw new Error('refused');
+      },
+    });
     routes.setProject({ id: 'p1', slug: 'shop' }, up(4001), 'r1');
     await expect(routes.switchUpstream('p1', up(4666), 'r2')).rejects.toMatchObject({ code: 'SVC_INGRESS_UPSTREAM_UNAVAILABLE' });
     expect(routes.get('p1')!.target!.port).toBe(4001);
@@ -100,7 +104,9 @@ describe('RouteTable', () => {
     const routes = new RouteTable();
     routes.setProject({ id: 'p1', slug: 'shop' }, { host: '::1', port: 4001 }, 'r1');
     expect(routes.get('p1')!.target!.origin).toBe('http://[::1]:4001');
-    expect(routes.list()).toEqual([{ projectId: 'p1', slug: 'shop', hosts: ['shop.localhost'], upstream: { host: '::1', port: 4001 }, releaseId: 'r1', generation: 1, inFlight: 0 }]);
+    expect(routes.list()).toEqual([
+      { projectId: 'p1', slug: 'shop', hosts: ['shop.localhost'], upstream: { host: '::1', port: 4001 }, releaseId: 'r1', generation: 1, inFlight: 0 },
+    ]);
     const previous = routes.removeProject('p1');
     expect(previous?.port).toBe(4001);
     expect(routes.match('shop.localhost')).toBeNull();

@@ -13,7 +13,11 @@ import { commandComponent, requireComponents, skipOrFail } from '../support/requ
 import { appSpec, eventually, makeRoot } from '../runner/runner-helpers.js';
 import { startListeningPlane, type ListeningPlane } from './support.js';
 
-const gate = requireComponents('sandboxed app behind the ingress', [commandComponent('bubblewrap', ['bwrap', '--version']), commandComponent('slirp4netns', ['slirp4netns', '--version']), commandComponent('socat', ['socat', '-V'])]);
+const gate = requireComponents('sandboxed app behind the ingress', [
+  commandComponent('bubblewrap', ['bwrap', '--version']),
+  commandComponent('slirp4netns', ['slirp4netns', '--version']),
+  commandComponent('socat', ['socat', '-V']),
+]);
 const BURST = 300;
 
 let plane: ListeningPlane;
@@ -28,7 +32,12 @@ beforeAll(async () => {
   ({ root, releaseDir } = await makeRoot());
   // As root, a uid of its own (as svc runs apps): RLIMIT_NPROC then applies, and every forwarded
   // connection costs a forwarder process of that uid.
-  const runner = createSandboxRunner(readSandboxSettings({}), { runsDir: join(root, 'runs'), logs: new LogStore({ dir: join(root, 'logs') }), stopGraceMs: 2_000, uidFor: () => 240_000 + (process.pid % 1000) });
+  const runner = createSandboxRunner(readSandboxSettings({}), {
+    runsDir: join(root, 'runs'),
+    logs: new LogStore({ dir: join(root, 'logs') }),
+    stopGraceMs: 2_000,
+    uidFor: () => 240_000 + (process.pid % 1000),
+  });
   app = await runner.start(appSpec(root, releaseDir));
   await eventually(async () => (await checkHealth({ host: app.host, port: app.port, path: '/healthz', timeoutMs: 500 }).catch(() => null))?.ok, 15_000);
 }, 60_000);
@@ -47,10 +56,13 @@ it(`answers ${BURST} held requests released at once to a new target without a fa
   await routes.hold('prj_burst', 30_000);
   const one = () =>
     new Promise<string>((resolve) => {
-      const req = httpRequest({ host: '127.0.0.1', port: plane.port, path: '/pids', agent: false, headers: { host: `burst.localhost:${plane.port}` }, timeout: 20_000 }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(String(res.statusCode)));
-      });
+      const req = httpRequest(
+        { host: '127.0.0.1', port: plane.port, path: '/pids', agent: false, headers: { host: `burst.localhost:${plane.port}` }, timeout: 20_000 },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(String(res.statusCode)));
+        },
+      );
       req.on('timeout', () => req.destroy(new Error('timeout')));
       req.on('error', (error) => resolve((error as { code?: string }).code ?? error.message));
       req.end();

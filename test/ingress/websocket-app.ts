@@ -13,7 +13,10 @@ export interface EchoApp {
 }
 
 export async function startEchoApp(release: string): Promise<EchoApp> {
-  const child = spawn(process.execPath, [join(repoRoot, 'fixtures/apps/websocket-echo/src/server.mjs')], { env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', SVC_RELEASE_ID: release }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(repoRoot, 'fixtures/apps/websocket-echo/src/server.mjs')], {
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', SVC_RELEASE_ID: release },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';

@@ -44,7 +44,13 @@ function maskedText(text: string): Buffer {
 export function openWebSocket(port: number, host: string, path = '/ws', headers: Record<string, string> = {}): Promise<TestWebSocket> {
   const key = randomBytes(16).toString('base64');
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent: false, headers: { host, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': key, ...headers } });
+    const req = request({
+      host: '127.0.0.1',
+      port,
+      path,
+      agent: false,
+      headers: { host, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': key, ...headers },
+    });
     req.once('error', reject);
     req.once('response', (res) => {
       let body = '';
@@ -53,7 +59,9 @@ export function openWebSocket(port: number, host: string, path = '/ws', headers:
       res.once('error', () => reject(new UpgradeRefused(res.statusCode ?? 0, body)));
     });
     req.once('upgrade', (res, socket: Socket, head: Buffer) => {
-      const expected = createHash('sha1').update(key + WS_GUID).digest('base64');
+      const expected = createHash('sha1')
+        .update(key + WS_GUID)
+        .digest('base64');
       if (res.headers['sec-websocket-accept'] !== expected) {
         socket.destroy();
         reject(new Error('bad sec-websocket-accept'));

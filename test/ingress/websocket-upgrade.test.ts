@@ -37,7 +37,11 @@ afterAll(async () => {
   server.close();
 });
 
-const refusal = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => (error instanceof UpgradeRefused ? { status: error.status, body: error.body } : String(error)));
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: unknown) => (error instanceof UpgradeRefused ? { status: error.status, body: error.body } : String(error)),
+  );
 
 it('echoes through the project host, strips platform credentials, drains a cutover and closes the socket when the drain runs out', async () => {
   const [blue, green] = await Promise.all([startEchoApp('rel_blue'), startEchoApp('rel_green')]);
@@ -45,7 +49,11 @@ it('echoes through the project host, strips platform credentials, drains a cutov
   routes.setProject({ id: 'prj_ws', slug: 'ws' }, blue, 'rel_blue');
   const host = `ws.localhost:${port}`;
 
-  const socket = await openWebSocket(port, host, '/ws', { authorization: 'Bearer svc_secret', cookie: 'svc_console=s; mine=1', 'x-svc-client-address': '6.6.6.6' });
+  const socket = await openWebSocket(port, host, '/ws', {
+    authorization: 'Bearer svc_secret',
+    cookie: 'svc_console=s; mine=1',
+    'x-svc-client-address': '6.6.6.6',
+  });
   const hello = JSON.parse(await socket.next()) as { hello: { release: string; headers: Record<string, string> } };
   expect(hello.hello.release).toBe('rel_blue');
   expect(hello.hello.headers.authorization).toBeUndefined();
@@ -85,5 +93,8 @@ it('echoes through the project host, strips platform credentials, drains a cutov
   expect(await refusal(openWebSocket(port, host, '/not-ws'))).toMatchObject({ status: 400 });
   // No active release: 503 with the ingress's code.
   routes.setProject({ id: 'prj_none', slug: 'none' }, null, null);
-  expect(await refusal(openWebSocket(port, `none.localhost:${port}`))).toMatchObject({ status: 503, body: expect.stringContaining('SVC_INGRESS_NO_ACTIVE_RELEASE') });
+  expect(await refusal(openWebSocket(port, `none.localhost:${port}`))).toMatchObject({
+    status: 503,
+    body: expect.stringContaining('SVC_INGRESS_NO_ACTIVE_RELEASE'),
+  });
 }, 30_000);

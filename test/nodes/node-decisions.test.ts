@@ -9,7 +9,15 @@ import { nodeFailureStep } from '../../src/releases/release-plan.js';
 import { transition, type ReleaseSetState } from '../../src/releases/release-state.js';
 import { placeProject, type PlacementNode } from '../../src/nodes/place-project.js';
 
-const node = (id: string, over: Partial<PlacementNode> = {}): PlacementNode => ({ id, region: 'eu-west', labels: {}, capacity: 4, placed: 0, status: 'ready', ...over });
+const node = (id: string, over: Partial<PlacementNode> = {}): PlacementNode => ({
+  id,
+  region: 'eu-west',
+  labels: {},
+  capacity: 4,
+  placed: 0,
+  status: 'ready',
+  ...over,
+});
 
 describe('placeProject', () => {
   const cases: { name: string; nodes: PlacementNode[]; request: Parameters<typeof placeProject>[1]; expected: string | null }[] = [
@@ -17,7 +25,12 @@ describe('placeProject', () => {
     { name: 'single ready node', nodes: [node('a')], request: {}, expected: 'a' },
     { name: 'region filter', nodes: [node('a'), node('b', { region: 'us-east' })], request: { region: 'us-east' }, expected: 'b' },
     { name: 'region with no match', nodes: [node('a')], request: { region: 'ap-south' }, expected: null },
-    { name: 'label subset match', nodes: [node('a', { labels: { gpu: 'no' } }), node('b', { labels: { gpu: 'yes', disk: 'ssd' } })], request: { labels: { gpu: 'yes' } }, expected: 'b' },
+    {
+      name: 'label subset match',
+      nodes: [node('a', { labels: { gpu: 'no' } }), node('b', { labels: { gpu: 'yes', disk: 'ssd' } })],
+      request: { labels: { gpu: 'yes' } },
+      expected: 'b',
+    },
     { name: 'label value must be equal', nodes: [node('a', { labels: { gpu: 'no' } })], request: { labels: { gpu: 'yes' } }, expected: null },
     { name: 'missing label key', nodes: [node('a', { labels: {} })], request: { labels: { disk: 'ssd' } }, expected: null },
     { name: 'full node skipped', nodes: [node('a', { capacity: 2, placed: 2 }), node('b', { capacity: 2, placed: 1 })], request: {}, expected: 'b' },
@@ -26,7 +39,12 @@ describe('placeProject', () => {
     { name: 'offline skipped', nodes: [node('a', { status: 'offline' })], request: {}, expected: null },
     { name: 'fewest placed wins', nodes: [node('a', { placed: 2 }), node('b', { placed: 1 }), node('c', { placed: 3 })], request: {}, expected: 'b' },
     { name: 'tie broken by id', nodes: [node('c', { placed: 1 }), node('a', { placed: 1 }), node('b', { placed: 1 })], request: {}, expected: 'a' },
-    { name: 'region and labels together', nodes: [node('a', { labels: { t: 'x' } }), node('b', { region: 'us-east', labels: { t: 'x' } })], request: { region: 'us-east', labels: { t: 'x' } }, expected: 'b' },
+    {
+      name: 'region and labels together',
+      nodes: [node('a', { labels: { t: 'x' } }), node('b', { region: 'us-east', labels: { t: 'x' } })],
+      request: { region: 'us-east', labels: { t: 'x' } },
+      expected: 'b',
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -116,7 +134,10 @@ describe('judgeObservation', () => {
   });
   it('treats a retried identical observation as a replay', () => {
     expect(judgeObservation({ ...leased, status: 'observed', leaseExpiresAt: null }, 'n1', 5000, { fence: 4, result })).toEqual({ kind: 'replay' });
-    expect(judgeObservation({ ...leased, status: 'observed', leaseExpiresAt: null }, 'n1', 5000, { fence: 5, result })).toEqual({ kind: 'refuse', code: 'SVC_PROVIDER_STALE_FENCE' });
+    expect(judgeObservation({ ...leased, status: 'observed', leaseExpiresAt: null }, 'n1', 5000, { fence: 5, result })).toEqual({
+      kind: 'refuse',
+      code: 'SVC_PROVIDER_STALE_FENCE',
+    });
   });
 });
 
@@ -124,7 +145,9 @@ describe('judgeFailure', () => {
   const leased = { ...op('a', { status: 'leased', leaseExpiresAt: 1000, fence: 2 }), errorCode: null };
   it('accepts the holder, replays an identical report, refuses stale holders', () => {
     expect(judgeFailure(leased, 'n1', 10, { code: 'SVC_PROVIDER_FAILED' })).toEqual({ kind: 'accept' });
-    expect(judgeFailure({ ...leased, status: 'failed', errorCode: 'SVC_PROVIDER_FAILED' }, 'n1', 10, { code: 'SVC_PROVIDER_FAILED' })).toEqual({ kind: 'replay' });
+    expect(judgeFailure({ ...leased, status: 'failed', errorCode: 'SVC_PROVIDER_FAILED' }, 'n1', 10, { code: 'SVC_PROVIDER_FAILED' })).toEqual({
+      kind: 'replay',
+    });
     expect(judgeFailure(leased, 'n1', 1000, { code: 'SVC_PROVIDER_FAILED' })).toEqual({ kind: 'refuse', code: 'SVC_PROVIDER_STALE_FENCE' });
     expect(judgeFailure(leased, 'n1', 10, { fence: 1, code: 'SVC_PROVIDER_FAILED' })).toEqual({ kind: 'refuse', code: 'SVC_PROVIDER_STALE_FENCE' });
   });
@@ -138,7 +161,8 @@ describe('decideFailure', () => {
     expect(decideFailure('SVC_PROVIDER_UNREACHABLE', 3, 10_000, policy)).toEqual({ kind: 'fail' });
   });
   it('keeps an answered failure or a configuration error final', () => {
-    for (const code of ['SVC_PROVIDER_FAILED', 'SVC_PROVIDER_REDIRECT_REFUSED', 'SVC_PROVIDER_REJECTED', 'SVC_HEALTH_CHECK_FAILED']) expect(decideFailure(code, 1, 0, policy)).toEqual({ kind: 'fail' });
+    for (const code of ['SVC_PROVIDER_FAILED', 'SVC_PROVIDER_REDIRECT_REFUSED', 'SVC_PROVIDER_REJECTED', 'SVC_HEALTH_CHECK_FAILED'])
+      expect(decideFailure(code, 1, 0, policy)).toEqual({ kind: 'fail' });
   });
 });
 
@@ -153,7 +177,10 @@ describe('decideNodeRoute', () => {
   });
   it('unroutes a stopped project or an app that is down, and only records a newer generation with the same target', () => {
     const current = { nodeId: 'n1', generation: 2, releaseId: 'r2', upstream: up };
-    expect(decideNodeRoute(current, { ...report, generation: 3, state: 'stopped', releaseId: null, upstream: null }, 'n1', 'n1')).toMatchObject({ kind: 'set', route: { upstream: null } });
+    expect(decideNodeRoute(current, { ...report, generation: 3, state: 'stopped', releaseId: null, upstream: null }, 'n1', 'n1')).toMatchObject({
+      kind: 'set',
+      route: { upstream: null },
+    });
     expect(decideNodeRoute(current, { ...report, upstream: null }, 'n1', 'n1')).toMatchObject({ kind: 'set', route: { upstream: null } });
     expect(decideNodeRoute(current, { ...report, generation: 4 }, 'n1', 'n1')).toEqual({ kind: 'record', route: { ...current, generation: 4 } });
   });
@@ -180,7 +207,10 @@ describe('a held route (stop-first cutover on the node)', () => {
   });
   it('the new generation ends the hold at its upstream', () => {
     const next = { projectId: 'p', generation: 4, state: 'running' as const, releaseId: 'r4', upstream: { host: '10.0.0.5', port: 4200 } };
-    expect(decideNodeRoute(held, next, 'n1', 'n1', 2000)).toEqual({ kind: 'set', route: { nodeId: 'n1', generation: 4, releaseId: 'r4', upstream: next.upstream } });
+    expect(decideNodeRoute(held, next, 'n1', 'n1', 2000)).toEqual({
+      kind: 'set',
+      route: { nodeId: 'n1', generation: 4, releaseId: 'r4', upstream: next.upstream },
+    });
   });
   it('after holdMs (or once released) the old generation routes again', () => {
     const back = { projectId: 'p', generation: 3, state: 'running' as const, releaseId: 'r3', upstream: up };
@@ -214,8 +244,17 @@ describe('a restore-data rollback of a placed project (the state machine with da
       { id: 'r3', status: 'active', artifact: 'retained', predecessorId: 'r2', restoreSnapshot: null },
     ],
   };
-  const rollback = (releaseId: string, confirmation: string | undefined, dataOnNode = true) => () =>
-    transition(set, { type: 'rollback', releaseId, restoreData: true, ...(confirmation === undefined ? {} : { confirmation }), canRollback: true, dataOnNode });
+  const rollback =
+    (releaseId: string, confirmation: string | undefined, dataOnNode = true) =>
+    () =>
+      transition(set, {
+        type: 'rollback',
+        releaseId,
+        restoreData: true,
+        ...(confirmation === undefined ? {} : { confirmation }),
+        canRollback: true,
+        dataOnNode,
+      });
   it('needs the exact confirmation and the active release predecessor, not a snapshot row', () => {
     expect(rollback('r2', 'restore shop')).not.toThrow();
     expect(rollback('r2', 'restore shop')().effects.map((e) => e.type)).toEqual(['stop-release', 'start-release', 'health-check', 'route-traffic', 'audit']);
@@ -229,7 +268,14 @@ describe('a restore-data rollback of a placed project (the state machine with da
 
 describe('canary candidates a node reports', () => {
   const up = { host: '10.0.0.5', port: 4100 };
-  const report = (canary?: { generation: number; releaseId: string; upstream: { host: string; port: number } | null }) => ({ projectId: 'p', generation: 3, state: 'running' as const, releaseId: 'A', upstream: { host: '10.0.0.5', port: 4000 }, ...(canary ? { canary } : {}) });
+  const report = (canary?: { generation: number; releaseId: string; upstream: { host: string; port: number } | null }) => ({
+    projectId: 'p',
+    generation: 3,
+    state: 'running' as const,
+    releaseId: 'A',
+    upstream: { host: '10.0.0.5', port: 4000 },
+    ...(canary ? { canary } : {}),
+  });
 
   it('a shown candidate is kept; it is gone only after reports in a row without it (one may predate it) or when it is down', () => {
     const shown = nextCanary(undefined, report({ generation: 4, releaseId: 'C', upstream: up }), 'n1');
@@ -240,7 +286,13 @@ describe('canary candidates a node reports', () => {
     expect(CANARY_GONE_AFTER).toBe(2);
     expect(nextCanary(once!, report(), 'n1')).toBeNull();
     expect(nextCanary(once!, undefined, 'n1')).toBeNull();
-    expect(nextCanary(nextCanary(shown!, report({ generation: 4, releaseId: 'C', upstream: null }), 'n1')!, report({ generation: 4, releaseId: 'C', upstream: null }), 'n1')).toBeNull();
+    expect(
+      nextCanary(
+        nextCanary(shown!, report({ generation: 4, releaseId: 'C', upstream: null }), 'n1')!,
+        report({ generation: 4, releaseId: 'C', upstream: null }),
+        'n1',
+      ),
+    ).toBeNull();
     // An older candidate never replaces a newer one.
     expect(nextCanary(shown!, report({ generation: 2, releaseId: 'B', upstream: up }), 'n1')?.generation).toBe(4);
     expect(nextCanary(undefined, report(), 'n1')).toBeNull();

@@ -25,7 +25,11 @@ let adminToken: string;
 let packDir: string;
 let artifacts: Artifact[];
 
-async function http<T = Record<string, unknown>>(method: string, path: string, options: { bearer?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Reply<T>> {
+async function http<T = Record<string, unknown>>(
+  method: string,
+  path: string,
+  options: { bearer?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Reply<T>> {
   const response = await fetch(`${base}${path}`, {
     method,
     headers: {
@@ -46,7 +50,10 @@ async function http<T = Record<string, unknown>>(method: string, path: string, o
 const code = (reply: Reply<unknown>): string | undefined => (reply.body as { error?: { code?: string } }).error?.code;
 
 async function newToken(minutes?: number): Promise<string> {
-  const reply = await http<{ token: string }>('POST', '/api/admin/nodes/registration-tokens', { bearer: adminToken, body: minutes === undefined ? {} : { expiresInMinutes: minutes } });
+  const reply = await http<{ token: string }>('POST', '/api/admin/nodes/registration-tokens', {
+    bearer: adminToken,
+    body: minutes === undefined ? {} : { expiresInMinutes: minutes },
+  });
   expect(reply.status).toBe(201);
   return reply.body.token;
 }
@@ -59,10 +66,19 @@ async function enroll(nodeId: string, over: Record<string, unknown> = {}): Promi
   return reply.body.credential;
 }
 
-const heartbeat = (credential: string, over: Record<string, unknown> = {}) => http('POST', '/api/nodes/heartbeat', { bearer: credential, body: { draining: false, capacity: 10, labels: {}, ...over } });
+const heartbeat = (credential: string, over: Record<string, unknown> = {}) =>
+  http('POST', '/api/nodes/heartbeat', { bearer: credential, body: { draining: false, capacity: 10, labels: {}, ...over } });
 
 interface Lease {
-  operation: { id: string; projectId: string; fence: number; desired: { generation: number; state: string; releaseId: string | null }; artifactSha256: string | null; rollback?: { restoreData: boolean; fromReleaseId: string | null }; canary?: true };
+  operation: {
+    id: string;
+    projectId: string;
+    fence: number;
+    desired: { generation: number; state: string; releaseId: string | null };
+    artifactSha256: string | null;
+    rollback?: { restoreData: boolean; fromReleaseId: string | null };
+    canary?: true;
+  };
   leaseExpiresAt: string;
 }
 const lease = (credential: string) => http<Lease>('POST', '/api/nodes/operations/lease', { bearer: credential });
@@ -78,7 +94,10 @@ async function leaseSoon(credential: string): Promise<Lease['operation']> {
 const observe = (credential: string, op: Lease['operation'], fence?: number) =>
   http('POST', `/api/nodes/operations/${op.id}/observe`, {
     bearer: credential,
-    body: { ...(fence === undefined ? {} : { fence }), result: { kind: 'test', generation: op.desired.generation, releaseId: op.desired.releaseId, state: op.desired.state } },
+    body: {
+      ...(fence === undefined ? {} : { fence }),
+      result: { kind: 'test', generation: op.desired.generation, releaseId: op.desired.releaseId, state: op.desired.state },
+    },
   });
 
 async function inject(method: 'GET' | 'POST' | 'PUT', url: string, browser: Browser, payload?: unknown) {
@@ -93,7 +112,12 @@ function upload(projectId: string, artifact: Artifact, options: { wait?: boolean
   return h.app.inject({
     method: 'POST',
     url: `/api/projects/${projectId}/releases${options.wait === false ? '?wait=false' : ''}`,
-    headers: owner.headers({ 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': options.key ?? `key-${Math.random().toString(36).slice(2)}`, ...options.headers }),
+    headers: owner.headers({
+      'content-type': 'application/vnd.svc.deploy+gzip',
+      'x-svc-artifact-digest': artifact.digest,
+      'idempotency-key': options.key ?? `key-${Math.random().toString(36).slice(2)}`,
+      ...options.headers,
+    }),
     payload: artifact.bytes,
   });
 }
@@ -118,7 +142,12 @@ describe('registration tokens and enrollment', () => {
   it('only the platform admin creates tokens (session with CSRF, or an admin token)', async () => {
     const byDev = await inject('POST', '/api/admin/nodes/registration-tokens', dev, {});
     expect(byDev.json().error.code).toBe('SVC_PLATFORM_ADMIN_REQUIRED');
-    const noCsrf = await h.app.inject({ method: 'POST', url: '/api/admin/nodes/registration-tokens', headers: { cookie: owner.cookie, origin: 'http://127.0.0.1:7070' }, payload: {} });
+    const noCsrf = await h.app.inject({
+      method: 'POST',
+      url: '/api/admin/nodes/registration-tokens',
+      headers: { cookie: owner.cookie, origin: 'http://127.0.0.1:7070' },
+      payload: {},
+    });
     expect(noCsrf.json().error.code).toBe('SVC_CSRF_INVALID');
     const bySession = await inject('POST', '/api/admin/nodes/registration-tokens', owner, { expiresInMinutes: 5 });
     expect(bySession.statusCode).toBe(201);
@@ -126,7 +155,9 @@ describe('registration tokens and enrollment', () => {
     expect(token).toMatch(/^svcr_/);
     const stored = h.plane.db.prepare('SELECT * FROM node_registration_tokens').all() as Record<string, unknown>[];
     expect(JSON.stringify(stored)).not.toContain(token);
-    const list = await http<{ nodes: unknown[] }>('GET', '/api/admin/nodes', { bearer: (await createToken(h.app, dev, { name: 'dev', permissions: ['read'] })).accessToken });
+    const list = await http<{ nodes: unknown[] }>('GET', '/api/admin/nodes', {
+      bearer: (await createToken(h.app, dev, { name: 'dev', permissions: ['read'] })).accessToken,
+    });
     expect(code(list)).toBe('SVC_PLATFORM_ADMIN_REQUIRED');
   });
 
@@ -148,7 +179,9 @@ describe('registration tokens and enrollment', () => {
 
     // Racing enrollments with one token: exactly one node is created.
     const raced = await newToken();
-    const results = await Promise.all(['r1', 'r2', 'r3', 'r4', 'r5'].map((id) => http('POST', '/api/nodes/enroll', { bearer: raced, body: nodeSpec(`node-${id}`) })));
+    const results = await Promise.all(
+      ['r1', 'r2', 'r3', 'r4', 'r5'].map((id) => http('POST', '/api/nodes/enroll', { bearer: raced, body: nodeSpec(`node-${id}`) })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => code(r) === 'SVC_NODE_TOKEN_USED')).toHaveLength(4);
 
@@ -186,7 +219,10 @@ describe('node status, placement and operations', () => {
 
   it('lists nodes as ready, draining or offline from heartbeats', async () => {
     small = await enroll('node-small', { region: 'us-east', concurrency: 1, labels: { tier: 'small' } });
-    const listed = async () => (await http<{ nodes: { id: string; status: string; placed: number }[] }>('GET', '/api/admin/nodes', { bearer: adminToken })).body.nodes.find((n) => n.id === 'node-small')!;
+    const listed = async () =>
+      (await http<{ nodes: { id: string; status: string; placed: number }[] }>('GET', '/api/admin/nodes', { bearer: adminToken })).body.nodes.find(
+        (n) => n.id === 'node-small',
+      )!;
     expect((await listed()).status).toBe('ready');
     await heartbeat(small, { draining: true, labels: { tier: 'small' } });
     expect((await listed()).status).toBe('draining');
@@ -222,7 +258,12 @@ describe('node status, placement and operations', () => {
 
     const first = await lease(small);
     expect(first.status).toBe(200);
-    expect(first.body.operation).toMatchObject({ projectId: p1.id, fence: 1, desired: { generation: 1, state: 'stopped', releaseId: null }, artifactSha256: null });
+    expect(first.body.operation).toMatchObject({
+      projectId: p1.id,
+      fence: 1,
+      desired: { generation: 1, state: 'stopped', releaseId: null },
+      artifactSha256: null,
+    });
     expect((await lease(small)).status).toBe(204); // concurrency 1
     const renewed = await http<{ leaseExpiresAt: string }>('POST', `/api/nodes/operations/${first.body.operation.id}/renew`, { bearer: small });
     expect(renewed.status).toBe(200);
@@ -235,9 +276,15 @@ describe('node status, placement and operations', () => {
     expect(second.body.operation.id).toBe(first.body.operation.id);
     expect(second.body.operation.fence).toBeGreaterThan(first.body.operation.fence);
     // The same node re-holds the operation: a renewal under the old fence is told the lease was lost.
-    const staleRenew = await http('POST', `/api/nodes/operations/${first.body.operation.id}/renew`, { bearer: small, body: { fence: first.body.operation.fence } });
+    const staleRenew = await http('POST', `/api/nodes/operations/${first.body.operation.id}/renew`, {
+      bearer: small,
+      body: { fence: first.body.operation.fence },
+    });
     expect([staleRenew.status, code(staleRenew)]).toEqual([409, 'SVC_NODE_LEASE_LOST']);
-    const currentRenew = await http('POST', `/api/nodes/operations/${first.body.operation.id}/renew`, { bearer: small, body: { fence: second.body.operation.fence } });
+    const currentRenew = await http('POST', `/api/nodes/operations/${first.body.operation.id}/renew`, {
+      bearer: small,
+      body: { fence: second.body.operation.fence },
+    });
     expect(currentRenew.status).toBe(200);
     const stale = await observe(small, first.body.operation, first.body.operation.fence);
     expect([stale.status, code(stale)]).toEqual([409, 'SVC_PROVIDER_STALE_FENCE']);
@@ -250,7 +297,11 @@ describe('node status, placement and operations', () => {
     expect(status.operations[0]).toMatchObject({ status: 'observed', attempts: 2, fence: second.body.operation.fence });
     // Nothing but the fixed result shape is recorded.
     const row = h.plane.db.prepare('SELECT * FROM node_desired WHERE project_id = ?').get(p1.id) as Record<string, unknown>;
-    expect(Object.keys(row).filter((k) => k.startsWith('observed_')).sort()).toEqual(['observed_at', 'observed_generation', 'observed_kind', 'observed_release_id', 'observed_state']);
+    expect(
+      Object.keys(row)
+        .filter((k) => k.startsWith('observed_'))
+        .sort(),
+    ).toEqual(['observed_at', 'observed_generation', 'observed_kind', 'observed_release_id', 'observed_state']);
   });
 
   it('a newer generation supersedes open operations; their holders become stale', async () => {
@@ -269,7 +320,14 @@ describe('node status, placement and operations', () => {
     const status = (await inject('GET', `/api/projects/${p2.id}/generations`, owner)).json();
     expect(status.operations[0]).toMatchObject({ status: 'failed', errorCode: 'SVC_PROVIDER_FAILED' });
     const other = await enroll('node-bystander');
-    expect(code(await http('POST', `/api/nodes/operations/${next.body.operation.id}/observe`, { bearer: other, body: { result: { kind: 'x', generation: 2, releaseId: null, state: 'stopped' } } }))).toBe('SVC_NODE_OPERATION_NOT_FOUND');
+    expect(
+      code(
+        await http('POST', `/api/nodes/operations/${next.body.operation.id}/observe`, {
+          bearer: other,
+          body: { result: { kind: 'x', generation: 2, releaseId: null, state: 'stopped' } },
+        }),
+      ),
+    ).toBe('SVC_NODE_OPERATION_NOT_FOUND');
   });
 });
 
@@ -327,7 +385,14 @@ describe('push-to-deploy on a placed project', () => {
     expect('canary' in canaryOp).toBe(false);
     expect((await observe(web, canaryOp, canaryOp.fence)).status).toBe(200);
     // A heartbeat may show a staged canary beside a project's release (validated: no other fields).
-    const shown = { projectId: project.id, generation: canaryOp.desired.generation, state: 'running', releaseId: canaryOp.desired.releaseId, upstream: null, canary: { generation: 9, releaseId: releaseId, upstream: { host: '127.0.0.1', port: 1 } } };
+    const shown = {
+      projectId: project.id,
+      generation: canaryOp.desired.generation,
+      state: 'running',
+      releaseId: canaryOp.desired.releaseId,
+      upstream: null,
+      canary: { generation: 9, releaseId: releaseId, upstream: { host: '127.0.0.1', port: 1 } },
+    };
     expect((await heartbeat(web, { projects: [shown] })).status).toBe(200);
     expect((await heartbeat(web, { projects: [{ ...shown, canary: { ...shown.canary, extra: 1 } }] })).status).toBe(400);
   });
@@ -336,14 +401,19 @@ describe('push-to-deploy on a placed project', () => {
     const first = (await inject('GET', `/api/projects/${project.id}/releases`, owner)).json().activeReleaseId as string;
     const a = (await upload(project.id, artifacts[1]!, { wait: false })).json().release.id as string;
     const b = (await upload(project.id, artifacts[1]!, { wait: false })).json().release.id as string;
-    expect((await inject('GET', `/api/projects/${project.id}/releases/${a}`, owner)).json().release).toMatchObject({ status: 'failed', failure: { code: 'SVC_NODE_GENERATION_SUPERSEDED' } });
+    expect((await inject('GET', `/api/projects/${project.id}/releases/${a}`, owner)).json().release).toMatchObject({
+      status: 'failed',
+      failure: { code: 'SVC_NODE_GENERATION_SUPERSEDED' },
+    });
     const op = (await lease(web)).body.operation;
     expect(op.desired.releaseId).toBe(b);
     await observe(web, op, op.fence);
     expect((await inject('GET', `/api/projects/${project.id}/releases`, owner)).json().activeReleaseId).toBe(b);
 
     // A restore-data rollback is confirmed on the control plane before anything reaches the node.
-    expect((await inject('POST', `/api/projects/${project.id}/rollback`, owner, { releaseId: first, restoreData: true, confirm: 'restore nope' })).json().error.code).toBe('SVC_RELEASE_CONFIRMATION_MISMATCH');
+    expect(
+      (await inject('POST', `/api/projects/${project.id}/rollback`, owner, { releaseId: first, restoreData: true, confirm: 'restore nope' })).json().error.code,
+    ).toBe('SVC_RELEASE_CONFIRMATION_MISMATCH');
     // The rollback answers once the node observed it, with the target active; the operation says it is a code-only rollback.
     const back = inject('POST', `/api/projects/${project.id}/rollback`, owner, { releaseId: first, restoreData: false });
     const rollbackOp = await leaseSoon(web);
@@ -360,7 +430,10 @@ describe('push-to-deploy on a placed project', () => {
     // A node that refuses the rollback: the answer is its stable code, and the active release stays.
     const refused = inject('POST', `/api/projects/${project.id}/rollback`, owner, { releaseId: b, restoreData: false });
     const refusedOp = await leaseSoon(web);
-    expect((await http('POST', `/api/nodes/operations/${refusedOp.id}/fail`, { bearer: web, body: { code: 'SVC_HEALTH_CHECK_FAILED', fence: refusedOp.fence } })).status).toBe(200);
+    expect(
+      (await http('POST', `/api/nodes/operations/${refusedOp.id}/fail`, { bearer: web, body: { code: 'SVC_HEALTH_CHECK_FAILED', fence: refusedOp.fence } }))
+        .status,
+    ).toBe(200);
     const refusal = await refused;
     expect([refusal.statusCode, refusal.json().error.code], refusal.body).toEqual([502, 'SVC_HEALTH_CHECK_FAILED']);
     expect((await inject('GET', `/api/projects/${project.id}/releases`, owner)).json().activeReleaseId).toBe(first);
@@ -380,7 +453,8 @@ describe('push-to-deploy on a placed project', () => {
     const rerunOp = await leaseSoon(web);
     expect(rerunOp.desired).toMatchObject({ state: 'running', releaseId: first });
     await observe(web, rerunOp, rerunOp.fence);
-    for (let i = 0; i < 100 && (await inject('GET', `/api/projects/${project.id}/releases`, owner)).json().activeReleaseId !== first; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && (await inject('GET', `/api/projects/${project.id}/releases`, owner)).json().activeReleaseId !== first; i++)
+      await new Promise((r) => setTimeout(r, 20));
     const rerun = (await inject('GET', `/api/projects/${project.id}/releases`, owner)).json();
     expect(rerun.activeReleaseId).toBe(first);
     expect(rerun.releases.find((r: { id: string }) => r.id === b).status).toBe('inactive');
@@ -402,12 +476,19 @@ describe('push-to-deploy on a placed project', () => {
       const res = await request(`${base}/`, { headers: { host: `${project.slug}.localhost` }, signal: AbortSignal.timeout(20_000) });
       return { status: res.statusCode, release: ((await res.body.json()) as { release?: string }).release };
     };
-    const settledWithin = async <T>(promise: Promise<T>, ms: number): Promise<boolean> => Promise.race([promise.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))]);
+    const settledWithin = async <T>(promise: Promise<T>, ms: number): Promise<boolean> =>
+      Promise.race([promise.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))]);
     try {
       const portA = await fakeApp('A');
       const portB = await fakeApp('B');
       const desired = (await inject('GET', `/api/projects/${project.id}/generations`, owner)).json().desired as { generation: number; releaseId: string };
-      const report = { projectId: project.id, generation: desired.generation, state: 'running', releaseId: desired.releaseId, upstream: { host: '127.0.0.1', port: portA } };
+      const report = {
+        projectId: project.id,
+        generation: desired.generation,
+        state: 'running',
+        releaseId: desired.releaseId,
+        upstream: { host: '127.0.0.1', port: portA },
+      };
       expect((await heartbeat(web, { provider: 'test', projects: [report] })).status).toBe(200);
       expect(await viaHost()).toEqual({ status: 200, release: 'A' });
 
@@ -417,14 +498,19 @@ describe('push-to-deploy on a placed project', () => {
       expect(code(await http('POST', `/api/nodes/operations/${op.id}/hold`, { bearer: web, body: { fence: op.fence + 1 } }))).toBe('SVC_NODE_LEASE_LOST');
       const other = await enroll('node-onlooker');
       expect(code(await http('POST', `/api/nodes/operations/${op.id}/hold`, { bearer: other, body: {} }))).toBe('SVC_NODE_OPERATION_NOT_FOUND');
-      expect(await http('POST', `/api/nodes/operations/${op.id}/hold`, { bearer: web, body: { fence: op.fence } })).toMatchObject({ status: 200, body: { held: true } });
+      expect(await http('POST', `/api/nodes/operations/${op.id}/hold`, { bearer: web, body: { fence: op.fence } })).toMatchObject({
+        status: 200,
+        body: { held: true },
+      });
       const held = viaHost();
       expect(await settledWithin(held, 300)).toBe(false);
       // A heartbeat of the generation being replaced (sent before the writer stopped) does not end the hold.
       expect((await heartbeat(web, { provider: 'test', projects: [report] })).status).toBe(200);
       expect(await settledWithin(held, 300)).toBe(false);
       // The cutover fails and the node restarted the previous app: its next report routes it again.
-      expect((await http('POST', `/api/nodes/operations/${op.id}/fail`, { bearer: web, body: { code: 'SVC_HEALTH_CHECK_FAILED', fence: op.fence } })).status).toBe(200);
+      expect(
+        (await http('POST', `/api/nodes/operations/${op.id}/fail`, { bearer: web, body: { code: 'SVC_HEALTH_CHECK_FAILED', fence: op.fence } })).status,
+      ).toBe(200);
       expect((await heartbeat(web, { provider: 'test', projects: [report] })).status).toBe(200);
       expect(await held).toEqual({ status: 200, release: 'A' });
 
@@ -436,7 +522,11 @@ describe('push-to-deploy on a placed project', () => {
       expect(await settledWithin(heldAgain, 300)).toBe(false);
       const observed = await http('POST', `/api/nodes/operations/${next.id}/observe`, {
         bearer: web,
-        body: { fence: next.fence, result: { kind: 'test', generation: next.desired.generation, releaseId: next.desired.releaseId, state: 'running' }, upstream: { host: '127.0.0.1', port: portB } },
+        body: {
+          fence: next.fence,
+          result: { kind: 'test', generation: next.desired.generation, releaseId: next.desired.releaseId, state: 'running' },
+          upstream: { host: '127.0.0.1', port: portB },
+        },
       });
       expect(observed.status).toBe(200);
       expect(await heldAgain).toEqual({ status: 200, release: 'B' });
@@ -459,10 +549,12 @@ describe('push-to-deploy on a placed project', () => {
       const res = await request(`${base}/`, { headers: { host: `${project.slug}.localhost` }, signal: AbortSignal.timeout(20_000) });
       return ((await res.body.json()) as { release?: string }).release;
     };
-    const releaseOf = async (id: string) => (await inject('GET', `/api/projects/${project.id}/releases/${id}`, owner)).json().release as { status: string; failure?: { code: string } };
+    const releaseOf = async (id: string) =>
+      (await inject('GET', `/api/projects/${project.id}/releases/${id}`, owner)).json().release as { status: string; failure?: { code: string } };
     const eventuallyTrue = async (check: () => Promise<boolean>): Promise<void> => {
-      for (let i = 0; i < 200; i++) if (await check()) return;
-      else await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 200; i++)
+        if (await check()) return;
+        else await new Promise((r) => setTimeout(r, 50));
       throw new Error('condition not met in time');
     };
     try {
@@ -470,7 +562,13 @@ describe('push-to-deploy on a placed project', () => {
       const portCandidate = await fakeApp('candidate');
       const baselineId = (await inject('GET', `/api/projects/${project.id}/releases`, owner)).json().activeReleaseId as string;
       const desired = (await inject('GET', `/api/projects/${project.id}/generations`, owner)).json().desired as { generation: number; releaseId: string };
-      const baseline = { projectId: project.id, generation: desired.generation, state: 'running', releaseId: baselineId, upstream: { host: '127.0.0.1', port: portBase } };
+      const baseline = {
+        projectId: project.id,
+        generation: desired.generation,
+        state: 'running',
+        releaseId: baselineId,
+        upstream: { host: '127.0.0.1', port: portBase },
+      };
       expect((await heartbeat(web, { provider: 'test', projects: [baseline] })).status).toBe(200);
       expect(await viaHost()).toBe('base');
 
@@ -482,12 +580,19 @@ describe('push-to-deploy on a placed project', () => {
       expect(op).toMatchObject({ desired: { state: 'running', releaseId: candidateId }, canary: true });
       const observed = await http('POST', `/api/nodes/operations/${op.id}/observe`, {
         bearer: web,
-        body: { fence: op.fence, result: { kind: 'test', generation: op.desired.generation, releaseId: candidateId, state: 'running' }, upstream: { host: '127.0.0.1', port: portCandidate } },
+        body: {
+          fence: op.fence,
+          result: { kind: 'test', generation: op.desired.generation, releaseId: candidateId, state: 'running' },
+          upstream: { host: '127.0.0.1', port: portCandidate },
+        },
       });
       expect(observed.status).toBe(200);
       expect(await releaseOf(candidateId)).toMatchObject({ status: 'candidate' }); // a canary generation never commits by itself
       // The default policy's first stage (10%) splits the node-routed baseline's route to the candidate; heartbeats showing both keep it.
-      const shown = { ...baseline, canary: { generation: op.desired.generation, releaseId: candidateId, upstream: { host: '127.0.0.1', port: portCandidate } } };
+      const shown = {
+        ...baseline,
+        canary: { generation: op.desired.generation, releaseId: candidateId, upstream: { host: '127.0.0.1', port: portCandidate } },
+      };
       const answers = new Set<string | undefined>();
       for (let i = 0; i < 40 && answers.size < 2; i++) {
         expect((await heartbeat(web, { provider: 'test', projects: [shown] })).status).toBe(200);
@@ -511,7 +616,14 @@ describe('push-to-deploy on a placed project', () => {
       const refusedId = refused.json().release.id as string;
       const refusedOp = await leaseSoon(web);
       expect(refusedOp.canary).toBe(true);
-      expect((await http('POST', `/api/nodes/operations/${refusedOp.id}/fail`, { bearer: web, body: { code: 'SVC_CANARY_PROVIDER_UNSUPPORTED', fence: refusedOp.fence } })).status).toBe(200);
+      expect(
+        (
+          await http('POST', `/api/nodes/operations/${refusedOp.id}/fail`, {
+            bearer: web,
+            body: { code: 'SVC_CANARY_PROVIDER_UNSUPPORTED', fence: refusedOp.fence },
+          })
+        ).status,
+      ).toBe(200);
       await eventuallyTrue(async () => (await releaseOf(refusedId)).status === 'failed');
       expect(await releaseOf(refusedId)).toMatchObject({ failure: { code: 'SVC_CANARY_PROVIDER_UNSUPPORTED' } });
       const runs = (await inject('GET', `/api/projects/${project.id}/canary`, owner)).json().runs as { releaseId: string; state: string }[];

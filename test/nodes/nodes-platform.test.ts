@@ -53,12 +53,22 @@ afterAll(async () => {
 describe('runner node against the control-plane process', () => {
   it('enrolls with a one-time token, takes a placed release and makes it active by observing it', async () => {
     const { token } = await admin.api<{ token: string }>('POST', '/api/admin/nodes/registration-tokens', { expiresInMinutes: 5 });
-    const enrolled = await call('POST', '/api/nodes/enroll', token, { nodeId: 'node-1', region: 'local', capacity: 4, concurrency: 1, labels: { os: 'linux' } });
+    const enrolled = await call('POST', '/api/nodes/enroll', token, {
+      nodeId: 'node-1',
+      region: 'local',
+      capacity: 4,
+      concurrency: 1,
+      labels: { os: 'linux' },
+    });
     expect(enrolled.status).toBe(201);
     credential = enrolled.json.credential as string;
-    expect((await call('POST', '/api/nodes/enroll', token, { nodeId: 'node-2', region: 'local', capacity: 4, concurrency: 1, labels: {} })).json.error.code).toBe('SVC_NODE_TOKEN_USED');
+    expect(
+      (await call('POST', '/api/nodes/enroll', token, { nodeId: 'node-2', region: 'local', capacity: 4, concurrency: 1, labels: {} })).json.error.code,
+    ).toBe('SVC_NODE_TOKEN_USED');
     expect((await call('POST', '/api/nodes/heartbeat', credential, { draining: false, capacity: 4, labels: { os: 'linux' } })).json.nodeLeaseMs).toBe(30_000);
-    expect((await call('POST', '/api/nodes/heartbeat', admin.accessToken, { draining: false, capacity: 4, labels: {} })).json.error.code).toBe('SVC_NODE_CREDENTIAL_INVALID');
+    expect((await call('POST', '/api/nodes/heartbeat', admin.accessToken, { draining: false, capacity: 4, labels: {} })).json.error.code).toBe(
+      'SVC_NODE_CREDENTIAL_INVALID',
+    );
 
     const { project } = await admin.api<{ project: { id: string } }>('POST', '/api/projects', { name: 'Edge', slug: 'edge' });
     projectId = project.id;
@@ -67,7 +77,12 @@ describe('runner node against the control-plane process', () => {
 
     const uploaded = await fetch(`${platform.url}/api/projects/${project.id}/releases?wait=false`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${admin.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': 'nodes-platform-1' },
+      headers: {
+        authorization: `Bearer ${admin.accessToken}`,
+        'content-type': 'application/vnd.svc.deploy+gzip',
+        'x-svc-artifact-digest': artifact.digest,
+        'idempotency-key': 'nodes-platform-1',
+      },
       body: new Uint8Array(artifact.bytes),
     });
     expect(uploaded.status).toBe(202);
@@ -77,13 +92,21 @@ describe('runner node against the control-plane process', () => {
     const leased = await call('POST', '/api/nodes/operations/lease', credential);
     expect(leased.status).toBe(200);
     const op = leased.json.operation;
-    expect(op).toMatchObject({ kind: 'reconcile', projectId: project.id, desired: { generation: 1, state: 'running', releaseId: release.id }, artifactSha256: artifact.digest });
+    expect(op).toMatchObject({
+      kind: 'reconcile',
+      projectId: project.id,
+      desired: { generation: 1, state: 'running', releaseId: release.id },
+      artifactSha256: artifact.digest,
+    });
     const bytes = await call('GET', `/api/nodes/operations/${op.id}/artifact`, credential);
     expect(bytes.bytes.equals(artifact.bytes)).toBe(true);
     expect((await call('POST', `/api/nodes/operations/${op.id}/renew`, credential)).status).toBe(200);
     expect((await admin.api<{ release: { status: string } }>('GET', `/api/projects/${project.id}/releases/${release.id}`)).release.status).toBe('candidate');
 
-    const observed = await call('POST', `/api/nodes/operations/${op.id}/observe`, credential, { fence: op.fence, result: { kind: 'process', generation: 1, releaseId: release.id, state: 'running' } });
+    const observed = await call('POST', `/api/nodes/operations/${op.id}/observe`, credential, {
+      fence: op.fence,
+      result: { kind: 'process', generation: 1, releaseId: release.id, state: 'running' },
+    });
     expect(observed.json).toEqual({ accepted: true });
     const after = await admin.api<{ activeReleaseId: string }>('GET', `/api/projects/${project.id}/releases`);
     expect(after.activeReleaseId).toBe(release.id);
@@ -96,7 +119,12 @@ describe('runner node against the control-plane process', () => {
   it('a candidate waiting for its node survives a control-plane restart (boot recovery leaves it alone)', async () => {
     const second = await fetch(`${platform.url}/api/projects/${projectId}/releases?wait=false`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${admin.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': 'nodes-platform-2' },
+      headers: {
+        authorization: `Bearer ${admin.accessToken}`,
+        'content-type': 'application/vnd.svc.deploy+gzip',
+        'x-svc-artifact-digest': artifact.digest,
+        'idempotency-key': 'nodes-platform-2',
+      },
       body: new Uint8Array(artifact.bytes),
     });
     const release = ((await second.json()) as { release: { id: string } }).release;
@@ -105,14 +133,22 @@ describe('runner node against the control-plane process', () => {
     expect((await call('GET', `/api/projects/${projectId}/releases/${release.id}`, admin.accessToken)).json.release.status).toBe('candidate'); // the restarted plane listens on a new port
     const op = (await call('POST', '/api/nodes/operations/lease', credential)).json.operation;
     expect(op.desired).toMatchObject({ generation: 2, releaseId: release.id });
-    await call('POST', `/api/nodes/operations/${op.id}/observe`, credential, { fence: op.fence, result: { kind: 'process', generation: 2, releaseId: release.id, state: 'running' } });
+    await call('POST', `/api/nodes/operations/${op.id}/observe`, credential, {
+      fence: op.fence,
+      result: { kind: 'process', generation: 2, releaseId: release.id, state: 'running' },
+    });
     expect((await call('GET', `/api/projects/${projectId}/releases`, admin.accessToken)).json.activeReleaseId).toBe(release.id);
   });
 
   it("a node's report recorded before a crash, but not yet committed by the release pipeline, is committed at the next start", async () => {
     const third = await fetch(`${platform.url}/api/projects/${projectId}/releases?wait=false`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${admin.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': 'nodes-platform-3' },
+      headers: {
+        authorization: `Bearer ${admin.accessToken}`,
+        'content-type': 'application/vnd.svc.deploy+gzip',
+        'x-svc-artifact-digest': artifact.digest,
+        'idempotency-key': 'nodes-platform-3',
+      },
       body: new Uint8Array(artifact.bytes),
     });
     const release = ((await third.json()) as { release: { id: string } }).release;
@@ -122,7 +158,9 @@ describe('runner node against the control-plane process', () => {
     // The crash window: src/nodes recorded the observation in its transaction; the pipeline's commit never ran.
     const db = new Database(join(dataDir, 'control.db'));
     try {
-      expect(db.prepare("UPDATE node_operations SET status = 'observed', finished_at = ? WHERE id = ? AND status = 'leased'").run(Date.now(), op.id).changes).toBe(1);
+      expect(
+        db.prepare("UPDATE node_operations SET status = 'observed', finished_at = ? WHERE id = ? AND status = 'leased'").run(Date.now(), op.id).changes,
+      ).toBe(1);
     } finally {
       db.close();
     }
@@ -138,7 +176,12 @@ describe('runner node against the control-plane process', () => {
     const active = (await call('GET', `/api/projects/${projectId}/releases`, admin.accessToken)).json.activeReleaseId as string;
     const crashed = await fetch(`${platform.url}/api/projects/${projectId}/releases?wait=false`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${admin.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': 'nodes-platform-4' },
+      headers: {
+        authorization: `Bearer ${admin.accessToken}`,
+        'content-type': 'application/vnd.svc.deploy+gzip',
+        'x-svc-artifact-digest': artifact.digest,
+        'idempotency-key': 'nodes-platform-4',
+      },
       body: new Uint8Array(artifact.bytes),
     }).then(
       async (r) => ((await r.json()) as { error?: { code?: string } }).error?.code,
@@ -151,7 +194,9 @@ describe('runner node against the control-plane process', () => {
     const releases = (await call('GET', `/api/projects/${projectId}/releases`, admin.accessToken)).json;
     expect(releases.activeReleaseId).toBe(active);
     expect(releases.releases.filter((r: { status: string }) => r.status === 'candidate')).toEqual([]);
-    expect(releases.releases).toContainEqual(expect.objectContaining({ status: 'failed', failure: expect.objectContaining({ code: 'SVC_RELEASE_INTERRUPTED' }) }));
+    expect(releases.releases).toContainEqual(
+      expect.objectContaining({ status: 'failed', failure: expect.objectContaining({ code: 'SVC_RELEASE_INTERRUPTED' }) }),
+    );
     expect((await call('GET', `/api/projects/${projectId}/generations`, admin.accessToken)).json.desired).toMatchObject({ generation: 3 });
   });
 
@@ -187,14 +232,26 @@ describe('runner node against the control-plane process', () => {
     platform = await startPlatform({ dataDir, env: { SVC_NODE_OPERATION_LEASE_MS: '5000', SVC_NODE_DEPLOY_WAIT_MS: '300' } });
     const waited = await fetch(`${platform.url}/api/projects/${projectId}/releases`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${admin.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': 'nodes-platform-5' },
+      headers: {
+        authorization: `Bearer ${admin.accessToken}`,
+        'content-type': 'application/vnd.svc.deploy+gzip',
+        'x-svc-artifact-digest': artifact.digest,
+        'idempotency-key': 'nodes-platform-5',
+      },
       body: new Uint8Array(artifact.bytes),
     });
     const release = ((await waited.json()) as { release: { id: string; status: string } }).release;
     expect([waited.status, release.status]).toEqual([201, 'candidate']);
     const op = (await call('POST', '/api/nodes/operations/lease', credential)).json.operation;
     expect(op.desired).toMatchObject({ state: 'running', releaseId: release.id });
-    expect((await call('POST', `/api/nodes/operations/${op.id}/observe`, credential, { fence: op.fence, result: { kind: 'process', generation: op.desired.generation, releaseId: release.id, state: 'running' } })).status).toBe(200);
+    expect(
+      (
+        await call('POST', `/api/nodes/operations/${op.id}/observe`, credential, {
+          fence: op.fence,
+          result: { kind: 'process', generation: op.desired.generation, releaseId: release.id, state: 'running' },
+        })
+      ).status,
+    ).toBe(200);
     let active: string | undefined;
     for (let i = 0; i < 100 && active !== release.id; i++) {
       active = (await call('GET', `/api/projects/${projectId}/releases`, admin.accessToken)).json.activeReleaseId as string;
@@ -216,11 +273,33 @@ describe('runner node against the control-plane process', () => {
     try {
       const baselineId = (await call('GET', `/api/projects/${projectId}/releases`, admin.accessToken)).json.activeReleaseId as string;
       const desired = (await call('GET', `/api/projects/${projectId}/generations`, admin.accessToken)).json.desired as { generation: number };
-      const report = { projectId, generation: desired.generation, state: 'running', releaseId: baselineId, upstream: { host: '127.0.0.1', port: await fakeApp() } };
-      expect((await call('POST', '/api/nodes/heartbeat', credential, { draining: false, capacity: 4, labels: { os: 'linux' }, provider: 'process', projects: [report] })).status).toBe(200);
+      const report = {
+        projectId,
+        generation: desired.generation,
+        state: 'running',
+        releaseId: baselineId,
+        upstream: { host: '127.0.0.1', port: await fakeApp() },
+      };
+      expect(
+        (
+          await call('POST', '/api/nodes/heartbeat', credential, {
+            draining: false,
+            capacity: 4,
+            labels: { os: 'linux' },
+            provider: 'process',
+            projects: [report],
+          })
+        ).status,
+      ).toBe(200);
       const started = await fetch(`${platform.url}/api/projects/${projectId}/releases?wait=false`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${admin.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': 'nodes-platform-canary', 'x-svc-canary': '1' },
+        headers: {
+          authorization: `Bearer ${admin.accessToken}`,
+          'content-type': 'application/vnd.svc.deploy+gzip',
+          'x-svc-artifact-digest': artifact.digest,
+          'idempotency-key': 'nodes-platform-canary',
+          'x-svc-canary': '1',
+        },
         body: new Uint8Array(artifact.bytes),
       });
       const candidate = ((await started.json()) as { release: { id: string } }).release;
@@ -231,7 +310,15 @@ describe('runner node against the control-plane process', () => {
       }
       expect(op).toMatchObject({ desired: { state: 'running', releaseId: candidate.id }, canary: true });
       const upstream = { host: '127.0.0.1', port: await fakeApp() };
-      expect((await call('POST', `/api/nodes/operations/${op!.id}/observe`, credential, { fence: op!.fence, result: { kind: 'process', generation: op!.desired.generation, releaseId: candidate.id, state: 'running' }, upstream })).status).toBe(200);
+      expect(
+        (
+          await call('POST', `/api/nodes/operations/${op!.id}/observe`, credential, {
+            fence: op!.fence,
+            result: { kind: 'process', generation: op!.desired.generation, releaseId: candidate.id, state: 'running' },
+            upstream,
+          })
+        ).status,
+      ).toBe(200);
       let state: string | undefined;
       for (let i = 0; i < 100 && state !== 'running'; i++) {
         const runs = (await call('GET', `/api/projects/${projectId}/canary`, admin.accessToken)).json.runs as { releaseId: string; state: string }[];
@@ -242,7 +329,10 @@ describe('runner node against the control-plane process', () => {
 
       await platform.stop();
       platform = await startPlatform({ dataDir, env: { SVC_NODE_OPERATION_LEASE_MS: '5000' } });
-      expect((await call('GET', `/api/projects/${projectId}/releases/${candidate.id}`, admin.accessToken)).json.release).toMatchObject({ status: 'failed', failure: { code: 'SVC_RELEASE_INTERRUPTED' } });
+      expect((await call('GET', `/api/projects/${projectId}/releases/${candidate.id}`, admin.accessToken)).json.release).toMatchObject({
+        status: 'failed',
+        failure: { code: 'SVC_RELEASE_INTERRUPTED' },
+      });
       expect((await call('GET', `/api/projects/${projectId}/releases`, admin.accessToken)).json.activeReleaseId).toBe(baselineId);
       const runs = (await call('GET', `/api/projects/${projectId}/canary`, admin.accessToken)).json.runs as { releaseId: string; state: string }[];
       expect(runs.find((r) => r.releaseId === candidate.id)?.state).toBe('interrupted');

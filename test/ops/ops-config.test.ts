@@ -33,7 +33,9 @@ describe('operations configuration from the environment (all opt-in)', () => {
     expect(auditExportConfigFromEnv({ ...base, SVC_AUDIT_EXPORT_KEY_FILE: join(dir, 'ed.pem') })?.keyId).toBe('k1');
     expect(codeOf(() => auditExportConfigFromEnv({ ...base, SVC_AUDIT_EXPORT_KEY_FILE: join(dir, 'ec.pem') }))).toBe('SVC_AUDIT_EXPORT_CONFIG');
     expect(codeOf(() => auditExportConfigFromEnv({ ...base, SVC_AUDIT_EXPORT_KEY_FILE: join(dir, 'missing.pem') }))).toBe('SVC_AUDIT_EXPORT_CONFIG');
-    expect(codeOf(() => auditExportConfigFromEnv({ ...base, SVC_AUDIT_EXPORT_URL: 'http://audit.example.com/in', SVC_AUDIT_EXPORT_KEY_FILE: join(dir, 'ed.pem') }))).toBe('SVC_AUDIT_EXPORT_CONFIG');
+    expect(
+      codeOf(() => auditExportConfigFromEnv({ ...base, SVC_AUDIT_EXPORT_URL: 'http://audit.example.com/in', SVC_AUDIT_EXPORT_KEY_FILE: join(dir, 'ed.pem') })),
+    ).toBe('SVC_AUDIT_EXPORT_CONFIG');
   });
 
   it('monitor: off without a webhook URL; interval may be false; the secret has a minimum length', () => {
@@ -49,7 +51,14 @@ describe('operations configuration from the environment (all opt-in)', () => {
   it('restore drills: daily with a 2-minute limit and health checks by default; false turns them off; bad checks are refused', () => {
     expect(drillConfigFromEnv({})).toEqual({ intervalMs: 86_400_000, timeoutMs: 120_000, checks: undefined, withSecrets: false });
     expect(drillConfigFromEnv({ SVC_RESTORE_DRILL_INTERVAL_MS: 'false' })).toBeUndefined();
-    expect(drillConfigFromEnv({ SVC_RESTORE_DRILL_INTERVAL_MS: '3600000', SVC_RESTORE_DRILL_TIMEOUT_MS: '5000', SVC_RESTORE_DRILL_SECRETS: 'true', SVC_RESTORE_DRILL_CHECKS: '[{"name":"notes","path":"/notes","status":200}]' })).toEqual({
+    expect(
+      drillConfigFromEnv({
+        SVC_RESTORE_DRILL_INTERVAL_MS: '3600000',
+        SVC_RESTORE_DRILL_TIMEOUT_MS: '5000',
+        SVC_RESTORE_DRILL_SECRETS: 'true',
+        SVC_RESTORE_DRILL_CHECKS: '[{"name":"notes","path":"/notes","status":200}]',
+      }),
+    ).toEqual({
       intervalMs: 3_600_000,
       timeoutMs: 5000,
       checks: [{ name: 'notes', path: '/notes', status: 200 }],

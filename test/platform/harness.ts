@@ -102,7 +102,11 @@ export async function personalOrg(app: FastifyInstance, browser: Browser): Promi
 }
 
 /** Create a project as `browser`. */
-export async function createProject(app: FastifyInstance, browser: Browser, body: Record<string, unknown>): Promise<{ id: string; slug: string; organizationId: string }> {
+export async function createProject(
+  app: FastifyInstance,
+  browser: Browser,
+  body: Record<string, unknown>,
+): Promise<{ id: string; slug: string; organizationId: string }> {
   const res = await app.inject({ method: 'POST', url: '/api/projects', headers: browser.headers(), payload: body });
   if (res.statusCode !== 201) throw new Error(`project failed ${res.body}`);
   return (res.json() as { project: { id: string; slug: string; organizationId: string } }).project;

@@ -26,12 +26,24 @@ describe('real HTTP', () => {
     for (const path of ['/healthz', '/readyz', '/_svc/readyz']) {
       const res = await fetch(`${base}${path}`);
       expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ status: 'ok', checks: { database: 'ok', dataDir: 'ok', isolation: 'ok' }, isolation: expect.objectContaining({ mode: 'sandbox', available: true }) });
+      expect(await res.json()).toEqual({
+        status: 'ok',
+        checks: { database: 'ok', dataDir: 'ok', isolation: 'ok' },
+        isolation: expect.objectContaining({ mode: 'sandbox', available: true }),
+      });
     }
-    const start = await fetch(`${base}/api/device/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clientName: 'real' }) });
+    const start = await fetch(`${base}/api/device/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ clientName: 'real' }),
+    });
     const body = (await start.json()) as { verificationUri: string };
     expect(body.verificationUri).toBe(`${base}/device`);
-    const big = await fetch(`${base}/api/device/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clientName: 'x'.repeat(2 * 1024 * 1024) }) });
+    const big = await fetch(`${base}/api/device/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ clientName: 'x'.repeat(2 * 1024 * 1024) }),
+    });
     expect(big.status).toBe(413);
     expect(((await big.json()) as { error: { code: string } }).error.code).toBe('SVC_PAYLOAD_TOO_LARGE');
   });
@@ -79,7 +91,10 @@ describe('real HTTP', () => {
   });
 
   it('svc-platform main() refuses invalid configuration with a clear message and exit code 2', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'platform-main.ts'), '--listen', 'nonsense'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'platform-main.ts'), '--listen', 'nonsense'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));

@@ -21,7 +21,8 @@ async function platformPids(): Promise<number[]> {
   for (const name of await readdir('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     const cmdline = await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '');
-    if (cmdline.includes('bin/svc-platform.js') && (await readFile(`/proc/${name}/environ`, 'utf8').catch(() => '')).includes(dataDirMarker)) found.push(Number(name));
+    if (cmdline.includes('bin/svc-platform.js') && (await readFile(`/proc/${name}/environ`, 'utf8').catch(() => '')).includes(dataDirMarker))
+      found.push(Number(name));
   }
   return found;
 }
@@ -33,7 +34,11 @@ it('SIGTERM to `npm start` shuts svc-platform down (no orphan keeps the port)', 
   // SIGTERM leaves the ingress process (the data plane) running by design; stop it before removing its directory.
   cleanup.push(async () => void (await stopIngress(dataDir)));
   cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
-  const npm = spawn('npm', ['start'], { cwd: ROOT, env: { ...process.env, SVC_LISTEN: '127.0.0.1:0', SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const npm = spawn('npm', ['start'], {
+    cwd: ROOT,
+    env: { ...process.env, SVC_LISTEN: '127.0.0.1:0', SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   npm.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   npm.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));

@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registeredRoutes } from '../../src/core/http/create-http-app.js';
 import { startHarness, type Harness } from './harness.js';
 
-type Operation = { requestBody?: { content?: Record<string, { schema?: unknown }> }; parameters?: { in: string; name: string }[]; responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> };
+type Operation = {
+  requestBody?: { content?: Record<string, { schema?: unknown }> };
+  parameters?: { in: string; name: string }[];
+  responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+};
 
 describe('GET /api/openapi.json', () => {
   let h: Harness;
@@ -31,14 +35,20 @@ describe('GET /api/openapi.json', () => {
         expect(op!.requestBody.content?.['application/json']?.schema).toBeDefined();
       }
       for (const name of route.url.match(/:([A-Za-z]+)/g) ?? []) {
-        expect(op!.parameters?.some((p) => p.in === 'path' && p.name === name.slice(1)), `${route.url} documents ${name}`).toBe(true);
+        expect(
+          op!.parameters?.some((p) => p.in === 'path' && p.name === name.slice(1)),
+          `${route.url} documents ${name}`,
+        ).toBe(true);
       }
     }
   });
 
   it('carries request body schemas generated from the zod contracts', async () => {
     const doc = (await h.app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as { paths: Record<string, Record<string, Operation>> };
-    const tokenBody = doc.paths['/api/tokens']!.post!.requestBody!.content!['application/json']!.schema as { properties: Record<string, unknown>; required: string[] };
+    const tokenBody = doc.paths['/api/tokens']!.post!.requestBody!.content!['application/json']!.schema as {
+      properties: Record<string, unknown>;
+      required: string[];
+    };
     expect(Object.keys(tokenBody.properties)).toEqual(expect.arrayContaining(['name', 'projectId', 'permissions', 'expiresInDays']));
     expect(tokenBody.required).toEqual(expect.arrayContaining(['name', 'permissions']));
     const start = doc.paths['/api/device/start']!.post!.responses!['200']!.content!['application/json']!.schema as { properties: Record<string, unknown> };

@@ -44,7 +44,11 @@ describe('upgrading an older control database', () => {
     expect(readAppliedVersions(old).get('audit')).toBe(1);
     old.close();
 
-    plane = await buildControlPlane({ config: testPlatformConfig({ dataDir, publicUrl: ORIGIN, logLevel: 'silent' }), clock: manualClock(START), logger: createLogger({ level: 'silent' }) });
+    plane = await buildControlPlane({
+      config: testPlatformConfig({ dataDir, publicUrl: ORIGIN, logLevel: 'silent' }),
+      clock: manualClock(START),
+      logger: createLogger({ level: 'silent' }),
+    });
     const versions = readAppliedVersions(plane.db);
     for (const m of controlMigrations) expect(versions.get(m.scope)).toBeGreaterThanOrEqual(m.version);
     const attributed = plane.db.prepare('SELECT id, organization_id FROM audit_events ORDER BY seq').all();
@@ -69,6 +73,8 @@ describe('upgrading an older control database', () => {
     readAppliedVersions(db);
     db.prepare("INSERT INTO schema_version (scope, version, name, applied_at) VALUES ('identity', 99, 'future', 0)").run();
     db.close();
-    await expect(buildControlPlane({ config: testPlatformConfig({ dataDir, logLevel: 'silent' }), logger: createLogger({ level: 'silent' }) })).rejects.toMatchObject({ code: 'SVC_DB_SCHEMA_TOO_NEW' });
+    await expect(
+      buildControlPlane({ config: testPlatformConfig({ dataDir, logLevel: 'silent' }), logger: createLogger({ level: 'silent' }) }),
+    ).rejects.toMatchObject({ code: 'SVC_DB_SCHEMA_TOO_NEW' });
   });
 });

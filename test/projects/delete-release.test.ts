@@ -50,13 +50,20 @@ describe('release cleanup', () => {
   it('refuses the predecessor of the active release without allowRollbackLoss, and a wrong phrase', async () => {
     const v1 = rel[0]!.id;
     expect((await remove(v1, { confirm: phrase(v1) })).json().error.code).toBe('SVC_ROLLBACK_LOSS_NOT_ALLOWED');
-    expect((await remove(v1, { confirm: `delete-release ${plane.project.slug} other`, allowRollbackLoss: true })).json().error.code).toBe('SVC_RELEASE_CONFIRMATION_MISMATCH');
+    expect((await remove(v1, { confirm: `delete-release ${plane.project.slug} other`, allowRollbackLoss: true })).json().error.code).toBe(
+      'SVC_RELEASE_CONFIRMATION_MISMATCH',
+    );
     expect((await remove(v1, { confirm: '' })).statusCode).toBeGreaterThanOrEqual(400);
     expect(existsSync(releaseDir(v1))).toBe(true);
   });
 
   it('needs the rollback permission', async () => {
-    const res = await plane.app.inject({ method: 'POST', url: '/api/tokens', headers: plane.owner.headers(), payload: { name: 'deployer', permissions: ['read', 'deploy'] } });
+    const res = await plane.app.inject({
+      method: 'POST',
+      url: '/api/tokens',
+      headers: plane.owner.headers(),
+      payload: { name: 'deployer', permissions: ['read', 'deploy'] },
+    });
     const token = (res.json() as { accessToken: string }).accessToken;
     const refused = await remove(rel[0]!.id, { confirm: phrase(rel[0]!.id), allowRollbackLoss: true }, { authorization: `Bearer ${token}` });
     expect(refused.json().error.code).toBe('SVC_FORBIDDEN');
@@ -85,7 +92,8 @@ describe('release cleanup', () => {
 
   it('with allowRollbackLoss removes the predecessor and the active release’s data-restore snapshot', async () => {
     const [, v2, v3] = rel as [Release, Release, Release];
-    const snapshots = () => plane.plane.db.prepare('SELECT path, removed_at FROM release_snapshots WHERE release_id = ?').all(v3.id) as { path: string; removed_at: number | null }[];
+    const snapshots = () =>
+      plane.plane.db.prepare('SELECT path, removed_at FROM release_snapshots WHERE release_id = ?').all(v3.id) as { path: string; removed_at: number | null }[];
     const kept = snapshots().find((s) => s.removed_at === null)!;
     expect(existsSync(kept.path)).toBe(true);
     const res = await remove(v2.id, { confirm: phrase(v2.id), allowRollbackLoss: true });
@@ -94,9 +102,15 @@ describe('release cleanup', () => {
     expect(existsSync(releaseDir(v2.id))).toBe(false);
     expect(existsSync(kept.path)).toBe(false);
     expect(snapshots().every((s) => s.removed_at !== null)).toBe(true);
-    const restore = await plane.api('POST', `/api/projects/${plane.project.id}/rollback`, { releaseId: v2.id, restoreData: true, confirm: `restore ${plane.project.slug}` });
+    const restore = await plane.api('POST', `/api/projects/${plane.project.id}/rollback`, {
+      releaseId: v2.id,
+      restoreData: true,
+      confirm: `restore ${plane.project.slug}`,
+    });
     expect(restore.statusCode).toBeGreaterThanOrEqual(400);
-    const events = (plane.plane.db.prepare("SELECT metadata FROM audit_events WHERE kind = 'release.delete' ORDER BY seq").all() as { metadata: string }[]).map((e) => JSON.parse(e.metadata));
+    const events = (plane.plane.db.prepare("SELECT metadata FROM audit_events WHERE kind = 'release.delete' ORDER BY seq").all() as { metadata: string }[]).map(
+      (e) => JSON.parse(e.metadata),
+    );
     expect(events).toEqual([
       expect.objectContaining({ releaseId: rel[0]!.id, rollbackLoss: false, snapshotRemoved: false }),
       expect.objectContaining({ releaseId: v2.id, rollbackLoss: true, snapshotRemoved: true }),

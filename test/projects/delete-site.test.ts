@@ -59,7 +59,11 @@ async function deployedProject(): Promise<{ id: string; slug: string; organizati
   const res = await plane.app.inject({
     method: 'POST',
     url: `/api/projects/${project.id}/releases`,
-    headers: plane.owner.headers({ 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': healthy.digest, 'idempotency-key': `key-${project.id}` }),
+    headers: plane.owner.headers({
+      'content-type': 'application/vnd.svc.deploy+gzip',
+      'x-svc-artifact-digest': healthy.digest,
+      'idempotency-key': `key-${project.id}`,
+    }),
     payload: healthy.bytes,
   });
   if (res.statusCode !== 201) throw new Error(res.body);
@@ -123,7 +127,12 @@ describe('site deletion', () => {
     const lock = await plane.plane.releases.locks.acquire(p.id, 'deploy');
     const pending = del(p.id, { confirm: `delete-site ${p.slug}`, acknowledgeDataLoss: true }, admin.headers());
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const demote = await plane.app.inject({ method: 'PATCH', url: `/api/orgs/${org}/members/${admin.userId}`, headers: plane.owner.headers(), payload: { role: 'developer' } });
+    const demote = await plane.app.inject({
+      method: 'PATCH',
+      url: `/api/orgs/${org}/members/${admin.userId}`,
+      headers: plane.owner.headers(),
+      payload: { role: 'developer' },
+    });
     expect(demote.statusCode, demote.body).toBe(200);
     await lock.release();
     const res = await pending;
@@ -180,7 +189,10 @@ describe('site deletion', () => {
     plane.plane.db.prepare('INSERT INTO test_blocker VALUES (?)').run(p.id);
     const first = await del(p.id, { confirm: `delete-site ${p.slug}`, acknowledgeDataLoss: true });
     expect(first.statusCode).toBe(500);
-    expect(first.json().error).toEqual({ code: 'SVC_SITE_DELETE_INCOMPLETE', message: 'The site files were removed, but the control-database cleanup did not finish. Retry the same delete request to complete it.' });
+    expect(first.json().error).toEqual({
+      code: 'SVC_SITE_DELETE_INCOMPLETE',
+      message: 'The site files were removed, but the control-database cleanup did not finish. Retry the same delete request to complete it.',
+    });
     expect(existsSync(rootOf(p.id))).toBe(false);
     expect(count('releases', p.id)).toBe(1); // the transaction rolled back as a whole
     expect(plane.plane.releases.current(p.id)).toBeNull(); // files are gone: nothing is restarted
@@ -195,7 +207,12 @@ describe('site deletion', () => {
     const p = await deployedProject();
     const scoped = await token(plane.owner, { name: 'ci', projectId: p.id, permissions: ['read', 'deploy'] });
     await plane.app.inject({ method: 'PUT', url: `/api/projects/${p.id}/secrets/API_KEY`, headers: plane.owner.headers(), payload: { value: 'x' } });
-    await plane.app.inject({ method: 'POST', url: `/api/projects/${p.id}/domains`, headers: plane.owner.headers(), payload: { domain: `${p.slug}.example.com` } });
+    await plane.app.inject({
+      method: 'POST',
+      url: `/api/projects/${p.id}/domains`,
+      headers: plane.owner.headers(),
+      payload: { domain: `${p.slug}.example.com` },
+    });
     expect((await plane.app.inject({ method: 'POST', url: `/api/projects/${p.id}/backups`, headers: plane.owner.headers() })).statusCode).toBe(201);
     expect(existsSync(join(plane.dataDir, 'logs', p.id))).toBe(true);
     const account = await token(plane.owner, { name: 'admin', permissions: ['read', 'admin'] });
@@ -215,7 +232,9 @@ describe('site deletion', () => {
     expect((await plane.api('GET', `/api/projects/${p.id}`)).json().error.code).toBe('SVC_PROJECT_NOT_FOUND');
 
     const feed = await plane.api('GET', '/api/audit?limit=50');
-    const event = (feed.json() as { events: { id: string; kind: string; projectId: string | null; organizationId: string }[] }).events.find((e) => e.kind === 'project.delete' && e.projectId === p.id);
+    const event = (feed.json() as { events: { id: string; kind: string; projectId: string | null; organizationId: string }[] }).events.find(
+      (e) => e.kind === 'project.delete' && e.projectId === p.id,
+    );
     expect(event).toMatchObject({ id: res.json().auditEventId, organizationId: p.organizationId });
   });
 });

@@ -15,7 +15,12 @@ afterEach(async () => {
 });
 
 async function harness(): Promise<Harness> {
-  const h = await startHarness({ publicUrl: PUBLIC, appDomain: 'apps.example.net', listen: { host: 'node1.internal', port: 7070 }, env: { SVC_TLS_ASK_TOKEN: TOKEN } });
+  const h = await startHarness({
+    publicUrl: PUBLIC,
+    appDomain: 'apps.example.net',
+    listen: { host: 'node1.internal', port: 7070 },
+    env: { SVC_TLS_ASK_TOKEN: TOKEN },
+  });
   open.push(h);
   return h;
 }
@@ -62,7 +67,24 @@ describe('reserved hosts as custom domains', () => {
     const h = await harness();
     const owner = await registerAt(h.app, PUBLIC, 'admin@example.com');
     const project = await createProjectAt(h.app, owner, 'shop');
-    const reserved = ['127.0.0.1', '10.0.0.7', '127.1', '::1', '[::1]', '[2001:db8::1]', 'localhost', 'LOCALHOST.', 'other.localhost', 'localhost.localdomain', 'apps.example.net', 'example.net', 'shop.apps.example.net', 'other.apps.example.net', 'node1.internal', 'a.node1.internal'];
+    const reserved = [
+      '127.0.0.1',
+      '10.0.0.7',
+      '127.1',
+      '::1',
+      '[::1]',
+      '[2001:db8::1]',
+      'localhost',
+      'LOCALHOST.',
+      'other.localhost',
+      'localhost.localdomain',
+      'apps.example.net',
+      'example.net',
+      'shop.apps.example.net',
+      'other.apps.example.net',
+      'node1.internal',
+      'a.node1.internal',
+    ];
     for (const domain of reserved) {
       const res = await addDomain(h, owner, project.id, domain);
       expect(res.json().error?.code, domain).toBe('SVC_DOMAIN_RESERVED');
@@ -80,7 +102,8 @@ describe('reserved hosts as custom domains', () => {
     const owner = await registerAt(h.app, PUBLIC, 'admin@example.com');
     const project = await createProjectAt(h.app, owner, 'shop');
     // Rows written before these rules existed (or by hand): the API refuses them now.
-    for (const domain of ['svc.example.com', 'example.com', 'login.svc.example.com']) insertDomain(h.plane.context, { domain, project_id: project.id, created_by: null, created_at: 0 });
+    for (const domain of ['svc.example.com', 'example.com', 'login.svc.example.com'])
+      insertDomain(h.plane.context, { domain, project_id: project.id, created_by: null, created_at: 0 });
     for (const domain of ['svc.example.com', 'example.com', 'login.svc.example.com', 'localhost', '127.0.0.1', 'node1.internal']) {
       const res = await ask(h, domain);
       expect(res.statusCode, domain).toBe(404);
@@ -122,7 +145,9 @@ describe('one project per domain', () => {
     expect(clash.statusCode).toBe(409);
     expect(clash.json().error.code).toBe('SVC_DOMAIN_TAKEN');
     // Below the API's own check, the primary key refuses a second holder with the same code.
-    expect(() => insertDomain(h.plane.context, { domain: 'www.example.org', project_id: b.id, created_by: null, created_at: 0 })).toThrow(expect.objectContaining({ code: 'SVC_DOMAIN_TAKEN' }));
+    expect(() => insertDomain(h.plane.context, { domain: 'www.example.org', project_id: b.id, created_by: null, created_at: 0 })).toThrow(
+      expect.objectContaining({ code: 'SVC_DOMAIN_TAKEN' }),
+    );
     expect(h.plane.db.prepare('SELECT project_id FROM project_domains WHERE domain = ?').all('www.example.org')).toEqual([{ project_id: a.id }]);
   });
 });

@@ -20,11 +20,21 @@ describe('custom domains', () => {
     const h = await harness();
     const owner = await register(h.app, 'owner@example.com');
     const project = await createProject(h.app, owner, { name: 'Shop', slug: 'shop' });
-    const add = await h.app.inject({ method: 'POST', url: `/api/projects/${project.id}/domains`, headers: owner.headers(), payload: { domain: 'Shop.Example.COM.' } });
+    const add = await h.app.inject({
+      method: 'POST',
+      url: `/api/projects/${project.id}/domains`,
+      headers: owner.headers(),
+      payload: { domain: 'Shop.Example.COM.' },
+    });
     expect(add.statusCode, add.body).toBe(201);
     expect(add.json()).toMatchObject({ domain: { domain: 'shop.example.com', projectId: project.id } });
     expect(h.plane.ingress.routes.hosts.resolve('shop.example.com')).toBe(project.id);
-    const again = await h.app.inject({ method: 'POST', url: `/api/projects/${project.id}/domains`, headers: owner.headers(), payload: { domain: 'shop.example.com' } });
+    const again = await h.app.inject({
+      method: 'POST',
+      url: `/api/projects/${project.id}/domains`,
+      headers: owner.headers(),
+      payload: { domain: 'shop.example.com' },
+    });
     expect(again.statusCode).toBe(201); // idempotent for the same project
 
     const list = await h.app.inject({ method: 'GET', url: `/api/projects/${project.id}/domains`, headers: owner.headers() });
@@ -43,15 +53,23 @@ describe('custom domains', () => {
     const owner = await register(h.app, 'owner@example.com');
     const a = await createProject(h.app, owner, { name: 'A', slug: 'site-a' });
     const b = await createProject(h.app, owner, { name: 'B', slug: 'site-b' });
-    expect((await h.app.inject({ method: 'POST', url: `/api/projects/${a.id}/domains`, headers: owner.headers(), payload: { domain: 'www.example.org' } })).statusCode).toBe(201);
-    const clash = await h.app.inject({ method: 'POST', url: `/api/projects/${b.id}/domains`, headers: owner.headers(), payload: { domain: 'WWW.example.org' } });
+    expect(
+      (await h.app.inject({ method: 'POST', url: `/api/projects/${a.id}/domains`, headers: owner.headers(), payload: { domain: 'www.example.org' } }))
+        .statusCode,
+    ).toBe(201);
+    const clash = await h.app.inject({
+      method: 'POST',
+      url: `/api/projects/${b.id}/domains`,
+      headers: owner.headers(),
+      payload: { domain: 'WWW.example.org' },
+    });
     expect(clash.statusCode).toBe(409);
     expect(clash.json().error.code).toBe('SVC_DOMAIN_TAKEN');
     expect(h.plane.ingress.routes.hosts.resolve('www.example.org')).toBe(a.id);
     expect((h.plane.db.prepare('SELECT COUNT(*) AS n FROM project_domains').get() as { n: number }).n).toBe(1);
   });
 
-  it('rejects malformed domains (invalid) and the platform\'s own names (reserved, see domains-reserved.test.ts)', async () => {
+  it("rejects malformed domains (invalid) and the platform's own names (reserved, see domains-reserved.test.ts)", async () => {
     const h = await harness();
     const owner = await register(h.app, 'owner@example.com');
     const project = await createProject(h.app, owner, { name: 'Shop', slug: 'shop' });
@@ -71,10 +89,20 @@ describe('custom domains', () => {
     const project = await createProject(h.app, owner, { name: 'Shop', slug: 'shop' });
     const other = await createProject(h.app, owner, { name: 'Other', slug: 'other' });
     const viewer = await invite(h.app, owner, await personalOrg(h.app, owner), 'viewer@example.com', 'viewer');
-    const asViewer = await h.app.inject({ method: 'POST', url: `/api/projects/${project.id}/domains`, headers: viewer.headers(), payload: { domain: 'x.example.com' } });
+    const asViewer = await h.app.inject({
+      method: 'POST',
+      url: `/api/projects/${project.id}/domains`,
+      headers: viewer.headers(),
+      payload: { domain: 'x.example.com' },
+    });
     expect(asViewer.json().error.code).toBe('SVC_FORBIDDEN');
     const scoped = await createToken(h.app, owner, { name: 'other', projectId: other.id, permissions: ['read', 'projects'] });
-    const res = await h.app.inject({ method: 'POST', url: `/api/projects/${project.id}/domains`, headers: bearer(scoped.accessToken), payload: { domain: 'x.example.com' } });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: `/api/projects/${project.id}/domains`,
+      headers: bearer(scoped.accessToken),
+      payload: { domain: 'x.example.com' },
+    });
     expect(res.json().error.code).toBe('SVC_TOKEN_SCOPE');
   });
 

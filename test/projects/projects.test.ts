@@ -15,7 +15,12 @@ describe('projects', () => {
     const res = await h.app.inject({ method: 'POST', url: '/api/projects', headers: owner.headers(), payload: { name: 'My Blog' } });
     expect(res.statusCode).toBe(201);
     const project = res.json().project;
-    expect(project).toMatchObject({ slug: 'my-blog', name: 'My Blog', organizationId: org, status: { state: 'new', activeReleaseId: null, url: 'http://my-blog.localhost:7070' } });
+    expect(project).toMatchObject({
+      slug: 'my-blog',
+      name: 'My Blog',
+      organizationId: org,
+      status: { state: 'new', activeReleaseId: null, url: 'http://my-blog.localhost:7070' },
+    });
     const root = join(h.plane.context.config.dataDir, 'projects', project.id);
     expect(statSync(root).isDirectory()).toBe(true);
     expect(statSync(root).mode & 0o777).toBe(0o700);
@@ -28,7 +33,11 @@ describe('projects', () => {
     expect(list.json().projects).toEqual([project]);
     const dash = await h.app.inject({ method: 'GET', url: '/api/dashboard', headers: { cookie: owner.cookie } });
     expect(dash.json().organizations[0]).toMatchObject({ id: org, role: 'owner', projects: [project] });
-    const event = h.plane.db.prepare("SELECT * FROM audit_events WHERE kind = 'project.create'").get() as { organization_id: string; project_id: string; actor_type: string };
+    const event = h.plane.db.prepare("SELECT * FROM audit_events WHERE kind = 'project.create'").get() as {
+      organization_id: string;
+      project_id: string;
+      actor_type: string;
+    };
     expect(event).toMatchObject({ organization_id: org, project_id: project.id, actor_type: 'user' });
   });
 
@@ -74,7 +83,12 @@ describe('projects', () => {
     const stranger = await register(h.app, 'stranger@example.com');
     expect((await h.app.inject({ method: 'GET', url: `/api/projects/${project.id}`, headers: { cookie: viewer.cookie } })).statusCode).toBe(200);
     const before = snapshotCounts(h);
-    const create = await h.app.inject({ method: 'POST', url: '/api/projects', headers: viewer.headers(), payload: { name: 'Nope', slug: 'nope', organizationId: org } });
+    const create = await h.app.inject({
+      method: 'POST',
+      url: '/api/projects',
+      headers: viewer.headers(),
+      payload: { name: 'Nope', slug: 'nope', organizationId: org },
+    });
     expect(create.json().error.code).toBe('SVC_FORBIDDEN');
     expect(snapshotCounts(h)).toEqual(before);
     const hidden = await h.app.inject({ method: 'GET', url: `/api/projects/${project.id}`, headers: { cookie: stranger.cookie } });

@@ -34,7 +34,11 @@ export async function inviteAt(app: FastifyInstance, origin: string, inviter: Pu
 }
 
 /** Create a project in the caller's personal organization. */
-export async function createProjectAt(app: FastifyInstance, browser: PublicBrowser, slug: string): Promise<{ id: string; slug: string; organizationId: string }> {
+export async function createProjectAt(
+  app: FastifyInstance,
+  browser: PublicBrowser,
+  slug: string,
+): Promise<{ id: string; slug: string; organizationId: string }> {
   const res = await app.inject({ method: 'POST', url: '/api/projects', headers: browser.headers(), payload: { name: slug, slug } });
   if (res.statusCode !== 201) throw new Error(`project failed ${res.body}`);
   return (res.json() as { project: { id: string; slug: string; organizationId: string } }).project;

@@ -42,7 +42,9 @@ async function codeOf(promise: Promise<unknown> | (() => unknown)): Promise<stri
 
 describe('capture and restore', () => {
   it('journals each commit and restores every exact boundary, storage classes included', async () => {
-    const { dir, host, recovery, repo, clock } = await setup('CREATE TABLE t (id INTEGER PRIMARY KEY, a, b TEXT); CREATE TABLE k (x TEXT, y INTEGER, v BLOB, PRIMARY KEY (x, y)) WITHOUT ROWID');
+    const { dir, host, recovery, repo, clock } = await setup(
+      'CREATE TABLE t (id INTEGER PRIMARY KEY, a, b TEXT); CREATE TABLE k (x TEXT, y INTEGER, v BLOB, PRIMARY KEY (x, y)) WITHOUT ROWID',
+    );
     const snapshots = [dumpTables(host.sqlite)];
     const steps: ((db: Database.Database) => void)[] = [
       (db) => db.prepare('INSERT INTO t VALUES (1, 1.5, ?)').run('one'),
@@ -82,8 +84,14 @@ describe('capture and restore', () => {
     const byTime = await restorePointInTime({ directory: repo, encryptionKey: testKey, targetPath: asOfPath, asOf: 1_000_000 + 3_500, confirmation });
     expect(byTime.sequence).toBe(3);
     expect(dumpTables(asOfPath)).toEqual(snapshots[3]);
-    expect(await codeOf(restorePointInTime({ directory: repo, encryptionKey: testKey, targetPath: join(dir, 'x.db'), asOf: 999_999, confirmation }))).toBe('SVC_RECOVERY_BEFORE_BASE');
-    expect(await codeOf(restorePointInTime({ directory: repo, encryptionKey: testKey, targetPath: join(dir, 'x.db'), throughSequence: steps.length + 1, confirmation }))).toBe('SVC_RECOVERY_SEQUENCE_UNAVAILABLE');
+    expect(await codeOf(restorePointInTime({ directory: repo, encryptionKey: testKey, targetPath: join(dir, 'x.db'), asOf: 999_999, confirmation }))).toBe(
+      'SVC_RECOVERY_BEFORE_BASE',
+    );
+    expect(
+      await codeOf(
+        restorePointInTime({ directory: repo, encryptionKey: testKey, targetPath: join(dir, 'x.db'), throughSequence: steps.length + 1, confirmation }),
+      ),
+    ).toBe('SVC_RECOVERY_SEQUENCE_UNAVAILABLE');
   });
 
   it('rolls back the app write when the transaction is oversized or an integer is unsafe', async () => {
@@ -91,7 +99,12 @@ describe('capture and restore', () => {
     const host = openRawHost(join(dir, 'app.db'));
     open.host = host;
     host.sqlite.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v)');
-    open.recovery = await openPointInTimeRecovery(host, { directory: join(dir, 'repo'), encryptionKey: testKey, exportIntervalMs: false, maxTransactionBytes: 2000 });
+    open.recovery = await openPointInTimeRecovery(host, {
+      directory: join(dir, 'repo'),
+      encryptionKey: testKey,
+      exportIntervalMs: false,
+      maxTransactionBytes: 2000,
+    });
     host.write((db) => db.prepare('INSERT INTO t VALUES (1, ?)').run('small'));
     expect(await codeOf(() => host.write((db) => db.prepare('INSERT INTO t VALUES (2, ?)').run('x'.repeat(5000))))).toBe('SVC_RECOVERY_TRANSACTION_TOO_LARGE');
     expect(await codeOf(() => host.write((db) => db.prepare('INSERT INTO t VALUES (3, ?)').run(2n ** 60n)))).toBe('SVC_RECOVERY_UNSAFE_INTEGER');
@@ -127,12 +140,16 @@ describe('capture and restore', () => {
     expect(await codeOf(() => host.write((db) => db.prepare('INSERT INTO t VALUES (3, ?)').run('z'.repeat(600))))).toBe('SVC_RECOVERY_STATE_TOO_LARGE');
     expect(host.sqlite.prepare('SELECT count(*) FROM t').pluck().get()).toBe(2);
     await open.recovery.close();
-    expect(await codeOf(openPointInTimeRecovery(host, { directory: join(dir, 'repo'), encryptionKey: testKey, exportIntervalMs: false, maxStateBytes: 800 }))).toBe('SVC_RECOVERY_STATE_TOO_LARGE');
+    expect(
+      await codeOf(openPointInTimeRecovery(host, { directory: join(dir, 'repo'), encryptionKey: testKey, exportIntervalMs: false, maxStateBytes: 800 })),
+    ).toBe('SVC_RECOVERY_STATE_TOO_LARGE');
     const big = openRawHost(join(dir, 'big.db'));
     try {
       big.sqlite.exec('CREATE TABLE many (id INTEGER PRIMARY KEY)');
       big.sqlite.exec('WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200001) INSERT INTO many SELECT i FROM n');
-      expect(await codeOf(openPointInTimeRecovery(big, { directory: join(dir, 'big-repo'), encryptionKey: testKey, exportIntervalMs: false }))).toBe('SVC_RECOVERY_TOO_MANY_ROWS');
+      expect(await codeOf(openPointInTimeRecovery(big, { directory: join(dir, 'big-repo'), encryptionKey: testKey, exportIntervalMs: false }))).toBe(
+        'SVC_RECOVERY_TOO_MANY_ROWS',
+      );
     } finally {
       big.close();
     }
@@ -143,7 +160,9 @@ describe('capture and restore', () => {
     const other = openRawHost(join(dir, 'other.db'));
     try {
       other.sqlite.exec('CREATE TABLE t (id INTEGER PRIMARY KEY)');
-      expect(await codeOf(openPointInTimeRecovery(other, { directory: repo, encryptionKey: testKey, exportIntervalMs: false }))).toBe('SVC_RECOVERY_REPOSITORY_MISMATCH');
+      expect(await codeOf(openPointInTimeRecovery(other, { directory: repo, encryptionKey: testKey, exportIntervalMs: false }))).toBe(
+        'SVC_RECOVERY_REPOSITORY_MISMATCH',
+      );
       expect(await codeOf(openPointInTimeRecovery(other, { directory: join(dir, 'r2'), encryptionKey: Buffer.alloc(16) }))).toBe('SVC_RECOVERY_KEY_INVALID');
       expect(existsSync(join(dir, 'r2'))).toBe(false);
     } finally {
@@ -168,4 +187,3 @@ describe('capture and restore', () => {
     reopened.close();
   });
 });
-

@@ -18,7 +18,9 @@ afterEach(() => {
 
 /** Run the child until it has exported at least `minExported` entries plus a random extra delay, then SIGKILL it. */
 function runAndKill(dbPath: string, repo: string, minExported: number): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'support', 'export-child.ts'), dbPath, repo], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'support', 'export-child.ts'), dbPath, repo], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -58,7 +60,13 @@ describe('kill -9 during export', () => {
       expect(head.exportedThrough).toBeGreaterThan(exported);
       exported = head.exportedThrough;
       const target = join(dir, `restored-${round}.db`);
-      await restorePointInTime({ directory: repo, encryptionKey: testKey, targetPath: target, throughSequence: exported, confirmation: 'restore point in time' });
+      await restorePointInTime({
+        directory: repo,
+        encryptionKey: testKey,
+        targetPath: target,
+        throughSequence: exported,
+        confirmation: 'restore point in time',
+      });
       const rows = dumpTables(target).t!;
       expect(rows.length).toBe(exported);
       expect(rows.map((row) => Number(row[0])).sort((a, b) => a - b)).toEqual(Array.from({ length: exported }, (_, i) => i + 1));
@@ -74,7 +82,13 @@ describe('kill -9 during export', () => {
       expect((await recovery.flush()).exportedThrough).toBe(committed + 1);
       await recovery.close();
       const final = join(dir, 'final.db');
-      await restorePointInTime({ directory: repo, encryptionKey: testKey, targetPath: final, throughSequence: committed + 1, confirmation: 'restore point in time' });
+      await restorePointInTime({
+        directory: repo,
+        encryptionKey: testKey,
+        targetPath: final,
+        throughSequence: committed + 1,
+        confirmation: 'restore point in time',
+      });
       expect(dumpTables(final)).toEqual(dumpTables(host.sqlite));
     } finally {
       host.close();

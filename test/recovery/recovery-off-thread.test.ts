@@ -49,8 +49,12 @@ const dump = (path: string): unknown => {
 
 describe('recovery work off the event loop', () => {
   it('restores what restorePointInTime restores, with the same result, and keeps the event loop ticking', async () => {
-    const onLoop = await longestStall(() => restorePointInTime({ directory: repo, encryptionKey: testKey, targetPath: join(dir, 'a.db'), throughSequence: through, confirmation }));
-    const offLoop = await longestStall(() => restorePointInTimeOffThread({ directory: repo, encryptionKey: testKey, targetPath: join(dir, 'b.db'), throughSequence: through, confirmation }));
+    const onLoop = await longestStall(() =>
+      restorePointInTime({ directory: repo, encryptionKey: testKey, targetPath: join(dir, 'a.db'), throughSequence: through, confirmation }),
+    );
+    const offLoop = await longestStall(() =>
+      restorePointInTimeOffThread({ directory: repo, encryptionKey: testKey, targetPath: join(dir, 'b.db'), throughSequence: through, confirmation }),
+    );
     expect({ ...offLoop.value, targetPath: '' }).toEqual({ ...onLoop.value, targetPath: '' });
     expect(offLoop.value.sequence).toBe(through);
     expect(dump(join(dir, 'b.db'))).toEqual(dump(join(dir, 'a.db')));
@@ -70,7 +74,11 @@ describe('recovery work off the event loop', () => {
   }, 120_000);
 
   it('keeps the error codes and details of restorePointInTime', async () => {
-    const codeOf = (promise: Promise<unknown>) => promise.then(() => undefined, (error: { code?: string; details?: unknown }) => ({ code: error.code, details: error.details }));
+    const codeOf = (promise: Promise<unknown>) =>
+      promise.then(
+        () => undefined,
+        (error: { code?: string; details?: unknown }) => ({ code: error.code, details: error.details }),
+      );
     const wrongKey = Buffer.alloc(32, 9);
     const cases = [
       { directory: repo, encryptionKey: testKey, targetPath: join(dir, 'c.db'), throughSequence: through, confirmation: 'yes' },

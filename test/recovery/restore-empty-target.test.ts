@@ -31,7 +31,12 @@ function tamperedRepo(): string {
   const repo = join(tempDir(), 'repo');
   cpSync(source, repo, { recursive: true });
   const journal = join(repo, 'journal');
-  const segment = join(journal, readdirSync(journal).filter((n) => n.endsWith('.svcj')).sort()[0]!);
+  const segment = join(
+    journal,
+    readdirSync(journal)
+      .filter((n) => n.endsWith('.svcj'))
+      .sort()[0]!,
+  );
   const bytes = readFileSync(segment);
   bytes[bytes.length >> 1]! ^= 0x01;
   writeFileSync(segment, bytes);
@@ -48,7 +53,9 @@ function emptyTarget(): { dir: string; path: string } {
 describe('restore into an existing empty file', () => {
   it('a failed restore leaves the empty file empty and nothing beside it', async () => {
     const { dir, path } = emptyTarget();
-    await expect(restorePointInTime({ directory: tamperedRepo(), encryptionKey: testKey, targetPath: path, throughSequence: 3, confirmation })).rejects.toMatchObject({ code: 'SVC_RECOVERY_TAMPERED' });
+    await expect(
+      restorePointInTime({ directory: tamperedRepo(), encryptionKey: testKey, targetPath: path, throughSequence: 3, confirmation }),
+    ).rejects.toMatchObject({ code: 'SVC_RECOVERY_TAMPERED' });
     expect(statSync(path).size).toBe(0);
     expect(readdirSync(dir)).toEqual(['restored.db']);
   });

@@ -50,12 +50,24 @@ describe('rotateRecoveryEpoch', () => {
     expect(rotated.epochId).not.toBe(rotated.previousEpochId);
     // The old database is untouched and its archive still restores the final sequence.
     expect(dumpTables(old.db.sqlite)).toEqual(beforeMigration);
-    await restorePointInTime({ directory: join(dir, 'epoch-1'), encryptionKey: testKey, targetPath: join(dir, 'old-final.db'), throughSequence: 2, confirmation: 'restore point in time' });
+    await restorePointInTime({
+      directory: join(dir, 'epoch-1'),
+      encryptionKey: testKey,
+      targetPath: join(dir, 'old-final.db'),
+      throughSequence: 2,
+      confirmation: 'restore point in time',
+    });
     expect(dumpTables(join(dir, 'old-final.db'))).toEqual(beforeMigration);
     // The new epoch journals writes on top of the migrated state.
     engineOfNew!.runMutation('items/add', { name: 'after migration', qty: 2 }, null);
     expect((await rotated.recovery.flush()).exportedThrough).toBe(1);
-    await restorePointInTime({ directory: join(dir, 'epoch-2'), encryptionKey: testKey, targetPath: join(dir, 'new-1.db'), throughSequence: 1, confirmation: 'restore point in time' });
+    await restorePointInTime({
+      directory: join(dir, 'epoch-2'),
+      encryptionKey: testKey,
+      targetPath: join(dir, 'new-1.db'),
+      throughSequence: 1,
+      confirmation: 'restore point in time',
+    });
     const restored = dumpTables(join(dir, 'new-1.db'));
     expect(restored).toEqual(dumpTables(rotated.database.sqlite));
     expect(restored.audit).toEqual([['1', "'migrated'"]]);

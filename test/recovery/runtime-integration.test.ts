@@ -87,7 +87,9 @@ describe('recovery on the runtime database', () => {
     db.close();
     const { db: again } = openApp(path);
     cleanup.push(() => again.close());
-    await expect(openPointInTimeRecovery(again, { directory: join(dir, 'repo'), encryptionKey: testKey, exportIntervalMs: false })).rejects.toMatchObject({ code: 'SVC_RECOVERY_SEAL_INVALID' });
+    await expect(openPointInTimeRecovery(again, { directory: join(dir, 'repo'), encryptionKey: testKey, exportIntervalMs: false })).rejects.toMatchObject({
+      code: 'SVC_RECOVERY_SEAL_INVALID',
+    });
     // The verified epoch still restores to the last sealed commit.
     await restorePointInTime({ directory: join(dir, 'repo'), encryptionKey: testKey, targetPath: join(dir, 'good.db'), throughSequence: 1, confirmation });
   });
@@ -104,7 +106,9 @@ describe('recovery on the runtime database', () => {
     const second = openApp(path);
     cleanup.push(() => second.db.close());
     expect(errorCode(() => second.engine.runMutation('items/add', { name: 'b', qty: 2 }, null))).toMatch(/SVC_RECOVERY_NOT_ATTACHED|svc_recovery_attached/);
-    await expect(openPointInTimeRecovery(second.db, { directory: join(dir, 'repo'), encryptionKey: Buffer.alloc(32, 1), exportIntervalMs: false })).rejects.toMatchObject({ code: 'SVC_RECOVERY_KEY_INVALID' });
+    await expect(
+      openPointInTimeRecovery(second.db, { directory: join(dir, 'repo'), encryptionKey: Buffer.alloc(32, 1), exportIntervalMs: false }),
+    ).rejects.toMatchObject({ code: 'SVC_RECOVERY_KEY_INVALID' });
     const reattached = await openPointInTimeRecovery(second.db, { directory: join(dir, 'repo'), encryptionKey: testKey, exportIntervalMs: false });
     cleanup.push(() => reattached.close());
     expect(reattached.status()).toMatchObject({ committedThrough: 1, exportedThrough: 1, epochId: recovery.status().epochId });
@@ -118,11 +122,18 @@ describe('recovery on the runtime database', () => {
   it('rejects an oversized runtime transaction and rolls back the app write with it', async () => {
     const dir = tempDir();
     const { db, engine } = openApp(join(dir, 'app.db'));
-    const recovery = await openPointInTimeRecovery(db, { directory: join(dir, 'repo'), encryptionKey: testKey, exportIntervalMs: false, maxTransactionBytes: 4096 });
+    const recovery = await openPointInTimeRecovery(db, {
+      directory: join(dir, 'repo'),
+      encryptionKey: testKey,
+      exportIntervalMs: false,
+      maxTransactionBytes: 4096,
+    });
     track(db, recovery);
     engine.runMutation('items/add', { name: 'small', qty: 1 }, null);
     const revision = db.revision();
-    expect(errorCode(() => engine.runMutation('notes/addMany', { texts: Array.from({ length: 20 }, (_, i) => `text ${i} ${'y'.repeat(300)}`) }, null))).toBe('SVC_RECOVERY_TRANSACTION_TOO_LARGE');
+    expect(errorCode(() => engine.runMutation('notes/addMany', { texts: Array.from({ length: 20 }, (_, i) => `text ${i} ${'y'.repeat(300)}`) }, null))).toBe(
+      'SVC_RECOVERY_TRANSACTION_TOO_LARGE',
+    );
     expect(db.revision()).toBe(revision);
     expect(db.sqlite.prepare('SELECT count(*) FROM notes').pluck().get()).toBe(0);
     expect(recovery.status().committedThrough).toBe(1);
@@ -132,7 +143,7 @@ describe('recovery on the runtime database', () => {
     const cases = [
       ['CREATE TABLE nokey (a, b)', 'no primary key'],
       ['CREATE TABLE gen (id INTEGER PRIMARY KEY, a, b AS (a * 2))', 'generated'],
-      ["CREATE TABLE nullkey (id TEXT PRIMARY KEY, v); INSERT INTO nullkey VALUES (NULL, 1)", 'null'],
+      ['CREATE TABLE nullkey (id TEXT PRIMARY KEY, v); INSERT INTO nullkey VALUES (NULL, 1)', 'null'],
       ['CREATE VIRTUAL TABLE vt USING fts5(body)', 'virtual table'],
     ] as const;
     for (const [sql, reason] of cases) {
@@ -140,7 +151,9 @@ describe('recovery on the runtime database', () => {
       const { db } = openApp(join(dir, 'app.db'));
       cleanup.push(() => db.close());
       db.sqlite.exec(sql);
-      const error = await openPointInTimeRecovery(db, { directory: join(dir, 'repo'), encryptionKey: testKey, exportIntervalMs: false }).catch((e: unknown) => e);
+      const error = await openPointInTimeRecovery(db, { directory: join(dir, 'repo'), encryptionKey: testKey, exportIntervalMs: false }).catch(
+        (e: unknown) => e,
+      );
       expect(error).toMatchObject({ code: 'SVC_RECOVERY_TABLE_UNSUPPORTED' });
       expect(String((error as { details?: { reason?: string } }).details?.reason)).toContain(reason);
     }
@@ -152,7 +165,11 @@ describe('recovery on the runtime database', () => {
     const recovery = await openPointInTimeRecovery(app.db, { directory: join(dir, 'repo'), encryptionKey: testKey, exportIntervalMs: false });
     track(app.db, recovery);
     const response = await app.fetch(
-      new Request('http://127.0.0.1/__svc/auth/signup', { method: 'POST', headers: { 'content-type': 'application/json', origin: 'http://127.0.0.1' }, body: JSON.stringify({ email: 'a@example.com', password: 'correct horse battery' }) }),
+      new Request('http://127.0.0.1/__svc/auth/signup', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: 'http://127.0.0.1' },
+        body: JSON.stringify({ email: 'a@example.com', password: 'correct horse battery' }),
+      }),
     );
     expect(response.status).toBe(201);
     await new Promise((resolve) => setImmediate(resolve));
@@ -189,4 +206,3 @@ describe('recovery on the runtime database', () => {
     expect(recovery.status()).toMatchObject({ committedThrough: 1, fenced: expect.stringMatching(/another connection/) });
   });
 });
-

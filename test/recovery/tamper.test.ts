@@ -44,7 +44,9 @@ function copyRepo(): string {
 }
 
 function segmentPath(repo: string, index: number): string {
-  const names = readdirSync(join(repo, 'journal')).filter((n) => n.endsWith('.svcj')).sort();
+  const names = readdirSync(join(repo, 'journal'))
+    .filter((n) => n.endsWith('.svcj'))
+    .sort();
   return join(repo, 'journal', names[index]!);
 }
 
@@ -57,7 +59,13 @@ function editLines(repo: string, edit: (lines: string[]) => string[]): void {
 
 async function failure(repo: string, options: { key?: Buffer; throughSequence?: number; target?: string } = {}): Promise<{ code: string; sequence?: number }> {
   try {
-    await restorePointInTime({ directory: repo, encryptionKey: options.key ?? testKey, targetPath: options.target ?? destination, throughSequence: options.throughSequence ?? 10, confirmation });
+    await restorePointInTime({
+      directory: repo,
+      encryptionKey: options.key ?? testKey,
+      targetPath: options.target ?? destination,
+      throughSequence: options.throughSequence ?? 10,
+      confirmation,
+    });
   } catch (error) {
     const e = error as { code: string; details?: { sequence?: number } };
     return { code: e.code, ...(e.details?.sequence === undefined ? {} : { sequence: e.details.sequence }) };
@@ -147,14 +155,18 @@ describe('restore of a damaged repository', () => {
   it('rejects a wrong key, a missing confirmation and a busy destination', async () => {
     expect((await failure(copyRepo(), { key: Buffer.alloc(32, 9) })).code).toBe('SVC_RECOVERY_KEY_INVALID');
     expect((await failure(copyRepo(), { key: Buffer.alloc(31, 7) })).code).toBe('SVC_RECOVERY_KEY_INVALID');
-    await expect(restorePointInTime({ directory: copyRepo(), encryptionKey: testKey, targetPath: destination, throughSequence: 1, confirmation: 'yes' })).rejects.toMatchObject({ code: 'SVC_RECOVERY_CONFIRMATION_REQUIRED' });
+    await expect(
+      restorePointInTime({ directory: copyRepo(), encryptionKey: testKey, targetPath: destination, throughSequence: 1, confirmation: 'yes' }),
+    ).rejects.toMatchObject({ code: 'SVC_RECOVERY_CONFIRMATION_REQUIRED' });
     const busy = join(tempDir(), 'busy.db');
     const running = new Database(busy);
     running.pragma('journal_mode = WAL');
     running.exec('CREATE TABLE app (id INTEGER PRIMARY KEY)');
     try {
       const before = readFileSync(busy);
-      await expect(restorePointInTime({ directory: copyRepo(), encryptionKey: testKey, targetPath: busy, throughSequence: 1, confirmation })).rejects.toMatchObject({ code: 'SVC_RECOVERY_DESTINATION_BUSY' });
+      await expect(
+        restorePointInTime({ directory: copyRepo(), encryptionKey: testKey, targetPath: busy, throughSequence: 1, confirmation }),
+      ).rejects.toMatchObject({ code: 'SVC_RECOVERY_DESTINATION_BUSY' });
       expect(readFileSync(busy)).toEqual(before);
     } finally {
       running.close();

@@ -20,8 +20,22 @@ describe('the cutover of a rollback', () => {
   });
   it.each([
     [[], [], 0],
-    [[{ version: 1, checksum: 'a' }], [{ version: 1, checksum: 'a' }, { version: 2, checksum: 'b' }], 0], // an older release: fine
-    [[{ version: 1, checksum: 'a' }, { version: 2, checksum: 'b' }], [{ version: 1, checksum: 'a' }], 1], // its schema is not there
+    [
+      [{ version: 1, checksum: 'a' }],
+      [
+        { version: 1, checksum: 'a' },
+        { version: 2, checksum: 'b' },
+      ],
+      0,
+    ], // an older release: fine
+    [
+      [
+        { version: 1, checksum: 'a' },
+        { version: 2, checksum: 'b' },
+      ],
+      [{ version: 1, checksum: 'a' }],
+      1,
+    ], // its schema is not there
     [[{ version: 1, checksum: 'x' }], [{ version: 1, checksum: 'a' }], 1], // other bytes under the same number
   ])('target %o against applied %o → %i unapplied', (files, applied, expected) => {
     expect(unappliedMigrations(files, applied)).toBe(expected);
@@ -59,7 +73,11 @@ async function environment(env: Record<string, string>): Promise<Env> {
     origin,
     traffic: () => steadyTraffic(origin, `${plane.project.slug}.localhost`),
     rollback: (releaseId, restoreData = false) =>
-      plane.api('POST', `/api/projects/${plane.project.id}/rollback`, restoreData ? { releaseId, restoreData, confirm: `restore ${plane.project.slug}` } : { releaseId }),
+      plane.api(
+        'POST',
+        `/api/projects/${plane.project.id}/rollback`,
+        restoreData ? { releaseId, restoreData, confirm: `restore ${plane.project.slug}` } : { releaseId },
+      ),
     flagHealth: async (on) => (on ? writeFile(flag, 'x', { mode: 0o644 }) : rm(flag, { force: true })),
   };
 }
@@ -130,7 +148,9 @@ describe('rollbacks under steady traffic', () => {
     expect(older.statusCode, older.body).toBe(200);
     expect(seenOlder.failures).toEqual([]);
     expect(seenOlder.releases).toEqual(new Set([v2, v1]));
-    console.log(`blue-green rollbacks: ${seen.ok + seenFailure.ok + seenOlder.ok} answers, longest ${Math.round(Math.max(seen.longestMs, seenFailure.longestMs, seenOlder.longestMs))} ms`);
+    console.log(
+      `blue-green rollbacks: ${seen.ok + seenFailure.ok + seenOlder.ok} answers, longest ${Math.round(Math.max(seen.longestMs, seenFailure.longestMs, seenOlder.longestMs))} ms`,
+    );
   }, 180_000);
 
   it('restore-data rollbacks hold requests through the restore, also when the target fails and the prior release comes back', async () => {

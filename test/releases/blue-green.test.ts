@@ -68,7 +68,9 @@ describe('blue-green code-only deploys under steady traffic', () => {
     expect(seen2.failures).toEqual([]);
     expect(seen2.releases.has(v2)).toBe(true);
 
-    const releases = (await plane.api('GET', `/api/projects/${plane.project.id}/releases`)).json() as { releases: { id: string; status: string; storage: { snapshotBytes: number | null } }[] };
+    const releases = (await plane.api('GET', `/api/projects/${plane.project.id}/releases`)).json() as {
+      releases: { id: string; status: string; storage: { snapshotBytes: number | null } }[];
+    };
     // The snapshot taken while v1 kept serving belongs to the activated release; the failed one kept none.
     expect(releases.releases.find((r) => r.id === v2)?.storage.snapshotBytes).toBeGreaterThan(0);
   }, 120_000);

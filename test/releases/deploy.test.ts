@@ -75,23 +75,27 @@ describe('release transaction', () => {
     ['failing-health', 'SVC_HEALTH_CHECK_FAILED', 'health'],
     ['slow-start', 'SVC_HEALTH_CHECK_FAILED', 'health'],
     ['bad-migration', 'SVC_MIGRATION_FAILED', 'migrate'],
-  ])('%s: marked failed with its reason; previous release serves; database restored', async (app, code, step) => {
-    await fetch(`${plane.appUrl()}/notes`, { method: 'POST', body: JSON.stringify({ text: `before ${app}` }) });
-    const before = await notes();
-    const res = await plane.upload(art[app]!);
-    expect(res.statusCode, res.body).toBe(201);
-    const release = (res.json() as UploadResponse).release;
-    expect(release.status).toBe('failed');
-    expect(release.failure).toMatchObject({ code, step });
-    expect(release.artifactRetained).toBe(false);
-    await expect.poll(() => served().catch(() => null), { timeout: 15_000 }).toEqual({ app: 'healthy', version: 1, release: v1.id });
-    expect(await notes()).toEqual(before);
-    expect(columns('notes')).not.toContain('priority');
-    expect(columns('notes')).not.toContain('done');
-    const one = (await plane.api('GET', `/api/projects/${plane.project.id}/releases/${release.id}`)).json() as { release: Release };
-    expect(one.release.failure?.code).toBe(code);
-    expect(await auditKinds()).toContain('release.fail');
-  }, 60_000);
+  ])(
+    '%s: marked failed with its reason; previous release serves; database restored',
+    async (app, code, step) => {
+      await fetch(`${plane.appUrl()}/notes`, { method: 'POST', body: JSON.stringify({ text: `before ${app}` }) });
+      const before = await notes();
+      const res = await plane.upload(art[app]!);
+      expect(res.statusCode, res.body).toBe(201);
+      const release = (res.json() as UploadResponse).release;
+      expect(release.status).toBe('failed');
+      expect(release.failure).toMatchObject({ code, step });
+      expect(release.artifactRetained).toBe(false);
+      await expect.poll(() => served().catch(() => null), { timeout: 15_000 }).toEqual({ app: 'healthy', version: 1, release: v1.id });
+      expect(await notes()).toEqual(before);
+      expect(columns('notes')).not.toContain('priority');
+      expect(columns('notes')).not.toContain('done');
+      const one = (await plane.api('GET', `/api/projects/${plane.project.id}/releases/${release.id}`)).json() as { release: Release };
+      expect(one.release.failure?.code).toBe(code);
+      expect(await auditKinds()).toContain('release.fail');
+    },
+    60_000,
+  );
 
   it('the same Idempotency-Key returns the same release; another body under it is rejected', async () => {
     const key = 'ci-repo-1-commit-abc';
@@ -101,7 +105,7 @@ describe('release transaction', () => {
     expect(v2.status).toBe('active');
     const again = await plane.upload(art['healthy-v2']!, { key });
     expect(again.statusCode).toBe(200);
-    expect((again.json() as UploadResponse)).toMatchObject({ created: false, release: { id: v2.id } });
+    expect(again.json() as UploadResponse).toMatchObject({ created: false, release: { id: v2.id } });
     const other = await plane.upload(art.healthy!, { key });
     expect(other.statusCode).toBe(422);
     expect(other.json().error.code).toBe('SVC_IDEMPOTENCY_KEY_REUSED');
@@ -110,7 +114,12 @@ describe('release transaction', () => {
     expect(forged.json().error.code).toBe('SVC_IDEMPOTENCY_KEY_REUSED');
     const list = (await plane.api('GET', `/api/projects/${plane.project.id}/releases`)).json() as ReleaseListResponse;
     expect(list.releases[0]!.id).toBe(v2.id);
-    expect(list.releases.filter((r) => r.id !== v2.id).map((r) => r.status).sort()).toEqual(['failed', 'failed', 'failed', 'failed', 'inactive']);
+    expect(
+      list.releases
+        .filter((r) => r.id !== v2.id)
+        .map((r) => r.status)
+        .sort(),
+    ).toEqual(['failed', 'failed', 'failed', 'failed', 'inactive']);
     expect(list.activeReleaseId).toBe(v2.id);
     expect(list.releases[0]!.predecessorId).toBe(v1.id);
     expect(list.releases[0]!.storage.snapshotBytes).toBeGreaterThan(0);
@@ -126,10 +135,14 @@ describe('release transaction', () => {
     expect(noDigest.json().error.code).toBe('SVC_ARTIFACT_DIGEST_REQUIRED');
     const wrongDigest = await plane.upload({ ...art.healthy!, digest: 'a'.repeat(64) });
     expect(wrongDigest.json().error.code).toBe('SVC_ARTIFACT_DIGEST_MISMATCH');
-    const json = await plane.app.inject({ method: 'POST', url: `/api/projects/${plane.project.id}/releases`, headers: plane.owner.headers(), payload: { a: 1 } });
+    const json = await plane.app.inject({
+      method: 'POST',
+      url: `/api/projects/${plane.project.id}/releases`,
+      headers: plane.owner.headers(),
+      payload: { a: 1 },
+    });
     expect(json.statusCode).toBe(415);
     const list = (await plane.api('GET', `/api/projects/${plane.project.id}/releases`)).json() as ReleaseListResponse;
     expect(list.releases).toHaveLength(6);
   });
-
 });

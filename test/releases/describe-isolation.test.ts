@@ -6,16 +6,53 @@ import { isolationSchema, isolationSummary, type Isolation } from '../../src/rel
 import type { SandboxStatus } from '../../runner/sandbox-status.js';
 
 const working: SandboxStatus = { available: true, network: 'isolated', perProjectUid: true, problem: null };
-const broken: SandboxStatus = { available: false, network: 'isolated', perProjectUid: true, problem: { code: 'SVC_SANDBOX_UNAVAILABLE', message: 'The app sandbox needs bwrap (package bubblewrap), which this host lacks.' } };
+const broken: SandboxStatus = {
+  available: false,
+  network: 'isolated',
+  perProjectUid: true,
+  problem: { code: 'SVC_SANDBOX_UNAVAILABLE', message: 'The app sandbox needs bwrap (package bubblewrap), which this host lacks.' },
+};
 
 const table: { name: string; env: Record<string, string>; status?: SandboxStatus; expected: Isolation }[] = [
-  { name: 'default, sandbox works, as root', env: {}, status: working, expected: { mode: 'sandbox', network: 'isolated', perProjectUid: true, available: true, problem: null } },
-  { name: 'default, not root', env: {}, status: { ...working, perProjectUid: false }, expected: { mode: 'sandbox', network: 'isolated', perProjectUid: false, available: true, problem: null } },
-  { name: 'default, not probed', env: { SVC_SANDBOX: 'on' }, expected: { mode: 'sandbox', network: 'isolated', perProjectUid: false, available: true, problem: null } },
-  { name: 'shared network', env: { SVC_SANDBOX_NETWORK: 'shared' }, status: { ...working, network: 'shared' }, expected: { mode: 'sandbox', network: 'shared', perProjectUid: true, available: true, problem: null, warning: SHARED_NETWORK_WARNING } },
-  { name: 'SVC_SANDBOX=off', env: { SVC_SANDBOX: 'off' }, status: working, expected: { mode: 'unsandboxed', network: 'shared', perProjectUid: false, available: true, problem: null, warning: UNSANDBOXED_WARNING } },
-  { name: 'SVC_RUNNER=process SVC_SANDBOX=off', env: { SVC_RUNNER: 'process', SVC_SANDBOX: 'off' }, expected: { mode: 'unsandboxed', network: 'shared', perProjectUid: false, available: true, problem: null, warning: UNSANDBOXED_WARNING } },
-  { name: 'SVC_RUNNER=container (sandbox settings do not apply)', env: { SVC_RUNNER: 'container', SVC_SANDBOX: 'off' }, expected: { mode: 'container', network: 'isolated', perProjectUid: false, available: true, problem: null } },
+  {
+    name: 'default, sandbox works, as root',
+    env: {},
+    status: working,
+    expected: { mode: 'sandbox', network: 'isolated', perProjectUid: true, available: true, problem: null },
+  },
+  {
+    name: 'default, not root',
+    env: {},
+    status: { ...working, perProjectUid: false },
+    expected: { mode: 'sandbox', network: 'isolated', perProjectUid: false, available: true, problem: null },
+  },
+  {
+    name: 'default, not probed',
+    env: { SVC_SANDBOX: 'on' },
+    expected: { mode: 'sandbox', network: 'isolated', perProjectUid: false, available: true, problem: null },
+  },
+  {
+    name: 'shared network',
+    env: { SVC_SANDBOX_NETWORK: 'shared' },
+    status: { ...working, network: 'shared' },
+    expected: { mode: 'sandbox', network: 'shared', perProjectUid: true, available: true, problem: null, warning: SHARED_NETWORK_WARNING },
+  },
+  {
+    name: 'SVC_SANDBOX=off',
+    env: { SVC_SANDBOX: 'off' },
+    status: working,
+    expected: { mode: 'unsandboxed', network: 'shared', perProjectUid: false, available: true, problem: null, warning: UNSANDBOXED_WARNING },
+  },
+  {
+    name: 'SVC_RUNNER=process SVC_SANDBOX=off',
+    env: { SVC_RUNNER: 'process', SVC_SANDBOX: 'off' },
+    expected: { mode: 'unsandboxed', network: 'shared', perProjectUid: false, available: true, problem: null, warning: UNSANDBOXED_WARNING },
+  },
+  {
+    name: 'SVC_RUNNER=container (sandbox settings do not apply)',
+    env: { SVC_RUNNER: 'container', SVC_SANDBOX: 'off' },
+    expected: { mode: 'container', network: 'isolated', perProjectUid: false, available: true, problem: null },
+  },
   {
     name: 'SVC_DRIVER=swarm (local runner settings do not apply)',
     env: { SVC_DRIVER: 'swarm', SVC_SWARM_ENDPOINT: 'http://10.0.0.1:7071', SVC_SANDBOX: 'off' },
@@ -40,7 +77,12 @@ describe('describeIsolation', () => {
   });
 
   it('refuses invalid settings with the same codes as building the runner', () => {
-    for (const [env, code] of [[{ SVC_SANDBOX: 'maybe' }, 'SVC_SANDBOX_CONFIG'], [{ SVC_RUNNER: 'vm' }, 'SVC_RUNNER_CONFIG'], [{ SVC_DRIVER: 'swarm' }, 'SVC_SWARM_CONFIG'], [{ SVC_DRIVER: 'k8s' }, 'SVC_SWARM_CONFIG']] as const) {
+    for (const [env, code] of [
+      [{ SVC_SANDBOX: 'maybe' }, 'SVC_SANDBOX_CONFIG'],
+      [{ SVC_RUNNER: 'vm' }, 'SVC_RUNNER_CONFIG'],
+      [{ SVC_DRIVER: 'swarm' }, 'SVC_SWARM_CONFIG'],
+      [{ SVC_DRIVER: 'k8s' }, 'SVC_SWARM_CONFIG'],
+    ] as const) {
       let thrown: unknown;
       try {
         describeIsolation(env);

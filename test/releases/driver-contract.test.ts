@@ -51,7 +51,11 @@ const drivers: ReleaseDriver[] = [
   {
     name: 'sandbox runner (default)',
     env: {},
-    gate: () => requireComponents('driver contract: sandbox runner', [commandComponent('bubblewrap', ['bwrap', '--version']), commandComponent('slirp4netns', ['slirp4netns', '--version'])]),
+    gate: () =>
+      requireComponents('driver contract: sandbox runner', [
+        commandComponent('bubblewrap', ['bwrap', '--version']),
+        commandComponent('slirp4netns', ['slirp4netns', '--version']),
+      ]),
   },
   {
     name: 'podman container runner (SVC_RUNNER=container)',
@@ -120,7 +124,12 @@ async function startRunnerNode(plane: Plane, origin: string, data: string): Prom
     },
     /svc-runner agent: node \S+ ready/,
   );
-  const placed = await plane.app.inject({ method: 'PUT', url: `/api/projects/${plane.project.id}/placement`, headers: plane.owner.headers(), payload: { labels: { role: 'contract' } } });
+  const placed = await plane.app.inject({
+    method: 'PUT',
+    url: `/api/projects/${plane.project.id}/placement`,
+    headers: plane.owner.headers(),
+    payload: { labels: { role: 'contract' } },
+  });
   expect(placed.statusCode, placed.body).toBe(200);
   return agent;
 }
@@ -170,7 +179,11 @@ describe.each(drivers)('release contract: $name', (driver) => {
 
     const host = () => `${plane.project.slug}.localhost`;
     const viaIngress = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
-      const res = await request(`${origin}${path}`, { method, headers: { host: host(), ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await request(`${origin}${path}`, {
+        method,
+        headers: { host: host(), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return { status: res.statusCode, json: (await res.body.json()) as Record<string, unknown> };
     };
     /** Who answers through the project's host right now. */
@@ -196,7 +209,11 @@ describe.each(drivers)('release contract: $name', (driver) => {
     };
     const deploy = async (artifact: Artifact): Promise<Released> => (await plane.upload(artifact)).json().release as Released;
     const rollback = async (releaseId: string, restoreData = false) => {
-      const res = await plane.api('POST', `/api/projects/${plane.project.id}/rollback`, restoreData ? { releaseId, restoreData, confirm: `restore ${plane.project.slug}` } : { releaseId });
+      const res = await plane.api(
+        'POST',
+        `/api/projects/${plane.project.id}/rollback`,
+        restoreData ? { releaseId, restoreData, confirm: `restore ${plane.project.slug}` } : { releaseId },
+      );
       expect(res.statusCode, res.body).toBe(200);
       return res.json() as { release: Released; restoredData: boolean };
     };

@@ -46,7 +46,12 @@ const uploadHeaders = (): Record<string, string> => ({
 
 describe('early refusal of an upload', () => {
   it('answers 413 within a second to a keep-alive client declaring a too-large body, then closes the connection', async () => {
-    const upload = startRawUpload(port, `/api/projects/${plane.project.id}/releases`, plane.owner.headers({ ...uploadHeaders(), 'content-length': declaredTooLarge }), Buffer.alloc(0));
+    const upload = startRawUpload(
+      port,
+      `/api/projects/${plane.project.id}/releases`,
+      plane.owner.headers({ ...uploadHeaders(), 'content-length': declaredTooLarge }),
+      Buffer.alloc(0),
+    );
     keepSending(upload);
     try {
       const answer = await upload.answer;
@@ -61,7 +66,12 @@ describe('early refusal of an upload', () => {
   });
 
   it('answers 401 at once to an unauthenticated upload and closes the connection', async () => {
-    const upload = startRawUpload(port, `/api/projects/${plane.project.id}/releases`, { ...uploadHeaders(), 'content-length': String(100 * 1024 * 1024) }, Buffer.alloc(0));
+    const upload = startRawUpload(
+      port,
+      `/api/projects/${plane.project.id}/releases`,
+      { ...uploadHeaders(), 'content-length': String(100 * 1024 * 1024) },
+      Buffer.alloc(0),
+    );
     keepSending(upload);
     try {
       const answer = await upload.answer;
@@ -75,7 +85,12 @@ describe('early refusal of an upload', () => {
   });
 
   it('answers 413 at once to a JSON body over the body limit and closes the connection', async () => {
-    const upload = startRawUpload(port, `/api/projects`, plane.owner.headers({ 'content-type': 'application/json', 'content-length': String(64 * 1024 * 1024) }), Buffer.alloc(0));
+    const upload = startRawUpload(
+      port,
+      `/api/projects`,
+      plane.owner.headers({ 'content-type': 'application/json', 'content-length': String(64 * 1024 * 1024) }),
+      Buffer.alloc(0),
+    );
     keepSending(upload);
     try {
       const answer = await upload.answer;

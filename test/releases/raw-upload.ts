@@ -38,7 +38,14 @@ export function startRawUpload(port: number, path: string, headers: Record<strin
     socket.on('close', () => reject(new Error(`connection closed before a complete answer: ${received.toString('latin1').slice(0, 200)}`)));
   });
   answer.catch(() => undefined);
-  const head = [`POST ${path} HTTP/1.1`, 'host: 127.0.0.1:7070', 'connection: keep-alive', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n');
+  const head = [
+    `POST ${path} HTTP/1.1`,
+    'host: 127.0.0.1:7070',
+    'connection: keep-alive',
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    '',
+    '',
+  ].join('\r\n');
   socket.write(Buffer.concat([Buffer.from(head, 'latin1'), body]));
   return { socket, answer, closed };
 }

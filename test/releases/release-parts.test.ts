@@ -48,7 +48,16 @@ async function release(app: string, id: string): Promise<string> {
 }
 
 async function start(dir: string, id: string): Promise<{ app: RunningApp; healthy: Awaited<ReturnType<typeof checkHealth>> }> {
-  const app = await runner.start({ projectId: 'p', releaseId: id, releaseDir: dir, entry: 'src/server.mjs', dataDir: dataDir(), databasePath: dbPath(), env: { SLOW_START_DELAY_MS: '5000' }, secrets: {} });
+  const app = await runner.start({
+    projectId: 'p',
+    releaseId: id,
+    releaseDir: dir,
+    entry: 'src/server.mjs',
+    dataDir: dataDir(),
+    databasePath: dbPath(),
+    env: { SLOW_START_DELAY_MS: '5000' },
+    secrets: {},
+  });
   apps.push(app);
   const healthy = await checkHealth({ host: app.host, port: app.port, path: '/healthz', timeoutMs: 1_500, intervalMs: 50, exited: app.wait() });
   return { app, healthy };
@@ -74,7 +83,10 @@ describe('release transaction parts with the sample apps', () => {
       const dir = await release('healthy', 'rel_1');
       const snapshot = await createSnapshot(dbPath(), join(root, 'snapshots', 'rel_1.db'));
       expect(snapshot.hadDatabase).toBe(false);
-      expect((await migrateDatabase({ databasePath: dbPath(), migrationsDir: join(dir, 'migrations'), allowUnsafeMigrations: false, operatorAllowsUnsafe: false })).applied).toEqual(['0001_init.sql']);
+      expect(
+        (await migrateDatabase({ databasePath: dbPath(), migrationsDir: join(dir, 'migrations'), allowUnsafeMigrations: false, operatorAllowsUnsafe: false }))
+          .applied,
+      ).toEqual(['0001_init.sql']);
       const { app, healthy } = await start(dir, 'rel_1');
       expect(healthy.ok).toBe(true);
       state = transition(state, { type: 'activate', releaseId: 'rel_1', snapshot }).state;

@@ -19,9 +19,19 @@ import {
 import { restorePhrase, transition, type ReleaseRecord, type ReleaseSetState, type SnapshotRef } from '../../src/releases/release-state.js';
 
 const snapA: SnapshotRef = { path: '/snap/a.db', sizeBytes: 8192 };
-const rec = (id: string, status: ReleaseRecord['status'], extra: Partial<ReleaseRecord> = {}): ReleaseRecord => ({ id, status, artifact: 'retained', predecessorId: null, restoreSnapshot: null, ...extra });
+const rec = (id: string, status: ReleaseRecord['status'], extra: Partial<ReleaseRecord> = {}): ReleaseRecord => ({
+  id,
+  status,
+  artifact: 'retained',
+  predecessorId: null,
+  restoreSnapshot: null,
+  ...extra,
+});
 /** P (inactive) → A (active, with the snapshot taken before it), candidate C. */
-const set: ReleaseSetState = { projectSlug: 'shop', releases: [rec('P', 'inactive'), rec('A', 'active', { predecessorId: 'P', restoreSnapshot: snapA }), rec('C', 'candidate')] };
+const set: ReleaseSetState = {
+  projectSlug: 'shop',
+  releases: [rec('P', 'inactive'), rec('A', 'active', { predecessorId: 'P', restoreSnapshot: snapA }), rec('C', 'candidate')],
+};
 const firstDeploy: ReleaseSetState = { projectSlug: 'shop', releases: [rec('C', 'candidate')] };
 
 const activation = (state: ReleaseSetState) => transition(state, { type: 'activate', releaseId: 'C', snapshot: null }).effects;
@@ -46,11 +56,29 @@ describe('deploy plan', () => {
   it('stop-first: quiesce the prior release, snapshot recorded at once, migrate, then start, health, route, commit', () => {
     const plan = planDeploy({ releaseId: 'C', priorId: 'A', cutover: 'stop-first', canary: false, activation: activation(set) });
     expect(shape(plan)).toEqual([
-      'enter:stop-active', 'quiesce:A', 'failpoint:after-stop',
-      'enter:snapshot', 'snapshot:now', 'failpoint:after-snapshot',
-      'enter:migrate', 'recovery-before-migrate:C', 'migrate:C', 'failpoint:after-migrate',
-      'enter:start', 'start-release:C', 'failpoint:after-start', 'enter:health', 'health-check:C', 'recovery-after-healthy:C', 'failpoint:after-health',
-      'enter:activate', 'route-traffic:C', 'commit:activate', 'failpoint:after-activate', 'serve:C', 'prune-snapshots',
+      'enter:stop-active',
+      'quiesce:A',
+      'failpoint:after-stop',
+      'enter:snapshot',
+      'snapshot:now',
+      'failpoint:after-snapshot',
+      'enter:migrate',
+      'recovery-before-migrate:C',
+      'migrate:C',
+      'failpoint:after-migrate',
+      'enter:start',
+      'start-release:C',
+      'failpoint:after-start',
+      'enter:health',
+      'health-check:C',
+      'recovery-after-healthy:C',
+      'failpoint:after-health',
+      'enter:activate',
+      'route-traffic:C',
+      'commit:activate',
+      'failpoint:after-activate',
+      'serve:C',
+      'prune-snapshots',
     ]);
   });
 
@@ -62,9 +90,22 @@ describe('deploy plan', () => {
   it('blue-green: the prior release keeps serving; the snapshot is recorded only at activation and nothing migrates', () => {
     const plan = planDeploy({ releaseId: 'C', priorId: 'A', cutover: 'blue-green', canary: false, activation: activation(set) });
     expect(shape(plan)).toEqual([
-      'enter:snapshot', 'snapshot:at-activation', 'failpoint:after-snapshot',
-      'enter:start', 'start-release:C', 'failpoint:after-start', 'enter:health', 'health-check:C', 'recovery-after-healthy:C', 'failpoint:after-health',
-      'enter:activate', 'route-traffic:C', 'commit:activate', 'failpoint:after-activate', 'serve:C', 'prune-snapshots',
+      'enter:snapshot',
+      'snapshot:at-activation',
+      'failpoint:after-snapshot',
+      'enter:start',
+      'start-release:C',
+      'failpoint:after-start',
+      'enter:health',
+      'health-check:C',
+      'recovery-after-healthy:C',
+      'failpoint:after-health',
+      'enter:activate',
+      'route-traffic:C',
+      'commit:activate',
+      'failpoint:after-activate',
+      'serve:C',
+      'prune-snapshots',
     ]);
     expect(plan).toContainEqual({ type: 'note', line: 'deploy: no migrations, so the active release keeps serving until the candidate is healthy' });
     expect(shape(plan)).not.toContain('quiesce:A');
@@ -73,13 +114,31 @@ describe('deploy plan', () => {
   it('canary: no stop, snapshot or migration; the canary runs after health and settles after serving', () => {
     const plan = planDeploy({ releaseId: 'C', priorId: 'A', cutover: 'stop-first', canary: true, activation: activation(set) });
     expect(shape(plan)).toEqual([
-      'enter:start', 'start-release:C', 'failpoint:after-start', 'enter:health', 'health-check:C', 'canary-run:C', 'failpoint:after-health',
-      'enter:activate', 'route-traffic:C', 'commit:activate', 'failpoint:after-activate', 'serve:C', 'settle-canary', 'prune-snapshots',
+      'enter:start',
+      'start-release:C',
+      'failpoint:after-start',
+      'enter:health',
+      'health-check:C',
+      'canary-run:C',
+      'failpoint:after-health',
+      'enter:activate',
+      'route-traffic:C',
+      'commit:activate',
+      'failpoint:after-activate',
+      'serve:C',
+      'settle-canary',
+      'prune-snapshots',
     ]);
   });
 
   it('routes and commits exactly what the state machine says an activation does', () => {
-    const plan = planDeploy({ releaseId: 'C', priorId: 'A', cutover: 'blue-green', canary: false, activation: [{ type: 'audit', kind: 'release.activated', releaseId: 'C' }] });
+    const plan = planDeploy({
+      releaseId: 'C',
+      priorId: 'A',
+      cutover: 'blue-green',
+      canary: false,
+      activation: [{ type: 'audit', kind: 'release.activated', releaseId: 'C' }],
+    });
     expect(shape(plan)).not.toContain('route-traffic:C');
     expect(shape(plan)).toContain('commit:activate');
   });
@@ -90,7 +149,14 @@ describe('deploy failure plan', () => {
 
   it('stop-first after migrating: stop the candidate, restore, commit, remove its files, restart the stopped prior release', () => {
     const plan = planDeployFailure(failed(snapA), { started: true, priorStopped: true, routed: false, priorId: 'A' }, 'C', false);
-    expect(shape(plan)).toEqual(['stop-release:C', 'restore-snapshot', 'failpoint:after-fail-restore', 'commit-failure:deploy', 'remove-artifact:C', 'restart-release:A']);
+    expect(shape(plan)).toEqual([
+      'stop-release:C',
+      'restore-snapshot',
+      'failpoint:after-fail-restore',
+      'commit-failure:deploy',
+      'remove-artifact:C',
+      'restart-release:A',
+    ]);
     expect(plan[1]).toEqual({ type: 'restore-snapshot', snapshot: snapA, purpose: 'undo-deploy' });
   });
 
@@ -128,28 +194,48 @@ describe('rollback plan', () => {
 
   it('stop-first code-only: the active app is quiesced first', () => {
     expect(shape(planRollback(codeOnly, { cutover: 'stop-first', line: '' }))).toEqual([
-      'quiesce:A', 'failpoint:rollback-after-stop', 'start-release:P', 'health-check:P', 'route-traffic:P', 'commit:rollback', 'serve:P', 'prune-snapshots',
+      'quiesce:A',
+      'failpoint:rollback-after-stop',
+      'start-release:P',
+      'health-check:P',
+      'route-traffic:P',
+      'commit:rollback',
+      'serve:P',
+      'prune-snapshots',
     ]);
   });
 
   it('restore-data: the current data is saved before the snapshot goes back, and discarded only after the commit', () => {
     const plan = planRollback(restore, { cutover: 'stop-first', line: '' });
     expect(shape(plan)).toEqual([
-      'quiesce:A', 'failpoint:rollback-after-stop', 'save-data', 'restore-snapshot', 'failpoint:rollback-after-restore',
-      'start-release:P', 'health-check:P', 'route-traffic:P', 'commit:rollback', 'serve:P', 'discard-saved-data', 'prune-snapshots',
+      'quiesce:A',
+      'failpoint:rollback-after-stop',
+      'save-data',
+      'restore-snapshot',
+      'failpoint:rollback-after-restore',
+      'start-release:P',
+      'health-check:P',
+      'route-traffic:P',
+      'commit:rollback',
+      'serve:P',
+      'discard-saved-data',
+      'prune-snapshots',
     ]);
     expect(plan).toContainEqual({ type: 'restore-snapshot', snapshot: snapA, purpose: 'restore-data' });
   });
 
   it('failure: stop the target, put saved data back, audit, restart the stopped release', () => {
-    expect(shape(planRollbackFailure({ started: true, priorStopped: true, routed: false, priorId: 'A', savedData: true, releaseId: 'P', reason: 'timeout' }))).toEqual([
-      'stop-release:P', 'put-data-back', 'commit-failure:rollback', 'restart-release:A',
-    ]);
+    expect(
+      shape(planRollbackFailure({ started: true, priorStopped: true, routed: false, priorId: 'A', savedData: true, releaseId: 'P', reason: 'timeout' })),
+    ).toEqual(['stop-release:P', 'put-data-back', 'commit-failure:rollback', 'restart-release:A']);
   });
 
   it('failure of a blue-green rollback before routing leaves the serving app alone', () => {
     const plan = planRollbackFailure({ started: false, priorStopped: false, routed: false, priorId: 'A', savedData: false, releaseId: 'P', reason: 'refused' });
-    expect(plan).toEqual([{ type: 'commit-failure', outcome: 'rollback' }, { type: 'note', line: 'rollback failed: refused' }]);
+    expect(plan).toEqual([
+      { type: 'commit-failure', outcome: 'rollback' },
+      { type: 'note', line: 'rollback failed: refused' },
+    ]);
   });
 });
 
@@ -157,7 +243,14 @@ describe('placed projects (a runner node converges the generation)', () => {
   /** P (inactive) → A (active; its pre-deploy snapshot is on the node, so none is recorded here). */
   const placed: ReleaseSetState = { projectSlug: 'shop', releases: [rec('P', 'inactive'), rec('A', 'active', { predecessorId: 'P' })] };
   const nodeRollback = (restoreData: boolean) =>
-    transition(placed, { type: 'rollback', releaseId: 'P', restoreData, ...(restoreData ? { confirmation: restorePhrase('shop') } : {}), canRollback: true, dataOnNode: true }).effects;
+    transition(placed, {
+      type: 'rollback',
+      releaseId: 'P',
+      restoreData,
+      ...(restoreData ? { confirmation: restorePhrase('shop') } : {}),
+      canRollback: true,
+      dataOnNode: true,
+    }).effects;
 
   it('deploy under the lock: keep the artifact for the node, then request its generation (nothing runs locally)', () => {
     expect(shape(planNodeDeploy('C'))).toEqual(['enter:extract', 'keep-artifact:C', 'failpoint:after-extract', 'enter:start', 'converge-on-node:C']);
@@ -165,7 +258,10 @@ describe('placed projects (a runner node converges the generation)', () => {
   });
 
   it('a deploy the node never got fails through the same failure commit', () => {
-    expect(planNodeDeployFailure('SVC_DISK_FULL: full')).toEqual([{ type: 'note', line: 'deploy failed: SVC_DISK_FULL: full' }, { type: 'commit-failure', outcome: 'deploy' }]);
+    expect(planNodeDeployFailure('SVC_DISK_FULL: full')).toEqual([
+      { type: 'note', line: 'deploy failed: SVC_DISK_FULL: full' },
+      { type: 'commit-failure', outcome: 'deploy' },
+    ]);
   });
 
   it('the node outcome settles with the commit effects of local deploys and rollbacks', () => {
@@ -222,8 +318,12 @@ describe('placed projects (a runner node converges the generation)', () => {
   });
 
   it('the state machine validates a placed rollback as a local one, without a snapshot row', () => {
-    expect(() => transition(placed, { type: 'rollback', releaseId: 'P', restoreData: true, confirmation: 'restore nope', canRollback: true, dataOnNode: true })).toThrow(expect.objectContaining({ code: 'SVC_RELEASE_CONFIRMATION_MISMATCH' }));
-    expect(() => transition(placed, { type: 'rollback', releaseId: 'A', restoreData: false, canRollback: true, dataOnNode: true })).toThrow(expect.objectContaining({ code: 'SVC_RELEASE_INVALID_TRANSITION' }));
+    expect(() =>
+      transition(placed, { type: 'rollback', releaseId: 'P', restoreData: true, confirmation: 'restore nope', canRollback: true, dataOnNode: true }),
+    ).toThrow(expect.objectContaining({ code: 'SVC_RELEASE_CONFIRMATION_MISMATCH' }));
+    expect(() => transition(placed, { type: 'rollback', releaseId: 'A', restoreData: false, canRollback: true, dataOnNode: true })).toThrow(
+      expect.objectContaining({ code: 'SVC_RELEASE_INVALID_TRANSITION' }),
+    );
     expect(nodeRollback(true).some((e) => e.type === 'restore-snapshot')).toBe(false);
   });
 

@@ -17,12 +17,16 @@ describe('release set writes', () => {
   it('leaves unchanged inactive releases untouched when a deploy settles', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const res = await plane.upload(await packFixture('healthy', plane.dataDir, async (_dir, config) => ({ ...config, env: { ...config.env, V: String(i) } })));
+      const res = await plane.upload(
+        await packFixture('healthy', plane.dataDir, async (_dir, config) => ({ ...config, env: { ...config.env, V: String(i) } })),
+      );
       expect(res.statusCode, res.body).toBe(201);
       ids.push((res.json() as { release: { id: string; status: string } }).release.id);
     }
     const db = plane.plane.db;
-    db.exec(`CREATE TEMP TABLE release_writes (id TEXT); CREATE TEMP TRIGGER count_release_writes AFTER UPDATE ON releases BEGIN INSERT INTO release_writes VALUES (OLD.id); END;`);
+    db.exec(
+      `CREATE TEMP TABLE release_writes (id TEXT); CREATE TEMP TRIGGER count_release_writes AFTER UPDATE ON releases BEGIN INSERT INTO release_writes VALUES (OLD.id); END;`,
+    );
     const last = await plane.upload(await packFixture('healthy', plane.dataDir, async (_dir, config) => ({ ...config, env: { ...config.env, V: 'last' } })));
     expect(last.statusCode, last.body).toBe(201);
     const written = new Set((db.prepare('SELECT id FROM release_writes').all() as { id: string }[]).map((r) => r.id));

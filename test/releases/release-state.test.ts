@@ -41,7 +41,13 @@ const events: Record<EventName, (id: string) => ReleaseEvent> = {
   rollback: (id) => ({ type: 'rollback', releaseId: id, restoreData: false, canRollback: true }),
   restore: (id) => ({ type: 'rollback', releaseId: id, restoreData: true, confirmation: restorePhrase('shop'), canRollback: true }),
   delete: (id) => ({ type: 'delete-artifact', releaseId: id, confirmation: deleteReleasePhrase('shop', id), allowRollbackLoss: false, canRollback: true }),
-  'delete-loss': (id) => ({ type: 'delete-artifact', releaseId: id, confirmation: deleteReleasePhrase('shop', id), allowRollbackLoss: true, canRollback: true }),
+  'delete-loss': (id) => ({
+    type: 'delete-artifact',
+    releaseId: id,
+    confirmation: deleteReleasePhrase('shop', id),
+    allowRollbackLoss: true,
+    canRollback: true,
+  }),
 };
 
 const INV = 'SVC_RELEASE_INVALID_TRANSITION';
@@ -49,7 +55,15 @@ const NF = 'SVC_NOT_FOUND';
 // Every release state (and a missing id) × every event: 'ok' or the error code.
 const table: Record<string, Record<EventName, string>> = {
   C: { create: INV, activate: 'ok', fail: 'ok', rollback: INV, restore: INV, delete: INV, 'delete-loss': INV },
-  A: { create: INV, activate: INV, fail: INV, rollback: INV, restore: INV, delete: 'SVC_RELEASE_ACTIVE_UNDELETABLE', 'delete-loss': 'SVC_RELEASE_ACTIVE_UNDELETABLE' },
+  A: {
+    create: INV,
+    activate: INV,
+    fail: INV,
+    rollback: INV,
+    restore: INV,
+    delete: 'SVC_RELEASE_ACTIVE_UNDELETABLE',
+    'delete-loss': 'SVC_RELEASE_ACTIVE_UNDELETABLE',
+  },
   P: { create: INV, activate: INV, fail: INV, rollback: 'ok', restore: 'ok', delete: 'SVC_ROLLBACK_LOSS_NOT_ALLOWED', 'delete-loss': 'ok' },
   O: { create: INV, activate: INV, fail: INV, rollback: 'ok', restore: 'SVC_RESTORE_NOT_ALLOWED', delete: 'ok', 'delete-loss': 'ok' },
   F: { create: INV, activate: INV, fail: INV, rollback: INV, restore: INV, delete: 'ok', 'delete-loss': 'ok' },
@@ -141,8 +155,12 @@ describe('release state machine: results', () => {
   });
 
   it('data rollback needs the exact phrase, a snapshot and the rollback permission', () => {
-    expect(errorCode(() => transition(base, { ...events.restore('P'), confirmation: 'restore Shop' } as ReleaseEvent))).toBe('SVC_RELEASE_CONFIRMATION_MISMATCH');
-    expect(errorCode(() => transition(base, { type: 'rollback', releaseId: 'P', restoreData: true, canRollback: true }))).toBe('SVC_RELEASE_CONFIRMATION_MISMATCH');
+    expect(errorCode(() => transition(base, { ...events.restore('P'), confirmation: 'restore Shop' } as ReleaseEvent))).toBe(
+      'SVC_RELEASE_CONFIRMATION_MISMATCH',
+    );
+    expect(errorCode(() => transition(base, { type: 'rollback', releaseId: 'P', restoreData: true, canRollback: true }))).toBe(
+      'SVC_RELEASE_CONFIRMATION_MISMATCH',
+    );
     const noSnapshot = { ...base, releases: base.releases.map((r) => (r.id === 'A' ? { ...r, restoreSnapshot: null } : r)) };
     expect(errorCode(() => transition(noSnapshot, events.restore('P')))).toBe('SVC_RESTORE_NOT_ALLOWED');
     expect(errorCode(() => transition(base, { ...events.rollback('P'), canRollback: false } as ReleaseEvent))).toBe('SVC_ROLLBACK_PERMISSION_REQUIRED');
@@ -167,7 +185,9 @@ describe('release state machine: results', () => {
   });
 
   it('deletion needs the exact phrase and the rollback permission', () => {
-    expect(errorCode(() => transition(base, { ...events.delete('O'), confirmation: deleteReleasePhrase('shop', 'P') } as ReleaseEvent))).toBe('SVC_RELEASE_CONFIRMATION_MISMATCH');
+    expect(errorCode(() => transition(base, { ...events.delete('O'), confirmation: deleteReleasePhrase('shop', 'P') } as ReleaseEvent))).toBe(
+      'SVC_RELEASE_CONFIRMATION_MISMATCH',
+    );
     expect(errorCode(() => transition(base, { ...events.delete('O'), canRollback: false } as ReleaseEvent))).toBe('SVC_ROLLBACK_PERMISSION_REQUIRED');
   });
 });

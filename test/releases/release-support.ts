@@ -20,7 +20,11 @@ export interface Artifact {
 }
 
 /** Copy a fixture app to `dir`, optionally change it, build it and pack it. */
-export async function packFixture(app: string, dir: string, change?: (appDir: string, config: DeployConfig) => Promise<DeployConfig | void>): Promise<Artifact> {
+export async function packFixture(
+  app: string,
+  dir: string,
+  change?: (appDir: string, config: DeployConfig) => Promise<DeployConfig | void>,
+): Promise<Artifact> {
   const appDir = join(dir, `${app}-${randomUUID().slice(0, 8)}`);
   await cp(join(ROOT, 'fixtures', 'apps', app), appDir, { recursive: true, filter: (src) => !/[/\\](dist|\.svc)$/.test(src) });
   await buildTree(join(appDir, 'src'), join(appDir, 'dist'));
@@ -44,7 +48,9 @@ export interface Plane {
 }
 
 /** A control plane on `dataDir` (fresh temp dir by default) with an owner and one project. */
-export async function startPlane(options: { env?: Record<string, string>; dataDir?: string; reuse?: { owner: Browser; project: Plane['project'] } } = {}): Promise<Plane> {
+export async function startPlane(
+  options: { env?: Record<string, string>; dataDir?: string; reuse?: { owner: Browser; project: Plane['project'] } } = {},
+): Promise<Plane> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'svc-releases-')));
   const config = testPlatformConfig({ dataDir, publicUrl: 'http://127.0.0.1:7070', logLevel: 'silent', env: { ...options.env } });
   const plane = await buildControlPlane({ config, logger: createLogger({ level: 'silent' }) });
@@ -64,7 +70,12 @@ export async function startPlane(options: { env?: Record<string, string>; dataDi
       app.inject({
         method: 'POST',
         url: `/api/projects/${project.id}/releases${o.wait === false ? '?wait=false' : ''}`,
-        headers: owner.headers({ 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': o.key ?? `key-${randomUUID()}`, ...o.headers }),
+        headers: owner.headers({
+          'content-type': 'application/vnd.svc.deploy+gzip',
+          'x-svc-artifact-digest': artifact.digest,
+          'idempotency-key': o.key ?? `key-${randomUUID()}`,
+          ...o.headers,
+        }),
         payload: o.body ?? artifact.bytes,
       }),
     appUrl() {

@@ -96,7 +96,11 @@ describe('concurrency, hostile input and limits', () => {
     expect(second.statusCode).toBe(409);
     expect(second.json().error.code).toBe('SVC_PROJECT_LOCKED');
     const id = (first.json() as UploadResponse).release.id;
-    await expect.poll(async () => ((await p.api('GET', `/api/projects/${p.project.id}/releases/${id}`)).json() as { release: { status: string } }).release.status, { timeout: 20_000 }).toBe('active');
+    await expect
+      .poll(async () => ((await p.api('GET', `/api/projects/${p.project.id}/releases/${id}`)).json() as { release: { status: string } }).release.status, {
+        timeout: 20_000,
+      })
+      .toBe('active');
   });
 
   it('every hostile fixture is rejected with its code before anything is written', async () => {
@@ -142,7 +146,10 @@ describe('concurrency, hostile input and limits', () => {
       skipOrFail(ctx, 'mount -t tmpfs is not permitted here; full-disk test skipped');
     }
     // Keep v1 reachable: move its directory onto the small tmpfs with it.
-    execFileSync('sh', ['-c', `chmod -R u+w "${releases}" && mv "${releases}" "${releases}.old" && mkdir "${releases}" && mount -t tmpfs -o size=2m tmpfs "${releases}" && cp -a "${releases}.old/." "${releases}/" && rm -rf "${releases}.old"`]);
+    execFileSync('sh', [
+      '-c',
+      `chmod -R u+w "${releases}" && mv "${releases}" "${releases}.old" && mkdir "${releases}" && mount -t tmpfs -o size=2m tmpfs "${releases}" && cp -a "${releases}.old/." "${releases}/" && rm -rf "${releases}.old"`,
+    ]);
     const failed = await deploy(p, art.big!);
     expect(failed.failure).toMatchObject({ step: 'extract', code: 'SVC_DISK_FULL' });
     expect(p.plane.releases.current(p.project.id)?.releaseId).toBe(v1.id);
@@ -183,12 +190,17 @@ describe('rollback and logs', () => {
     type Entries = { entries: { stream: string; line: string; releaseId: string }[] };
     const read = async () => ((await p.api('GET', `/api/projects/${p.project.id}/logs?limit=100`)).json() as Entries).entries;
     // App output reaches the log store through the runner's capture files (polled).
-    await expect.poll(async () => (await read()).some((e) => e.stream === 'stdout' && e.line.includes('healthy listening') && e.releaseId === v1.id), { timeout: 5000 }).toBe(true);
+    await expect
+      .poll(async () => (await read()).some((e) => e.stream === 'stdout' && e.line.includes('healthy listening') && e.releaseId === v1.id), { timeout: 5000 })
+      .toBe(true);
     const entries = await read();
     expect(entries.some((e) => e.stream === 'system' && e.line.includes('deploy: active'))).toBe(true);
     const address = await p.app.listen({ port: 0, host: '127.0.0.1' });
     const controller = new AbortController();
-    const stream = await fetch(`${address}/api/projects/${p.project.id}/logs?follow=true&stream=system&limit=1`, { headers: p.owner.headers(), signal: controller.signal });
+    const stream = await fetch(`${address}/api/projects/${p.project.id}/logs?follow=true&stream=system&limit=1`, {
+      headers: p.owner.headers(),
+      signal: controller.signal,
+    });
     expect(stream.headers.get('content-type')).toContain('application/x-ndjson');
     const reader = stream.body!.getReader();
     p.plane.releases.logs.system(p.project.id, v1.id, 'hello follower');

@@ -55,7 +55,7 @@ describe('the code says what it is', () => {
     expect(featureTags('  // svc:nodes — a runner node runs it', false)).toHaveLength(1);
     expect(featureTags('foo(); // svc:canary', false)).toHaveLength(1);
     expect(featureTags('  /** svc:github — the check run. */', false)).toHaveLength(1);
-    expect(featureTags(" * placed projects (svc:nodes), or", false)).toHaveLength(1);
+    expect(featureTags(' * placed projects (svc:nodes), or', false)).toHaveLength(1);
     expect(featureTags("  x: z.string().describe('svc:github — full commit SHA'),", false)).toHaveLength(1);
     expect(featureTags('- `node-canaries.ts` — svc:canary: the candidates', true)).toHaveLength(1);
     expect(featureTags("const kind = 'svc:restore';", false)).toEqual([]);

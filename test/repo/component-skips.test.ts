@@ -52,7 +52,7 @@ function skipProblems(text: string): string[] {
     if (!/\.skip\b|\bskip\b/.test(argument)) problems.push(`${call}: a hand-made condition, not a gate's skip`);
   }
   if (conditional.some((c) => /\.skip\b|\bskip\b/.test(c.argument)) && !/\.assertPresent\(\)/.test(text)) {
-    problems.push("skips on a gate but never calls assertPresent(), so CI skips too");
+    problems.push('skips on a gate but never calls assertPresent(), so CI skips too');
   }
   for (const match of text.matchAll(/[\w$]+(?:\?)?\.skip\(/g)) problems.push(`${match[0]}: skips without a gate (use skipOrFail(ctx, what) or a gate's skip)`);
   for (const match of text.matchAll(/console\.warn\(\s*[`'"]SKIPPING[^\n]*/g)) problems.push(`${match[0]}: a hand-made skip warning (requireComponents warns)`);
@@ -64,7 +64,8 @@ function chromiumProblems(text: string): string[] {
   const problems: string[] = [];
   if (/\/usr\/bin\/chromium/.test(text)) problems.push('hard-codes /usr/bin/chromium (test/support/chromium.ts finds it: SVC_CHROMIUM or chromium on PATH)');
   if (/\bchromium\.launch\(|\bexecutablePath\b/.test(text)) problems.push('launches Chromium itself (use launchChromium() from test/support/chromium.ts)');
-  if (/\blaunchChromium\(/.test(text) && !/\bchromiumGate\(/.test(text)) problems.push('launches Chromium without a chromiumGate(suite), so a missing browser is neither skipped nor named');
+  if (/\blaunchChromium\(/.test(text) && !/\bchromiumGate\(/.test(text))
+    problems.push('launches Chromium without a chromiumGate(suite), so a missing browser is neither skipped nor named');
   return problems;
 }
 
@@ -81,12 +82,14 @@ describe('tests skip only through require-components', () => {
   it('finds each shape a hand-made skip takes, and passes gated ones', () => {
     const gated = "const gate = requireComponents('x', []);\ndescribe.skipIf(gate.skip)('x', () => { beforeAll(() => gate.assertPresent()); });";
     expect(skipProblems(gated)).toEqual([]);
-    expect(skipProblems("describe.each([{ skip: gate.skip }])('x', ({ skip }) => { beforeAll(() => gate.assertPresent()); it.skipIf(skip)('y', () => {}); });")).toEqual([]);
+    expect(
+      skipProblems("describe.each([{ skip: gate.skip }])('x', ({ skip }) => { beforeAll(() => gate.assertPresent()); it.skipIf(skip)('y', () => {}); });"),
+    ).toEqual([]);
     expect(skipProblems("it('x', (ctx) => { if (!fs) skipOrFail(ctx, 'no tmpfs'); });")).toEqual([]);
     expect(skipProblems("describe.skipIf(!haveCaddy)('x', () => {});")).toHaveLength(1);
     expect(skipProblems("describe.skipIf(!(await probe()))('x', () => {});")).toHaveLength(1);
     expect(skipProblems("it.runIf(process.getuid?.() === 0)('x', () => {});")).toHaveLength(1);
-    expect(skipProblems("describe.skipIf(gate.skip)('x', () => {});")).toEqual(["skips on a gate but never calls assertPresent(), so CI skips too"]);
+    expect(skipProblems("describe.skipIf(gate.skip)('x', () => {});")).toEqual(['skips on a gate but never calls assertPresent(), so CI skips too']);
     expect(skipProblems("it.skip('x', () => {});")).toHaveLength(1);
     expect(skipProblems("describe.skip('x', () => {});")).toHaveLength(1);
     expect(skipProblems("it('x', (ctx) => { if (!podman) ctx.skip(); });")).toHaveLength(1);
@@ -94,11 +97,12 @@ describe('tests skip only through require-components', () => {
   });
 
   it('finds Chromium found or launched by hand, and passes a gated launchChromium', () => {
-    const gated = "const gate = chromiumGate('x');\ndescribe.skipIf(gate.skip)('x', () => { beforeAll(async () => { gate.assertPresent(); browser = await launchChromium(); }); });";
+    const gated =
+      "const gate = chromiumGate('x');\ndescribe.skipIf(gate.skip)('x', () => { beforeAll(async () => { gate.assertPresent(); browser = await launchChromium(); }); });";
     expect(chromiumProblems(gated)).toEqual([]);
     expect(chromiumProblems("browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });")).toHaveLength(2);
-    expect(chromiumProblems("browser = await chromium.launch({ executablePath: process.env.SVC_CHROMIUM });")).toHaveLength(1);
-    expect(chromiumProblems("beforeAll(async () => { browser = await launchChromium(); });")).toHaveLength(1);
+    expect(chromiumProblems('browser = await chromium.launch({ executablePath: process.env.SVC_CHROMIUM });')).toHaveLength(1);
+    expect(chromiumProblems('beforeAll(async () => { browser = await launchChromium(); });')).toHaveLength(1);
     expect(chromiumProblems("commandComponent('chromium', ['/usr/bin/chromium', '--version'])")).toHaveLength(1);
   });
 

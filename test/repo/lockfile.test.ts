@@ -51,8 +51,20 @@ function npmOffline(args: string[]): { dir: string; status: number | null; outpu
   const dir = mkdtempSync(join(tmpdir(), 'svc-lockfile-'));
   scratch.push(dir);
   for (const file of ['package.json', 'package-lock.json']) copyFileSync(join(repoRoot, file), join(dir, file));
-  const run = spawnSync('npm', [...args, '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--cache', join(dir, '.npm-cache')], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
-  return { dir, status: run.status, output: `${run.stdout}${run.stderr}`.split('\n').filter((line) => !line.includes('EBADENGINE')).join('\n').slice(-2000) };
+  const run = spawnSync('npm', [...args, '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--cache', join(dir, '.npm-cache')], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  return {
+    dir,
+    status: run.status,
+    output: `${run.stdout}${run.stderr}`
+      .split('\n')
+      .filter((line) => !line.includes('EBADENGINE'))
+      .join('\n')
+      .slice(-2000),
+  };
 }
 
 describe('package-lock.json', () => {
@@ -83,6 +95,9 @@ describe('package-lock.json', () => {
     const install = npmOffline(['install', '--package-lock-only']);
     expect(install.status, `npm ${npm} install needs the registry to complete the lockfile:\n${install.output}`).toBe(0);
     const rewritten = readFileSync(join(install.dir, 'package-lock.json'), 'utf8');
-    expect(rewritten === readFileSync(join(repoRoot, 'package-lock.json'), 'utf8'), `npm ${npm} install rewrites package-lock.json: regenerate it with npm 11 (npm install) and commit it`).toBe(true);
+    expect(
+      rewritten === readFileSync(join(repoRoot, 'package-lock.json'), 'utf8'),
+      `npm ${npm} install rewrites package-lock.json: regenerate it with npm 11 (npm install) and commit it`,
+    ).toBe(true);
   });
 });

@@ -49,7 +49,9 @@ function reachable(entries: string[], read: (path: string) => string | null, dec
 function packProblems(files: string[], manifest: Manifest, read: (path: string) => string | null, hasSource: (path: string) => boolean): string[] {
   const shipped = new Set(files);
   const problems: string[] = [];
-  const exportTargets = Object.values(manifest.exports).flatMap((target) => (typeof target === 'string' ? [target] : [target.types, target.default].filter((t): t is string => t !== undefined)));
+  const exportTargets = Object.values(manifest.exports).flatMap((target) =>
+    typeof target === 'string' ? [target] : [target.types, target.default].filter((t): t is string => t !== undefined),
+  );
   const bins = Object.values(manifest.bin).map(relative);
   const modules = exportTargets.map(relative).filter((t) => !t.endsWith('.d.ts') && t.endsWith('.js'));
   const types = exportTargets.map(relative).filter((t) => t.endsWith('.d.ts'));
@@ -77,11 +79,15 @@ function packProblems(files: string[], manifest: Manifest, read: (path: string) 
     }
     if (/\.js$/.test(path)) {
       const url = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(read(path) ?? '')?.[1];
-      if (url && !url.startsWith('data:') && !shipped.has(relative(posix.join(posix.dirname(path), url)))) problems.push(`${path}: names a source map that is not in the package`);
+      if (url && !url.startsWith('data:') && !shipped.has(relative(posix.join(posix.dirname(path), url))))
+        problems.push(`${path}: names a source map that is not in the package`);
     }
-    if (/(?:^|\/)screenshots\//.test(path) || (/\.(?:png|jpe?g|gif|webp)$/i.test(path) && !path.startsWith('web/dist/'))) problems.push(`${path}: an image (screenshots stay in the repository)`);
-    if (/^(?:test|fixtures|scripts|action|\.ci)\//.test(path) || /(?:^|\/)(?:test|fixtures|__tests__)\//.test(path) || /\.test\.[cm]?js$/.test(path)) problems.push(`${path}: tests, fixtures or repository tooling`);
-    if (path.startsWith('dist/') && /\.(?:js|d\.ts)$/.test(path) && !hasSource(path)) problems.push(`${path}: built from a source that no longer exists (rebuild dist from scratch)`);
+    if (/(?:^|\/)screenshots\//.test(path) || (/\.(?:png|jpe?g|gif|webp)$/i.test(path) && !path.startsWith('web/dist/')))
+      problems.push(`${path}: an image (screenshots stay in the repository)`);
+    if (/^(?:test|fixtures|scripts|action|\.ci)\//.test(path) || /(?:^|\/)(?:test|fixtures|__tests__)\//.test(path) || /\.test\.[cm]?js$/.test(path))
+      problems.push(`${path}: tests, fixtures or repository tooling`);
+    if (path.startsWith('dist/') && /\.(?:js|d\.ts)$/.test(path) && !hasSource(path))
+      problems.push(`${path}: built from a source that no longer exists (rebuild dist from scratch)`);
   }
   return problems;
 }
@@ -94,7 +100,10 @@ function sourceExists(path: string): boolean {
 
 describe('the published package', () => {
   it('finds each kind of wrong content in a made-up package', () => {
-    const manifest: Manifest = { bin: { tool: 'bin/tool.js' }, exports: { './lib': { types: './dist/src/lib/index.d.ts', default: './dist/src/lib/index.js' } } };
+    const manifest: Manifest = {
+      bin: { tool: 'bin/tool.js' },
+      exports: { './lib': { types: './dist/src/lib/index.d.ts', default: './dist/src/lib/index.js' } },
+    };
     const texts: Record<string, string> = {
       'bin/tool.js': "import { main } from '../dist/cli/main.js';",
       'dist/cli/main.js': "import './helper.js';\nconst worker = new URL('./worker.js', import.meta.url);",
@@ -103,12 +112,37 @@ describe('the published package', () => {
       'dist/src/lib/index.d.ts': "export type { Thing } from '../core/thing.js';",
     };
     const read = (path: string) => texts[path] ?? '';
-    const good = ['bin/tool.js', 'dist/cli/main.js', 'dist/cli/helper.js', 'dist/cli/worker.js', 'dist/src/lib/index.js', 'dist/src/lib/inner.js', 'dist/src/lib/index.d.ts', 'dist/src/core/thing.d.ts'];
+    const good = [
+      'bin/tool.js',
+      'dist/cli/main.js',
+      'dist/cli/helper.js',
+      'dist/cli/worker.js',
+      'dist/src/lib/index.js',
+      'dist/src/lib/inner.js',
+      'dist/src/lib/index.d.ts',
+      'dist/src/core/thing.d.ts',
+    ];
     const fine: Record<string, string> = { ...texts, 'dist/src/lib/index.js': "export * from './inner.js';" };
-    expect(packProblems(good, manifest, (path) => fine[path] ?? '', () => true)).toEqual([]);
+    expect(
+      packProblems(
+        good,
+        manifest,
+        (path) => fine[path] ?? '',
+        () => true,
+      ),
+    ).toEqual([]);
 
     const problems = packProblems(
-      [...good.filter((p) => p !== 'dist/cli/worker.js' && p !== 'dist/src/core/thing.d.ts'), 'dist/cli/main.js.map', 'dist/src/core/other.d.ts', 'src/lib/index.ts', 'docs/screenshots/a.png', 'test/x.test.js', 'fixtures/apps/a/server.js', 'dist/cli/gone.js'],
+      [
+        ...good.filter((p) => p !== 'dist/cli/worker.js' && p !== 'dist/src/core/thing.d.ts'),
+        'dist/cli/main.js.map',
+        'dist/src/core/other.d.ts',
+        'src/lib/index.ts',
+        'docs/screenshots/a.png',
+        'test/x.test.js',
+        'fixtures/apps/a/server.js',
+        'dist/cli/gone.js',
+      ],
       manifest,
       read,
       (path) => path !== 'dist/cli/gone.js',
@@ -125,12 +159,21 @@ describe('the published package', () => {
       'tests, fixtures or repository tooling',
       'built from a source that no longer exists (rebuild dist from scratch)',
     ]);
-    expect(packProblems(good.filter((p) => p !== 'bin/tool.js'), manifest, read, () => true)[0]).toBe('bin/tool.js: a bin or export target, not in the package');
+    expect(
+      packProblems(
+        good.filter((p) => p !== 'bin/tool.js'),
+        manifest,
+        read,
+        () => true,
+      )[0],
+    ).toBe('bin/tool.js: a bin or export target, not in the package');
   });
 
   it('holds what the bins and exports need and nothing a user cannot use', () => {
     const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as Manifest;
-    const missingBuild = Object.values(manifest.bin).filter((bin) => !existsSync(join(repoRoot, 'dist', readFileSync(join(repoRoot, bin), 'utf8').match(/\.\.\/dist\/([^'"]+)/)?.[1] ?? 'missing')));
+    const missingBuild = Object.values(manifest.bin).filter(
+      (bin) => !existsSync(join(repoRoot, 'dist', readFileSync(join(repoRoot, bin), 'utf8').match(/\.\.\/dist\/([^'"]+)/)?.[1] ?? 'missing')),
+    );
     expect(missingBuild, 'dist/ is not built: run `npm run build` first (`npm test` does)').toEqual([]);
     const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
     expect(pack.status, pack.stderr).toBe(0);

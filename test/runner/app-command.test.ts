@@ -17,7 +17,15 @@ const ctx = {
   nodePath: '/usr/bin/node',
   port: 4100,
   host: '127.0.0.1',
-  baseEnv: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: '/root', SVC_PLATFORM_MASTER_KEY: 'k', SVC_TOKEN: 't', AWS_SECRET_ACCESS_KEY: 'x', NODE_OPTIONS: '--inspect' },
+  baseEnv: {
+    PATH: '/usr/bin:/bin',
+    LANG: 'C.UTF-8',
+    HOME: '/root',
+    SVC_PLATFORM_MASTER_KEY: 'k',
+    SVC_TOKEN: 't',
+    AWS_SECRET_ACCESS_KEY: 'x',
+    NODE_OPTIONS: '--inspect',
+  },
 };
 
 describe('buildAppCommand', () => {

@@ -71,6 +71,10 @@ describe('checkHealth', () => {
     expect(await checkHealth({ host: '127.0.0.1', port: 1, timeoutMs: 60_000, exited, fetch: failing })).toMatchObject({ ok: false, reason: 'exited' });
     const controller = new AbortController();
     controller.abort();
-    expect(await checkHealth({ host: '127.0.0.1', port: 1, timeoutMs: 60_000, signal: controller.signal, fetch: failing })).toMatchObject({ ok: false, reason: 'aborted', attempts: 0 });
+    expect(await checkHealth({ host: '127.0.0.1', port: 1, timeoutMs: 60_000, signal: controller.signal, fetch: failing })).toMatchObject({
+      ok: false,
+      reason: 'aborted',
+      attempts: 0,
+    });
   });
 });

@@ -22,7 +22,12 @@ const events: SupervisorEvent[] = [];
 const started: RunningApp[] = [];
 const releaseDir = () => join(root, 'releases', 'rel_1');
 const databasePath = () => join(root, 'data', 'app.db');
-const target = (): MigrationJobTarget => ({ databasePath: databasePath(), migrationsDir: join(releaseDir(), 'migrations'), allowUnsafeMigrations: false, operatorAllowsUnsafe: false });
+const target = (): MigrationJobTarget => ({
+  databasePath: databasePath(),
+  migrationsDir: join(releaseDir(), 'migrations'),
+  allowUnsafeMigrations: false,
+  operatorAllowsUnsafe: false,
+});
 const noteCount = () => {
   const db = new Database(databasePath(), { readonly: true });
   try {
@@ -40,7 +45,16 @@ beforeAll(async () => {
     logs,
     stateFile: join(root, 'supervisor.json'),
     packageDir: repo,
-    resolveSpec: async (projectId, releaseId) => ({ projectId, releaseId, releaseDir: releaseDir(), entry: 'src/server.mjs', dataDir: join(root, 'data'), databasePath: databasePath(), env: {}, secrets: {} }),
+    resolveSpec: async (projectId, releaseId) => ({
+      projectId,
+      releaseId,
+      releaseDir: releaseDir(),
+      entry: 'src/server.mjs',
+      dataDir: join(root, 'data'),
+      databasePath: databasePath(),
+      env: {},
+      secrets: {},
+    }),
     onEvent: (event) => events.push(event),
   });
 });

@@ -17,7 +17,10 @@ beforeEach(async () => {
   platformDir = join(root, 'platform');
   // A stand-in platform package with the `./sqlite` export the real one provides.
   await mkdir(platformDir, { recursive: true });
-  await writeFile(join(platformDir, 'package.json'), JSON.stringify({ name: 'svc', type: 'module', exports: { './sqlite': './sqlite.js', './package.json': './package.json' } }));
+  await writeFile(
+    join(platformDir, 'package.json'),
+    JSON.stringify({ name: 'svc', type: 'module', exports: { './sqlite': './sqlite.js', './package.json': './package.json' } }),
+  );
   await writeFile(join(platformDir, 'sqlite.js'), 'export default class Database { static kind = "svc-sqlite"; }\n');
   await mkdir(join(releaseDir, 'dist'), { recursive: true });
   await writeFile(join(releaseDir, 'dist', 'server.mjs'), "import Database from 'svc/sqlite';\nconsole.log(Database.kind);\n");
@@ -38,7 +41,10 @@ describe('prepareReleaseDir', () => {
   it('resolves the real platform package too', async () => {
     const real = resolve(import.meta.dirname, '..', '..');
     await prepareReleaseDir({ releaseDir, platformPackageDir: real });
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', "import p from 'svc/package.json' with { type: 'json' }; console.log(p.name)"], { cwd: releaseDir, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', "import p from 'svc/package.json' with { type: 'json' }; console.log(p.name)"], {
+      cwd: releaseDir,
+      encoding: 'utf8',
+    });
     expect(out.trim()).toBe('svc');
   });
 

@@ -122,7 +122,9 @@ describe('ProcessRunner', () => {
   });
 
   it('re-adopts an app after its control plane was killed, keeps capturing logs, and can stop it', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'control-plane-child.ts'), root, releaseDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'control-plane-child.ts'), root, releaseDir], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     children.push(child);
     let out = '';
     child.stdout!.on('data', (c: Buffer) => (out += c.toString()));

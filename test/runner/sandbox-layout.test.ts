@@ -89,7 +89,11 @@ describe('sandboxLayout', () => {
   });
 
   it('accepts data paths whose names merely begin with two dots', () => {
-    const layout = sandboxLayout({ ...spec, databasePath: '/srv/svc/projects/prj_1/data/..db/app.db', platformEnv: { SVC_X_DIR: '/srv/svc/projects/prj_1/data/..x' } });
+    const layout = sandboxLayout({
+      ...spec,
+      databasePath: '/srv/svc/projects/prj_1/data/..db/app.db',
+      platformEnv: { SVC_X_DIR: '/srv/svc/projects/prj_1/data/..x' },
+    });
     expect(layout.databasePath).toBe('/data/..db/app.db');
     expect(layout.platformEnv).toEqual({ SVC_X_DIR: '/data/..x' });
   });

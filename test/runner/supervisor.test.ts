@@ -17,7 +17,13 @@ const backoff = { initialMs: 50, factor: 2, maxMs: 200, stableAfterMs: 10_000 };
 
 beforeEach(async () => {
   ({ root, releaseDir } = await makeRoot());
-  runner = new ProcessRunner({ runsDir: join(root, 'runs'), logs: new LogStore({ dir: join(root, 'logs') }), tailPollMs: 20, adoptPollMs: 50, stopGraceMs: 1_000 });
+  runner = new ProcessRunner({
+    runsDir: join(root, 'runs'),
+    logs: new LogStore({ dir: join(root, 'logs') }),
+    tailPollMs: 20,
+    adoptPollMs: 50,
+    stopGraceMs: 1_000,
+  });
 });
 afterEach(async () => {
   for (const s of supervisors.splice(0)) await s.stopAll(200);
@@ -40,7 +46,8 @@ function makeSupervisor(overrides: Partial<AppStartSpec> = {}, calls: string[] =
   return { supervisor, events };
 }
 const healthy = async (port: number) => (await checkHealth({ host: '127.0.0.1', port, path: '/healthz', timeoutMs: 10_000 })).ok;
-const savedState = () => JSON.parse(readFileSync(join(root, 'supervisor.json'), 'utf8')) as { projects: Record<string, { releaseId: string; record: { pid: number } | null }> };
+const savedState = () =>
+  JSON.parse(readFileSync(join(root, 'supervisor.json'), 'utf8')) as { projects: Record<string, { releaseId: string; record: { pid: number } | null }> };
 
 describe('Supervisor', () => {
   it('restarts a crashed active release on the same port with fresh secrets, and persists the new pid', async () => {

@@ -1,5 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFetchHandler, openDatabase, renderCsrfMeta, type AppDatabase, type FetchHandler, type Identity, type LiveRequestContext, type LiveRoute } from '../../src/runtime/index.js';
+import {
+  createFetchHandler,
+  openDatabase,
+  renderCsrfMeta,
+  type AppDatabase,
+  type FetchHandler,
+  type Identity,
+  type LiveRequestContext,
+  type LiveRoute,
+} from '../../src/runtime/index.js';
 import { authBackend } from './support/tasks-backend.js';
 
 const ORIGIN = 'http://app.localhost:3000';
@@ -35,7 +44,10 @@ function call(handle: FetchHandler, client: Client | null, kind: 'query' | 'muta
   const headers: Record<string, string> = {};
   if (client) headers.cookie = client.cookie;
   if (client && csrf) headers['x-svc-csrf'] = client.csrf;
-  return handle(request(`/__svc/${kind}/${path}`, { body: args, headers })).then(async (r) => ({ status: r.status, body: (await r.json()) as { value?: unknown; error?: { code: string } } }));
+  return handle(request(`/__svc/${kind}/${path}`, { body: args, headers })).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as { value?: unknown; error?: { code: string } },
+  }));
 }
 
 function setup(live?: LiveRoute): FetchHandler {
@@ -61,7 +73,9 @@ describe('built-in authentication', () => {
     expect(right.status).toBe(200);
     const session = await handle(request('/__svc/auth/session', { method: 'GET', headers: { cookie: alice.cookie } }));
     expect(await session.json()).toEqual({ user: { id: alice.userId, email: 'alice@example.com' }, csrfToken: alice.csrf });
-    expect(renderCsrfMeta(handle.session(request('/', { method: 'GET', headers: { cookie: alice.cookie } })))).toBe(`<meta name="svc-csrf" content="${alice.csrf}">`);
+    expect(renderCsrfMeta(handle.session(request('/', { method: 'GET', headers: { cookie: alice.cookie } })))).toBe(
+      `<meta name="svc-csrf" content="${alice.csrf}">`,
+    );
     expect(renderCsrfMeta(null)).toBe('<meta name="svc-csrf" content="">');
   });
 
@@ -70,7 +84,12 @@ describe('built-in authentication', () => {
     const alice = await signUp(handle, 'alice@example.com');
     const missing = await call(handle, alice, 'mutation', 'tasks/add', { text: 'x' }, false);
     expect(missing).toMatchObject({ status: 403, body: { error: { code: 'SVC_RUNTIME_CSRF' } } });
-    const wrong = await handle(request('/__svc/mutation/tasks/add', { body: { text: 'x' }, headers: { cookie: alice.cookie, 'x-svc-csrf': `${alice.csrf.slice(0, -1)}${alice.csrf.endsWith('A') ? 'B' : 'A'}` } }));
+    const wrong = await handle(
+      request('/__svc/mutation/tasks/add', {
+        body: { text: 'x' },
+        headers: { cookie: alice.cookie, 'x-svc-csrf': `${alice.csrf.slice(0, -1)}${alice.csrf.endsWith('A') ? 'B' : 'A'}` },
+      }),
+    );
     expect(wrong.status).toBe(403);
     expect((await call(handle, alice, 'query', 'tasks/list', {})).body.value).toEqual([]);
     expect((await call(handle, alice, 'mutation', 'tasks/add', { text: 'x' })).status).toBe(200);
@@ -118,7 +137,9 @@ describe('built-in authentication', () => {
 
   it('rejects a cross-site sign-in attempt', async () => {
     const handle = setup();
-    const response = await handle(request('/__svc/auth/signup', { body: { email: 'x@example.com', password: 'long enough pw' }, headers: { origin: 'https://evil.example' } }));
+    const response = await handle(
+      request('/__svc/auth/signup', { body: { email: 'x@example.com', password: 'long enough pw' }, headers: { origin: 'https://evil.example' } }),
+    );
     expect(response.status).toBe(403);
   });
 

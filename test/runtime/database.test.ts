@@ -68,7 +68,9 @@ describe('openDatabase', () => {
     const db = openDatabase(schema, { path });
     createEngine(backend, db).runMutation('notes/add', { title: 'a', priority: 1 }, null);
     db.close();
-    const stricter = defineSchema({ notes: defineTable({ title: v.string(), priority: v.number(), done: v.boolean(), tag: v.optional(v.string()), due: v.number() }) });
+    const stricter = defineSchema({
+      notes: defineTable({ title: v.string(), priority: v.number(), done: v.boolean(), tag: v.optional(v.string()), due: v.number() }),
+    });
     expect(() => openDatabase(stricter, { path })).toThrow(expect.objectContaining({ code: 'SVC_RUNTIME_SCHEMA_MISMATCH' }));
   });
 
@@ -94,8 +96,12 @@ describe('openDatabase', () => {
     expect(() => defineSchema({ sqlite_x: defineTable({}) })).toThrow(expect.objectContaining({ code: 'SVC_RUNTIME_SCHEMA' }));
     expect(() => defineSchema({ t: defineTable({ 'a-b': v.string() }) })).toThrow(expect.objectContaining({ code: 'SVC_RUNTIME_SCHEMA' }));
     expect(() => defineSchema({ t: defineTable({ a: v.string() }).index('i', ['b' as 'a']) })).toThrow(expect.objectContaining({ code: 'SVC_RUNTIME_SCHEMA' }));
-    expect(() => defineSchema({ t: defineTable({ a: v.string() }).index('i', ['a']).index('i', ['a']) })).toThrow(expect.objectContaining({ code: 'SVC_RUNTIME_SCHEMA' }));
-    expect(() => defineBackend({ schema, functions: { 'bad name': backend.functions.notes } })).toThrow(expect.objectContaining({ code: 'SVC_RUNTIME_SCHEMA' }));
+    expect(() => defineSchema({ t: defineTable({ a: v.string() }).index('i', ['a']).index('i', ['a']) })).toThrow(
+      expect.objectContaining({ code: 'SVC_RUNTIME_SCHEMA' }),
+    );
+    expect(() => defineBackend({ schema, functions: { 'bad name': backend.functions.notes } })).toThrow(
+      expect.objectContaining({ code: 'SVC_RUNTIME_SCHEMA' }),
+    );
     expect(() => defineBackend({ schema, functions: { notes: { list: 42 } } as never })).toThrow(expect.objectContaining({ code: 'SVC_RUNTIME_SCHEMA' }));
   });
 
@@ -121,7 +127,9 @@ describe('openDatabase', () => {
     openDatabase(schema, { path }).close();
     const fewer = defineSchema({ ...schema.tables, notes: defineTable(schema.tables.notes.fields).index('by_done', ['done']) });
     const db = track(openDatabase(fewer, { path }));
-    const names = (db.sqlite.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'notes'`).all() as Array<{ name: string }>).map((r) => r.name);
+    const names = (db.sqlite.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'notes'`).all() as Array<{ name: string }>).map(
+      (r) => r.name,
+    );
     expect(names).toContain('notes__by_done');
     expect(names).not.toContain('notes__by_priority');
   });
@@ -129,14 +137,18 @@ describe('openDatabase', () => {
   it('keeps unchanged indexes across opens (no rebuild) and rebuilds changed ones', () => {
     const path = tempFile();
     openDatabase(schema, { path }).close();
-    const indexes = (db: AppDatabase) => db.sqlite.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'notes' ORDER BY name`).all();
+    const indexes = (db: AppDatabase) =>
+      db.sqlite.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'notes' ORDER BY name`).all();
     const again = openDatabase(schema, { path });
     const before = indexes(again);
     again.close();
     const same = openDatabase(schema, { path });
     expect(indexes(same)).toEqual(before);
     same.close();
-    const changed = defineSchema({ ...schema.tables, notes: defineTable(schema.tables.notes.fields).index('by_done', ['done', 'priority']).index('by_priority', ['priority']) });
+    const changed = defineSchema({
+      ...schema.tables,
+      notes: defineTable(schema.tables.notes.fields).index('by_done', ['done', 'priority']).index('by_priority', ['priority']),
+    });
     const db = track(openDatabase(changed, { path }));
     const sql = (db.sqlite.prepare(`SELECT sql FROM sqlite_master WHERE name = 'notes__by_done'`).get() as { sql: string }).sql;
     expect(sql).toContain(`json_extract("doc", '$.priority')`);

@@ -7,7 +7,11 @@ let db: AppDatabase | undefined;
 afterEach(() => db?.close());
 
 function post(path: string, body: unknown, headers: Record<string, string> = {}): Request {
-  return new Request(`${ORIGIN}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return new Request(`${ORIGIN}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 
 async function json(response: Response): Promise<{ status: number; body: Record<string, unknown> & { error?: { code: string; message: string } } }> {
@@ -27,7 +31,10 @@ describe('createFetchHandler', () => {
     const functions = body.functions as Array<{ path: string; kind: string; args: unknown }>;
     expect(functions.find((f) => f.path === 'notes/add')).toMatchObject({
       kind: 'mutation',
-      args: { type: 'object', fields: { title: { type: 'string' }, priority: { type: 'number', integer: true, min: 0 }, tag: { type: 'string', optional: true } } },
+      args: {
+        type: 'object',
+        fields: { title: { type: 'string' }, priority: { type: 'number', integer: true, min: 0 }, tag: { type: 'string', optional: true } },
+      },
     });
     expect(functions.find((f) => f.path === 'notes/list')?.kind).toBe('query');
     expect(body.auth).toBe(false);

@@ -1,5 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEngine, DatabaseConflictError, defineBackend, functionsFor, openDatabase, RuntimeError, v, type Identity, type RuntimeEngine } from '../../src/runtime/index.js';
+import {
+  createEngine,
+  DatabaseConflictError,
+  defineBackend,
+  functionsFor,
+  openDatabase,
+  RuntimeError,
+  v,
+  type Identity,
+  type RuntimeEngine,
+} from '../../src/runtime/index.js';
 import type { AppDatabase } from '../../src/runtime/index.js';
 import { backend, schema } from './support/tasks-backend.js';
 
@@ -52,7 +62,12 @@ describe('queries and mutations', () => {
 
   it('filters, orders and limits through the builder', () => {
     setup();
-    for (const [title, priority] of [['a', 1], ['b', 5], ['c', 3]] as const) engine.runMutation('notes/add', { title, priority }, null);
+    for (const [title, priority] of [
+      ['a', 1],
+      ['b', 5],
+      ['c', 3],
+    ] as const)
+      engine.runMutation('notes/add', { title, priority }, null);
     const all = engine.runQuery<Array<{ title: string }>>('notes/list', {}, null).value;
     expect(all.map((n) => n.title)).toEqual(['b', 'c', 'a']);
     const low = engine.runQuery<Array<{ title: string }>>('notes/list', { maxPriority: 4 }, null).value;

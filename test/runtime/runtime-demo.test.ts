@@ -20,13 +20,25 @@ async function linkSvc(appDir: string): Promise<void> {
   await symlink(join(ROOT, 'src'), join(pkg, 'src'));
   await writeFile(
     join(pkg, 'package.json'),
-    JSON.stringify({ name: 'svc', type: 'module', exports: { './runtime': './src/runtime/index.ts', './runtime/client': './src/runtime/client/index.ts', './sqlite': './src/runtime/sqlite.ts', './operations': './src/operations.ts' } }),
+    JSON.stringify({
+      name: 'svc',
+      type: 'module',
+      exports: {
+        './runtime': './src/runtime/index.ts',
+        './runtime/client': './src/runtime/client/index.ts',
+        './sqlite': './src/runtime/sqlite.ts',
+        './operations': './src/operations.ts',
+      },
+    }),
   );
 }
 
 beforeAll(async () => {
   ({ dir: root, cleanup } = await tempDir('svc-runtime-demo-'));
-  await cp(join(ROOT, 'fixtures', 'apps', 'runtime-demo'), join(root, 'app'), { recursive: true, filter: (src) => !/[/\\](dist|\.svc|node_modules)$/.test(src) });
+  await cp(join(ROOT, 'fixtures', 'apps', 'runtime-demo'), join(root, 'app'), {
+    recursive: true,
+    filter: (src) => !/[/\\](dist|\.svc|node_modules)$/.test(src),
+  });
 }, 60_000);
 afterAll(async () => {
   child?.kill('SIGKILL');
@@ -39,12 +51,22 @@ interface User {
 }
 
 async function signUp(email: string): Promise<User> {
-  const response = await fetch(`${base}/__svc/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'demo password 1' }) });
+  const response = await fetch(`${base}/__svc/auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: 'demo password 1' }),
+  });
   expect(response.status).toBe(201);
   return { cookie: response.headers.getSetCookie()[0]!.split(';')[0]!, csrf: ((await response.json()) as { csrfToken: string }).csrfToken };
 }
 
-async function call(user: User, kind: 'query' | 'mutation', path: string, args: unknown, csrf = true): Promise<{ status: number; body: { value?: unknown; error?: { code: string } } }> {
+async function call(
+  user: User,
+  kind: 'query' | 'mutation',
+  path: string,
+  args: unknown,
+  csrf = true,
+): Promise<{ status: number; body: { value?: unknown; error?: { code: string } } }> {
   const response = await fetch(`${base}/__svc/${kind}/${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', cookie: user.cookie, ...(csrf ? { 'x-svc-csrf': user.csrf } : {}) },
@@ -71,11 +93,15 @@ describe('runtime-demo fixture', () => {
   it('starts, serves the page, and keeps each user to their own tasks with CSRF and live snapshots', async () => {
     const app = join(root, 'app');
     await linkSvc(app);
-    child = spawn(process.execPath, ['--import', pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href, join(app, 'dist', 'server.mjs')], {
-      cwd: app,
-      env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production', SVC_DATABASE_PATH: join(root, 'app.db') },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    child = spawn(
+      process.execPath,
+      ['--import', pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href, join(app, 'dist', 'server.mjs')],
+      {
+        cwd: app,
+        env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production', SVC_DATABASE_PATH: join(root, 'app.db') },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     base = await new Promise<string>((resolve, reject) => {
       let out = '';
       const timer = setTimeout(() => reject(new Error(`no listening line: ${out}`)), 30_000);
@@ -106,7 +132,11 @@ describe('runtime-demo fixture', () => {
     expect((await call(bob, 'mutation', 'tasks/toggle', { id })).body.value).toBeNull();
     expect((await call(bob, 'mutation', 'tasks/remove', { id })).body.value).toBeNull();
     expect((await call(alice, 'mutation', 'tasks/toggle', { id })).body.value).toMatchObject({ done: true, _version: 2 });
-    const cross = await fetch(`${base}/__svc/mutation/tasks/add`, { method: 'POST', headers: { origin: 'https://evil.example', cookie: alice.cookie, 'x-svc-csrf': alice.csrf }, body: '{"text":"x"}' });
+    const cross = await fetch(`${base}/__svc/mutation/tasks/add`, {
+      method: 'POST',
+      headers: { origin: 'https://evil.example', cookie: alice.cookie, 'x-svc-csrf': alice.csrf },
+      body: '{"text":"x"}',
+    });
     expect(cross.status).toBe(403);
 
     // The live route streams a snapshot of alice's tasks with the revision as event id.

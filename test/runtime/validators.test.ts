@@ -14,7 +14,13 @@ function code(fn: () => unknown): string | undefined {
 }
 
 describe('validators', () => {
-  const fields = { name: v.string({ min: 2, max: 4 }), n: v.number({ integer: true, min: 0 }), ok: v.boolean(), note: v.optional(v.string()), ref: v.id('tasks') };
+  const fields = {
+    name: v.string({ min: 2, max: 4 }),
+    n: v.number({ integer: true, min: 0 }),
+    ok: v.boolean(),
+    note: v.optional(v.string()),
+    ref: v.id('tasks'),
+  };
   const good = { name: 'abc', n: 3, ok: true, ref: 'tasks_0123456789abcdefghij' };
 
   it('accept valid values and drop nothing', () => {
@@ -49,7 +55,16 @@ describe('compileQuery', () => {
   const isField = (f: string) => ['_id', '_creationTime', '_version', 'done', 'p'].includes(f);
   it('binds every value as a parameter and scopes owned tables', () => {
     const { sql, params } = compileQuery(
-      { table: 't', conditions: [{ op: 'eq', field: 'done', value: true }, { op: 'lt', field: 'p', value: "3'; DROP TABLE t; --" }], order: { field: 'p', direction: 'desc' }, limit: 5, ownerId: 'u1' },
+      {
+        table: 't',
+        conditions: [
+          { op: 'eq', field: 'done', value: true },
+          { op: 'lt', field: 'p', value: "3'; DROP TABLE t; --" },
+        ],
+        order: { field: 'p', direction: 'desc' },
+        limit: 5,
+        ownerId: 'u1',
+      },
       isField,
     );
     expect(sql).toBe(
@@ -58,12 +73,32 @@ describe('compileQuery', () => {
     expect(params).toEqual(['u1', 1, "3'; DROP TABLE t; --", 5]);
   });
   it('handles null with IS NULL / IS NOT NULL and rejects unknown fields and ordering against null', () => {
-    expect(compileQuery({ table: 't', conditions: [{ op: 'eq', field: 'p', value: null }, { op: 'neq', field: 'done', value: null }], order: { field: '_creationTime', direction: 'asc' } }, isField).sql).toContain(
-      `json_extract("doc", '$.p') IS NULL AND json_extract("doc", '$.done') IS NOT NULL`,
-    );
-    expect(code(() => compileQuery({ table: 't', conditions: [{ op: 'eq', field: 'x', value: 1 }], order: { field: '_creationTime', direction: 'asc' } }, isField))).toBe('SVC_RUNTIME_INVALID_QUERY');
-    expect(code(() => compileQuery({ table: 't', conditions: [{ op: 'lt', field: 'p', value: null }], order: { field: '_creationTime', direction: 'asc' } }, isField))).toBe('SVC_RUNTIME_INVALID_QUERY');
-    expect(code(() => compileQuery({ table: 't', conditions: [{ op: 'eq', field: 'p', value: {} as never }], order: { field: '_creationTime', direction: 'asc' } }, isField))).toBe('SVC_RUNTIME_INVALID_QUERY');
+    expect(
+      compileQuery(
+        {
+          table: 't',
+          conditions: [
+            { op: 'eq', field: 'p', value: null },
+            { op: 'neq', field: 'done', value: null },
+          ],
+          order: { field: '_creationTime', direction: 'asc' },
+        },
+        isField,
+      ).sql,
+    ).toContain(`json_extract("doc", '$.p') IS NULL AND json_extract("doc", '$.done') IS NOT NULL`);
+    expect(
+      code(() => compileQuery({ table: 't', conditions: [{ op: 'eq', field: 'x', value: 1 }], order: { field: '_creationTime', direction: 'asc' } }, isField)),
+    ).toBe('SVC_RUNTIME_INVALID_QUERY');
+    expect(
+      code(() =>
+        compileQuery({ table: 't', conditions: [{ op: 'lt', field: 'p', value: null }], order: { field: '_creationTime', direction: 'asc' } }, isField),
+      ),
+    ).toBe('SVC_RUNTIME_INVALID_QUERY');
+    expect(
+      code(() =>
+        compileQuery({ table: 't', conditions: [{ op: 'eq', field: 'p', value: {} as never }], order: { field: '_creationTime', direction: 'asc' } }, isField),
+      ),
+    ).toBe('SVC_RUNTIME_INVALID_QUERY');
   });
 });
 

@@ -5,10 +5,18 @@ import { isSvcError } from '../../src/core/errors.js';
 import { readSecretValue } from '../../cli/commands/secrets.js';
 
 function stdin(chunks: (string | Uint8Array)[], isTTY = false) {
-  return { isTTY, async *[Symbol.asyncIterator]() { for (const c of chunks) yield c; } };
+  return {
+    isTTY,
+    async *[Symbol.asyncIterator]() {
+      for (const c of chunks) yield c;
+    },
+  };
 }
 async function code(p: Promise<unknown>): Promise<string | undefined> {
-  return p.then(() => undefined, (e: unknown) => (isSvcError(e) ? e.code : 'other'));
+  return p.then(
+    () => undefined,
+    (e: unknown) => (isSvcError(e) ? e.code : 'other'),
+  );
 }
 
 describe('readSecretValue', () => {

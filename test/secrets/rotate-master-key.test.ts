@@ -28,7 +28,11 @@ afterEach(() => {
 });
 
 function build(dataDir: string, env: Record<string, string> = {}): Promise<ControlPlane> {
-  return buildControlPlane({ config: testPlatformConfig({ dataDir, publicUrl: 'http://127.0.0.1:7070', logLevel: 'silent', env }), clock: manualClock(START), logger: createLogger({ level: 'silent' }) });
+  return buildControlPlane({
+    config: testPlatformConfig({ dataDir, publicUrl: 'http://127.0.0.1:7070', logLevel: 'silent', env }),
+    clock: manualClock(START),
+    logger: createLogger({ level: 'silent' }),
+  });
 }
 
 /** A plane with two secrets and one backup row (file encrypted under its own data key). */
@@ -37,7 +41,10 @@ async function seed(dataDir: string, env: Record<string, string>): Promise<{ pro
   try {
     const owner = await register(plane.app, 'owner@example.com');
     const project = await createProject(plane.app, owner, { name: 'Shop', slug: 'shop' });
-    for (const [name, value] of [['API_KEY', 'alpha\nbeta'], ['DB_URL', 'postgres://x']]) {
+    for (const [name, value] of [
+      ['API_KEY', 'alpha\nbeta'],
+      ['DB_URL', 'postgres://x'],
+    ]) {
       const res = await plane.app.inject({ method: 'PUT', url: `/api/projects/${project.id}/secrets/${name}`, headers: owner.headers(), payload: { value } });
       expect(res.statusCode).toBe(201);
     }
@@ -50,8 +57,18 @@ async function seed(dataDir: string, env: Record<string, string>): Promise<{ pro
     const dataKey = randomBytes(32);
     const size = await encryptBackupFile(src, path, dataKey, { format: 'svc-backup/1', backupId, projectId: project.id, createdAt: START, hadDatabase: true });
     insertBackup(plane.context, {
-      id: backupId, project_id: project.id, kind: 'manual', path, size_bytes: size, database_bytes: plain.length, had_database: 1,
-      wrapped_key: wrapDataKey(plane.secrets.keyring, project.id, backupId, dataKey), created_by_type: 'system', created_by_id: 'test', created_by_name: null, created_at: START,
+      id: backupId,
+      project_id: project.id,
+      kind: 'manual',
+      path,
+      size_bytes: size,
+      database_bytes: plain.length,
+      had_database: 1,
+      wrapped_key: wrapDataKey(plane.secrets.keyring, project.id, backupId, dataKey),
+      created_by_type: 'system',
+      created_by_id: 'test',
+      created_by_name: null,
+      created_at: START,
     });
     return { projectId: project.id, backupId, plain };
   } finally {
@@ -73,7 +90,9 @@ describe('master-key rotation', () => {
     const oldKey = randomBytes(32).toString('base64');
     const newKey = randomBytes(32).toString('hex');
     const seeded = await seed(dataDir, { SVC_PLATFORM_MASTER_KEY: oldKey });
-    const before = (openControlDb(join(dataDir, 'control.db')).prepare('SELECT ciphertext FROM secrets ORDER BY name').all() as { ciphertext: Buffer }[]).map((r) => r.ciphertext.toString('hex'));
+    const before = (openControlDb(join(dataDir, 'control.db')).prepare('SELECT ciphertext FROM secrets ORDER BY name').all() as { ciphertext: Buffer }[]).map(
+      (r) => r.ciphertext.toString('hex'),
+    );
 
     const { stdout } = await run(process.execPath, ['--import', 'tsx', join(ROOT, 'src/secrets/rotate-master-key-main.ts'), '--data', dataDir], {
       cwd: ROOT,
@@ -85,7 +104,9 @@ describe('master-key rotation', () => {
     expect(isSvcError(stale, 'SVC_MASTER_KEY_MISMATCH')).toBe(true);
     const plane = await build(dataDir, { SVC_PLATFORM_MASTER_KEY: newKey });
     try {
-      const after = (plane.db.prepare('SELECT ciphertext FROM secrets ORDER BY name').all() as { ciphertext: Buffer }[]).map((r) => r.ciphertext.toString('hex'));
+      const after = (plane.db.prepare('SELECT ciphertext FROM secrets ORDER BY name').all() as { ciphertext: Buffer }[]).map((r) =>
+        r.ciphertext.toString('hex'),
+      );
       expect(after.some((c, i) => c === before[i])).toBe(false);
       const read = await readBack(plane, seeded);
       expect(read.secrets).toEqual({ API_KEY: 'alpha\nbeta', DB_URL: 'postgres://x' });
@@ -103,7 +124,18 @@ describe('master-key rotation', () => {
     const oldFile = readFileSync(join(dataDir, 'master.key'), 'utf8');
 
     const db = openControlDb(join(dataDir, 'control.db'));
-    const failing = await rotateMasterKey({ db, dataDir, env: {}, rewrappers: [rewrapBackupKeys, () => { throw new Error('disk on fire'); }], now: START }).catch((e: unknown) => e);
+    const failing = await rotateMasterKey({
+      db,
+      dataDir,
+      env: {},
+      rewrappers: [
+        rewrapBackupKeys,
+        () => {
+          throw new Error('disk on fire');
+        },
+      ],
+      now: START,
+    }).catch((e: unknown) => e);
     expect((failing as Error).message).toBe('disk on fire');
     expect(readFileSync(join(dataDir, 'master.key'), 'utf8')).toBe(oldFile);
     expect(existsSync(join(dataDir, 'master.key.next'))).toBe(false);

@@ -67,7 +67,8 @@ describe('master key parsing and derivation', () => {
 
 describe('secret name and value rules', () => {
   it('rejects reserved and malformed names', () => {
-    for (const name of ['PATH', 'HOME', 'HOST', 'PORT', 'NODE_ENV', 'TRUST_PROXY', 'NODE_OPTIONS', 'SVC_X', 'svc_lower', 'LD_PRELOAD', 'path']) expect(checkSecretName(name), name).toBe('reserved');
+    for (const name of ['PATH', 'HOME', 'HOST', 'PORT', 'NODE_ENV', 'TRUST_PROXY', 'NODE_OPTIONS', 'SVC_X', 'svc_lower', 'LD_PRELOAD', 'path'])
+      expect(checkSecretName(name), name).toBe('reserved');
     for (const name of ['', '1ABC', 'A-B', 'A B', 'A=B', 'Ä', 'x'.repeat(129)]) expect(checkSecretName(name), name).toBe('invalid');
     for (const name of ['API_KEY', '_private', 'stripeKey2']) expect(checkSecretName(name), name).toBeNull();
   });

@@ -50,7 +50,10 @@ describe('secrets API', () => {
     const missing = await h.app.inject({ method: 'DELETE', url: `/api/projects/${project.id}/secrets/API_KEY`, headers: owner.headers() });
     expect(missing.json().error.code).toBe('SVC_SECRET_NOT_FOUND');
 
-    const audit = h.plane.db.prepare("SELECT kind, metadata FROM audit_events WHERE kind LIKE 'secret.%' ORDER BY seq").all() as { kind: string; metadata: string }[];
+    const audit = h.plane.db.prepare("SELECT kind, metadata FROM audit_events WHERE kind LIKE 'secret.%' ORDER BY seq").all() as {
+      kind: string;
+      metadata: string;
+    }[];
     expect(audit.map((a) => a.kind)).toEqual(['secret.set', 'secret.set', 'secret.delete']);
     for (const a of audit) {
       expect(JSON.parse(a.metadata).name).toBe('API_KEY');
@@ -74,7 +77,12 @@ describe('secrets API', () => {
       const res = await h.app.inject({ method: 'PUT', url: `/api/projects/${project.id}/secrets/${name}`, headers: owner.headers(), payload: { value: 'x' } });
       expect(res.json().error.code, name).toBe('SVC_SECRET_NAME_RESERVED');
     }
-    const bad = await h.app.inject({ method: 'PUT', url: `/api/projects/${project.id}/secrets/${encodeURIComponent('A-B')}`, headers: owner.headers(), payload: { value: 'x' } });
+    const bad = await h.app.inject({
+      method: 'PUT',
+      url: `/api/projects/${project.id}/secrets/${encodeURIComponent('A-B')}`,
+      headers: owner.headers(),
+      payload: { value: 'x' },
+    });
     expect(bad.json().error.code).toBe('SVC_SECRET_NAME_INVALID');
     expect((h.plane.db.prepare('SELECT COUNT(*) AS n FROM secrets').get() as { n: number }).n).toBe(1);
   });
@@ -84,7 +92,12 @@ describe('secrets API', () => {
     const owner = await register(h.app, 'owner@example.com');
     const project = await createProject(h.app, owner, { name: 'Shop', slug: 'shop' });
     const viewer = await invite(h.app, owner, await personalOrg(h.app, owner), 'viewer@example.com', 'viewer');
-    const asViewer = await h.app.inject({ method: 'PUT', url: `/api/projects/${project.id}/secrets/API_KEY`, headers: viewer.headers(), payload: { value: 'x' } });
+    const asViewer = await h.app.inject({
+      method: 'PUT',
+      url: `/api/projects/${project.id}/secrets/API_KEY`,
+      headers: viewer.headers(),
+      payload: { value: 'x' },
+    });
     expect(asViewer.json().error.code).toBe('SVC_FORBIDDEN');
     const readOnly = await createToken(h.app, owner, { name: 'ro', permissions: ['read'] });
     const list = await h.app.inject({ method: 'GET', url: `/api/projects/${project.id}/secrets`, headers: bearer(readOnly.accessToken) });
@@ -112,7 +125,11 @@ describe('secret values never reach a log line', () => {
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     const lines: string[] = [];
     const destination = { write: (line: string) => void lines.push(line) };
-    const plane = await buildControlPlane({ config: testPlatformConfig({ dataDir: join(dir, 'data'), publicUrl: 'http://127.0.0.1:7070', logLevel: 'trace' }), clock: manualClock(START), logger: createLogger({ level: 'trace', destination }) });
+    const plane = await buildControlPlane({
+      config: testPlatformConfig({ dataDir: join(dir, 'data'), publicUrl: 'http://127.0.0.1:7070', logLevel: 'trace' }),
+      clock: manualClock(START),
+      logger: createLogger({ level: 'trace', destination }),
+    });
     cleanup.push(() => plane.close());
     const owner = await register(plane.app, 'owner@example.com');
     const project = await createProject(plane.app, owner, { name: 'Shop', slug: 'shop' });
@@ -140,7 +157,12 @@ describe('platform master key', () => {
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     const dataDir = join(dir, 'data');
     const key = randomBytes(32).toString('base64');
-    const build = (env: Record<string, string>) => buildControlPlane({ config: testPlatformConfig({ dataDir, logLevel: 'silent', env }), clock: manualClock(START), logger: createLogger({ level: 'silent' }) });
+    const build = (env: Record<string, string>) =>
+      buildControlPlane({
+        config: testPlatformConfig({ dataDir, logLevel: 'silent', env }),
+        clock: manualClock(START),
+        logger: createLogger({ level: 'silent' }),
+      });
     const first = await build({ SVC_PLATFORM_MASTER_KEY: key });
     expect(first.secrets.keyring.source).toBe('env');
     await first.close();
@@ -165,7 +187,9 @@ describe('platform master key', () => {
     const { mkdirSync } = await import('node:fs');
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(join(dataDir, 'master.key'), randomBytes(32).toString('base64'), { mode: 0o644 });
-    const error = await buildControlPlane({ config: testPlatformConfig({ dataDir, logLevel: 'silent' }), logger: createLogger({ level: 'silent' }) }).catch((e: unknown) => e);
+    const error = await buildControlPlane({ config: testPlatformConfig({ dataDir, logLevel: 'silent' }), logger: createLogger({ level: 'silent' }) }).catch(
+      (e: unknown) => e,
+    );
     expect(isSvcError(error, 'SVC_MASTER_KEY_INVALID')).toBe(true);
   });
 });

@@ -28,7 +28,12 @@ async function envOf(name: string): Promise<string | null> {
 
 describe('secrets and the supervisor', () => {
   it('a running app keeps its environment; the supervised restart after a crash gets the new secret', async () => {
-    const put = await plane.app.inject({ method: 'PUT', url: `/api/projects/${plane.project.id}/secrets/API_TOKEN`, headers: plane.owner.headers(), payload: { value: 'tok\nen' } });
+    const put = await plane.app.inject({
+      method: 'PUT',
+      url: `/api/projects/${plane.project.id}/secrets/API_TOKEN`,
+      headers: plane.owner.headers(),
+      payload: { value: 'tok\nen' },
+    });
     expect(put.statusCode).toBe(201);
     expect(await envOf('API_TOKEN')).toBeNull();
     const before = plane.plane.releases.current(plane.project.id)!;

@@ -34,7 +34,13 @@ async function call<T>(url: string, method: string, path: string, headers: Recor
 export async function bootstrapAccount(url: string, options: { email?: string; password?: string; name?: string } = {}): Promise<TestAccount> {
   const email = options.email ?? `owner${++counter}-${process.pid}@example.com`;
   const password = options.password ?? 'correct horse battery staple';
-  const registered = await call<{ csrfToken: string }>(url, 'POST', identityRoutes.register, { origin: url }, { email, password, name: options.name ?? 'Test Owner' });
+  const registered = await call<{ csrfToken: string }>(
+    url,
+    'POST',
+    identityRoutes.register,
+    { origin: url },
+    { email, password, name: options.name ?? 'Test Owner' },
+  );
   // The platform names its cookie by its public origin (`__Host-` on https), which may differ from `url`.
   const setCookie = registered.response.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`) || c.startsWith(`${SECURE_SESSION_COOKIE}=`));
   if (!setCookie) throw new Error('register did not set the session cookie');
@@ -64,10 +70,15 @@ async function pollToken(url: string, deviceCode: string, interval: number): Pro
   let waitMs = 0;
   for (let attempt = 0; attempt < 5; attempt++) {
     if (waitMs) await new Promise((resolve) => setTimeout(resolve, waitMs));
-    const response = await fetch(`${url}${identityRoutes.deviceToken}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ deviceCode }) });
+    const response = await fetch(`${url}${identityRoutes.deviceToken}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ deviceCode }),
+    });
     const body = (await response.json()) as { accessToken?: string; tokenId?: string; error?: { code: string } };
     if (response.ok && body.accessToken && body.tokenId) return { accessToken: body.accessToken, tokenId: body.tokenId };
-    if (body.error?.code !== 'SVC_DEVICE_SLOW_DOWN' && body.error?.code !== 'SVC_DEVICE_AUTHORIZATION_PENDING') throw new Error(`device token: ${JSON.stringify(body)}`);
+    if (body.error?.code !== 'SVC_DEVICE_SLOW_DOWN' && body.error?.code !== 'SVC_DEVICE_AUTHORIZATION_PENDING')
+      throw new Error(`device token: ${JSON.stringify(body)}`);
     waitMs = (interval + 1) * 1000;
   }
   throw new Error('device token was not issued');

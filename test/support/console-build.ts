@@ -18,7 +18,10 @@ async function newestSourceMtime(dir: string): Promise<number> {
 }
 
 async function isFresh(): Promise<boolean> {
-  const built = await stat(join(repoRoot, 'web', 'dist', 'index.html')).then((s) => s.mtimeMs, () => 0);
+  const built = await stat(join(repoRoot, 'web', 'dist', 'index.html')).then(
+    (s) => s.mtimeMs,
+    () => 0,
+  );
   if (built === 0) return false;
   const sources = Math.max(
     await newestSourceMtime(join(repoRoot, 'web', 'src')),
@@ -32,11 +35,17 @@ async function isFresh(): Promise<boolean> {
 export async function ensureConsoleBuilt(timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const locked = await mkdir(lockDir).then(() => true, () => false);
+    const locked = await mkdir(lockDir).then(
+      () => true,
+      () => false,
+    );
     if (locked) {
       try {
         if (!(await isFresh())) {
-          await promisify(execFile)(process.execPath, [join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'web/vite.config.ts'], { cwd: repoRoot, timeout: 120_000 });
+          await promisify(execFile)(process.execPath, [join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'web/vite.config.ts'], {
+            cwd: repoRoot,
+            timeout: 120_000,
+          });
         }
         return;
       } finally {
@@ -44,7 +53,10 @@ export async function ensureConsoleBuilt(timeoutMs = 180_000): Promise<void> {
       }
     }
     // A lock left by a killed run would block forever: take it over once it is older than a build can take.
-    const age = await stat(lockDir).then((s) => Date.now() - s.mtimeMs, () => 0);
+    const age = await stat(lockDir).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => 0,
+    );
     if (age > 150_000) await rmdir(lockDir).catch(() => undefined);
     if (Date.now() > deadline) throw new Error('timed out waiting for another console build');
     await new Promise((resolve) => setTimeout(resolve, 250));

@@ -21,7 +21,12 @@ export async function deployNext(url: string, account: TestAccount, projectId: s
   const artifact = await packFixture(app, workDir);
   const res = await fetch(`${url}/api/projects/${projectId}/releases?wait=true`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': `key-${randomUUID()}` },
+    headers: {
+      authorization: `Bearer ${account.accessToken}`,
+      'content-type': 'application/vnd.svc.deploy+gzip',
+      'x-svc-artifact-digest': artifact.digest,
+      'idempotency-key': `key-${randomUUID()}`,
+    },
     body: new Uint8Array(artifact.bytes),
   });
   const body = (await res.json()) as { release?: { id: string; status: string } };

@@ -66,7 +66,13 @@ export function mixedTraffic(target: MixedTrafficTarget, loopsPerKind = 2): { el
     },
     () => freshConnectionGet(target.origin, target.appHost),
     async () => {
-      const res = await agent.request({ origin: target.origin, path: '/notes', method: 'POST', headers: { host: target.appHost, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'n'.repeat(900) }) });
+      const res = await agent.request({
+        origin: target.origin,
+        path: '/notes',
+        method: 'POST',
+        headers: { host: target.appHost, 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'n'.repeat(900) }),
+      });
       await res.body.text();
       return res.statusCode;
     },
@@ -76,24 +82,26 @@ export function mixedTraffic(target: MixedTrafficTarget, loopsPerKind = 2): { el
       return res.statusCode;
     },
   ];
-  const loops = [0, 1, 2, 3].flatMap((kind) => Array.from({ length: loopsPerKind }, () => kind)).map(async (kind) => {
-    while (running) {
-      const start = performance.now();
-      let passed = false;
-      try {
-        const status = await kinds[kind]!();
-        passed = status >= 200 && status < 300;
-        if (passed) ok++;
-        else failures.push({ kind, what: String(status), sentAtMs: Math.round(start - began) });
-      } catch (error) {
-        failures.push({ kind, what: (error as Error).message, sentAtMs: Math.round(start - began) });
+  const loops = [0, 1, 2, 3]
+    .flatMap((kind) => Array.from({ length: loopsPerKind }, () => kind))
+    .map(async (kind) => {
+      while (running) {
+        const start = performance.now();
+        let passed = false;
+        try {
+          const status = await kinds[kind]!();
+          passed = status >= 200 && status < 300;
+          if (passed) ok++;
+          else failures.push({ kind, what: String(status), sentAtMs: Math.round(start - began) });
+        } catch (error) {
+          failures.push({ kind, what: (error as Error).message, sentAtMs: Math.round(start - began) });
+        }
+        const ms = performance.now() - start;
+        longestMs = Math.max(longestMs, ms);
+        samples.push({ kind, sentAtMs: start - began, ms, ok: passed });
+        await new Promise((resolve) => setTimeout(resolve, 5));
       }
-      const ms = performance.now() - start;
-      longestMs = Math.max(longestMs, ms);
-      samples.push({ kind, sentAtMs: start - began, ms, ok: passed });
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  });
+    });
   return {
     elapsedMs: () => performance.now() - began,
     okSoFar: () => ok,

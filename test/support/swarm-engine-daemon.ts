@@ -20,12 +20,15 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export function engineCall(socketPath: string, method: string, path: string, body?: unknown, timeoutMs = 10_000): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request({ socketPath, method, path: `${API}${path}`, headers: payload ? { 'content-type': 'application/json' } : {}, timeout: timeoutMs }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = request(
+      { socketPath, method, path: `${API}${path}`, headers: payload ? { 'content-type': 'application/json' } : {}, timeout: timeoutMs },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`${method} ${path} timed out`)));
     req.on('error', reject);
     req.end(payload);
@@ -53,13 +56,16 @@ export function copyImage(fromSocket: string, toSocket: string, imageId: string,
         void readAll(saved).then((body) => fail(new Error(`save answered ${saved.statusCode}: ${body}`)), fail);
         return;
       }
-      const load = request({ socketPath: toSocket, method: 'POST', path: `${API}/images/load?quiet=1`, headers: { 'content-type': 'application/x-tar' }, timeout: timeoutMs }, (loaded) => {
-        void readAll(loaded).then((body) => {
-          // The load reports a broken archive inside a 200 stream, as {"error": …}.
-          if (loaded.statusCode !== 200 || body.includes('"error"')) fail(new Error(`load answered ${loaded.statusCode}: ${body.slice(0, 500)}`));
-          else resolve();
-        }, fail);
-      });
+      const load = request(
+        { socketPath: toSocket, method: 'POST', path: `${API}/images/load?quiet=1`, headers: { 'content-type': 'application/x-tar' }, timeout: timeoutMs },
+        (loaded) => {
+          void readAll(loaded).then((body) => {
+            // The load reports a broken archive inside a 200 stream, as {"error": …}.
+            if (loaded.statusCode !== 200 || body.includes('"error"')) fail(new Error(`load answered ${loaded.statusCode}: ${body.slice(0, 500)}`));
+            else resolve();
+          }, fail);
+        },
+      );
       load.on('timeout', () => load.destroy(new Error('load timed out')));
       load.on('error', fail);
       saved.on('error', fail);

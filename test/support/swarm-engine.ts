@@ -70,7 +70,10 @@ function nodeOf(daemon: TestDaemon, netns: string, nodeAddress: string, nodeId: 
 }
 
 async function nodeState(managerSocket: string, nodeId: string): Promise<{ state?: string; reachability?: string }> {
-  const node = JSON.parse((await engineCall(managerSocket, 'GET', `/nodes/${nodeId}`)).body) as { Status?: { State?: string }; ManagerStatus?: { Reachability?: string } };
+  const node = JSON.parse((await engineCall(managerSocket, 'GET', `/nodes/${nodeId}`)).body) as {
+    Status?: { State?: string };
+    ManagerStatus?: { Reachability?: string };
+  };
   return { state: node.Status?.State, reachability: node.ManagerStatus?.Reachability };
 }
 

@@ -98,10 +98,12 @@ async function tabStops(target: Page, count: number): Promise<string[]> {
   const stops: string[] = [];
   for (let i = 0; i < count; i++) {
     await target.keyboard.press('Tab');
-    stops.push(await target.evaluate(() => {
-      const el = document.activeElement as HTMLElement | null;
-      return el ? `${el.tagName.toLowerCase()}#${el.id}|${(el.textContent ?? '').trim().slice(0, 40)}` : '';
-    }));
+    stops.push(
+      await target.evaluate(() => {
+        const el = document.activeElement as HTMLElement | null;
+        return el ? `${el.tagName.toLowerCase()}#${el.id}|${(el.textContent ?? '').trim().slice(0, 40)}` : '';
+      }),
+    );
   }
   return stops;
 }
@@ -130,7 +132,11 @@ describe.skipIf(gate.skip)('browser console end to end', () => {
     // 2. `svc login` in a terminal; the code is approved on the console's device-login page.
     const login = spawnCli(['login', `--server=${url}`, '--name', 'console e2e terminal'], { home, timeoutMs: 120_000 });
     try {
-      const [, , userCode] = (await login.waitForOutput(/Open (\S+) and confirm code ([A-Z0-9]{4}-[A-Z0-9]{4})/, 45_000)) as unknown as [string, string, string];
+      const [, , userCode] = (await login.waitForOutput(/Open (\S+) and confirm code ([A-Z0-9]{4}-[A-Z0-9]{4})/, 45_000)) as unknown as [
+        string,
+        string,
+        string,
+      ];
       await page.getByRole('link', { name: 'Device login' }).click();
       await page.fill('#code', userCode);
       await page.click('#continue');
@@ -234,7 +240,8 @@ describe.skipIf(gate.skip)('browser console end to end', () => {
     await page.waitForURL((u) => u.pathname === '/audit');
     await page.waitForSelector('#audit-feed');
     const kinds = await page.locator('#audit-feed li').evaluateAll((items) => items.map((li) => li.getAttribute('data-kind')));
-    for (const kind of ['account.register', 'device.approve', 'project.create', 'release.activate', 'rollback.restore_data']) expect(kinds, kind).toContain(kind);
+    for (const kind of ['account.register', 'device.approve', 'project.create', 'release.activate', 'rollback.restore_data'])
+      expect(kinds, kind).toContain(kind);
     expect(kinds.indexOf('rollback.restore_data')).toBeLessThan(kinds.indexOf('project.create'));
     await shot(page, 'activity');
 
@@ -267,7 +274,9 @@ describe.skipIf(gate.skip)('browser console end to end', () => {
 
     // 8c. A feature this server lacks (simulated by answering its route 404 SVC_NOT_FOUND) is a clear state.
     allowUnauthorized = true; // only the simulated 404 below is logged by the browser
-    await page.route('**/api/projects/*/recovery', (route) => route.fulfill({ status: 404, contentType: 'application/json', body: JSON.stringify({ error: { code: 'SVC_NOT_FOUND', message: 'No route' } }) }));
+    await page.route('**/api/projects/*/recovery', (route) =>
+      route.fulfill({ status: 404, contentType: 'application/json', body: JSON.stringify({ error: { code: 'SVC_NOT_FOUND', message: 'No route' } }) }),
+    );
     await page.goto(`${url}/projects/${SLUG}/recovery`);
     await page.waitForSelector('[data-state="not-available"]');
     expect(await page.textContent('[data-state="not-available"]')).toContain('not available on this server');
@@ -279,7 +288,11 @@ describe.skipIf(gate.skip)('browser console end to end', () => {
     await page.waitForSelector('#new-project');
     const stops = await tabStops(page, 12);
     expect(stops[0]).toContain('Skip to content');
-    for (const label of ['|Projects', '|Activity', '|Tokens', 'a#new-project|']) expect(stops.some((s) => s.includes(label)), `${label} in ${stops.join(', ')}`).toBe(true);
+    for (const label of ['|Projects', '|Activity', '|Tokens', 'a#new-project|'])
+      expect(
+        stops.some((s) => s.includes(label)),
+        `${label} in ${stops.join(', ')}`,
+      ).toBe(true);
     for (let i = 0; i < 12 && !(await page.evaluate(() => document.activeElement?.id === 'new-project')); i++) await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Enter');
     await page.waitForURL((u) => u.pathname === '/new-project');

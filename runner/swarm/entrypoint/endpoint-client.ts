@@ -49,11 +49,24 @@ async function answerError(statusCode: number, body: AsyncIterable<Uint8Array>, 
   } catch {
     // Not the endpoint's JSON: described by status below.
   }
-  return new SvcError(retryableStatus.has(statusCode) ? 'SVC_RELEASE_ENDPOINT_UNREACHABLE' : 'SVC_INTERNAL', `${url.pathname} answered HTTP ${statusCode}`, { details: { status: statusCode } });
+  return new SvcError(retryableStatus.has(statusCode) ? 'SVC_RELEASE_ENDPOINT_UNREACHABLE' : 'SVC_INTERNAL', `${url.pathname} answered HTTP ${statusCode}`, {
+    details: { status: statusCode },
+  });
 }
 
 /** Failures of the connection itself (refused, reset, unreachable, timed out), not of the files here. */
-const transportCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN']);
+const transportCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+]);
 
 function isRetryable(error: unknown): boolean {
   if (error instanceof SvcError) return retryableStatus.has(Number(error.details?.status));
@@ -86,16 +99,30 @@ export function createEndpointClient(options: EndpointClientOptions): EndpointCl
         const delay = backoffMs(ENDPOINT_RETRY, failures, Math.random());
         if (Date.now() + delay > deadline) {
           const reason = error instanceof Error ? error.message : String(error);
-          throw new SvcError('SVC_RELEASE_ENDPOINT_UNREACHABLE', `No answer from ${what.origin}${what.pathname} within ${options.retryWindowMs} ms: ${reason}`, { cause: error });
+          throw new SvcError(
+            'SVC_RELEASE_ENDPOINT_UNREACHABLE',
+            `No answer from ${what.origin}${what.pathname} within ${options.retryWindowMs} ms: ${reason}`,
+            { cause: error },
+          );
         }
         await sleep(delay);
       }
     }
   }
 
-  async function exchange(url: URL, init: { method: 'GET' | 'PUT'; body?: Buffer | Readable; headers?: Record<string, string> }): Promise<AsyncIterable<Uint8Array>> {
+  async function exchange(
+    url: URL,
+    init: { method: 'GET' | 'PUT'; body?: Buffer | Readable; headers?: Record<string, string> },
+  ): Promise<AsyncIterable<Uint8Array>> {
     // No whole-exchange bound (a large artifact); undici's old per-phase 300 s bound stays as the idle one.
-    const answer = await http.open({ method: init.method, url, headers: { ...headers, ...init.headers }, body: init.body ?? null, timeoutMs: null, idleTimeoutMs: 300_000 });
+    const answer = await http.open({
+      method: init.method,
+      url,
+      headers: { ...headers, ...init.headers },
+      body: init.body ?? null,
+      timeoutMs: null,
+      idleTimeoutMs: 300_000,
+    });
     if (answer.status < 200 || answer.status >= 300) throw await answerError(answer.status, answer.body, url);
     return answer.body;
   }
@@ -115,11 +142,17 @@ export function createEndpointClient(options: EndpointClientOptions): EndpointCl
     getJson: (url, schema) =>
       withRetry(url, async () => {
         const parsed = schema.safeParse(await json(await exchange(url, { method: 'GET' }), url));
-        if (!parsed.success) throw new SvcError('SVC_SWARM_TASK_CONFIG', `${url.pathname} answered a body this entrypoint does not understand: ${parsed.error.issues[0]?.message ?? ''}`);
+        if (!parsed.success)
+          throw new SvcError(
+            'SVC_SWARM_TASK_CONFIG',
+            `${url.pathname} answered a body this entrypoint does not understand: ${parsed.error.issues[0]?.message ?? ''}`,
+          );
         return parsed.data;
       }),
     putJson: (url, body) =>
-      withRetry(url, async () => json(await exchange(url, { method: 'PUT', body: Buffer.from(JSON.stringify(body)), headers: { 'content-type': 'application/json' } }), url)),
+      withRetry(url, async () =>
+        json(await exchange(url, { method: 'PUT', body: Buffer.from(JSON.stringify(body)), headers: { 'content-type': 'application/json' } }), url),
+      ),
     download: (url, path) =>
       withRetry(url, async () => {
         const body = await exchange(url, { method: 'GET' });
@@ -145,7 +178,11 @@ export function createEndpointClient(options: EndpointClientOptions): EndpointCl
     upload: (url, path) =>
       withRetry(url, async () => {
         const { size } = await stat(path);
-        const body = await exchange(url, { method: 'PUT', body: createReadStream(path), headers: { 'content-type': 'application/octet-stream', 'content-length': String(size) } });
+        const body = await exchange(url, {
+          method: 'PUT',
+          body: createReadStream(path),
+          headers: { 'content-type': 'application/octet-stream', 'content-length': String(size) },
+        });
         return json(body, url);
       }),
   };

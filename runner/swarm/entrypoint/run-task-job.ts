@@ -20,7 +20,12 @@ async function runJob(jobId: string, settings: TaskSettings, client: EndpointCli
     if (description.releaseId !== settings.releaseId) {
       throw new SvcError('SVC_SWARM_TASK_CONFIG', `Job ${jobId} reads release ${description.releaseId} but the task was given release ${settings.releaseId}`);
     }
-    await fetchRelease(client, { url: at(RELEASE_ENDPOINT_PATHS.artifact(description.releaseId)), digest: settings.releaseDigest, tmpDir: settings.tmpDir, releaseDir });
+    await fetchRelease(client, {
+      url: at(RELEASE_ENDPOINT_PATHS.artifact(description.releaseId)),
+      digest: settings.releaseDigest,
+      tmpDir: settings.tmpDir,
+      releaseDir,
+    });
   }
   const snapshotPath = join(settings.tmpDir, `svc-job-${jobId}.snapshot`);
   if (description.job.type === 'restore-snapshot') await client.download(at(RELEASE_ENDPOINT_PATHS.jobInput(jobId)), snapshotPath);
@@ -30,7 +35,8 @@ async function runJob(jobId: string, settings: TaskSettings, client: EndpointCli
   if (job.type === 'snapshot') {
     const snapshot = value as { sizeBytes: number; hadDatabase: boolean };
     const stored = (await client.upload(at(RELEASE_ENDPOINT_PATHS.jobOutput(jobId)), snapshotPath)) as { sizeBytes?: unknown };
-    if (stored.sizeBytes !== snapshot.sizeBytes) throw new SvcError('SVC_SNAPSHOT_FAILED', `The endpoint stored ${String(stored.sizeBytes)} of the snapshot's ${snapshot.sizeBytes} bytes`);
+    if (stored.sizeBytes !== snapshot.sizeBytes)
+      throw new SvcError('SVC_SNAPSHOT_FAILED', `The endpoint stored ${String(stored.sizeBytes)} of the snapshot's ${snapshot.sizeBytes} bytes`);
     return { sizeBytes: snapshot.sizeBytes, hadDatabase: snapshot.hadDatabase };
   }
   return value as TaskJobValues[ReleaseJob['type']];
@@ -54,7 +60,9 @@ export async function runTaskJob(jobId: string, settings: TaskSettings, client: 
     await client.putJson(new URL(RELEASE_ENDPOINT_PATHS.jobResult(jobId), settings.artifactUrl.origin), result);
     return 0;
   } catch (error) {
-    say(`the result of job ${jobId} could not be delivered: ${isSvcError(error) ? `${error.code}: ` : ''}${error instanceof Error ? error.message : String(error)}`);
+    say(
+      `the result of job ${jobId} could not be delivered: ${isSvcError(error) ? `${error.code}: ` : ''}${error instanceof Error ? error.message : String(error)}`,
+    );
     return 1;
   }
 }

@@ -30,7 +30,36 @@ import { edgeCodes } from './edge.js';
 import { swarmReleaseCodes } from './swarm-release.js';
 import { swarmDriverCodes } from './swarm-driver.js';
 
-const tables = [generalCodes, cliRemoteCodes, releaseCodes, cliCodes, identityCodes, projectsCodes, auditCodes, coreServerCodes, artifactCodes, recoveryCodes, ingressCodes, cliDeployCodes, secretsCodes, backupsCodes, domainsCodes, lifecycleCodes, githubCodes, oidcCodes, canaryCodes, runnerCodes, runnerAgentCodes, opsCodes, nodesCodes, sandboxCodes, faultCodes, edgeCodes, swarmReleaseCodes, swarmDriverCodes] as const;
+const tables = [
+  generalCodes,
+  cliRemoteCodes,
+  releaseCodes,
+  cliCodes,
+  identityCodes,
+  projectsCodes,
+  auditCodes,
+  coreServerCodes,
+  artifactCodes,
+  recoveryCodes,
+  ingressCodes,
+  cliDeployCodes,
+  secretsCodes,
+  backupsCodes,
+  domainsCodes,
+  lifecycleCodes,
+  githubCodes,
+  oidcCodes,
+  canaryCodes,
+  runnerCodes,
+  runnerAgentCodes,
+  opsCodes,
+  nodesCodes,
+  sandboxCodes,
+  faultCodes,
+  edgeCodes,
+  swarmReleaseCodes,
+  swarmDriverCodes,
+] as const;
 
 type Merge<T extends readonly object[]> = T extends readonly [infer H, ...infer R extends readonly object[]] ? H & Merge<R> : unknown;
 

@@ -1,7 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import fastifyCookie from '@fastify/cookie';
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
@@ -130,7 +136,10 @@ export const bearerOnly: Security = [{ bearer: [] }];
 
 /** A node:http server (with Fastify's timeouts) that offers each request to `intercept` first. */
 function interceptingServerFactory(intercept: (req: IncomingMessage, res: ServerResponse) => boolean) {
-  return (handler: (req: IncomingMessage, res: ServerResponse) => void, opts: { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number }) => {
+  return (
+    handler: (req: IncomingMessage, res: ServerResponse) => void,
+    opts: { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number },
+  ) => {
     const server = createServer((req, res) => {
       if (!intercept(req, res)) handler(req, res);
     });

@@ -45,7 +45,9 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   }
   const status = (error as { statusCode?: unknown }).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    const svc = new SvcError(status === 404 ? 'SVC_NOT_FOUND' : status === 405 ? 'SVC_METHOD_NOT_ALLOWED' : status === 429 ? 'SVC_RATE_LIMITED' : 'SVC_BAD_REQUEST');
+    const svc = new SvcError(
+      status === 404 ? 'SVC_NOT_FOUND' : status === 405 ? 'SVC_METHOD_NOT_ALLOWED' : status === 429 ? 'SVC_RATE_LIMITED' : 'SVC_BAD_REQUEST',
+    );
     return { status, body: svc.toBody(), internal: false };
   }
   return { status: 500, body: redacted(), internal: true };

@@ -18,27 +18,37 @@ export function healthRoutes(checks: readonly ReadinessCheck[], details: readonl
   return async function register(app: HttpApp): Promise<void> {
     app.get('/livez', { schema: { summary: 'Process liveness', tags: ['health'], response: { 200: livezSchema } } }, async () => ({ status: 'ok' as const }));
     for (const path of ['/healthz', '/readyz', '/_svc/readyz']) {
-      app.get(path, { schema: { summary: `Readiness checks (${checks.map((c) => c.name).join(', ')})${details.length ? ` with details (${details.map((d) => d.name).join(', ')})` : ''}`, tags: ['health'], response: { 200: readySchema, 503: readySchema } } }, async (request, reply) => {
-        const results: Record<string, 'ok' | 'failed'> = {};
-        for (const { name, check } of checks) {
-          try {
-            results[name] = (await check()) ? 'ok' : 'failed';
-          } catch (error) {
-            request.log.warn({ err: error, check: name }, 'readiness check failed');
-            results[name] = 'failed';
+      app.get(
+        path,
+        {
+          schema: {
+            summary: `Readiness checks (${checks.map((c) => c.name).join(', ')})${details.length ? ` with details (${details.map((d) => d.name).join(', ')})` : ''}`,
+            tags: ['health'],
+            response: { 200: readySchema, 503: readySchema },
+          },
+        },
+        async (request, reply) => {
+          const results: Record<string, 'ok' | 'failed'> = {};
+          for (const { name, check } of checks) {
+            try {
+              results[name] = (await check()) ? 'ok' : 'failed';
+            } catch (error) {
+              request.log.warn({ err: error, check: name }, 'readiness check failed');
+              results[name] = 'failed';
+            }
           }
-        }
-        const extra: Record<string, unknown> = {};
-        for (const { name, read } of details) {
-          try {
-            extra[name] = read();
-          } catch (error) {
-            request.log.warn({ err: error, detail: name }, 'readiness detail failed');
+          const extra: Record<string, unknown> = {};
+          for (const { name, read } of details) {
+            try {
+              extra[name] = read();
+            } catch (error) {
+              request.log.warn({ err: error, detail: name }, 'readiness detail failed');
+            }
           }
-        }
-        const ok = Object.values(results).every((r) => r === 'ok');
-        return reply.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks: results, ...extra });
-      });
+          const ok = Object.values(results).every((r) => r === 'ok');
+          return reply.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks: results, ...extra });
+        },
+      );
     }
   };
 }

@@ -87,7 +87,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     const failure = (error: unknown): HttpFailure => {
       if (error instanceof HttpFailure) return error;
       if (timeout?.aborted || isTimeoutCode(error)) {
-        const bound = isTimeoutCode(error) && !timeout?.aborted ? `nothing arrived for ${seconds(phaseMs)} s` : `no complete answer within ${seconds(timeoutMs ?? 0)} s`;
+        const bound =
+          isTimeoutCode(error) && !timeout?.aborted ? `nothing arrived for ${seconds(phaseMs)} s` : `no complete answer within ${seconds(timeoutMs ?? 0)} s`;
         return new HttpFailure('timeout', `${req.method} ${url.origin}${url.pathname}: ${bound}`, { cause: error, detail: bound });
       }
       if (req.signal?.aborted) return new HttpFailure('aborted', `${req.method} ${url.origin}${url.pathname} was aborted`, { cause: error });

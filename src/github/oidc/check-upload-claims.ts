@@ -21,7 +21,11 @@ export interface DeclaredSource {
 }
 
 /** Throw SVC_OIDC_PROJECT_NOT_LINKED (no link, or another repository) or SVC_OIDC_CLAIMS_MISMATCH (ref, sha). */
-export function checkUploadClaims(claims: Pick<GithubOidcClaims, 'repository_id' | 'ref' | 'sha'>, link: OidcProjectLink | null, declared: DeclaredSource): void {
+export function checkUploadClaims(
+  claims: Pick<GithubOidcClaims, 'repository_id' | 'ref' | 'sha'>,
+  link: OidcProjectLink | null,
+  declared: DeclaredSource,
+): void {
   // Unlinked and linked-elsewhere read the same, so any GitHub repository's token cannot probe projects.
   if (!link || claims.repository_id !== String(link.repositoryId)) {
     throw new SvcError('SVC_OIDC_PROJECT_NOT_LINKED', `This project is not linked to repository ${claims.repository_id}.`);
@@ -29,7 +33,8 @@ export function checkUploadClaims(claims: Pick<GithubOidcClaims, 'repository_id'
   const expectedRef = `refs/heads/${link.branch}`;
   if (claims.ref !== expectedRef) throw new SvcError('SVC_OIDC_CLAIMS_MISMATCH', `The token is for ${claims.ref}; the project deploys ${expectedRef}.`);
   if (declared.commitSha === undefined) throw new SvcError('SVC_OIDC_CLAIMS_MISMATCH', 'OIDC uploads must send the commit in x-svc-commit-sha.');
-  if (declared.commitSha !== claims.sha) throw new SvcError('SVC_OIDC_CLAIMS_MISMATCH', `The upload names commit ${declared.commitSha}; the token was issued for ${claims.sha}.`);
+  if (declared.commitSha !== claims.sha)
+    throw new SvcError('SVC_OIDC_CLAIMS_MISMATCH', `The upload names commit ${declared.commitSha}; the token was issued for ${claims.sha}.`);
   if (declared.repositoryId !== undefined && declared.repositoryId !== claims.repository_id) {
     throw new SvcError('SVC_OIDC_CLAIMS_MISMATCH', `The upload names repository ${declared.repositoryId}; the token was issued for ${claims.repository_id}.`);
   }

@@ -33,11 +33,14 @@ export function createJwksSource(options: JwksSourceOptions): JWTVerifyGetKey {
   };
   return async (header, token) => {
     try {
-      return await (await resolveKeys())(header, token);
+      return await (
+        await resolveKeys()
+      )(header, token);
     } catch (error) {
       if (error instanceof SvcError) throw error;
       // No key with this kid (after a refetch) means a bad token, not an outage.
-      if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys || error instanceof errors.JOSENotSupported) throw error;
+      if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys || error instanceof errors.JOSENotSupported)
+        throw error;
       throw new SvcError('SVC_OIDC_UNAVAILABLE', `Could not fetch the OIDC signing keys: ${(error as Error).message}`, { cause: error });
     }
   };
@@ -56,6 +59,7 @@ async function discoverJwksUrl(issuer: string, fetchImpl: typeof globalThis.fetc
   }
   const parsed = discoverySchema.safeParse(body);
   if (!parsed.success) throw new SvcError('SVC_OIDC_UNAVAILABLE', `${url} is not an OIDC discovery document (needs issuer and jwks_uri).`);
-  if (parsed.data.issuer.replace(/\/+$/, '') !== issuer) throw new SvcError('SVC_OIDC_UNAVAILABLE', `${url} names issuer ${parsed.data.issuer}, not ${issuer}.`);
+  if (parsed.data.issuer.replace(/\/+$/, '') !== issuer)
+    throw new SvcError('SVC_OIDC_UNAVAILABLE', `${url} names issuer ${parsed.data.issuer}, not ${issuer}.`);
   return parsed.data.jwks_uri;
 }

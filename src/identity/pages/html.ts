@@ -4,7 +4,8 @@ export function escapeHtml(value: string): string {
 }
 
 /** Strict CSP for server-rendered pages: only our own script and style files, no inline code, no framing. */
-export const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export const PAGE_SCRIPT_PATH = '/__svc/assets/pages.js';
 export const PAGE_STYLE_PATH = '/__svc/assets/pages.css';

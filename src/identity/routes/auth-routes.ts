@@ -39,40 +39,87 @@ function startSession(ctx: FeatureContext, request: FastifyRequest, reply: Fasti
 /** `/__svc/auth/*`: registration (bootstrap/public/invited), login, logout, session. */
 export function authRoutes(ctx: FeatureContext, accounts: AccountService) {
   return async function register(app: HttpApp): Promise<void> {
-    app.get(r.registration, { schema: { tags, summary: 'Registration mode and whether self-registration is open', response: { 200: registrationStatusSchema } } }, async () => ({
-      mode: ctx.config.registration,
-      open: accounts.registrationOpen(),
-    }));
+    app.get(
+      r.registration,
+      { schema: { tags, summary: 'Registration mode and whether self-registration is open', response: { 200: registrationStatusSchema } } },
+      async () => ({
+        mode: ctx.config.registration,
+        open: accounts.registrationOpen(),
+      }),
+    );
 
-    app.post(r.register, { schema: { tags, summary: 'Create an account (bootstrap: first account only; public; never when disabled) and sign in', body: registerBodySchema, response: { 201: sessionResponseSchema } } }, async (request, reply) => {
-      rejectCrossSite(ctx, request);
-      const session = await accounts.register(request.body);
-      return reply.status(201).send(startSession(ctx, request, reply, session));
-    });
+    app.post(
+      r.register,
+      {
+        schema: {
+          tags,
+          summary: 'Create an account (bootstrap: first account only; public; never when disabled) and sign in',
+          body: registerBodySchema,
+          response: { 201: sessionResponseSchema },
+        },
+      },
+      async (request, reply) => {
+        rejectCrossSite(ctx, request);
+        const session = await accounts.register(request.body);
+        return reply.status(201).send(startSession(ctx, request, reply, session));
+      },
+    );
 
-    app.post(r.invitedRegister, { schema: { tags, summary: 'Create an account bound to an invitation (works in every registration mode) and sign in', body: invitedRegisterBodySchema, response: { 201: sessionResponseSchema } } }, async (request, reply) => {
-      rejectCrossSite(ctx, request);
-      const session = await accounts.registerInvited(request.body);
-      return reply.status(201).send(startSession(ctx, request, reply, session));
-    });
+    app.post(
+      r.invitedRegister,
+      {
+        schema: {
+          tags,
+          summary: 'Create an account bound to an invitation (works in every registration mode) and sign in',
+          body: invitedRegisterBodySchema,
+          response: { 201: sessionResponseSchema },
+        },
+      },
+      async (request, reply) => {
+        rejectCrossSite(ctx, request);
+        const session = await accounts.registerInvited(request.body);
+        return reply.status(201).send(startSession(ctx, request, reply, session));
+      },
+    );
 
-    app.post(r.login, { schema: { tags, summary: 'Sign in with email and password; sets the session cookie', body: loginBodySchema, response: { 200: sessionResponseSchema } } }, async (request, reply) => {
-      rejectCrossSite(ctx, request);
-      const session = await accounts.login(request.body, request.ip);
-      return startSession(ctx, request, reply, session);
-    });
+    app.post(
+      r.login,
+      {
+        schema: { tags, summary: 'Sign in with email and password; sets the session cookie', body: loginBodySchema, response: { 200: sessionResponseSchema } },
+      },
+      async (request, reply) => {
+        rejectCrossSite(ctx, request);
+        const session = await accounts.login(request.body, request.ip);
+        return startSession(ctx, request, reply, session);
+      },
+    );
 
-    app.post(r.logout, { schema: { tags, summary: 'End the browser session (session + CSRF)', security: [{ session: [] }], response: { 200: okResponseSchema } } }, async (request, reply) => {
-      const principal = authenticate(ctx, request, { token: false });
-      if (principal.kind === 'session') deleteSession(ctx, principal.sessionIdHash);
-      clearSessionCookie(reply, secureCookies(ctx, request));
-      return { ok: true as const };
-    });
+    app.post(
+      r.logout,
+      { schema: { tags, summary: 'End the browser session (session + CSRF)', security: [{ session: [] }], response: { 200: okResponseSchema } } },
+      async (request, reply) => {
+        const principal = authenticate(ctx, request, { token: false });
+        if (principal.kind === 'session') deleteSession(ctx, principal.sessionIdHash);
+        clearSessionCookie(reply, secureCookies(ctx, request));
+        return { ok: true as const };
+      },
+    );
 
-    app.get(r.session, { schema: { tags, summary: 'The signed-in user and the CSRF token for state-changing requests', security: [{ session: [] }], response: { 200: sessionResponseSchema } } }, async (request) => {
-      const principal = authenticate(ctx, request, { token: false });
-      if (principal.kind !== 'session') throw new SvcError('SVC_AUTH_REQUIRED');
-      return { user: toUser(principal.user), csrfToken: principal.csrfToken };
-    });
+    app.get(
+      r.session,
+      {
+        schema: {
+          tags,
+          summary: 'The signed-in user and the CSRF token for state-changing requests',
+          security: [{ session: [] }],
+          response: { 200: sessionResponseSchema },
+        },
+      },
+      async (request) => {
+        const principal = authenticate(ctx, request, { token: false });
+        if (principal.kind !== 'session') throw new SvcError('SVC_AUTH_REQUIRED');
+        return { user: toUser(principal.user), csrfToken: principal.csrfToken };
+      },
+    );
   };
 }

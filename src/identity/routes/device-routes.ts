@@ -20,27 +20,67 @@ const tags = ['device login'];
 /** `/api/device/*`: start and poll (public), review/approve/deny (browser session; approve and deny need CSRF). */
 export function deviceRoutes(ctx: FeatureContext, devices: DeviceService) {
   return async function register(app: HttpApp): Promise<void> {
-    app.post(r.deviceStart, { schema: { tags, summary: 'Start a device login: device code (secret) and user code (shown)', body: deviceStartBodySchema, response: { 200: deviceStartResponseSchema } } }, async (request) =>
-      devices.start(request.body.clientName, platformOrigin(request, ctx.config.publicUrl), request.ip),
+    app.post(
+      r.deviceStart,
+      {
+        schema: {
+          tags,
+          summary: 'Start a device login: device code (secret) and user code (shown)',
+          body: deviceStartBodySchema,
+          response: { 200: deviceStartResponseSchema },
+        },
+      },
+      async (request) => devices.start(request.body.clientName, platformOrigin(request, ctx.config.publicUrl), request.ip),
     );
 
-    app.post(r.deviceToken, { schema: { tags, summary: 'Poll for the access token (returned exactly once after approval)', body: deviceTokenBodySchema, response: { 200: deviceTokenResponseSchema } } }, async (request) =>
-      devices.poll(request.body.deviceCode),
+    app.post(
+      r.deviceToken,
+      {
+        schema: {
+          tags,
+          summary: 'Poll for the access token (returned exactly once after approval)',
+          body: deviceTokenBodySchema,
+          response: { 200: deviceTokenResponseSchema },
+        },
+      },
+      async (request) => devices.poll(request.body.deviceCode),
     );
 
-    app.get(r.deviceInfo, { schema: { tags, summary: 'Client name and status of a user code, for review', security: [{ session: [] }], querystring: deviceInfoQuerySchema, response: { 200: deviceInfoResponseSchema } } }, async (request) => {
-      const principal = authenticate(ctx, request, { token: false });
-      return devices.review(principal, request.ip, request.query.userCode);
-    });
+    app.get(
+      r.deviceInfo,
+      {
+        schema: {
+          tags,
+          summary: 'Client name and status of a user code, for review',
+          security: [{ session: [] }],
+          querystring: deviceInfoQuerySchema,
+          response: { 200: deviceInfoResponseSchema },
+        },
+      },
+      async (request) => {
+        const principal = authenticate(ctx, request, { token: false });
+        return devices.review(principal, request.ip, request.query.userCode);
+      },
+    );
 
     for (const decision of ['approve', 'deny'] as const) {
-      app.post(decision === 'approve' ? r.deviceApprove : r.deviceDeny, {
-        schema: { tags, summary: `${decision === 'approve' ? 'Approve' : 'Deny'} a device login (session + CSRF)`, security: [{ session: [] }], body: deviceDecisionBodySchema, response: { 200: deviceDecisionResponseSchema } },
-      }, async (request) => {
-        const principal = authenticate(ctx, request, { token: false });
-        const result = devices.decide(principal, request.ip, request.body.userCode, decision);
-        return { userCode: result.userCode, clientName: result.clientName, status: result.status };
-      });
+      app.post(
+        decision === 'approve' ? r.deviceApprove : r.deviceDeny,
+        {
+          schema: {
+            tags,
+            summary: `${decision === 'approve' ? 'Approve' : 'Deny'} a device login (session + CSRF)`,
+            security: [{ session: [] }],
+            body: deviceDecisionBodySchema,
+            response: { 200: deviceDecisionResponseSchema },
+          },
+        },
+        async (request) => {
+          const principal = authenticate(ctx, request, { token: false });
+          const result = devices.decide(principal, request.ip, request.body.userCode, decision);
+          return { userCode: result.userCode, clientName: result.clientName, status: result.status };
+        },
+      );
     }
   };
 }

@@ -15,7 +15,12 @@ const tags = ['pages'];
 const html = { 200: z.string().describe('text/html') };
 
 function sendPage(reply: FastifyReply, page: string, status = 200) {
-  return reply.status(status).header('content-type', 'text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).header('x-frame-options', 'DENY').send(page);
+  return reply
+    .status(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', PAGE_CSP)
+    .header('x-frame-options', 'DENY')
+    .send(page);
 }
 
 const credentialFields = (withName: boolean) => `
@@ -42,55 +47,96 @@ export function pageRoutes(ctx: FeatureContext, accounts: AccountService, device
       reply.header('content-type', 'text/css; charset=utf-8').send(pagesStyle),
     );
 
-    app.get(r.pageLogin, { schema: { tags, summary: 'Sign-in page', querystring: z.object({ next: z.string().max(2000).optional() }), response: html } }, async (request, reply) => {
-      const next = safeNext(request.query.next);
-      const body = `<form id="login-form" data-api="${r.login}" data-next="${e(next)}" data-hide-on-done>${credentialFields(false)}
+    app.get(
+      r.pageLogin,
+      { schema: { tags, summary: 'Sign-in page', querystring: z.object({ next: z.string().max(2000).optional() }), response: html } },
+      async (request, reply) => {
+        const next = safeNext(request.query.next);
+        const body = `<form id="login-form" data-api="${r.login}" data-next="${e(next)}" data-hide-on-done>${credentialFields(false)}
 <button id="submit" type="submit">Sign in</button></form>
 <p><a href="${r.pageRegister}?next=${e(encodeURIComponent(next))}">Create an account</a></p>`;
-      return sendPage(reply, renderPage('Sign in', body));
-    });
+        return sendPage(reply, renderPage('Sign in', body));
+      },
+    );
 
-    app.get(r.pageRegister, { schema: { tags, summary: 'Registration page (first account, public mode, or invitation)', querystring: z.object({ next: z.string().max(2000).optional(), invitation: z.string().max(200).optional() }), response: html } }, async (request, reply) => {
-      const next = safeNext(request.query.next);
-      const invitation = request.query.invitation;
-      if (!invitation && !accounts.registrationOpen()) {
-        return sendPage(reply, renderPage('Registration closed', `<p>Self-registration is closed on this platform. Ask an administrator for an invitation, or <a href="${r.pageLogin}">sign in</a>.</p>`), 403);
-      }
-      const api = invitation ? r.invitedRegister : r.register;
-      const hidden = invitation ? `<input type="hidden" name="invitation" value="${e(invitation)}">` : '';
-      const body = `<form id="register-form" data-api="${api}" data-next="${e(next)}" data-hide-on-done>${hidden}${credentialFields(true)}
+    app.get(
+      r.pageRegister,
+      {
+        schema: {
+          tags,
+          summary: 'Registration page (first account, public mode, or invitation)',
+          querystring: z.object({ next: z.string().max(2000).optional(), invitation: z.string().max(200).optional() }),
+          response: html,
+        },
+      },
+      async (request, reply) => {
+        const next = safeNext(request.query.next);
+        const invitation = request.query.invitation;
+        if (!invitation && !accounts.registrationOpen()) {
+          return sendPage(
+            reply,
+            renderPage(
+              'Registration closed',
+              `<p>Self-registration is closed on this platform. Ask an administrator for an invitation, or <a href="${r.pageLogin}">sign in</a>.</p>`,
+            ),
+            403,
+          );
+        }
+        const api = invitation ? r.invitedRegister : r.register;
+        const hidden = invitation ? `<input type="hidden" name="invitation" value="${e(invitation)}">` : '';
+        const body = `<form id="register-form" data-api="${api}" data-next="${e(next)}" data-hide-on-done>${hidden}${credentialFields(true)}
 <button id="submit" type="submit">Create account</button></form>`;
-      return sendPage(reply, renderPage(invitation ? 'Accept invitation' : 'Create the first account', body));
-    });
+        return sendPage(reply, renderPage(invitation ? 'Accept invitation' : 'Create the first account', body));
+      },
+    );
 
-    app.get(r.pageDevice, { schema: { tags, summary: 'Review and approve or deny a device login', querystring: z.object({ code: z.string().max(20).optional() }), response: { 200: z.string(), 302: z.string() } } }, async (request, reply) => {
-      const principal = session(request);
-      if (!principal || principal.kind !== 'session') {
-        const back = `${r.pageDevice}${request.query.code ? `?code=${encodeURIComponent(request.query.code)}` : ''}`;
-        return reply.redirect(`${r.pageLogin}?next=${encodeURIComponent(back)}`, 302);
-      }
-      const enterForm = `<form id="code-form" method="get" action="${r.pageDevice}"><label for="code">Code shown in your terminal</label>
+    app.get(
+      r.pageDevice,
+      {
+        schema: {
+          tags,
+          summary: 'Review and approve or deny a device login',
+          querystring: z.object({ code: z.string().max(20).optional() }),
+          response: { 200: z.string(), 302: z.string() },
+        },
+      },
+      async (request, reply) => {
+        const principal = session(request);
+        if (!principal || principal.kind !== 'session') {
+          const back = `${r.pageDevice}${request.query.code ? `?code=${encodeURIComponent(request.query.code)}` : ''}`;
+          return reply.redirect(`${r.pageLogin}?next=${encodeURIComponent(back)}`, 302);
+        }
+        const enterForm = `<form id="code-form" method="get" action="${r.pageDevice}"><label for="code">Code shown in your terminal</label>
 <input id="code" name="code" autocomplete="off" placeholder="XXXX-XXXX" required><button id="continue" type="submit">Continue</button></form>`;
-      const signedIn = `<p>Signed in as ${e(principal.user.email)}.</p>`;
-      if (!request.query.code) return sendPage(reply, renderPage('Device login', signedIn + enterForm, principal.csrfToken));
-      let info;
-      try {
-        info = devices.review(principal, request.ip, request.query.code);
-      } catch (error) {
-        if (!(error instanceof SvcError) || error.status >= 500) throw error;
-        return sendPage(reply, renderPage('Device login', `${signedIn}<p class="problem" data-code="${e(error.code)}">${e(error.message)} (${e(error.code)})</p>${enterForm}`, principal.csrfToken), error.status);
-      }
-      const details = `${signedIn}<p>Client: <strong id="client-name">${e(info.clientName)}</strong></p>
+        const signedIn = `<p>Signed in as ${e(principal.user.email)}.</p>`;
+        if (!request.query.code) return sendPage(reply, renderPage('Device login', signedIn + enterForm, principal.csrfToken));
+        let info;
+        try {
+          info = devices.review(principal, request.ip, request.query.code);
+        } catch (error) {
+          if (!(error instanceof SvcError) || error.status >= 500) throw error;
+          return sendPage(
+            reply,
+            renderPage(
+              'Device login',
+              `${signedIn}<p class="problem" data-code="${e(error.code)}">${e(error.message)} (${e(error.code)})</p>${enterForm}`,
+              principal.csrfToken,
+            ),
+            error.status,
+          );
+        }
+        const details = `${signedIn}<p>Client: <strong id="client-name">${e(info.clientName)}</strong></p>
 <p>Code: <span id="user-code" class="code">${e(info.userCode)}</span></p>
 <p>Only continue if this code matches the one in your terminal.</p>`;
-      if (info.status !== 'pending') {
-        return sendPage(reply, renderPage('Device login', `${details}<p id="status">This request is ${e(info.status)}.</p>`, principal.csrfToken));
-      }
-      const decision = (name: 'approve' | 'deny', label: string, done: string) =>
-        `<form id="${name}-form" data-api="${name === 'approve' ? r.deviceApprove : r.deviceDeny}" data-done="${e(done)}" data-hide-on-done>
+        if (info.status !== 'pending') {
+          return sendPage(reply, renderPage('Device login', `${details}<p id="status">This request is ${e(info.status)}.</p>`, principal.csrfToken));
+        }
+        const decision = (name: 'approve' | 'deny', label: string, done: string) =>
+          `<form id="${name}-form" data-api="${name === 'approve' ? r.deviceApprove : r.deviceDeny}" data-done="${e(done)}" data-hide-on-done>
 <input type="hidden" name="userCode" value="${e(info.userCode)}"><button id="${name}" type="submit">${label}</button></form>`;
-      const buttons = `<div class="row">${decision('approve', 'Approve', 'Approved. You can return to your terminal.')}${decision('deny', 'Deny', 'Denied. No token was issued.')}</div>`;
-      return sendPage(reply, renderPage('Device login', details + buttons, principal.csrfToken));
-    });
+        const buttons = `<div class="row">${decision('approve', 'Approve', 'Approved. You can return to your terminal.')}${decision('deny', 'Deny', 'Denied. No token was issued.')}</div>`;
+        return sendPage(reply, renderPage('Device login', details + buttons, principal.csrfToken));
+      },
+    );
   };
 }

@@ -48,73 +48,132 @@ export function tokenRoutes(ctx: FeatureContext, deps: IdentityDeps) {
   };
   // One transaction: the token, every token minted from it, and one audit event per revoked token.
   const revoke = (principal: Principal, row: TokenRow) =>
-    ctx.db.transaction(() => {
-      const revoked: RevokedToken[] = revokeTokenTree(ctx, row.id);
-      for (const token of revoked) {
-        const cascade = token.id === row.id ? {} : { cascadeFrom: row.id };
-        appendAudit(ctx, { kind: 'token.revoke', organizationId: auditOrg(token, principal), projectId: token.project_id, actor: actorOf(principal), metadata: { tokenId: token.id, name: token.name, ...cascade } });
-      }
-      return { token: toTokenInfo(getToken(ctx, row.id)!, ctx.clock.now()) };
-    }).immediate();
+    ctx.db
+      .transaction(() => {
+        const revoked: RevokedToken[] = revokeTokenTree(ctx, row.id);
+        for (const token of revoked) {
+          const cascade = token.id === row.id ? {} : { cascadeFrom: row.id };
+          appendAudit(ctx, {
+            kind: 'token.revoke',
+            organizationId: auditOrg(token, principal),
+            projectId: token.project_id,
+            actor: actorOf(principal),
+            metadata: { tokenId: token.id, name: token.name, ...cascade },
+          });
+        }
+        return { token: toTokenInfo(getToken(ctx, row.id)!, ctx.clock.now()) };
+      })
+      .immediate();
 
   return async function register(app: HttpApp): Promise<void> {
-    app.get(r.tokens, { schema: { tags, security, summary: "The caller's access tokens (never their values)", response: { 200: tokenListResponseSchema } } }, async (request) => {
-      const principal = authenticate(ctx, request);
-      requireTokensPermission(principal);
-      const scope = principal.kind === 'token' ? principal.token.project_id : null;
-      const now = ctx.clock.now();
-      return { tokens: listTokens(ctx, principal.user.id).filter((t) => scope === null || t.project_id === scope).map((t) => toTokenInfo(t, now)) };
-    });
+    app.get(
+      r.tokens,
+      { schema: { tags, security, summary: "The caller's access tokens (never their values)", response: { 200: tokenListResponseSchema } } },
+      async (request) => {
+        const principal = authenticate(ctx, request);
+        requireTokensPermission(principal);
+        const scope = principal.kind === 'token' ? principal.token.project_id : null;
+        const now = ctx.clock.now();
+        return {
+          tokens: listTokens(ctx, principal.user.id)
+            .filter((t) => scope === null || t.project_id === scope)
+            .map((t) => toTokenInfo(t, now)),
+        };
+      },
+    );
 
-    app.post(r.tokens, { schema: { tags, security, summary: 'Create an account-wide or project-scoped token; the raw value is returned only here', body: createTokenBodySchema, response: { 201: createTokenResponseSchema } } }, async (request, reply) => {
-      const principal = authenticate(ctx, request);
-      requireTokensPermission(principal);
-      const body = request.body;
-      const parent = principal.kind === 'token' ? principal.token : null;
-      const scope = parent?.project_id ?? null;
-      const wanted: Permission[] = [...new Set(body.permissions)];
-      const { expiresAt } = childTokenLimits(
-        { permissions: wanted, expiresInDays: body.expiresInDays },
-        principal.kind === 'token' ? { permissions: principal.permissions, expiresAt: principal.token.expires_at } : null,
-        ctx.clock.now(),
-        ctx.config.tokenTtlDays,
-      );
-      let project: { id: string; organizationId: string } | null = null;
-      const requested = body.projectId ?? scope;
-      if (requested) {
-        project = deps.resolveProject(requested) ?? null;
-        if (!project) throw new SvcError('SVC_PROJECT_NOT_FOUND');
-        authorize(ctx, principal, { permission: 'tokens', organizationId: project.organizationId, projectId: project.id });
-        for (const permission of wanted) authorize(ctx, principal, { permission, organizationId: project.organizationId, projectId: project.id });
-      }
-      const created = ctx.db.transaction(() => {
-        if (parent) assertParentLive(ctx, parent);
-        const minted = insertAccessToken(ctx, { userId: principal.user.id, name: body.name, projectId: project?.id ?? null, permissions: wanted, expiresAt, parent });
-        appendAudit(ctx, {
-          kind: 'token.create',
-          organizationId: project?.organizationId ?? principal.user.personal_org_id!,
-          projectId: project?.id ?? null,
-          actor: actorOf(principal),
-          metadata: { tokenId: minted.row.id, name: body.name, projectId: project?.id ?? null, permissions: wanted, expiresAt: new Date(minted.row.expires_at).toISOString(), parentTokenId: parent?.id ?? null },
-        });
-        return minted;
-      }).immediate();
-      return reply.status(201).send({ token: toTokenInfo(created.row, ctx.clock.now()), accessToken: created.accessToken });
-    });
+    app.post(
+      r.tokens,
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Create an account-wide or project-scoped token; the raw value is returned only here',
+          body: createTokenBodySchema,
+          response: { 201: createTokenResponseSchema },
+        },
+      },
+      async (request, reply) => {
+        const principal = authenticate(ctx, request);
+        requireTokensPermission(principal);
+        const body = request.body;
+        const parent = principal.kind === 'token' ? principal.token : null;
+        const scope = parent?.project_id ?? null;
+        const wanted: Permission[] = [...new Set(body.permissions)];
+        const { expiresAt } = childTokenLimits(
+          { permissions: wanted, expiresInDays: body.expiresInDays },
+          principal.kind === 'token' ? { permissions: principal.permissions, expiresAt: principal.token.expires_at } : null,
+          ctx.clock.now(),
+          ctx.config.tokenTtlDays,
+        );
+        let project: { id: string; organizationId: string } | null = null;
+        const requested = body.projectId ?? scope;
+        if (requested) {
+          project = deps.resolveProject(requested) ?? null;
+          if (!project) throw new SvcError('SVC_PROJECT_NOT_FOUND');
+          authorize(ctx, principal, { permission: 'tokens', organizationId: project.organizationId, projectId: project.id });
+          for (const permission of wanted) authorize(ctx, principal, { permission, organizationId: project.organizationId, projectId: project.id });
+        }
+        const created = ctx.db
+          .transaction(() => {
+            if (parent) assertParentLive(ctx, parent);
+            const minted = insertAccessToken(ctx, {
+              userId: principal.user.id,
+              name: body.name,
+              projectId: project?.id ?? null,
+              permissions: wanted,
+              expiresAt,
+              parent,
+            });
+            appendAudit(ctx, {
+              kind: 'token.create',
+              organizationId: project?.organizationId ?? principal.user.personal_org_id!,
+              projectId: project?.id ?? null,
+              actor: actorOf(principal),
+              metadata: {
+                tokenId: minted.row.id,
+                name: body.name,
+                projectId: project?.id ?? null,
+                permissions: wanted,
+                expiresAt: new Date(minted.row.expires_at).toISOString(),
+                parentTokenId: parent?.id ?? null,
+              },
+            });
+            return minted;
+          })
+          .immediate();
+        return reply.status(201).send({ token: toTokenInfo(created.row, ctx.clock.now()), accessToken: created.accessToken });
+      },
+    );
 
-    app.delete(r.currentToken, { schema: { tags, security: [{ bearer: [] }], summary: 'Revoke the token presented with this request (svc logout)', response: { 200: revokeTokenResponseSchema } } }, async (request) => {
-      const principal = authenticate(ctx, request, { session: false });
-      if (principal.kind !== 'token') throw new SvcError('SVC_AUTH_REQUIRED', 'This route needs a bearer token.');
-      return revoke(principal, principal.token);
-    });
+    app.delete(
+      r.currentToken,
+      {
+        schema: {
+          tags,
+          security: [{ bearer: [] }],
+          summary: 'Revoke the token presented with this request (svc logout)',
+          response: { 200: revokeTokenResponseSchema },
+        },
+      },
+      async (request) => {
+        const principal = authenticate(ctx, request, { session: false });
+        if (principal.kind !== 'token') throw new SvcError('SVC_AUTH_REQUIRED', 'This route needs a bearer token.');
+        return revoke(principal, principal.token);
+      },
+    );
 
-    app.delete(r.token, { schema: { tags, security, summary: 'Revoke one of your tokens', params: tokenIdParamsSchema, response: { 200: revokeTokenResponseSchema } } }, async (request) => {
-      const principal = authenticate(ctx, request);
-      requireTokensPermission(principal);
-      const row = getToken(ctx, request.params.id);
-      const scope = principal.kind === 'token' ? principal.token.project_id : null;
-      if (!row || row.user_id !== principal.user.id || (scope !== null && row.project_id !== scope)) throw new SvcError('SVC_TOKEN_NOT_FOUND');
-      return revoke(principal, row);
-    });
+    app.delete(
+      r.token,
+      { schema: { tags, security, summary: 'Revoke one of your tokens', params: tokenIdParamsSchema, response: { 200: revokeTokenResponseSchema } } },
+      async (request) => {
+        const principal = authenticate(ctx, request);
+        requireTokensPermission(principal);
+        const row = getToken(ctx, request.params.id);
+        const scope = principal.kind === 'token' ? principal.token.project_id : null;
+        if (!row || row.user_id !== principal.user.id || (scope !== null && row.project_id !== scope)) throw new SvcError('SVC_TOKEN_NOT_FOUND');
+        return revoke(principal, row);
+      },
+    );
   };
 }

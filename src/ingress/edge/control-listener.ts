@@ -49,7 +49,8 @@ export interface ControlListener {
  */
 export async function listenOnControlSocket(app: FastifyInstance, path: string): Promise<ControlListener> {
   const own = `${path}.${process.pid}`;
-  if (!socketPathFits(own)) throw new SvcError('SVC_INGRESS_START_FAILED', `The socket path ${path} is longer than 107 bytes; use a shorter data directory (SVC_DATA_DIR).`);
+  if (!socketPathFits(own))
+    throw new SvcError('SVC_INGRESS_START_FAILED', `The socket path ${path} is longer than 107 bytes; use a shorter data directory (SVC_DATA_DIR).`);
   if (await answers(path)) throw new SvcError('SVC_PLATFORM_ALREADY_RUNNING', `Another control plane answers on ${path}.`);
   trustClientAddressHeader(app.server);
   rmSync(own, { force: true });

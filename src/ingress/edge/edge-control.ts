@@ -37,7 +37,11 @@ export interface EdgeStatus {
 export type EdgeReply = { ok: true; status: EdgeStatus; routes?: EdgeRoute[] } | { ok: false; error: string };
 
 /** Serve commands on `path` (mode 0600 is set by the caller); `attach` hands the socket (and what followed the line) to `onAttach`. */
-export function serveEdgeCommands(path: string, handle: (command: EdgeCommand) => EdgeReply | Promise<EdgeReply>, onAttach?: (socket: Socket, rest: string) => void): Promise<Server> {
+export function serveEdgeCommands(
+  path: string,
+  handle: (command: EdgeCommand) => EdgeReply | Promise<EdgeReply>,
+  onAttach?: (socket: Socket, rest: string) => void,
+): Promise<Server> {
   const server = createServer((socket) => {
     let buffer = '';
     socket.setEncoding('utf8');

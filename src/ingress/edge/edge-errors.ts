@@ -19,7 +19,11 @@ export function edgeAnswer(code: typeof CONTROL_PLANE_UNAVAILABLE | typeof CONTR
     ? `The svc control plane did not come back within ${heldMs} ms; the request was not delivered.`
     : 'The svc control plane closed the connection before it answered; the request may have been processed and was not retried.';
   const body = JSON.stringify({ error: { code, message } });
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store' };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    'cache-control': 'no-store',
+  };
   if (unavailable) headers['retry-after'] = '5';
   return { status: unavailable ? 503 : 502, headers, body };
 }

@@ -117,8 +117,17 @@ export class EdgeRouting {
     // New domains or platform hosts: a fresh table; requests held by the old one get their 503 now.
     this.#retireTable();
     let proxy: IngressProxy | null = null;
-    const table = new RouteTable({ baseDomain: settings.baseDomain, platformHosts: settings.platformHosts, onRetired: (target) => this.#retired(target), onDrainTimeout: (target) => proxy?.closeUpgrades(target) });
-    this.#proxy = proxy = new IngressProxy({ routes: table, trustProxy: settings.trustProxy, observers: [(record) => this.outbox.push({ ...record, endedAt: Date.now() })] });
+    const table = new RouteTable({
+      baseDomain: settings.baseDomain,
+      platformHosts: settings.platformHosts,
+      onRetired: (target) => this.#retired(target),
+      onDrainTimeout: (target) => proxy?.closeUpgrades(target),
+    });
+    this.#proxy = proxy = new IngressProxy({
+      routes: table,
+      trustProxy: settings.trustProxy,
+      observers: [(record) => this.outbox.push({ ...record, endedAt: Date.now() })],
+    });
     this.#settings = settings;
     this.#table = table;
     return table;
@@ -283,11 +292,24 @@ export class EdgeRouting {
 
   /** The live table with in-flight counts. */
   list(): EdgeRoute[] {
-    return (this.#table?.list() ?? []).map(({ projectId, hosts, upstream, releaseId, generation, inFlight }) => ({ projectId, hosts, upstream, releaseId, generation, inFlight }));
+    return (this.#table?.list() ?? []).map(({ projectId, hosts, upstream, releaseId, generation, inFlight }) => ({
+      projectId,
+      hosts,
+      upstream,
+      releaseId,
+      generation,
+      inFlight,
+    }));
   }
 
   status(): EdgeStatus['routing'] {
-    return { table: this.#table !== null, projects: this.#table?.projectIds().length ?? 0, attached: this.#session !== null, recordsBuffered: this.outbox.buffered, recordsDropped: this.outbox.droppedTotal };
+    return {
+      table: this.#table !== null,
+      projects: this.#table?.projectIds().length ?? 0,
+      attached: this.#session !== null,
+      recordsBuffered: this.outbox.buffered,
+      recordsDropped: this.outbox.droppedTotal,
+    };
   }
 
   /**

@@ -70,13 +70,19 @@ export async function ensureIngress(settings: IngressSettings): Promise<RunningI
     if (reply.status.build === build) return { status: reply.status, started: false };
     // Other ingress code (an upgrade, or a control plane run from another tree): the running one
     // hands its listening socket to a successor running ours, so no connection is refused.
-    settings.logger.info({ pid: reply.status.pid, running: reply.status.build ?? 'unknown', ours: build }, 'the running ingress runs other code; handing its port over to this version');
+    settings.logger.info(
+      { pid: reply.status.pid, running: reply.status.build ?? 'unknown', ours: build },
+      'the running ingress runs other code; handing its port over to this version',
+    );
     const handed = await askEdge(paths.ingressSocket, { op: 'handoff', entry: ingressEntry() }, HANDOFF_TIMEOUT_MS);
     if (handed?.ok) {
       settings.logger.info({ was: reply.status.pid, now: handed.status.pid }, 'the ingress handed over');
       return { status: handed.status, started: false };
     }
-    settings.logger.warn({ pid: reply.status.pid, error: handed?.ok === false ? handed.error : 'no answer' }, 'the running ingress did not hand over; it keeps serving with its own code');
+    settings.logger.warn(
+      { pid: reply.status.pid, error: handed?.ok === false ? handed.error : 'no answer' },
+      'the running ingress did not hand over; it keeps serving with its own code',
+    );
     return { status: reply.status, started: false };
   }
   if (reply?.ok) {

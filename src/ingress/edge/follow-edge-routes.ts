@@ -95,7 +95,8 @@ export function followEdgeRoutes(options: EdgeRoutesOptions): EdgeRoutes {
     const event = parsed.data;
     if (event.type === 'drained') drains.get(event.id)?.(event.ok);
     else {
-      if (event.dropped > 0) options.logger.warn({ dropped: event.dropped }, 'the ingress dropped request records while no control plane was attached; metrics and usage miss them');
+      if (event.dropped > 0)
+        options.logger.warn({ dropped: event.dropped }, 'the ingress dropped request records while no control plane was attached; metrics and usage miss them');
       for (const record of event.records) options.ingress.report(record);
     }
   };

@@ -32,7 +32,12 @@ export class InFlight {
   }
 }
 
-function answer(res: ServerResponse, code: typeof CONTROL_PLANE_UNAVAILABLE | typeof CONTROL_PLANE_CONNECTION_LOST, heldMs: number, closeConnection: boolean): void {
+function answer(
+  res: ServerResponse,
+  code: typeof CONTROL_PLANE_UNAVAILABLE | typeof CONTROL_PLANE_CONNECTION_LOST,
+  heldMs: number,
+  closeConnection: boolean,
+): void {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -57,7 +62,8 @@ export function forwardRequest(options: ForwardOptions, inFlight: InFlight) {
     // The body stays unread (paused in the kernel) until the control plane accepted a connection.
     const attempt = (retry: boolean): void =>
       void connectHeld(options.controlSocket, { holdMs: options.holdMs, gone: clientGone }).then((held) => {
-        if (held.heldMs > 0 || held.socket === null) options.onHeld?.(held.heldMs, held.socket !== null ? 'served' : held.reason === 'gone' ? 'gone' : 'unavailable');
+        if (held.heldMs > 0 || held.socket === null)
+          options.onHeld?.(held.heldMs, held.socket !== null ? 'served' : held.reason === 'gone' ? 'gone' : 'unavailable');
         if (held.socket === null) {
           if (held.reason === 'gone') res.destroy();
           // The unread body must not be taken for the next request on this connection.

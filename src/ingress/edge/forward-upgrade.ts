@@ -15,7 +15,8 @@ export function forwardUpgrade(options: ForwardOptions, tunnels: Set<Duplex>) {
     client.once('close', () => tunnels.delete(client));
     client.on('error', () => client.destroy());
     void connectHeld(options.controlSocket, { holdMs: options.holdMs, gone: () => client.destroyed }).then((held) => {
-      if (held.heldMs > 0 || held.socket === null) options.onHeld?.(held.heldMs, held.socket !== null ? 'served' : held.reason === 'gone' ? 'gone' : 'unavailable');
+      if (held.heldMs > 0 || held.socket === null)
+        options.onHeld?.(held.heldMs, held.socket !== null ? 'served' : held.reason === 'gone' ? 'gone' : 'unavailable');
       if (held.socket === null) {
         if (held.reason === 'timeout' && client.writable) client.end(rawEdgeAnswer(edgeAnswer(CONTROL_PLANE_UNAVAILABLE, options.holdMs)));
         else client.destroy();

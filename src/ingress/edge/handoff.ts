@@ -48,7 +48,11 @@ export interface SuccessorOptions {
 export async function startSuccessor(options: SuccessorOptions): Promise<Successor> {
   const execArgv = options.entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const logFd = openSync(options.logFile, 'a', 0o600);
-  const child = spawn(process.execPath, [...execArgv, options.entry, ...options.args, '--handoff'], { detached: true, stdio: ['ignore', logFd, logFd, 'ipc'], env: process.env });
+  const child = spawn(process.execPath, [...execArgv, options.entry, ...options.args, '--handoff'], {
+    detached: true,
+    stdio: ['ignore', logFd, logFd, 'ipc'],
+    env: process.env,
+  });
   closeSync(logFd);
   child.on('error', () => undefined);
   const timeoutMs = options.timeoutMs ?? 20_000;

@@ -16,7 +16,12 @@ export function digestModules(dirs: readonly string[], ext: string): string {
     const names = readdirSync(dir)
       .filter((name) => extname(name) === ext && !name.endsWith('.d.ts'))
       .sort();
-    for (const name of names) hash.update(name).update('\0').update(readFileSync(join(dir, name))).update('\0');
+    for (const name of names)
+      hash
+        .update(name)
+        .update('\0')
+        .update(readFileSync(join(dir, name)))
+        .update('\0');
   }
   return hash.digest('hex').slice(0, 16);
 }

@@ -33,14 +33,30 @@ export interface IngressArgs {
 
 /** `--listen host:port --data dir --hold-ms n [--drain-ms n] [--handoff]`. Throws a message on bad input. */
 export function parseIngressArgs(argv: string[]): IngressArgs {
-  const { values } = parseArgs({ args: argv, options: { listen: { type: 'string' }, data: { type: 'string' }, 'hold-ms': { type: 'string' }, 'drain-ms': { type: 'string' }, handoff: { type: 'boolean' } }, strict: true });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      listen: { type: 'string' },
+      data: { type: 'string' },
+      'hold-ms': { type: 'string' },
+      'drain-ms': { type: 'string' },
+      handoff: { type: 'boolean' },
+    },
+    strict: true,
+  });
   const match = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(values.listen ?? '');
   if (!match || Number(match[2]) > 65535) throw new Error('--listen host:port is required');
   if (!values.data) throw new Error('--data dir is required');
   const holdMs = Number(values['hold-ms'] ?? 30_000);
   const drainMs = Number(values['drain-ms'] ?? 10_000);
   if (!Number.isInteger(holdMs) || holdMs < 0 || !Number.isInteger(drainMs) || drainMs < 0) throw new Error('--hold-ms and --drain-ms are whole milliseconds');
-  return { listen: { host: match[1]!.replace(/^\[|\]$/g, ''), port: Number(match[2]), spec: values.listen! }, dataDir: values.data, holdMs, drainMs, handoff: values.handoff === true };
+  return {
+    listen: { host: match[1]!.replace(/^\[|\]$/g, ''), port: Number(match[2]), spec: values.listen! },
+    dataDir: values.data,
+    holdMs,
+    drainMs,
+    handoff: values.handoff === true,
+  };
 }
 
 function log(fields: Record<string, unknown>): void {
@@ -93,9 +109,11 @@ export async function main(argv: string[]): Promise<void> {
   const paths = edgePaths(args.dataDir);
   mkdirSync(paths.runDir, { recursive: true, mode: 0o700 });
   for (const path of [paths.controlSocket, paths.ingressSocket]) {
-    if (!socketPathFits(path)) fail('SVC_INGRESS_START_FAILED', `The socket path ${path} is longer than 107 bytes; use a shorter data directory (SVC_DATA_DIR).`);
+    if (!socketPathFits(path))
+      fail('SVC_INGRESS_START_FAILED', `The socket path ${path} is longer than 107 bytes; use a shorter data directory (SVC_DATA_DIR).`);
   }
-  if (!args.handoff && (await askEdge(paths.ingressSocket, { op: 'status' }))) fail('SVC_INGRESS_START_FAILED', `An ingress already runs for ${args.dataDir} (${paths.ingressSocket}).`);
+  if (!args.handoff && (await askEdge(paths.ingressSocket, { op: 'status' })))
+    fail('SVC_INGRESS_START_FAILED', `An ingress already runs for ${args.dataDir} (${paths.ingressSocket}).`);
 
   const holds = { count: 0, unavailable: 0, longestMs: 0 };
   const options = {
@@ -218,7 +236,9 @@ export async function main(argv: string[]): Promise<void> {
         return { ok: true, status: successor.status };
       } catch (error) {
         handingOff = null;
-        await reclaimCommands().catch((reclaim: unknown) => log({ level: 'error', msg: 'cannot take the command socket back', err: (reclaim as Error).message }));
+        await reclaimCommands().catch((reclaim: unknown) =>
+          log({ level: 'error', msg: 'cannot take the command socket back', err: (reclaim as Error).message }),
+        );
         log({ level: 'error', msg: 'handoff failed; this ingress keeps serving', err: (error as Error).message });
         return { ok: false, error: (error as Error).message };
       }

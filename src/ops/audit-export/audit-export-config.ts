@@ -15,7 +15,11 @@ export interface AuditExportConfig {
 
 const envSchema = z.object({
   SVC_AUDIT_EXPORT_KEY_FILE: z.string().min(1),
-  SVC_AUDIT_EXPORT_KEY_ID: z.string().min(1).max(200).regex(/^[\w.:-]+$/),
+  SVC_AUDIT_EXPORT_KEY_ID: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[\w.:-]+$/),
   SVC_AUDIT_EXPORT_URL: z.url(),
   SVC_AUDIT_EXPORT_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).optional(),
 });
@@ -27,7 +31,11 @@ const envSchema = z.object({
 export function auditExportConfigFromEnv(env: NodeJS.ProcessEnv): AuditExportConfig | undefined {
   if (env.SVC_AUDIT_EXPORT_KEY_FILE === undefined && env.SVC_AUDIT_EXPORT_KEY_ID === undefined && env.SVC_AUDIT_EXPORT_URL === undefined) return undefined;
   const parsed = envSchema.safeParse(env);
-  if (!parsed.success) throw new SvcError('SVC_AUDIT_EXPORT_CONFIG', `Audit export needs SVC_AUDIT_EXPORT_KEY_FILE, SVC_AUDIT_EXPORT_KEY_ID and SVC_AUDIT_EXPORT_URL: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success)
+    throw new SvcError(
+      'SVC_AUDIT_EXPORT_CONFIG',
+      `Audit export needs SVC_AUDIT_EXPORT_KEY_FILE, SVC_AUDIT_EXPORT_KEY_ID and SVC_AUDIT_EXPORT_URL: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`,
+    );
   let privateKey: KeyObject;
   try {
     privateKey = createPrivateKey(readFileSync(parsed.data.SVC_AUDIT_EXPORT_KEY_FILE));

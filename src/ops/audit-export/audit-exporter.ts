@@ -6,7 +6,17 @@ import type { Logger } from '../../core/logger.js';
 import { backoffMs } from '../../core/retry-policy.js';
 import { canonicalEvent } from './canonical-event.js';
 import { signExportEntry, type AuditExportEntry } from './export-entry.js';
-import { auditRowsAfter, insertEntries, pendingCount, pendingEntries, readExportState, recordAck, recordError, recordFailure, signedHead } from './outbox-store.js';
+import {
+  auditRowsAfter,
+  insertEntries,
+  pendingCount,
+  pendingEntries,
+  readExportState,
+  recordAck,
+  recordError,
+  recordFailure,
+  signedHead,
+} from './outbox-store.js';
 
 /** Receives one ordered batch; resolving acknowledges it. Must deduplicate by sequence and digest. */
 export type AuditExportDestination = (entries: AuditExportEntry[], signal: AbortSignal) => Promise<void>;
@@ -67,7 +77,8 @@ const defaultSchedule: ScheduleTimer = (fn, ms) => {
 /** The audit export loop: signs into the durable outbox before any delivery. */
 export function createAuditExporter(options: AuditExporterOptions): AuditExporter {
   const { db, clock, privateKey, keyId, destination } = options;
-  if (privateKey.type !== 'private' || privateKey.asymmetricKeyType !== 'ed25519') throw new SvcError('SVC_AUDIT_EXPORT_CONFIG', 'The audit export key must be an Ed25519 private key.');
+  if (privateKey.type !== 'private' || privateKey.asymmetricKeyType !== 'ed25519')
+    throw new SvcError('SVC_AUDIT_EXPORT_CONFIG', 'The audit export key must be an Ed25519 private key.');
   const batchSize = options.batchSize ?? 500;
   const maxBackoffMs = options.maxBackoffMs ?? 300_000;
   const schedule = options.schedule ?? defaultSchedule;

@@ -39,12 +39,33 @@ export interface AuditExportCheckpoint {
 
 /** The bytes that are hashed into `digest` and signed. */
 export function signingPayload(entry: Pick<AuditExportEntry, 'version' | 'sequence' | 'eventDigest' | 'previousDigest' | 'keyId'>): string {
-  return SIGNING_DOMAIN + canonicalJson({ version: entry.version, sequence: entry.sequence, eventDigest: entry.eventDigest, previousDigest: entry.previousDigest, keyId: entry.keyId });
+  return (
+    SIGNING_DOMAIN +
+    canonicalJson({
+      version: entry.version,
+      sequence: entry.sequence,
+      eventDigest: entry.eventDigest,
+      previousDigest: entry.previousDigest,
+      keyId: entry.keyId,
+    })
+  );
 }
 
 /** Build and sign the entry for `event` at `sequence`, linked to the previous entry's digest. Pure. */
-export function signExportEntry(input: { sequence: number; event: CanonicalAuditEvent; previousDigest: string; keyId: string; privateKey: KeyObject }): AuditExportEntry {
-  const base = { version: 1 as const, sequence: input.sequence, eventDigest: eventDigest(input.sequence, input.event), previousDigest: input.previousDigest, keyId: input.keyId };
+export function signExportEntry(input: {
+  sequence: number;
+  event: CanonicalAuditEvent;
+  previousDigest: string;
+  keyId: string;
+  privateKey: KeyObject;
+}): AuditExportEntry {
+  const base = {
+    version: 1 as const,
+    sequence: input.sequence,
+    eventDigest: eventDigest(input.sequence, input.event),
+    previousDigest: input.previousDigest,
+    keyId: input.keyId,
+  };
   const payload = signingPayload(base);
   const signature = sign(null, Buffer.from(payload, 'utf8'), input.privateKey).toString('base64');
   return { ...base, event: input.event, digest: sha256Hex(payload), signature };

@@ -14,7 +14,14 @@ export function httpAuditDestination(url: string, http: HttpClient = defaultHttp
   }
   return async (entries, signal) => {
     // The exporter's signal carries the delivery timeout.
-    const answer = await http.open({ method: 'POST', url: target, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ entries }), signal, timeoutMs: null });
+    const answer = await http.open({
+      method: 'POST',
+      url: target,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ entries }),
+      signal,
+      timeoutMs: null,
+    });
     answer.discard();
     if (answer.status < 200 || answer.status > 299) throw new Error(`audit export destination answered ${answer.status}`);
   };

@@ -16,19 +16,26 @@ export interface ExportStateRow {
 /** Read the state row, creating the genesis row the first time. */
 export function readExportState(db: ControlDb): ExportStateRow {
   db.prepare('INSERT OR IGNORE INTO audit_export_state (id, checkpoint_sequence, checkpoint_digest) VALUES (1, 0, ?)').run(GENESIS_DIGEST);
-  return db.prepare('SELECT checkpoint_sequence, checkpoint_digest, attempts, next_attempt_at, last_attempt_at, last_success_at, last_error FROM audit_export_state WHERE id = 1').get() as ExportStateRow;
+  return db
+    .prepare(
+      'SELECT checkpoint_sequence, checkpoint_digest, attempts, next_attempt_at, last_attempt_at, last_success_at, last_error FROM audit_export_state WHERE id = 1',
+    )
+    .get() as ExportStateRow;
 }
 
 /** The newest signed entry (sequence and digest), or genesis when nothing is signed yet. */
 export function signedHead(db: ControlDb): AuditExportCheckpoint {
-  const row = db.prepare('SELECT sequence, digest FROM audit_export_outbox ORDER BY sequence DESC LIMIT 1').get() as { sequence: number; digest: string } | undefined;
+  const row = db.prepare('SELECT sequence, digest FROM audit_export_outbox ORDER BY sequence DESC LIMIT 1').get() as
+    { sequence: number; digest: string } | undefined;
   return row ?? { sequence: 0, digest: GENESIS_DIGEST };
 }
 
 /** Audit rows after `afterSeq`, oldest first. */
 export function auditRowsAfter(db: ControlDb, afterSeq: number, limit: number): AuditEventRow[] {
   return db
-    .prepare('SELECT seq, id, kind, organization_id, project_id, actor_type, actor_id, actor_name, metadata, created_at FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?')
+    .prepare(
+      'SELECT seq, id, kind, organization_id, project_id, actor_type, actor_id, actor_name, metadata, created_at FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?',
+    )
     .all(afterSeq, limit) as AuditEventRow[];
 }
 
@@ -51,13 +58,18 @@ export function pendingCount(db: ControlDb, afterSeq: number): number {
 
 /** Record an acknowledged batch: the checkpoint moves to its last entry; backoff resets. */
 export function recordAck(db: ControlDb, last: AuditExportCheckpoint, now: number): void {
-  db.prepare('UPDATE audit_export_state SET checkpoint_sequence = ?, checkpoint_digest = ?, attempts = 0, next_attempt_at = NULL, last_attempt_at = ?, last_success_at = ?, last_error = NULL WHERE id = 1 AND checkpoint_sequence < ?')
-    .run(last.sequence, last.digest, now, now, last.sequence);
+  db.prepare(
+    'UPDATE audit_export_state SET checkpoint_sequence = ?, checkpoint_digest = ?, attempts = 0, next_attempt_at = NULL, last_attempt_at = ?, last_success_at = ?, last_error = NULL WHERE id = 1 AND checkpoint_sequence < ?',
+  ).run(last.sequence, last.digest, now, now, last.sequence);
 }
 
 /** Record a failed delivery attempt and when to retry. */
 export function recordFailure(db: ControlDb, error: string, now: number, nextAttemptAt: number | null): void {
-  db.prepare('UPDATE audit_export_state SET attempts = attempts + 1, last_attempt_at = ?, next_attempt_at = ?, last_error = ? WHERE id = 1').run(now, nextAttemptAt, error.slice(0, 500));
+  db.prepare('UPDATE audit_export_state SET attempts = attempts + 1, last_attempt_at = ?, next_attempt_at = ?, last_error = ? WHERE id = 1').run(
+    now,
+    nextAttemptAt,
+    error.slice(0, 500),
+  );
 }
 
 /** Record a signing-side error (such as a gap in audit ids) without touching the backoff. */

@@ -32,21 +32,28 @@ export function verifyAuditExport(
     checkEntry(entry, head, keys, i);
     head = { sequence: entry.sequence, digest: entry.digest };
     if (previousCheckpoint !== undefined && !continues && entry.sequence === previousCheckpoint.sequence) {
-      if (entry.digest !== previousCheckpoint.digest) throw new SvcError('SVC_AUDIT_EXPORT_ROLLBACK', `Entry ${entry.sequence} differs from the retained checkpoint (a rewritten history).`);
+      if (entry.digest !== previousCheckpoint.digest)
+        throw new SvcError('SVC_AUDIT_EXPORT_ROLLBACK', `Entry ${entry.sequence} differs from the retained checkpoint (a rewritten history).`);
       reachedCheckpoint = true;
     }
   }
   if (!reachedCheckpoint) {
-    throw new SvcError('SVC_AUDIT_EXPORT_ROLLBACK', `The export ends at sequence ${head.sequence}, before the retained checkpoint ${previousCheckpoint!.sequence} (entries were removed).`);
+    throw new SvcError(
+      'SVC_AUDIT_EXPORT_ROLLBACK',
+      `The export ends at sequence ${head.sequence}, before the retained checkpoint ${previousCheckpoint!.sequence} (entries were removed).`,
+    );
   }
   return head;
 }
 
 function checkEntry(entry: AuditExportEntry, head: AuditExportCheckpoint, keys: Map<string, KeyObject>, index: number): void {
   const expected = head.sequence + 1;
-  if (entry.sequence > expected) throw new SvcError('SVC_AUDIT_EXPORT_SEQUENCE', `Entry ${index} has sequence ${entry.sequence}; expected ${expected} (entries omitted).`);
-  if (entry.sequence < expected) throw new SvcError('SVC_AUDIT_EXPORT_SEQUENCE', `Entry ${index} has sequence ${entry.sequence}; expected ${expected} (reordered or duplicated).`);
-  if (eventDigest(entry.sequence, entry.event) !== entry.eventDigest) throw new SvcError('SVC_AUDIT_EXPORT_TAMPERED', `Entry ${entry.sequence}: the event does not match its digest.`);
+  if (entry.sequence > expected)
+    throw new SvcError('SVC_AUDIT_EXPORT_SEQUENCE', `Entry ${index} has sequence ${entry.sequence}; expected ${expected} (entries omitted).`);
+  if (entry.sequence < expected)
+    throw new SvcError('SVC_AUDIT_EXPORT_SEQUENCE', `Entry ${index} has sequence ${entry.sequence}; expected ${expected} (reordered or duplicated).`);
+  if (eventDigest(entry.sequence, entry.event) !== entry.eventDigest)
+    throw new SvcError('SVC_AUDIT_EXPORT_TAMPERED', `Entry ${entry.sequence}: the event does not match its digest.`);
   if (entry.previousDigest !== head.digest) throw new SvcError('SVC_AUDIT_EXPORT_TAMPERED', `Entry ${entry.sequence} does not link to the previous entry.`);
   if (sha256Hex(signingPayload(entry)) !== entry.digest) throw new SvcError('SVC_AUDIT_EXPORT_TAMPERED', `Entry ${entry.sequence}: the entry digest is wrong.`);
   const key = keys.get(entry.keyId);
@@ -59,7 +66,8 @@ function resolveKeys(publicKeys: Readonly<Record<string, AuditExportPublicKey>> 
   const out = new Map<string, KeyObject>();
   for (const [id, key] of pairs) {
     const object = typeof key === 'object' && !Buffer.isBuffer(key) ? key : createPublicKey(key);
-    if (object.type !== 'public' || object.asymmetricKeyType !== 'ed25519') throw new SvcError('SVC_AUDIT_EXPORT_CONFIG', `Trusted key "${id}" is not an Ed25519 public key.`);
+    if (object.type !== 'public' || object.asymmetricKeyType !== 'ed25519')
+      throw new SvcError('SVC_AUDIT_EXPORT_CONFIG', `Trusted key "${id}" is not an Ed25519 public key.`);
     out.set(id, object);
   }
   return out;

@@ -9,13 +9,22 @@ function readEntries(text: string): unknown[] {
   const trimmed = text.trim();
   if (trimmed.startsWith('[')) return JSON.parse(trimmed) as unknown[];
   if (trimmed.startsWith('{') && trimmed.includes('"entries"') && !trimmed.includes('\n')) return (JSON.parse(trimmed) as { entries: unknown[] }).entries;
-  return trimmed === '' ? [] : trimmed.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as unknown);
+  return trimmed === ''
+    ? []
+    : trimmed
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as unknown);
 }
 
 function main(argv: string[]): number {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { entries: { type: 'string' }, key: { type: 'string', multiple: true }, checkpoint: { type: 'string' } }, strict: true }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { entries: { type: 'string' }, key: { type: 'string', multiple: true }, checkpoint: { type: 'string' } },
+      strict: true,
+    }));
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\nusage: verify-audit-export --entries <file> --key <id>=<public.pem> [--key …] [--checkpoint <file>]\n`);
     return 2;

@@ -12,9 +12,20 @@ export interface DrillEnvConfig {
   withSecrets: boolean;
 }
 
-const checkSchema = z.object({ name: z.string().min(1).max(100), path: z.string().startsWith('/').max(2000), status: z.number().int().min(100).max(599) }).strict();
+const checkSchema = z
+  .object({ name: z.string().min(1).max(100), path: z.string().startsWith('/').max(2000), status: z.number().int().min(100).max(599) })
+  .strict();
 const schema = z.object({
-  SVC_RESTORE_DRILL_INTERVAL_MS: z.union([z.literal('false'), z.coerce.number().int().min(60_000).max(90 * 86_400_000)]).optional(),
+  SVC_RESTORE_DRILL_INTERVAL_MS: z
+    .union([
+      z.literal('false'),
+      z.coerce
+        .number()
+        .int()
+        .min(60_000)
+        .max(90 * 86_400_000),
+    ])
+    .optional(),
   SVC_RESTORE_DRILL_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).optional(),
   SVC_RESTORE_DRILL_CHECKS: z.string().max(20_000).optional(),
   SVC_RESTORE_DRILL_SECRETS: z.enum(['true', 'false']).optional(),
@@ -47,5 +58,10 @@ export function drillConfigFromEnv(env: NodeJS.ProcessEnv): DrillEnvConfig | und
     if (!list.success) return fail(`SVC_RESTORE_DRILL_CHECKS ${list.error.issues[0]?.path.join('.')} ${list.error.issues[0]?.message}`);
     checks = list.data;
   }
-  return { intervalMs: e.SVC_RESTORE_DRILL_INTERVAL_MS ?? 86_400_000, timeoutMs: e.SVC_RESTORE_DRILL_TIMEOUT_MS ?? 120_000, checks, withSecrets: e.SVC_RESTORE_DRILL_SECRETS === 'true' };
+  return {
+    intervalMs: e.SVC_RESTORE_DRILL_INTERVAL_MS ?? 86_400_000,
+    timeoutMs: e.SVC_RESTORE_DRILL_TIMEOUT_MS ?? 120_000,
+    checks,
+    withSecrets: e.SVC_RESTORE_DRILL_SECRETS === 'true',
+  };
 }

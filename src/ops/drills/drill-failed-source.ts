@@ -7,5 +7,17 @@ export function drillFailedSource(db: ControlDb): MonitorSource {
   return (projectIds) =>
     latestDrillReceipts(db, projectIds)
       .filter((r) => r.outcome !== 'passed')
-      .map((r) => ({ key: `drill.failed:${r.projectId}`, kind: 'drill.failed', projectId: r.projectId, details: { receiptId: r.id, outcome: r.outcome, code: r.code, backupId: r.backupId, releaseId: r.releaseId, finishedAt: new Date(r.finishedAt).toISOString() } }));
+      .map((r) => ({
+        key: `drill.failed:${r.projectId}`,
+        kind: 'drill.failed',
+        projectId: r.projectId,
+        details: {
+          receiptId: r.id,
+          outcome: r.outcome,
+          code: r.code,
+          backupId: r.backupId,
+          releaseId: r.releaseId,
+          finishedAt: new Date(r.finishedAt).toISOString(),
+        },
+      }));
 }

@@ -48,11 +48,24 @@ interface Row {
   checks: string;
 }
 
-const toReceipt = (r: Row): StoredDrillReceipt => ({ id: r.id, projectId: r.project_id, releaseId: r.release_id, backupId: r.backup_id, startedAt: r.started_at, finishedAt: r.finished_at, outcome: r.outcome, code: r.code, error: r.error, checks: JSON.parse(r.checks) as DrillReceipt['checks'] });
+const toReceipt = (r: Row): StoredDrillReceipt => ({
+  id: r.id,
+  projectId: r.project_id,
+  releaseId: r.release_id,
+  backupId: r.backup_id,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+  outcome: r.outcome,
+  code: r.code,
+  error: r.error,
+  checks: JSON.parse(r.checks) as DrillReceipt['checks'],
+});
 
 /** Record a receipt (one statement: atomic). */
 export function insertDrillReceipt(db: ControlDb, receipt: StoredDrillReceipt): void {
-  db.prepare('INSERT INTO ops_drill_receipts (id, project_id, release_id, backup_id, started_at, finished_at, outcome, code, error, checks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+  db.prepare(
+    'INSERT INTO ops_drill_receipts (id, project_id, release_id, backup_id, started_at, finished_at, outcome, code, error, checks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  ).run(
     receipt.id,
     receipt.projectId,
     receipt.releaseId,

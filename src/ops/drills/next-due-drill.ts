@@ -27,7 +27,12 @@ export interface DrillReceipt {
 }
 
 /** The drill to run now, or null: the most overdue candidate (ties by project id). */
-export function nextDueDrill(projects: readonly DrillCandidate[], receipts: readonly Pick<DrillReceipt, 'projectId' | 'startedAt' | 'finishedAt' | 'outcome'>[], now: number, options: { intervalMs: number }): { projectId: string; dueAt: number } | null {
+export function nextDueDrill(
+  projects: readonly DrillCandidate[],
+  receipts: readonly Pick<DrillReceipt, 'projectId' | 'startedAt' | 'finishedAt' | 'outcome'>[],
+  now: number,
+  options: { intervalMs: number },
+): { projectId: string; dueAt: number } | null {
   const latest = new Map<string, Pick<DrillReceipt, 'startedAt' | 'finishedAt' | 'outcome'>>();
   for (const r of receipts) {
     const seen = latest.get(r.projectId);
@@ -37,7 +42,11 @@ export function nextDueDrill(projects: readonly DrillCandidate[], receipts: read
   for (const p of projects) {
     if (p.newestBackupAt === null) continue;
     const last = latest.get(p.projectId);
-    const dueAt = !last ? Number.NEGATIVE_INFINITY : last.outcome === 'setup-failed' ? last.finishedAt + DRILL_SETUP_RETRY_MS : last.startedAt + options.intervalMs;
+    const dueAt = !last
+      ? Number.NEGATIVE_INFINITY
+      : last.outcome === 'setup-failed'
+        ? last.finishedAt + DRILL_SETUP_RETRY_MS
+        : last.startedAt + options.intervalMs;
     if (dueAt > now) continue;
     if (!best || dueAt < best.dueAt || (dueAt === best.dueAt && p.projectId < best.projectId)) best = { projectId: p.projectId, dueAt };
   }

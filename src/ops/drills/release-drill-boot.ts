@@ -18,7 +18,10 @@ import type { DrillCheck } from './run-due-drill.js';
  * logs and supervisor state live under `workDir` (deleted after the drill), and every app it starts
  * gets the spec `resolveSpec` answers.
  */
-export type OpenDrillDriver = (workDir: string, resolveSpec: (projectId: string, releaseId: string) => Promise<AppStartSpec>) => Pick<ReleaseDriver, 'startCandidate' | 'checkHealth'>;
+export type OpenDrillDriver = (
+  workDir: string,
+  resolveSpec: (projectId: string, releaseId: string) => Promise<AppStartSpec>,
+) => Pick<ReleaseDriver, 'startCandidate' | 'checkHealth'>;
 
 export interface ReleaseDrillBootOptions {
   openDriver: OpenDrillDriver;

@@ -38,7 +38,10 @@ export interface RestoreDrillsOptions {
 }
 
 /** Drill candidates among `projectIds`: eligible projects with a retained backup. */
-export function drillCandidates(options: Pick<RestoreDrillsOptions, 'backups' | 'eligible'>, projectIds: readonly string[]): (DrillCandidate & { backup: { id: string; file: string } })[] {
+export function drillCandidates(
+  options: Pick<RestoreDrillsOptions, 'backups' | 'eligible'>,
+  projectIds: readonly string[],
+): (DrillCandidate & { backup: { id: string; file: string } })[] {
   const out: (DrillCandidate & { backup: { id: string; file: string } })[] = [];
   for (const projectId of projectIds) {
     if (options.eligible && !options.eligible(projectId)) continue;
@@ -49,9 +52,21 @@ export function drillCandidates(options: Pick<RestoreDrillsOptions, 'backups' | 
 }
 
 /** Run the one due drill among `projectIds`, if any, and persist its receipt. */
-export async function runDueDrill(options: RestoreDrillsOptions, deps: { db: ControlDb; ids: IdGenerator; now: () => number; onError?: (error: unknown) => void; signal?: AbortSignal }, projectIds: readonly string[]): Promise<StoredDrillReceipt | null> {
+export async function runDueDrill(
+  options: RestoreDrillsOptions,
+  deps: { db: ControlDb; ids: IdGenerator; now: () => number; onError?: (error: unknown) => void; signal?: AbortSignal },
+  projectIds: readonly string[],
+): Promise<StoredDrillReceipt | null> {
   const candidates = drillCandidates(options, projectIds);
-  const due = nextDueDrill(candidates, latestDrillReceipts(deps.db, candidates.map((c) => c.projectId)), deps.now(), { intervalMs: options.intervalMs });
+  const due = nextDueDrill(
+    candidates,
+    latestDrillReceipts(
+      deps.db,
+      candidates.map((c) => c.projectId),
+    ),
+    deps.now(),
+    { intervalMs: options.intervalMs },
+  );
   if (!due) return null;
   const { backup } = candidates.find((c) => c.projectId === due.projectId)!;
   const releaseId = options.releaseOf?.(due.projectId) ?? null;
@@ -63,7 +78,14 @@ export async function runDueDrill(options: RestoreDrillsOptions, deps: { db: Con
     checksError = error instanceof Error ? error.message : String(error);
   }
   const result = checksError
-    ? { startedAt: deps.now(), finishedAt: deps.now(), outcome: 'failed' as const, checks: [], code: 'SVC_OPS_DRILL_FAILED', error: `no checks: ${checksError}` }
+    ? {
+        startedAt: deps.now(),
+        finishedAt: deps.now(),
+        outcome: 'failed' as const,
+        checks: [],
+        code: 'SVC_OPS_DRILL_FAILED',
+        error: `no checks: ${checksError}`,
+      }
     : await runRestoreDrill({
         projectId: due.projectId,
         backupFile: backup.file,
@@ -74,7 +96,18 @@ export async function runDueDrill(options: RestoreDrillsOptions, deps: { db: Con
         now: deps.now,
         ...(deps.signal ? { signal: deps.signal } : {}),
       });
-  const receipt: StoredDrillReceipt = { id: deps.ids('drl'), projectId: due.projectId, releaseId, backupId: backup.id, startedAt: result.startedAt, finishedAt: result.finishedAt, outcome: result.outcome, code: result.code, error: result.error, checks: result.checks };
+  const receipt: StoredDrillReceipt = {
+    id: deps.ids('drl'),
+    projectId: due.projectId,
+    releaseId,
+    backupId: backup.id,
+    startedAt: result.startedAt,
+    finishedAt: result.finishedAt,
+    outcome: result.outcome,
+    code: result.code,
+    error: result.error,
+    checks: result.checks,
+  };
   insertDrillReceipt(deps.db, receipt);
   try {
     options.onReceipt?.(receipt);

@@ -42,7 +42,16 @@ export async function runRestoreDrill(options: RestoreDrillOptions): Promise<Dri
   if (options.signal?.aborted) stop();
   options.signal?.addEventListener('abort', stop, { once: true });
   const { signal } = controller;
-  const receipt = (outcome: DrillReceipt['outcome'], code: string | null, error: string | null, checks: DrillReceipt['checks'] = []): DrillReceipt => ({ projectId: options.projectId, backupFile: options.backupFile, startedAt, finishedAt: options.now(), outcome, checks, code: outcome !== 'passed' && signal.aborted ? 'SVC_OPS_DRILL_TIMEOUT' : code, error: outcome !== 'passed' && signal.aborted ? message(signal.reason) : error });
+  const receipt = (outcome: DrillReceipt['outcome'], code: string | null, error: string | null, checks: DrillReceipt['checks'] = []): DrillReceipt => ({
+    projectId: options.projectId,
+    backupFile: options.backupFile,
+    startedAt,
+    finishedAt: options.now(),
+    outcome,
+    checks,
+    code: outcome !== 'passed' && signal.aborted ? 'SVC_OPS_DRILL_TIMEOUT' : code,
+    error: outcome !== 'passed' && signal.aborted ? message(signal.reason) : error,
+  });
   const dir = await mkdtemp(join(tmpdir(), 'svc-drill-'));
   let app: DrillApp | undefined;
   try {

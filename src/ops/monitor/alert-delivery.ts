@@ -49,7 +49,11 @@ export async function deliverDueAlerts(options: DeliverOptions): Promise<{ deliv
         progressed = true;
       } catch (error) {
         const now = options.clock.now();
-        recordAttempt(options.db, row, startedAt, { ok: false, error: error instanceof Error ? error.message : String(error), nextAttemptAt: now + alertBackoffMs(row.attempts + 1, options.maxBackoffMs) });
+        recordAttempt(options.db, row, startedAt, {
+          ok: false,
+          error: error instanceof Error ? error.message : String(error),
+          nextAttemptAt: now + alertBackoffMs(row.attempts + 1, options.maxBackoffMs),
+        });
         failed++;
       }
     }

@@ -59,7 +59,14 @@ export function unhealthyAppSource(options: AppHealthOptions): MonitorSource {
           healthStatus = await probe(`http://${host}:${status.port}${path}`, signal ? AbortSignal.any([timeout, signal]) : timeout);
           if (healthStatus === null || healthStatus < 200 || healthStatus > 299) reason = 'failing-health';
         }
-        if (reason) out.push({ key: `app.unhealthy:${projectId}`, kind: 'app.unhealthy', projectId, graceMs: options.graceMs, details: { releaseId: active.releaseId, reason, crashStreak: status?.crashStreak ?? null, healthPath: active.healthPath, healthStatus } });
+        if (reason)
+          out.push({
+            key: `app.unhealthy:${projectId}`,
+            kind: 'app.unhealthy',
+            projectId,
+            graceMs: options.graceMs,
+            details: { releaseId: active.releaseId, reason, crashStreak: status?.crashStreak ?? null, healthPath: active.healthPath, healthStatus },
+          });
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 8, subjects.length)) }, worker));

@@ -10,7 +10,12 @@ export type GracedCondition = Condition & { graceMs?: number };
  * the new first-seen table: active graced keys keep (or get) their time; keys no longer active are
  * dropped only when `inScope` says this pass looked at them.
  */
-export function applyConditionGrace(active: readonly GracedCondition[], since: ReadonlyMap<string, number>, now: number, inScope: (key: string) => boolean): { confirmed: Condition[]; since: Map<string, number> } {
+export function applyConditionGrace(
+  active: readonly GracedCondition[],
+  since: ReadonlyMap<string, number>,
+  now: number,
+  inScope: (key: string) => boolean,
+): { confirmed: Condition[]; since: Map<string, number> } {
   const next = new Map<string, number>();
   for (const [key, at] of since) if (!inScope(key)) next.set(key, at);
   const confirmed: Condition[] = [];

@@ -2,7 +2,11 @@ import type { ControlDb } from '../../core/control-db.js';
 
 /** First-seen times of graced conditions, with their project (for scoping). */
 export function readConditionSince(db: ControlDb): { since: Map<string, number>; projectOf: Map<string, string | null> } {
-  const rows = db.prepare('SELECT key, project_id AS projectId, since FROM ops_condition_since').all() as { key: string; projectId: string | null; since: number }[];
+  const rows = db.prepare('SELECT key, project_id AS projectId, since FROM ops_condition_since').all() as {
+    key: string;
+    projectId: string | null;
+    since: number;
+  }[];
   return { since: new Map(rows.map((r) => [r.key, r.since])), projectOf: new Map(rows.map((r) => [r.key, r.projectId])) };
 }
 

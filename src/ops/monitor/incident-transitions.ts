@@ -28,7 +28,11 @@ export interface IncidentPlan {
  * null project means platform-wide and is always in scope), so paging through projects never
  * resolves what was simply not examined. Duplicate condition keys open one incident.
  */
-export function planIncidentTransitions(open: readonly OpenIncident[], active: readonly Condition[], scannedProjects: ReadonlySet<string> | ((incident: OpenIncident) => boolean)): IncidentPlan {
+export function planIncidentTransitions(
+  open: readonly OpenIncident[],
+  active: readonly Condition[],
+  scannedProjects: ReadonlySet<string> | ((incident: OpenIncident) => boolean),
+): IncidentPlan {
   // A predicate scopes finer than projects (e.g. only the jobs this pass inspected).
   const inScope = typeof scannedProjects === 'function' ? scannedProjects : (i: OpenIncident) => i.projectId === null || scannedProjects.has(i.projectId);
   const openKeys = new Set(open.map((i) => i.key));

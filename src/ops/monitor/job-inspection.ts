@@ -48,7 +48,13 @@ export function inspectJobs(providers: readonly JobProvider[], cursor: string | 
       continue;
     }
     inspected.push(job);
-    if (isJobOverdue(due, now, graceMs)) conditions.push({ key: jobIncidentKey(job.key), kind: 'job.overdue', projectId: job.projectId, details: { job: job.kind, jobKey: job.key, dueAt: new Date(due!).toISOString(), overdueMs: now - due! } });
+    if (isJobOverdue(due, now, graceMs))
+      conditions.push({
+        key: jobIncidentKey(job.key),
+        kind: 'job.overdue',
+        projectId: job.projectId,
+        details: { job: job.kind, jobKey: job.key, dueAt: new Date(due!).toISOString(), overdueMs: now - due! },
+      });
   }
   return { inspected, cursor: next, conditions, errors };
 }

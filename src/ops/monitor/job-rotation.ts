@@ -15,7 +15,11 @@ export interface JobRef {
  * The next `count` jobs after `cursor` in key order, wrapping around to the start, each at most
  * once; the new cursor is the last key picked (unchanged when there are no jobs).
  */
-export function rotateJobInspections<T extends JobRef>(jobs: readonly T[], cursor: string | null, count = JOB_INSPECTIONS_PER_PASS): { inspect: T[]; cursor: string | null } {
+export function rotateJobInspections<T extends JobRef>(
+  jobs: readonly T[],
+  cursor: string | null,
+  count = JOB_INSPECTIONS_PER_PASS,
+): { inspect: T[]; cursor: string | null } {
   const sorted = [...new Map(jobs.map((j) => [j.key, j])).values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   if (sorted.length === 0 || count <= 0) return { inspect: [], cursor };
   const start = cursor === null ? 0 : sorted.findIndex((j) => j.key > cursor);

@@ -19,7 +19,12 @@ const schema = z.object({
   SVC_OPS_INTERVAL_MS: z.union([z.literal('false'), z.coerce.number().int().min(1000).max(86_400_000)]).optional(),
   SVC_OPS_USAGE_WARNING_PERCENT: z.coerce.number().gt(0).max(100).optional(),
   SVC_OPS_UNHEALTHY_GRACE_MS: z.coerce.number().int().min(0).max(86_400_000).optional(),
-  SVC_OPS_JOB_GRACE_MS: z.coerce.number().int().min(0).max(7 * 86_400_000).optional(),
+  SVC_OPS_JOB_GRACE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 86_400_000)
+    .optional(),
 });
 
 /** Read SVC_OPS_WEBHOOK_URL, SVC_OPS_WEBHOOK_SECRET, SVC_OPS_INTERVAL_MS (ms or `false`; default 60000), SVC_OPS_USAGE_WARNING_PERCENT (default 80), SVC_OPS_UNHEALTHY_GRACE_MS (default 120000), SVC_OPS_JOB_GRACE_MS (default 900000). */

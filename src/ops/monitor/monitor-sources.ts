@@ -15,7 +15,12 @@ export function deploymentFailureSource(ctx: Pick<FeatureContext, 'db' | 'clock'
     for (const projectId of projectIds) {
       const latest = listReleases(ctx, projectId)[0];
       if (latest?.status !== 'failed') continue;
-      out.push({ key: `deployment.failed:${projectId}`, kind: 'deployment.failed', projectId, details: { releaseId: latest.id, failureCode: latest.failure_code ?? null } });
+      out.push({
+        key: `deployment.failed:${projectId}`,
+        kind: 'deployment.failed',
+        projectId,
+        details: { releaseId: latest.id, failureCode: latest.failure_code ?? null },
+      });
     }
     return out;
   };
@@ -31,7 +36,12 @@ export function backupOverdueSource(backups: Pick<BackupsFeature, 'list'>): Moni
     for (const projectId of projectIds) {
       const schedule = backups.list(projectId).schedule;
       if (!schedule?.overdue) continue;
-      out.push({ key: `backup.overdue:${projectId}`, kind: 'backup.overdue', projectId, details: { lastSuccessAt: schedule.lastSuccessAt, nextDueAt: schedule.nextDueAt, intervalMinutes: schedule.intervalMinutes } });
+      out.push({
+        key: `backup.overdue:${projectId}`,
+        kind: 'backup.overdue',
+        projectId,
+        details: { lastSuccessAt: schedule.lastSuccessAt, nextDueAt: schedule.nextDueAt, intervalMinutes: schedule.intervalMinutes },
+      });
     }
     return out;
   };

@@ -87,8 +87,10 @@ const defaultSchedule = (fn: () => void, ms: number) => {
 /** The operations monitor: polling, incident transitions and leased at-least-once delivery. */
 export function createOperationsMonitor(options: OperationsMonitorOptions): OperationsMonitor {
   const { db, clock } = options;
-  if (options.intervalMs !== false && (!Number.isInteger(options.intervalMs) || options.intervalMs < 1000)) throw new SvcError('SVC_OPS_CONFIG', 'intervalMs must be an integer of at least 1000, or false.');
-  if (!(options.usageWarningPercent > 0 && options.usageWarningPercent <= 100)) throw new SvcError('SVC_OPS_CONFIG', 'usageWarningPercent must be in (0, 100].');
+  if (options.intervalMs !== false && (!Number.isInteger(options.intervalMs) || options.intervalMs < 1000))
+    throw new SvcError('SVC_OPS_CONFIG', 'intervalMs must be an integer of at least 1000, or false.');
+  if (!(options.usageWarningPercent > 0 && options.usageWarningPercent <= 100))
+    throw new SvcError('SVC_OPS_CONFIG', 'usageWarningPercent must be in (0, 100].');
   const listProjects = options.listProjects ?? ((afterId: string, limit: number) => listProjectIdsPage(db, afterId, limit));
   let cursor = '';
   let stopController = new AbortController();
@@ -102,7 +104,10 @@ export function createOperationsMonitor(options: OperationsMonitorOptions): Oper
   if (drills) {
     jobs.push({
       kind: 'restore-drill',
-      list: () => allProjects(listProjects).filter((id) => (!drills.eligible || drills.eligible(id)) && drills.backups.newest(id) !== null).map((id) => ({ key: `restore-drill:${id}`, kind: 'restore-drill', projectId: id })),
+      list: () =>
+        allProjects(listProjects)
+          .filter((id) => (!drills.eligible || drills.eligible(id)) && drills.backups.newest(id) !== null)
+          .map((id) => ({ key: `restore-drill:${id}`, kind: 'restore-drill', projectId: id })),
       nextRunAt: (job) => drillDueAt(drills, db, job.projectId!),
     });
   }
@@ -122,7 +127,11 @@ export function createOperationsMonitor(options: OperationsMonitorOptions): Oper
     let drill: MonitorPassSummary['drill'] = null;
     if (drills && !passSignal.aborted) {
       try {
-        const receipt = await runDueDrill(drills, { db, ids: options.ids, now: () => clock.now(), onError: logError('restore drill receipt hook failed'), signal: passSignal }, page);
+        const receipt = await runDueDrill(
+          drills,
+          { db, ids: options.ids, now: () => clock.now(), onError: logError('restore drill receipt hook failed'), signal: passSignal },
+          page,
+        );
         if (receipt) drill = { projectId: receipt.projectId, outcome: receipt.outcome };
       } catch (error) {
         logError('restore drill failed to run')(error);
@@ -143,7 +152,8 @@ export function createOperationsMonitor(options: OperationsMonitorOptions): Oper
     sourceErrors += jobCheck.errors;
     const inspectedKeys = new Set(jobCheck.inspected.map((j) => jobIncidentKey(j.key)));
     // Only what this pass examined may resolve (or forget its first-seen time).
-    const inScope = (i: Pick<OpenIncident, 'key' | 'projectId'>) => (i.key.startsWith('job.overdue:') ? inspectedKeys.has(i.key) : i.projectId === null || scanned.has(i.projectId));
+    const inScope = (i: Pick<OpenIncident, 'key' | 'projectId'>) =>
+      i.key.startsWith('job.overdue:') ? inspectedKeys.has(i.key) : i.projectId === null || scanned.has(i.projectId);
     const stored = readConditionSince(db);
     const grace = applyConditionGrace(graced, stored.since, now, (key) => sourceErrors === 0 && inScope({ key, projectId: stored.projectOf.get(key) ?? null }));
     for (const c of graced) stored.projectOf.set(c.key, c.projectId);
@@ -159,8 +169,25 @@ export function createOperationsMonitor(options: OperationsMonitorOptions): Oper
     if (sourceErrors > 0) plan.resolve = [];
     const alerts = applyIncidentPlan(db, plan, now, options.ids);
     writeJobCursor(db, jobCheck.cursor);
-    const delivery = await deliverDueAlerts({ db, clock, notify: options.notify, leaseMs: options.leaseMs ?? 60_000, maxBackoffMs: options.maxBackoffMs ?? 300_000, timeoutMs: options.notifyTimeoutMs ?? 10_000, signal: passSignal });
-    const summary: MonitorPassSummary = { projects: page.length, conditions: conditions.length, opened: alerts.filter((a) => a.transition === 'open').length, resolved: alerts.filter((a) => a.transition === 'resolve').length, ...delivery, sourceErrors, jobs: jobCheck.inspected.length, drill };
+    const delivery = await deliverDueAlerts({
+      db,
+      clock,
+      notify: options.notify,
+      leaseMs: options.leaseMs ?? 60_000,
+      maxBackoffMs: options.maxBackoffMs ?? 300_000,
+      timeoutMs: options.notifyTimeoutMs ?? 10_000,
+      signal: passSignal,
+    });
+    const summary: MonitorPassSummary = {
+      projects: page.length,
+      conditions: conditions.length,
+      opened: alerts.filter((a) => a.transition === 'open').length,
+      resolved: alerts.filter((a) => a.transition === 'resolve').length,
+      ...delivery,
+      sourceErrors,
+      jobs: jobCheck.inspected.length,
+      drill,
+    };
     recordPass(db, clock.now(), summary);
     return summary;
   }

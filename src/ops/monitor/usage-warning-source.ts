@@ -20,7 +20,15 @@ export function usageWarningSource(metrics: UsageMetrics, config: Pick<UsageConf
           key: `usage.warning:${projectId}:${quantity}`,
           kind: 'usage.warning',
           projectId,
-          details: { quantity, used: usage[quantity], quota: usage.quota[quantity], warningPercent: config.warningPercent, status: f.status, projectedPeriodTotal: Math.round(f.projectedPeriodTotal), estimatedExhaustionAt: f.estimatedExhaustionAt === null ? null : new Date(f.estimatedExhaustionAt).toISOString() },
+          details: {
+            quantity,
+            used: usage[quantity],
+            quota: usage.quota[quantity],
+            warningPercent: config.warningPercent,
+            status: f.status,
+            projectedPeriodTotal: Math.round(f.projectedPeriodTotal),
+            estimatedExhaustionAt: f.estimatedExhaustionAt === null ? null : new Date(f.estimatedExhaustionAt).toISOString(),
+          },
         });
       }
     }

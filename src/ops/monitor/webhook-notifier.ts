@@ -33,7 +33,12 @@ export function webhookNotifier(options: { url: string; secret: string; now?: ()
     const answer = await (options.http ?? defaultHttpClient).open({
       method: 'POST',
       url: target,
-      headers: { 'content-type': 'application/json', [WEBHOOK_TIMESTAMP_HEADER]: timestamp, [WEBHOOK_SIGNATURE_HEADER]: webhookSignature(options.secret, timestamp, body), 'x-svc-alert-id': alert.id },
+      headers: {
+        'content-type': 'application/json',
+        [WEBHOOK_TIMESTAMP_HEADER]: timestamp,
+        [WEBHOOK_SIGNATURE_HEADER]: webhookSignature(options.secret, timestamp, body),
+        'x-svc-alert-id': alert.id,
+      },
       body,
       signal,
       timeoutMs: null, // the delivery loop's signal carries the timeout

@@ -38,8 +38,16 @@ export interface ForecastOptions {
 export function forecastUsage(observations: readonly UsageObservation[], options: ForecastOptions): { requests: Forecast; transferBytes: Forecast } {
   const inPeriod = observations.filter((o) => o.t >= options.periodStart && o.t <= options.now && o.t < options.periodEnd).sort((a, b) => a.t - b.t);
   return {
-    requests: forecastOne(inPeriod.map((o) => ({ t: o.t, value: o.requests })), options, options.quota?.requests),
-    transferBytes: forecastOne(inPeriod.map((o) => ({ t: o.t, value: o.bytes })), options, options.quota?.transferBytes),
+    requests: forecastOne(
+      inPeriod.map((o) => ({ t: o.t, value: o.requests })),
+      options,
+      options.quota?.requests,
+    ),
+    transferBytes: forecastOne(
+      inPeriod.map((o) => ({ t: o.t, value: o.bytes })),
+      options,
+      options.quota?.transferBytes,
+    ),
   };
 }
 

@@ -25,7 +25,10 @@ export function usageConfigFromEnv(env: NodeJS.ProcessEnv): UsageConfig {
   const { SVC_WORKSPACE_MONTHLY_REQUESTS: workspaceRequests, SVC_WORKSPACE_MONTHLY_TRANSFER_BYTES: workspaceBytes } = parsed.data;
   return {
     quota: { ...(requests === undefined ? {} : { requests }), ...(transferBytes === undefined ? {} : { transferBytes }) },
-    workspaceQuota: { ...(workspaceRequests === undefined ? {} : { requests: workspaceRequests }), ...(workspaceBytes === undefined ? {} : { transferBytes: workspaceBytes }) },
+    workspaceQuota: {
+      ...(workspaceRequests === undefined ? {} : { requests: workspaceRequests }),
+      ...(workspaceBytes === undefined ? {} : { transferBytes: workspaceBytes }),
+    },
     warningPercent: parsed.data.SVC_OPS_USAGE_WARNING_PERCENT ?? 80,
   };
 }

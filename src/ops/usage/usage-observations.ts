@@ -25,10 +25,9 @@ export function usageObservations(windows: { month: UsageSeries; day: UsageSerie
   const ceilTo = (value: number, step: number) => Math.ceil(value / step) * step;
   const cutDay = ceilTo(windows.day.from, windows.month.stepMs);
   const cutHour = ceilTo(windows.hour.from, windows.day.stepMs);
-  const pick = (s: UsageSeries, from: number, to: number) => s.series.filter((p) => p.t >= from && p.t < to).map((p) => ({ t: p.t, requests: p.requests, bytes: p.bytes }));
-  return [
-    ...pick(windows.month, windows.month.from, cutDay),
-    ...pick(windows.day, cutDay, cutHour),
-    ...pick(windows.hour, cutHour, Infinity),
-  ].filter((o) => o.t >= periodStart);
+  const pick = (s: UsageSeries, from: number, to: number) =>
+    s.series.filter((p) => p.t >= from && p.t < to).map((p) => ({ t: p.t, requests: p.requests, bytes: p.bytes }));
+  return [...pick(windows.month, windows.month.from, cutDay), ...pick(windows.day, cutDay, cutHour), ...pick(windows.hour, cutHour, Infinity)].filter(
+    (o) => o.t >= periodStart,
+  );
 }

@@ -15,8 +15,17 @@ export type UsageMetrics = Pick<Ingress['metrics'], 'flush' | 'query'>;
 export function projectUsage(metrics: UsageMetrics, projectId: string, now: number, config: Pick<UsageConfig, 'quota' | 'warningPercent'>): UsageResponse {
   metrics.flush();
   const period = billingPeriod(now);
-  const observations = usageObservations({ month: metrics.query(projectId, '30d'), day: metrics.query(projectId, '24h'), hour: metrics.query(projectId, '1h') }, period.start);
-  const forecast = forecastUsage(observations, { periodStart: period.start, periodEnd: period.end, now, quota: config.quota, warningPercent: config.warningPercent });
+  const observations = usageObservations(
+    { month: metrics.query(projectId, '30d'), day: metrics.query(projectId, '24h'), hour: metrics.query(projectId, '1h') },
+    period.start,
+  );
+  const forecast = forecastUsage(observations, {
+    periodStart: period.start,
+    periodEnd: period.end,
+    now,
+    quota: config.quota,
+    warningPercent: config.warningPercent,
+  });
   return {
     usage: {
       requests: observations.reduce((s, o) => s + o.requests, 0),

@@ -28,7 +28,13 @@ export function sumObservations(lists: readonly (readonly UsageObservation[])[])
 }
 
 /** Usage of the given projects as one workspace (projects beyond the limit are left out and flagged). */
-export function workspaceUsage(metrics: UsageMetrics, organizationId: string, projects: readonly { id: string; slug: string }[], now: number, config: UsageConfig): WorkspaceUsageResponse {
+export function workspaceUsage(
+  metrics: UsageMetrics,
+  organizationId: string,
+  projects: readonly { id: string; slug: string }[],
+  now: number,
+  config: UsageConfig,
+): WorkspaceUsageResponse {
   metrics.flush();
   const period = billingPeriod(now);
   const counted = projects.slice(0, WORKSPACE_PROJECT_LIMIT);

@@ -70,7 +70,14 @@ export async function activateRestore(deps: ActivationDeps, subject: RecoverySub
               organizationId: subject.project.organizationId,
               projectId,
               actor: subject.actor,
-              metadata: { restoreId: row.id, epoch: row.epoch_dir, sequence: row.sequence, commitTime: row.commit_time, restartedReleaseId: releaseId, undoSnapshot: undoName },
+              metadata: {
+                restoreId: row.id,
+                epoch: row.epoch_dir,
+                sequence: row.sequence,
+                commitTime: row.commit_time,
+                restartedReleaseId: releaseId,
+                undoSnapshot: undoName,
+              },
             });
           })
           .immediate();
@@ -78,7 +85,10 @@ export async function activateRestore(deps: ActivationDeps, subject: RecoverySub
       } finally {
         // Resolves once the app is healthy and routed. A failed restart is logged, not thrown: the
         // activation (or its own error) is the answer, and the supervisor restarts an app that exits.
-        if (releaseId) await deps.apps.start(projectId, releaseId).catch((error: unknown) => ctx.logger.error({ err: error, projectId }, 'recovery activation: the active release did not restart healthy'));
+        if (releaseId)
+          await deps.apps
+            .start(projectId, releaseId)
+            .catch((error: unknown) => ctx.logger.error({ err: error, projectId }, 'recovery activation: the active release did not restart healthy'));
       }
       return { row: findRestore(ctx, projectId, row.id)!, restartedReleaseId: releaseId, undoSnapshot: undoName };
     },

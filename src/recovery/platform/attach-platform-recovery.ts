@@ -31,7 +31,8 @@ export async function attachPlatformRecovery(database: RecoveryDatabase, options
   if (!directory && !keyText) return null;
   if (!directory || !keyText) throw new SvcError('SVC_RECOVERY_OPTIONS_INVALID', 'SVC_RECOVERY_DIR and SVC_RECOVERY_KEY must be set together.');
   const key = Buffer.from(keyText, 'base64');
-  if (key.length !== 32 || key.toString('base64') !== keyText) throw new SvcError('SVC_RECOVERY_KEY_INVALID', 'SVC_RECOVERY_KEY must be the base64 text of exactly 32 bytes.');
+  if (key.length !== 32 || key.toString('base64') !== keyText)
+    throw new SvcError('SVC_RECOVERY_KEY_INVALID', 'SVC_RECOVERY_KEY must be the base64 text of exactly 32 bytes.');
   const recovery = await openPointInTimeRecovery(database, { ...rest, directory, encryptionKey: key });
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => (closing ??= recovery.close());

@@ -15,7 +15,15 @@ import { restorePointInTimeOffThread } from '../recovery-off-thread.js';
 import { readDatabaseEpoch, type DatabaseEpoch } from './database-epoch.js';
 import { epochsRoot, readEpochs, type EpochInfo } from './epoch-directories.js';
 import { loadRecoveryKey, newSealedRecoveryKey } from './recovery-key-store.js';
-import { epochReleases, findProjectRecovery, insertProjectRecovery, insertRestore, listRestores, toRecoveryRestore, type RestoreRow } from './recovery-store.js';
+import {
+  epochReleases,
+  findProjectRecovery,
+  insertProjectRecovery,
+  insertRestore,
+  listRestores,
+  toRecoveryRestore,
+  type RestoreRow,
+} from './recovery-store.js';
 
 /** The project and the actor of an operation. */
 export interface RecoverySubject {
@@ -50,7 +58,14 @@ export function enableRecovery(deps: ProjectRecoveryDeps, subject: RecoverySubje
   const created = ctx.db
     .transaction(() => {
       const isNew = insertProjectRecovery(ctx, subject.project.id, box, ctx.clock.now());
-      if (isNew) appendAudit(ctx, { kind: 'recovery.enable', organizationId: subject.project.organizationId, projectId: subject.project.id, actor: subject.actor, metadata: { effective: 'next-release-or-restart' } });
+      if (isNew)
+        appendAudit(ctx, {
+          kind: 'recovery.enable',
+          organizationId: subject.project.organizationId,
+          projectId: subject.project.id,
+          actor: subject.actor,
+          metadata: { effective: 'next-release-or-restart' },
+        });
       return isNew;
     })
     .immediate();
@@ -63,7 +78,18 @@ export async function recoveryStatus(deps: ProjectRecoveryDeps, projectId: strin
   const row = findProjectRecovery(ctx, projectId);
   const restores = listRestores(ctx, projectId).map(toRecoveryRestore);
   const base = { effective: 'next-release-or-restart' as const, restores };
-  if (!row) return { ...base, enabled: false, enabledAt: null, attached: false, currentEpoch: null, committedThrough: null, exportedThrough: null, newestCommitAt: null, epochs: [] };
+  if (!row)
+    return {
+      ...base,
+      enabled: false,
+      enabledAt: null,
+      attached: false,
+      currentEpoch: null,
+      committedThrough: null,
+      exportedThrough: null,
+      newestCommitAt: null,
+      epochs: [],
+    };
   const key = loadRecoveryKey(ctx, deps.keyring, projectId);
   const epochs = await readEpochs(epochsRoot(ctx.config.dataDir, projectId), key);
   const path = deps.databasePath(projectId);
@@ -113,7 +139,11 @@ export function pickRestoreEpoch(
   if (body.epochId !== undefined) found = begun.find((e) => e.id === body.epochId || e.epochId === body.epochId);
   else if (body.asOf !== undefined) found = [...live].reverse().find((e) => e.createdAt !== null && e.createdAt <= body.asOf!) ?? live[0];
   else found = begun.find((e) => e.id === where.current) ?? live.at(-1);
-  if (!found) throw new SvcError('SVC_RECOVERY_EPOCH_NOT_FOUND', body.epochId !== undefined ? `No recovery epoch ${body.epochId}.` : 'The project has no begun recovery epoch yet.');
+  if (!found)
+    throw new SvcError(
+      'SVC_RECOVERY_EPOCH_NOT_FOUND',
+      body.epochId !== undefined ? `No recovery epoch ${body.epochId}.` : 'The project has no begun recovery epoch yet.',
+    );
   return found;
 }
 
@@ -144,7 +174,13 @@ export async function restoreIntoNewDatabase(deps: ProjectRecoveryDeps, subject:
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const targetPath = join(dir, `${id}.db`);
   const target = asOf !== undefined ? { asOf } : { throughSequence: body.throughSequence! };
-  const result = await restorePointInTimeOffThread({ directory: epoch.directory, encryptionKey: key, targetPath, ...target, confirmation: 'restore point in time' });
+  const result = await restorePointInTimeOffThread({
+    directory: epoch.directory,
+    encryptionKey: key,
+    targetPath,
+    ...target,
+    confirmation: 'restore point in time',
+  });
   const row: RestoreRow = {
     id,
     project_id: projectId,
@@ -159,7 +195,13 @@ export async function restoreIntoNewDatabase(deps: ProjectRecoveryDeps, subject:
   ctx.db
     .transaction(() => {
       insertRestore(ctx, row);
-      appendAudit(ctx, { kind: 'recovery.restore_create', organizationId: subject.project.organizationId, projectId, actor: subject.actor, metadata: { restoreId: id, epoch: epoch.id, sequence: result.sequence, sizeBytes: row.size_bytes } });
+      appendAudit(ctx, {
+        kind: 'recovery.restore_create',
+        organizationId: subject.project.organizationId,
+        projectId,
+        actor: subject.actor,
+        metadata: { restoreId: id, epoch: epoch.id, sequence: result.sequence, sizeBytes: row.size_bytes },
+      });
     })
     .immediate();
   return row;

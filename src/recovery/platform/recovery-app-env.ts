@@ -14,16 +14,25 @@ export function chooseEpoch(database: DatabaseEpoch | null, epochs: readonly Epo
   if (database === null) return { kind: 'begin' };
   const epoch = epochs.find((e) => e.epochId === database.epochId);
   if (!epoch) {
-    throw new SvcError('SVC_RECOVERY_REPOSITORY_MISMATCH', `The project database belongs to recovery epoch ${database.epochId}, whose repository is not under the project's recovery directory.`, {
-      details: { epochId: database.epochId },
-    });
+    throw new SvcError(
+      'SVC_RECOVERY_REPOSITORY_MISMATCH',
+      `The project database belongs to recovery epoch ${database.epochId}, whose repository is not under the project's recovery directory.`,
+      {
+        details: { epochId: database.epochId },
+      },
+    );
   }
-  if (!epoch.verified) throw new SvcError('SVC_RECOVERY_TAMPERED', `The repository of epoch ${epoch.id} failed authentication.`, { details: { epoch: epoch.id } });
+  if (!epoch.verified)
+    throw new SvcError('SVC_RECOVERY_TAMPERED', `The repository of epoch ${epoch.id} failed authentication.`, { details: { epoch: epoch.id } });
   if (epoch.exportedThrough !== null && epoch.exportedThrough > database.committedThrough) {
     // The file is an older state of the epoch (a backup restored into place): continuing would fork it.
-    throw new SvcError('SVC_RECOVERY_REPOSITORY_MISMATCH', `The project database is at sequence ${database.committedThrough} of epoch ${epoch.id}, whose repository is already at ${epoch.exportedThrough}.`, {
-      details: { epoch: epoch.id, committedThrough: database.committedThrough, exportedThrough: epoch.exportedThrough },
-    });
+    throw new SvcError(
+      'SVC_RECOVERY_REPOSITORY_MISMATCH',
+      `The project database is at sequence ${database.committedThrough} of epoch ${epoch.id}, whose repository is already at ${epoch.exportedThrough}.`,
+      {
+        details: { epoch: epoch.id, committedThrough: database.committedThrough, exportedThrough: epoch.exportedThrough },
+      },
+    );
   }
   return { kind: 'continue', epoch };
 }

@@ -78,7 +78,13 @@ export function createRecovery(ctx: FeatureContext, options: { keyring: Keyring;
       if (choice.kind !== 'continue') return;
       const result = await rotateStoppedEpoch({ databasePath, epoch: choice.epoch, key, scratchDir: await scratch(projectId), jobs: options.jobs });
       ctx.db.transaction(() =>
-        appendAudit(ctx, { kind: 'recovery.rotate', organizationId: subject.project.organizationId, projectId, actor: subject.actor, metadata: { releaseId, ...result } }),
+        appendAudit(ctx, {
+          kind: 'recovery.rotate',
+          organizationId: subject.project.organizationId,
+          projectId,
+          actor: subject.actor,
+          metadata: { releaseId, ...result },
+        }),
       )();
     },
 
@@ -99,6 +105,7 @@ export function createRecovery(ctx: FeatureContext, options: { keyring: Keyring;
   return {
     deps,
     hooks,
-    routes: ({ locks, apps, lockWaitMs = 60_000 }) => recoveryRoutes({ ...deps, locks, apps, lockWaitMs, activeReleaseId: (projectId) => projectDatabase(ctx, projectId)?.activeReleaseId ?? null }),
+    routes: ({ locks, apps, lockWaitMs = 60_000 }) =>
+      recoveryRoutes({ ...deps, locks, apps, lockWaitMs, activeReleaseId: (projectId) => projectDatabase(ctx, projectId)?.activeReleaseId ?? null }),
   };
 }

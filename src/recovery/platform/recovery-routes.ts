@@ -32,14 +32,35 @@ function subjectOf(project: ProjectRow, principal: Principal): RecoverySubject {
 export function recoveryRoutes(deps: ActivationDeps) {
   const { ctx } = deps;
   return async function register(app: HttpApp): Promise<void> {
-    app.get(r.recovery, { schema: { tags, security, summary: 'Point-in-time recovery status: epochs, committed and exported sequences, restores', params: projectParams, response: { 200: recoveryStatusSchema } } }, async (request) => {
-      const { project } = requireProjectPermission(ctx, request, request.params.id, 'read');
-      return recoveryStatus(deps, project.id);
-    });
+    app.get(
+      r.recovery,
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Point-in-time recovery status: epochs, committed and exported sequences, restores',
+          params: projectParams,
+          response: { 200: recoveryStatusSchema },
+        },
+      },
+      async (request) => {
+        const { project } = requireProjectPermission(ctx, request, request.params.id, 'read');
+        return recoveryStatus(deps, project.id);
+      },
+    );
 
     app.post(
       r.recovery,
-      { schema: { tags, security, summary: 'Enable point-in-time recovery (takes effect on the next release or supervised restart)', params: projectParams, body: enableRecoveryBodySchema, response: { 200: enableRecoveryResponseSchema, 201: enableRecoveryResponseSchema } } },
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Enable point-in-time recovery (takes effect on the next release or supervised restart)',
+          params: projectParams,
+          body: enableRecoveryBodySchema,
+          response: { 200: enableRecoveryResponseSchema, 201: enableRecoveryResponseSchema },
+        },
+      },
       async (request, reply) => {
         const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'deploy');
         if (!request.body.enabled) throw new SvcError('SVC_RECOVERY_DISABLE_UNSUPPORTED', 'Turning recovery off is not supported in this version.');
@@ -50,7 +71,16 @@ export function recoveryRoutes(deps: ActivationDeps) {
 
     app.post(
       r.restore,
-      { schema: { tags, security, summary: 'Restore to a sequence or time into a new stopped database file (the live database is untouched)', params: projectParams, body: restoreRecoveryBodySchema, response: { 201: restoreRecoveryResponseSchema } } },
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Restore to a sequence or time into a new stopped database file (the live database is untouched)',
+          params: projectParams,
+          body: restoreRecoveryBodySchema,
+          response: { 201: restoreRecoveryResponseSchema },
+        },
+      },
       async (request, reply) => {
         const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'rollback');
         const row = await restoreIntoNewDatabase(deps, subjectOf(project, principal), request.body);
@@ -60,7 +90,16 @@ export function recoveryRoutes(deps: ActivationDeps) {
 
     app.post(
       r.activate,
-      { schema: { tags, security, summary: 'Make a restored database the project database (stop, keep an undo snapshot, swap, restart; a new epoch begins)', params: activateRestoreParamsSchema, body: activateRestoreBodySchema, response: { 200: activateRestoreResponseSchema } } },
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Make a restored database the project database (stop, keep an undo snapshot, swap, restart; a new epoch begins)',
+          params: activateRestoreParamsSchema,
+          body: activateRestoreBodySchema,
+          response: { 200: activateRestoreResponseSchema },
+        },
+      },
       async (request) => {
         const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'rollback');
         const result = await activateRestore(deps, subjectOf(project, principal), request.params.restoreId, request.body.confirm);

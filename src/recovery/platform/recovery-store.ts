@@ -73,7 +73,11 @@ export function recoveryEnabled(ctx: Db, projectId: string): boolean {
 
 /** Enable recovery with a sealed key; false when it already was enabled (the key is never replaced). */
 export function insertProjectRecovery(ctx: Db, projectId: string, keyBox: Buffer, now: number): boolean {
-  return ctx.db.prepare('INSERT INTO project_recovery (project_id, key_box, enabled_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (project_id) DO NOTHING').run(projectId, keyBox, now, now).changes === 1;
+  return (
+    ctx.db
+      .prepare('INSERT INTO project_recovery (project_id, key_box, enabled_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (project_id) DO NOTHING')
+      .run(projectId, keyBox, now, now).changes === 1
+  );
 }
 
 /** Remember the epoch directory the latest app start was given. */
@@ -84,13 +88,22 @@ export function setCurrentEpoch(ctx: Db, projectId: string, epoch: string, now: 
 /** Remember which release's start was given a fresh epoch directory (it begins the epoch). */
 export function setEpochRelease(ctx: Db, projectId: string, epoch: string, releaseId: string, now: number): void {
   ctx.db
-    .prepare('INSERT INTO recovery_epoch_releases (project_id, epoch_dir, release_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (project_id, epoch_dir) DO UPDATE SET release_id = excluded.release_id')
+    .prepare(
+      'INSERT INTO recovery_epoch_releases (project_id, epoch_dir, release_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (project_id, epoch_dir) DO UPDATE SET release_id = excluded.release_id',
+    )
     .run(projectId, epoch, releaseId, now);
 }
 
 /** Epoch directory → the release whose start began it. */
 export function epochReleases(ctx: Db, projectId: string): Map<string, string> {
-  return new Map((ctx.db.prepare('SELECT epoch_dir, release_id FROM recovery_epoch_releases WHERE project_id = ?').all(projectId) as { epoch_dir: string; release_id: string }[]).map((r) => [r.epoch_dir, r.release_id]));
+  return new Map(
+    (
+      ctx.db.prepare('SELECT epoch_dir, release_id FROM recovery_epoch_releases WHERE project_id = ?').all(projectId) as {
+        epoch_dir: string;
+        release_id: string;
+      }[]
+    ).map((r) => [r.epoch_dir, r.release_id]),
+  );
 }
 
 /** Every sealed key (master-key rotation). */
@@ -106,7 +119,9 @@ export function replaceKeyBox(ctx: Db, projectId: string, keyBox: Buffer): void 
 /** Record a restored database. */
 export function insertRestore(ctx: Db, row: RestoreRow): void {
   ctx.db
-    .prepare('INSERT INTO recovery_restores (id, project_id, epoch_dir, epoch_id, sequence, commit_time, size_bytes, created_at, activated_at) VALUES (@id, @project_id, @epoch_dir, @epoch_id, @sequence, @commit_time, @size_bytes, @created_at, @activated_at)')
+    .prepare(
+      'INSERT INTO recovery_restores (id, project_id, epoch_dir, epoch_id, sequence, commit_time, size_bytes, created_at, activated_at) VALUES (@id, @project_id, @epoch_dir, @epoch_id, @sequence, @commit_time, @size_bytes, @created_at, @activated_at)',
+    )
     .run(row);
 }
 

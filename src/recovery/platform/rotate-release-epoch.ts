@@ -55,13 +55,27 @@ export async function flushStoppedEpoch(databasePath: string, directory: string,
 /** Rotate: flush + retain the old epoch, restore its final sequence, verify, and put it in place. */
 export async function rotateStoppedEpoch(input: RotationInput): Promise<RotationResult> {
   const flushed = await flushStoppedEpoch(input.databasePath, input.epoch.directory, input.key);
-  if (flushed.fenced !== null) throw new SvcError('SVC_RECOVERY_FENCED', `Epoch ${input.epoch.id} is fenced (${flushed.fenced}); restore a verified epoch instead.`);
-  if (flushed.exportedThrough !== flushed.committedThrough) throw new SvcError('SVC_RECOVERY_SEQUENCE_UNAVAILABLE', `Epoch ${input.epoch.id} exported ${flushed.exportedThrough} of ${flushed.committedThrough} commits.`);
+  if (flushed.fenced !== null)
+    throw new SvcError('SVC_RECOVERY_FENCED', `Epoch ${input.epoch.id} is fenced (${flushed.fenced}); restore a verified epoch instead.`);
+  if (flushed.exportedThrough !== flushed.committedThrough)
+    throw new SvcError(
+      'SVC_RECOVERY_SEQUENCE_UNAVAILABLE',
+      `Epoch ${input.epoch.id} exported ${flushed.exportedThrough} of ${flushed.committedThrough} commits.`,
+    );
   const restored = join(input.scratchDir, `rotate-${randomBytes(6).toString('hex')}.db`);
   try {
-    const final = await restorePointInTimeOffThread({ directory: input.epoch.directory, encryptionKey: input.key, targetPath: restored, throughSequence: flushed.exportedThrough, confirmation: 'restore point in time' });
+    const final = await restorePointInTimeOffThread({
+      directory: input.epoch.directory,
+      encryptionKey: input.key,
+      targetPath: restored,
+      throughSequence: flushed.exportedThrough,
+      confirmation: 'restore point in time',
+    });
     if ((await databaseFingerprintOffThread(restored)) !== (await databaseFingerprintOffThread(input.databasePath))) {
-      throw new SvcError('SVC_RECOVERY_ROTATION_MISMATCH', `The final sequence ${final.sequence} of epoch ${input.epoch.id} does not restore to the stopped database.`);
+      throw new SvcError(
+        'SVC_RECOVERY_ROTATION_MISMATCH',
+        `The final sequence ${final.sequence} of epoch ${input.epoch.id} does not restore to the stopped database.`,
+      );
     }
     await input.jobs.runJob({ type: 'restore-snapshot', snapshotPath: restored, databasePath: input.databasePath });
     return { fromEpoch: input.epoch.id, fromEpochId: final.epochId, finalSequence: final.sequence };
@@ -78,19 +92,35 @@ export const ATTACH_WAIT_MS = 10_000;
  * restore (authenticated, seal-checked) into a scratch file. Throws SVC_RECOVERY_APP_NOT_ATTACHED when
  * the app never attached.
  */
-export async function verifyStartedEpoch(input: { root: string; epochDir: string; databasePath: string; key: Uint8Array; scratchDir: string; waitMs?: number }): Promise<EpochInfo> {
+export async function verifyStartedEpoch(input: {
+  root: string;
+  epochDir: string;
+  databasePath: string;
+  key: Uint8Array;
+  scratchDir: string;
+  waitMs?: number;
+}): Promise<EpochInfo> {
   const deadline = Date.now() + (input.waitMs ?? ATTACH_WAIT_MS);
   let info = await readEpochInfo(input.root, input.epochDir, input.key);
   while (!(info.verified && readDatabaseEpoch(input.databasePath)?.epochId === info.epochId)) {
     if (Date.now() > deadline) {
-      throw new SvcError('SVC_RECOVERY_APP_NOT_ATTACHED', `Recovery is enabled, but the app did not begin epoch ${input.epochDir} within ${input.waitMs ?? ATTACH_WAIT_MS} ms (call attachPlatformRecovery).`);
+      throw new SvcError(
+        'SVC_RECOVERY_APP_NOT_ATTACHED',
+        `Recovery is enabled, but the app did not begin epoch ${input.epochDir} within ${input.waitMs ?? ATTACH_WAIT_MS} ms (call attachPlatformRecovery).`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
     info = await readEpochInfo(input.root, input.epochDir, input.key);
   }
   const drill = join(input.scratchDir, `drill-${randomBytes(6).toString('hex')}.db`);
   try {
-    await restorePointInTimeOffThread({ directory: info.directory, encryptionKey: input.key, targetPath: drill, throughSequence: info.exportedThrough!, confirmation: 'restore point in time' });
+    await restorePointInTimeOffThread({
+      directory: info.directory,
+      encryptionKey: input.key,
+      targetPath: drill,
+      throughSequence: info.exportedThrough!,
+      confirmation: 'restore point in time',
+    });
   } finally {
     await rm(drill, { force: true });
   }

@@ -37,7 +37,11 @@ export function createAuth(options: Required<AuthOptions>, sqlite: BetterSqlite3
 
   function signedIn(request: Request, user: { id: string; email: string }, status: number): Response {
     const { token, session } = store.createSession(user, options.sessionTtlMs);
-    return jsonResponse(status, { user: { id: user.id, email: user.email }, csrfToken: session.csrfToken }, { 'set-cookie': sessionCookie(token, options.sessionTtlMs / 1000, secure(request)) });
+    return jsonResponse(
+      status,
+      { user: { id: user.id, email: user.email }, csrfToken: session.csrfToken },
+      { 'set-cookie': sessionCookie(token, options.sessionTtlMs / 1000, secure(request)) },
+    );
   }
 
   async function credentials(request: Request): Promise<z.infer<typeof Credentials>> {
@@ -64,13 +68,19 @@ export function createAuth(options: Required<AuthOptions>, sqlite: BetterSqlite3
       if (route === 'session') {
         if (method !== 'GET') throw new RuntimeError('SVC_RUNTIME_METHOD_NOT_ALLOWED', 'Use GET.');
         const session = auth.session(request);
-        return jsonResponse(200, session === null ? { user: null, csrfToken: null } : { user: { id: session.identity.userId, email: session.identity.email }, csrfToken: session.csrfToken });
+        return jsonResponse(
+          200,
+          session === null
+            ? { user: null, csrfToken: null }
+            : { user: { id: session.identity.userId, email: session.identity.email }, csrfToken: session.csrfToken },
+        );
       }
       if (method !== 'POST') throw new RuntimeError('SVC_RUNTIME_METHOD_NOT_ALLOWED', 'Use POST.');
       if (route === 'signup') {
         if (!options.allowSignup) throw new RuntimeError('SVC_RUNTIME_AUTH_SIGNUP_CLOSED', 'Sign-up is closed.');
         const { email, password } = await credentials(request);
-        if (password.length < options.minPasswordLength) throw new RuntimeError('SVC_RUNTIME_INVALID_ARGUMENTS', `The password needs at least ${options.minPasswordLength} characters.`);
+        if (password.length < options.minPasswordLength)
+          throw new RuntimeError('SVC_RUNTIME_INVALID_ARGUMENTS', `The password needs at least ${options.minPasswordLength} characters.`);
         const user = store.createUser(email, await hashPassword(password));
         if (user === null) throw new RuntimeError('SVC_RUNTIME_AUTH_EMAIL_TAKEN', 'An account with this email exists.');
         return signedIn(request, user, 201);

@@ -42,13 +42,17 @@ export class SessionStore {
   /** Create a user; returns null when the email is taken. */
   createUser(email: string, passwordHash: string): { id: string; email: string } | null {
     const id = `user_${randomBytes(10).toString('hex')}`;
-    const result = this.sqlite.prepare('INSERT OR IGNORE INTO "_svc_users" ("id", "email", "password_hash", "created_at") VALUES (?, ?, ?, ?)').run(id, email, passwordHash, this.now());
+    const result = this.sqlite
+      .prepare('INSERT OR IGNORE INTO "_svc_users" ("id", "email", "password_hash", "created_at") VALUES (?, ?, ?, ?)')
+      .run(id, email, passwordHash, this.now());
     return result.changes === 1 ? { id, email } : null;
   }
 
   /** A user by email (case-insensitive). */
   findUser(email: string): { id: string; email: string; passwordHash: string } | undefined {
-    const row = this.sqlite.prepare<[string], { id: string; email: string; password_hash: string }>('SELECT "id", "email", "password_hash" FROM "_svc_users" WHERE "email" = ?').get(email);
+    const row = this.sqlite
+      .prepare<[string], { id: string; email: string; password_hash: string }>('SELECT "id", "email", "password_hash" FROM "_svc_users" WHERE "email" = ?')
+      .get(email);
     return row && { id: row.id, email: row.email, passwordHash: row.password_hash };
   }
 

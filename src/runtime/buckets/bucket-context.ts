@@ -48,7 +48,9 @@ export interface ObjectInfo {
 
 /** 128 random bits as 26 lowercase base-32ish characters (ids, public ids). */
 export function randomToken(): string {
-  return BigInt(`0x${randomBytes(16).toString('hex')}`).toString(36).padStart(25, '0');
+  return BigInt(`0x${randomBytes(16).toString('hex')}`)
+    .toString(36)
+    .padStart(25, '0');
 }
 
 /** The definition of a bucket or SVC_BUCKET_UNKNOWN. */
@@ -61,16 +63,25 @@ export function definitionOf(ctx: BucketContext, bucket: string): BucketDefiniti
 /** Resolve the partition: user buckets need an owner id, app buckets have one keyspace (''). */
 export function partitionOf(definition: BucketDefinition, owner: string | null | undefined): string {
   if (definition.ownership === 'app') {
-    if (owner !== undefined && owner !== null && owner !== '') throw new RuntimeError('SVC_BUCKET_INVALID_REQUEST', `Bucket "${definition.name}" is app-owned; pass no owner.`);
+    if (owner !== undefined && owner !== null && owner !== '')
+      throw new RuntimeError('SVC_BUCKET_INVALID_REQUEST', `Bucket "${definition.name}" is app-owned; pass no owner.`);
     return '';
   }
-  if (typeof owner !== 'string' || owner === '' || owner.length > 256) throw new RuntimeError('SVC_BUCKET_FORBIDDEN', `Bucket "${definition.name}" is user-owned; an authenticated owner is required.`);
+  if (typeof owner !== 'string' || owner === '' || owner.length > 256)
+    throw new RuntimeError('SVC_BUCKET_FORBIDDEN', `Bucket "${definition.name}" is user-owned; an authenticated owner is required.`);
   return owner;
 }
 
 /** Object keys: 1–1024 UTF-8 bytes, no control characters, no leading slash, no empty or dot segments. */
 export function checkKey(key: unknown): string {
-  if (typeof key !== 'string' || key === '' || Buffer.byteLength(key) > 1024 || [...key].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f) || key.startsWith('/') || key.split('/').some((s) => s === '' || s === '.' || s === '..')) {
+  if (
+    typeof key !== 'string' ||
+    key === '' ||
+    Buffer.byteLength(key) > 1024 ||
+    [...key].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f) ||
+    key.startsWith('/') ||
+    key.split('/').some((s) => s === '' || s === '.' || s === '..')
+  ) {
     throw new RuntimeError('SVC_BUCKET_INVALID_KEY', 'Object keys are 1–1024 bytes of text without control characters, leading "/", empty or dot segments.');
   }
   return key;

@@ -60,5 +60,12 @@ export async function bucketManagerFromEnv(
     if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
     signingKey = readFileSync(file, 'utf8').trim();
   }
-  return createBucketManager({ ...options, definitions, backend: backendFromEnv(env), catalogPath: env.SVC_BUCKET_CATALOG ?? join(dir, 'catalog.sqlite'), signingKey, env });
+  return createBucketManager({
+    ...options,
+    definitions,
+    backend: backendFromEnv(env),
+    catalogPath: env.SVC_BUCKET_CATALOG ?? join(dir, 'catalog.sqlite'),
+    signingKey,
+    env,
+  });
 }

@@ -21,7 +21,14 @@ export interface ManagerUsage extends UsageCounts {
 export interface BucketHandle {
   readonly definition: BucketDefinition;
   usage(owner?: string | null): { bucket: UsageCounts; owner: UsageCounts | null };
-  put(input: { owner?: string | null; key: string; body: Uint8Array | string; contentType: string; sha256?: string; ifSha256?: string | null }): Promise<ObjectInfo>;
+  put(input: {
+    owner?: string | null;
+    key: string;
+    body: Uint8Array | string;
+    contentType: string;
+    sha256?: string;
+    ifSha256?: string | null;
+  }): Promise<ObjectInfo>;
   read(input: { owner?: string | null; key: string }): Promise<{ object: ObjectInfo; bytes: Buffer }>;
   stream(input: { owner?: string | null; key: string; range?: { start: number; end: number } }): Promise<{ object: ObjectInfo; stream: Readable }>;
   stat(input: { owner?: string | null; key: string }): ObjectInfo;

@@ -21,12 +21,21 @@ export interface Capability {
   readonly expiresAt: number;
 }
 
-const Claims = z.tuple([z.literal(VERSION), z.enum(['upload', 'read']), z.string().max(64), z.string().max(256), z.string().max(1024), z.string().max(80), z.number().int().nonnegative()]);
+const Claims = z.tuple([
+  z.literal(VERSION),
+  z.enum(['upload', 'read']),
+  z.string().max(64),
+  z.string().max(256),
+  z.string().max(1024),
+  z.string().max(80),
+  z.number().int().nonnegative(),
+]);
 
 /** Check a signing key (at least 32 characters) and return its bytes. */
 export function signingKeyBytes(key: string | Uint8Array | undefined): Buffer {
   const bytes = typeof key === 'string' ? Buffer.from(key, 'utf8') : key === undefined ? Buffer.alloc(0) : Buffer.from(key);
-  if (bytes.length < 32) throw new RuntimeError('SVC_BUCKET_CONFIG', 'SVC_BUCKET_SIGNING_KEY must be at least 32 characters (generate one with `openssl rand -hex 32`).');
+  if (bytes.length < 32)
+    throw new RuntimeError('SVC_BUCKET_CONFIG', 'SVC_BUCKET_SIGNING_KEY must be at least 32 characters (generate one with `openssl rand -hex 32`).');
   return bytes;
 }
 
@@ -39,7 +48,9 @@ export function signCapability(key: Buffer, claims: Capability, now: number): st
   if (claims.expiresAt <= now || claims.expiresAt - now > MAX_CAPABILITY_MS) {
     throw new RuntimeError('SVC_BUCKET_INVALID_REQUEST', 'A capability must expire within 24 hours from now.');
   }
-  const payload = Buffer.from(JSON.stringify([VERSION, claims.op, claims.bucket, claims.owner, claims.key, claims.reservation, Math.floor(claims.expiresAt)])).toString('base64url');
+  const payload = Buffer.from(
+    JSON.stringify([VERSION, claims.op, claims.bucket, claims.owner, claims.key, claims.reservation, Math.floor(claims.expiresAt)]),
+  ).toString('base64url');
   return `${payload}.${mac(key, payload).toString('base64url')}`;
 }
 

@@ -115,12 +115,17 @@ export class Catalog {
   }
 
   setContract(bucket: string, geometry: string): void {
-    this.sqlite.prepare('INSERT INTO bucket_contracts (name, geometry) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET geometry = excluded.geometry').run(bucket, geometry);
+    this.sqlite
+      .prepare('INSERT INTO bucket_contracts (name, geometry) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET geometry = excluded.geometry')
+      .run(bucket, geometry);
   }
 
   /** Whether a bucket holds objects or pending uploads. */
   hasData(bucket: string): boolean {
-    return this.sqlite.prepare('SELECT 1 FROM objects WHERE bucket = ? UNION ALL SELECT 1 FROM reservations WHERE bucket = ? LIMIT 1').get(bucket, bucket) !== undefined;
+    return (
+      this.sqlite.prepare('SELECT 1 FROM objects WHERE bucket = ? UNION ALL SELECT 1 FROM reservations WHERE bucket = ? LIMIT 1').get(bucket, bucket) !==
+      undefined
+    );
   }
 
   /** Stored and reserved counts over a scope (null bucket = whole deployment, null owner = whole bucket). */
@@ -128,12 +133,15 @@ export class Catalog {
     const where = bucket === null ? '1' : owner === null ? 'bucket = @bucket' : 'bucket = @bucket AND owner = @owner';
     const params = { bucket, owner };
     const stored = this.sqlite.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(size), 0) AS b FROM objects WHERE ${where}`).get(params) as { n: number; b: number };
-    const reserved = this.sqlite.prepare(`SELECT COALESCE(SUM(reserved_objects), 0) AS n, COALESCE(SUM(reserved_bytes), 0) AS b FROM reservations WHERE ${where}`).get(params) as { n: number; b: number };
+    const reserved = this.sqlite
+      .prepare(`SELECT COALESCE(SUM(reserved_objects), 0) AS n, COALESCE(SUM(reserved_bytes), 0) AS b FROM reservations WHERE ${where}`)
+      .get(params) as { n: number; b: number };
     return { objects: stored.n, bytes: stored.b, reservedObjects: reserved.n, reservedBytes: reserved.b };
   }
 
   object(bucket: string, owner: string, key: string): ObjectRow | undefined {
-    return this.sqlite.prepare(`SELECT ${OBJECT_COLUMNS} FROM objects WHERE bucket = ? AND owner = ? AND key = ?`).get(bucket, owner, key) as ObjectRow | undefined;
+    return this.sqlite.prepare(`SELECT ${OBJECT_COLUMNS} FROM objects WHERE bucket = ? AND owner = ? AND key = ?`).get(bucket, owner, key) as
+      ObjectRow | undefined;
   }
 
   objectByPublicId(publicId: string): ObjectRow | undefined {
@@ -192,7 +200,9 @@ export class Catalog {
     // chunk truncates back to the older offset), so it skips the WAL fsync. Later FULL commits flush it too.
     this.sqlite.pragma('synchronous = NORMAL');
     try {
-      const result = this.sqlite.prepare('UPDATE reservations SET offset = ?, staging_state = ?, head = ? WHERE id = ? AND offset = ?').run(to, state, head, id, from);
+      const result = this.sqlite
+        .prepare('UPDATE reservations SET offset = ?, staging_state = ?, head = ? WHERE id = ? AND offset = ?')
+        .run(to, state, head, id, from);
       return result.changes === 1;
     } finally {
       this.sqlite.pragma('synchronous = FULL');
@@ -204,7 +214,9 @@ export class Catalog {
   }
 
   expiredReservations(now: number, limit = 100): ReservationRow[] {
-    return this.sqlite.prepare(`SELECT ${RESERVATION_COLUMNS} FROM reservations WHERE expires_at <= ? ORDER BY expires_at LIMIT ?`).all(now, limit) as ReservationRow[];
+    return this.sqlite
+      .prepare(`SELECT ${RESERVATION_COLUMNS} FROM reservations WHERE expires_at <= ? ORDER BY expires_at LIMIT ?`)
+      .all(now, limit) as ReservationRow[];
   }
 
   /** Staging ids and storage keys of every open reservation (orphan detection). */

@@ -41,7 +41,8 @@ export function sniffImage(head: Uint8Array): SniffedImage | null {
   if (b.length >= 10 && (b.toString('latin1', 0, 6) === 'GIF87a' || b.toString('latin1', 0, 6) === 'GIF89a')) {
     return { format: 'gif', type: 'image/gif', width: b.readUInt16LE(6), height: b.readUInt16LE(8) };
   }
-  if (b.length >= 16 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return { format: 'webp', type: 'image/webp', ...webpSize(b) };
+  if (b.length >= 16 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP')
+    return { format: 'webp', type: 'image/webp', ...webpSize(b) };
   if (b.length >= 16 && b.toString('latin1', 4, 8) === 'ftyp') {
     const boxSize = Math.min(b.readUInt32BE(0), b.length);
     const brands: string[] = [];
@@ -99,7 +100,11 @@ function avifSize(b: Buffer): { width: number | null; height: number | null } {
 
 /** Whether the head looks like HTML, SVG or XML markup (a script carrier). */
 export function looksLikeMarkup(head: Uint8Array): boolean {
-  const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 1024)).toString('latin1').replace(/^\ufeff|^\xef\xbb\xbf/, '').trimStart().toLowerCase();
+  const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 1024))
+    .toString('latin1')
+    .replace(/^\ufeff|^\xef\xbb\xbf/, '')
+    .trimStart()
+    .toLowerCase();
   return /^<(?:!doctype|html|head|body|script|svg|\?xml|iframe|object|embed)\b/.test(text) || text.includes('<script');
 }
 
@@ -137,7 +142,8 @@ export function verifyContent(declared: string, head: Uint8Array, definition: Bu
   }
   const limits = definition.image;
   if (limits !== undefined) {
-    if (!(limits.formats as readonly string[]).includes(image.format)) throw new RuntimeError('SVC_BUCKET_IMAGE_INVALID', `Format ${image.format} is not accepted here.`);
+    if (!(limits.formats as readonly string[]).includes(image.format))
+      throw new RuntimeError('SVC_BUCKET_IMAGE_INVALID', `Format ${image.format} is not accepted here.`);
     if (image.width > limits.maxWidth || image.height > limits.maxHeight || image.width * image.height > limits.maxPixels) {
       throw new RuntimeError('SVC_BUCKET_IMAGE_INVALID', `${image.width}x${image.height} exceeds the bucket's image limits.`);
     }

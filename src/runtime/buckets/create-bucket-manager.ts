@@ -84,7 +84,10 @@ export async function createBucketManager(options: BucketManagerOptions): Promis
 
   const variantStore = {
     definition: (name: string) => definitionOf(ctx, name),
-    readBytes: (input: { bucket: string; owner: string | null; key: string }) => handle(input.bucket).read(input).then((r) => ({ info: r.object, bytes: r.bytes })),
+    readBytes: (input: { bucket: string; owner: string | null; key: string }) =>
+      handle(input.bucket)
+        .read(input)
+        .then((r) => ({ info: r.object, bytes: r.bytes })),
     put: (input: { bucket: string; owner: string | null; key: string; contentType: string; body: Uint8Array }) => putObject(ctx, input),
   };
   const handle = (name: string): BucketHandle => {
@@ -93,7 +96,12 @@ export async function createBucketManager(options: BucketManagerOptions): Promis
       definition,
       usage: (owner) => ({
         bucket: catalog.usage(definition.name, null),
-        owner: owner === undefined || owner === null ? (definition.ownership === 'app' ? catalog.usage(definition.name, '') : null) : catalog.usage(definition.name, partitionOf(definition, owner)),
+        owner:
+          owner === undefined || owner === null
+            ? definition.ownership === 'app'
+              ? catalog.usage(definition.name, '')
+              : null
+            : catalog.usage(definition.name, partitionOf(definition, owner)),
       }),
       put: (input) => putObject(ctx, { ...input, bucket: definition.name }),
       read: async (input) => {
@@ -109,7 +117,13 @@ export async function createBucketManager(options: BucketManagerOptions): Promis
       delete: (input) => deleteObject(ctx, { ...input, bucket: definition.name }),
       createUpload: (input) => createUpload(ctx, { ...input, bucket: definition.name }),
       readUrl: (input) => readUrl(ctx, { ...input, bucket: definition.name }),
-      variant: (input) => generateVariant(variantStore, options.imageTransformer, { bucket: definition.name, owner: input.owner ?? null, key: input.key, variant: input.variant }),
+      variant: (input) =>
+        generateVariant(variantStore, options.imageTransformer, {
+          bucket: definition.name,
+          owner: input.owner ?? null,
+          key: input.key,
+          variant: input.variant,
+        }),
     };
   };
 
@@ -151,7 +165,10 @@ function checkContracts(catalog: Catalog, definitions: readonly BucketDefinition
       const stored = catalog.contract(definition.name);
       if (stored === geometry) continue;
       if (stored !== undefined && catalog.hasData(definition.name)) {
-        throw new RuntimeError('SVC_BUCKET_CONTRACT_CHANGED', `Bucket "${definition.name}" holds data: its variant names and geometry cannot change (was ${stored}).`);
+        throw new RuntimeError(
+          'SVC_BUCKET_CONTRACT_CHANGED',
+          `Bucket "${definition.name}" holds data: its variant names and geometry cannot change (was ${stored}).`,
+        );
       }
       catalog.setContract(definition.name, geometry);
     }

@@ -25,7 +25,12 @@ export const BUCKET_DEFAULTS = {
 } as const;
 
 const positiveInt = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
-const mediaType = z.string().regex(/^(?:\*\/\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/(?:\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,127}))$/, 'a media type such as "image/png", a family such as "image/*", or "*/*"');
+const mediaType = z
+  .string()
+  .regex(
+    /^(?:\*\/\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/(?:\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,127}))$/,
+    'a media type such as "image/png", a family such as "image/*", or "*/*"',
+  );
 
 const Variant = z
   .object({
@@ -62,7 +67,11 @@ const Definition = z
     perOwnerMaxBytes: positiveInt.default(BUCKET_DEFAULTS.perOwnerMaxBytes),
     resumable: z.boolean().default(BUCKET_DEFAULTS.resumable),
     maxChunkBytes: positiveInt.default(BUCKET_DEFAULTS.maxChunkBytes),
-    cacheControl: z.string().max(200).regex(/^[\x20-\x7e]*$/, 'printable ASCII').optional(),
+    cacheControl: z
+      .string()
+      .max(200)
+      .regex(/^[\x20-\x7e]*$/, 'printable ASCII')
+      .optional(),
     image: Image.optional(),
   })
   .strict();

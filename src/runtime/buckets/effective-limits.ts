@@ -34,7 +34,10 @@ export const NO_USAGE: UsageCounts = { objects: 0, bytes: 0, reservedObjects: 0,
 
 /** Parse the deployment ceilings from the environment; absent means unlimited. Throws SVC_BUCKET_CONFIG on junk. */
 export function deploymentLimitsFromEnv(env: Readonly<Record<string, string | undefined>>): DeploymentLimits {
-  return { maxBytes: parseCeiling(env.SVC_BUCKET_MAX_BYTES, 'SVC_BUCKET_MAX_BYTES'), maxObjects: parseCeiling(env.SVC_BUCKET_MAX_OBJECTS, 'SVC_BUCKET_MAX_OBJECTS') };
+  return {
+    maxBytes: parseCeiling(env.SVC_BUCKET_MAX_BYTES, 'SVC_BUCKET_MAX_BYTES'),
+    maxObjects: parseCeiling(env.SVC_BUCKET_MAX_OBJECTS, 'SVC_BUCKET_MAX_OBJECTS'),
+  };
 }
 
 function parseCeiling(raw: string | undefined, name: string): number {

@@ -1,5 +1,14 @@
 // Managed buckets: public surface (re-exported by svc/runtime).
-export { defineBucket, defineBuckets, BUCKET_DEFAULTS, IMAGE_FORMATS, type BucketDefinition, type BucketDefinitionInput, type VariantDefinition, type ImageFormat } from './define-bucket.js';
+export {
+  defineBucket,
+  defineBuckets,
+  BUCKET_DEFAULTS,
+  IMAGE_FORMATS,
+  type BucketDefinition,
+  type BucketDefinitionInput,
+  type VariantDefinition,
+  type ImageFormat,
+} from './define-bucket.js';
 export { createBucketManager, type BucketManagerOptions } from './create-bucket-manager.js';
 export type { BucketManager, BucketHandle, ManagerUsage } from './bucket-manager.js';
 export { bucketManagerFromEnv, backendFromEnv } from './bucket-manager-from-env.js';
@@ -7,7 +16,14 @@ export { createLocalVolumeBackend, type LocalVolumeOptions } from './local-volum
 export { createS3Backend, type S3BackendOptions } from './s3-backend.js';
 export type { StorageBackend, StoredStat, StagingEntry } from './storage-backend.js';
 export { platformBucketEnvironment, type PlatformBucketLimits } from './platform-environment.js';
-export { effectiveMaxObjectBytes, quotaViolation, deploymentLimitsFromEnv, type DeploymentLimits, type UsageCounts, type ScopedUsage } from './effective-limits.js';
+export {
+  effectiveMaxObjectBytes,
+  quotaViolation,
+  deploymentLimitsFromEnv,
+  type DeploymentLimits,
+  type UsageCounts,
+  type ScopedUsage,
+} from './effective-limits.js';
 export { sniffImage, verifyContent } from './content-sniff.js';
 export { signCapability, verifyCapability, MAX_CAPABILITY_MS, type Capability, type CapabilityOperation } from './capability.js';
 export type { ObjectInfo } from './bucket-context.js';

@@ -11,7 +11,17 @@ import { checkCapabilityHolder, sessionPartition, type BucketHttpContext } from 
 import { objectResponse } from './object-response.js';
 import { deleteObject, findObject, listObjects, readUrl } from './object-service.js';
 
-const ReadIntent = z.object({ key: z.string().min(1).max(1024), ttlSeconds: z.number().int().min(1).max(24 * 60 * 60).optional() }).strict();
+const ReadIntent = z
+  .object({
+    key: z.string().min(1).max(1024),
+    ttlSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 60 * 60)
+      .optional(),
+  })
+  .strict();
 
 function method(http: BucketHttpContext, ...allowed: string[]): string {
   const m = http.request.method.toUpperCase();
@@ -25,7 +35,13 @@ export function handleList(ctx: BucketContext, http: BucketHttpContext, definiti
   const owner = sessionPartition(definition, http, false);
   const query = new URL(http.request.url).searchParams;
   const limit = Math.min(100, Number(query.get('limit') ?? '100') || 100);
-  const list = listObjects(ctx, { bucket: definition.name, owner: definition.ownership === 'user' ? owner : null, prefix: query.get('prefix') ?? '', cursor: query.get('cursor'), limit });
+  const list = listObjects(ctx, {
+    bucket: definition.name,
+    owner: definition.ownership === 'user' ? owner : null,
+    prefix: query.get('prefix') ?? '',
+    cursor: query.get('cursor'),
+    limit,
+  });
   return jsonResponse(200, list);
 }
 
@@ -36,7 +52,7 @@ export async function handleObject(ctx: BucketContext, http: BucketHttpContext, 
   const partition = definition.ownership === 'user' ? owner : null;
   if (m === 'DELETE') {
     const ifMatch = http.request.headers.get('if-match');
-    const ifSha256 = ifMatch === null ? null : /^"sha256-([0-9a-f]{64})"$/.exec(ifMatch.trim())?.[1] ?? '!';
+    const ifSha256 = ifMatch === null ? null : (/^"sha256-([0-9a-f]{64})"$/.exec(ifMatch.trim())?.[1] ?? '!');
     const deleted = await deleteObject(ctx, { bucket: definition.name, owner: partition, key, ifSha256 });
     if (!deleted) throw new RuntimeError('SVC_BUCKET_NOT_FOUND', 'No such object.');
     return jsonResponse(200, { deleted: true });

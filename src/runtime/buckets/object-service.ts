@@ -25,12 +25,16 @@ export function findObject(ctx: BucketContext, bucket: string, owner: string | n
 }
 
 /** List one partition (key order, at most 1000 per page; `cursor` is the last key of the previous page). */
-export function listObjects(ctx: BucketContext, input: { bucket: string; owner?: string | null; prefix?: string; cursor?: string | null; limit?: number }): ObjectList {
+export function listObjects(
+  ctx: BucketContext,
+  input: { bucket: string; owner?: string | null; prefix?: string; cursor?: string | null; limit?: number },
+): ObjectList {
   const definition = definitionOf(ctx, input.bucket);
   const owner = partitionOf(definition, input.owner);
   const limit = Math.max(1, Math.min(1000, Math.floor(input.limit ?? 100)));
   const prefix = input.prefix ?? '';
-  if (prefix.length > 1024 || (input.cursor ?? '').length > 1024) throw new RuntimeError('SVC_BUCKET_INVALID_REQUEST', 'Prefix and cursor are at most 1024 characters.');
+  if (prefix.length > 1024 || (input.cursor ?? '').length > 1024)
+    throw new RuntimeError('SVC_BUCKET_INVALID_REQUEST', 'Prefix and cursor are at most 1024 characters.');
   const rows = ctx.catalog.list(definition.name, owner, prefix, input.cursor ?? '', limit + 1);
   const page = rows.slice(0, limit);
   return {
@@ -71,19 +75,24 @@ export async function readObject(ctx: BucketContext, row: ObjectRow): Promise<Bu
   const parts: Buffer[] = [];
   for await (const piece of stream) parts.push(piece as Buffer);
   const bytes = Buffer.concat(parts);
-  if (createHash('sha256').update(bytes).digest('hex') !== row.sha256) throw new RuntimeError('SVC_BUCKET_INTEGRITY', 'Object bytes changed behind the catalog.', { expose: true });
+  if (createHash('sha256').update(bytes).digest('hex') !== row.sha256)
+    throw new RuntimeError('SVC_BUCKET_INTEGRITY', 'Object bytes changed behind the catalog.', { expose: true });
   return bytes;
 }
 
 /** Delete an object (optionally only if its SHA-256 still matches); the bytes go through the garbage ledger. */
-export async function deleteObject(ctx: BucketContext, input: { bucket: string; owner?: string | null; key: string; ifSha256?: string | null }): Promise<boolean> {
+export async function deleteObject(
+  ctx: BucketContext,
+  input: { bucket: string; owner?: string | null; key: string; ifSha256?: string | null },
+): Promise<boolean> {
   const definition = definitionOf(ctx, input.bucket);
   const owner = partitionOf(definition, input.owner);
   const key = checkKey(input.key);
   const removed = ctx.catalog.transaction(() => {
     const row = ctx.catalog.object(definition.name, owner, key);
     if (row === undefined) return false;
-    if (input.ifSha256 !== undefined && input.ifSha256 !== null && row.sha256 !== input.ifSha256) throw new RuntimeError('SVC_BUCKET_PRECONDITION_FAILED', 'The object changed (SHA-256 differs).');
+    if (input.ifSha256 !== undefined && input.ifSha256 !== null && row.sha256 !== input.ifSha256)
+      throw new RuntimeError('SVC_BUCKET_PRECONDITION_FAILED', 'The object changed (SHA-256 differs).');
     ctx.catalog.addGarbage('object', row.storageKey, ctx.now());
     ctx.catalog.deleteObject(definition.name, owner, key);
     return true;

@@ -11,8 +11,14 @@ export interface PlatformBucketLimits {
 }
 
 /** The environment variables the platform sets for a project's app (pure; same inputs, same output). */
-export function platformBucketEnvironment(projectId: string, projectRoot: string, masterSecret: string | Uint8Array, limits: PlatformBucketLimits = {}): Record<string, string> {
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(projectId)) throw new RuntimeError('SVC_BUCKET_CONFIG', 'Project ids for bucket environments are 1–128 letters, digits, "-" or "_".');
+export function platformBucketEnvironment(
+  projectId: string,
+  projectRoot: string,
+  masterSecret: string | Uint8Array,
+  limits: PlatformBucketLimits = {},
+): Record<string, string> {
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(projectId))
+    throw new RuntimeError('SVC_BUCKET_CONFIG', 'Project ids for bucket environments are 1–128 letters, digits, "-" or "_".');
   const secret = typeof masterSecret === 'string' ? Buffer.from(masterSecret, 'utf8') : Buffer.from(masterSecret);
   if (secret.length < 32) throw new RuntimeError('SVC_BUCKET_CONFIG', 'The platform master secret must be at least 32 bytes.');
   const dir = join(resolve(projectRoot), 'buckets');

@@ -46,7 +46,11 @@ export function createS3Backend(options: S3BackendOptions): StorageBackend {
     endpoint: options.endpoint,
     region: options.region,
     forcePathStyle: options.pathStyle ?? false,
-    credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey, ...(options.sessionToken ? { sessionToken: options.sessionToken } : {}) },
+    credentials: {
+      accessKeyId: options.accessKeyId,
+      secretAccessKey: options.secretAccessKey,
+      ...(options.sessionToken ? { sessionToken: options.sessionToken } : {}),
+    },
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 3,
@@ -64,7 +68,9 @@ export function createS3Backend(options: S3BackendOptions): StorageBackend {
     return value;
   };
   const provider = (error: unknown, what: string): RuntimeError =>
-    error instanceof RuntimeError ? error : new RuntimeError('SVC_BUCKET_STORAGE', `Object store failed to ${what}: ${(error as Error).name}`, { cause: error });
+    error instanceof RuntimeError
+      ? error
+      : new RuntimeError('SVC_BUCKET_STORAGE', `Object store failed to ${what}: ${(error as Error).name}`, { cause: error });
 
   async function head(key: string): Promise<StoredStat | null> {
     try {
@@ -100,7 +106,9 @@ export function createS3Backend(options: S3BackendOptions): StorageBackend {
       const body = Buffer.concat(parts, length);
       const n = staging.parts.length + 1;
       try {
-        const out = await client.send(new UploadPartCommand({ Bucket, Key: staging.key, UploadId: staging.uploadId, PartNumber: n, Body: body, ContentLength: body.length }));
+        const out = await client.send(
+          new UploadPartCommand({ Bucket, Key: staging.key, UploadId: staging.uploadId, PartNumber: n, Body: body, ContentLength: body.length }),
+        );
         return JSON.stringify({ ...staging, parts: [...staging.parts, { n, etag: String(out.ETag ?? ''), size: body.length }] } satisfies S3Staging);
       } catch (error) {
         throw provider(error, 'store a part');
@@ -142,7 +150,9 @@ export function createS3Backend(options: S3BackendOptions): StorageBackend {
 
     async read(storageKey, range) {
       try {
-        const out = await client.send(new GetObjectCommand({ Bucket, Key: keyOf(storageKey), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }));
+        const out = await client.send(
+          new GetObjectCommand({ Bucket, Key: keyOf(storageKey), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
+        );
         return out.Body instanceof Readable ? out.Body : Readable.fromWeb(out.Body as never);
       } catch (error) {
         if (isMissing(error)) return null;
@@ -167,7 +177,11 @@ export function createS3Backend(options: S3BackendOptions): StorageBackend {
           const out = await client.send(new ListMultipartUploadsCommand({ Bucket, Prefix: prefix, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }));
           for (const upload of out.Uploads ?? []) {
             if (!upload.Key?.startsWith(prefix) || !upload.UploadId) continue;
-            entries.push({ id: upload.UploadId, state: JSON.stringify({ key: upload.Key, uploadId: upload.UploadId, parts: [] } satisfies S3Staging), createdAt: upload.Initiated?.getTime() ?? 0 });
+            entries.push({
+              id: upload.UploadId,
+              state: JSON.stringify({ key: upload.Key, uploadId: upload.UploadId, parts: [] } satisfies S3Staging),
+              createdAt: upload.Initiated?.getTime() ?? 0,
+            });
           }
           if (!out.IsTruncated) break;
           keyMarker = out.NextKeyMarker;

@@ -39,7 +39,8 @@ function wholeNumber(raw: string | null, header: string): number {
 function parseChecksum(header: string | null): { algorithm: 'sha1' | 'sha256'; digest: Buffer } | undefined {
   if (header === null) return undefined;
   const [algorithm, value] = header.trim().split(/\s+/, 2);
-  if ((algorithm !== 'sha1' && algorithm !== 'sha256') || value === undefined) throw new RuntimeError('SVC_BUCKET_INVALID_REQUEST', 'Upload-Checksum supports sha1 and sha256.');
+  if ((algorithm !== 'sha1' && algorithm !== 'sha256') || value === undefined)
+    throw new RuntimeError('SVC_BUCKET_INVALID_REQUEST', 'Upload-Checksum supports sha1 and sha256.');
   return { algorithm, digest: Buffer.from(value, 'base64') };
 }
 
@@ -70,13 +71,20 @@ export async function handleUploadCollection(ctx: BucketContext, http: BucketHtt
     if (method === 'OPTIONS') {
       return new Response(null, {
         status: 204,
-        headers: { ...TUS, 'tus-version': '1.0.0', 'tus-extension': EXTENSIONS, 'tus-max-size': String(effectiveMaxObjectBytes(definition, ctx.deployment)), 'tus-checksum-algorithm': 'sha1,sha256' },
+        headers: {
+          ...TUS,
+          'tus-version': '1.0.0',
+          'tus-extension': EXTENSIONS,
+          'tus-max-size': String(effectiveMaxObjectBytes(definition, ctx.deployment)),
+          'tus-checksum-algorithm': 'sha1,sha256',
+        },
       });
     }
     if (method !== 'POST') throw new RuntimeError('SVC_RUNTIME_METHOD_NOT_ALLOWED', 'Use POST to create an upload.');
     checkVersion(request);
     const owner = sessionPartition(definition, http, true);
-    if (request.headers.get('upload-defer-length') !== null) throw new RuntimeError('SVC_BUCKET_INVALID_REQUEST', 'Upload-Defer-Length is not supported; send Upload-Length.');
+    if (request.headers.get('upload-defer-length') !== null)
+      throw new RuntimeError('SVC_BUCKET_INVALID_REQUEST', 'Upload-Defer-Length is not supported; send Upload-Length.');
     const length = wholeNumber(request.headers.get('upload-length'), 'Upload-Length');
     const meta = parseUploadMetadata(request.headers.get('upload-metadata'));
     const ticket = await createUpload(ctx, {
@@ -89,21 +97,30 @@ export async function handleUploadCollection(ctx: BucketContext, http: BucketHtt
       ifSha256: meta.ifSha256 ?? (meta.ifNoneMatch === '*' ? '' : null),
     });
     let result: ChunkResult = { offset: 0, object: null };
-    const hasBody = request.headers.get('content-type')?.startsWith('application/offset+octet-stream') === true && Number(request.headers.get('content-length') ?? '0') > 0;
+    const hasBody =
+      request.headers.get('content-type')?.startsWith('application/offset+octet-stream') === true && Number(request.headers.get('content-length') ?? '0') > 0;
     if (hasBody) {
       const { body, length: chunkLength } = chunkBody(request);
-      result = await writeChunk(ctx, ticket.id, 0, body, chunkLength, { checksum: parseChecksum(request.headers.get('upload-checksum')) }).catch((error: unknown) => {
-        if (error instanceof RuntimeError && error.code === 'SVC_BUCKET_INVALID_REQUEST') return { offset: 0, object: null };
-        throw error;
-      });
+      result = await writeChunk(ctx, ticket.id, 0, body, chunkLength, { checksum: parseChecksum(request.headers.get('upload-checksum')) }).catch(
+        (error: unknown) => {
+          if (error instanceof RuntimeError && error.code === 'SVC_BUCKET_INVALID_REQUEST') return { offset: 0, object: null };
+          throw error;
+        },
+      );
     } else if (length === 0) {
       result = { offset: 0, object: await completeUpload(ctx, ticket.id) };
     }
     const location = new URL(ticket.path, request.url).href;
-    return new Response(JSON.stringify({ upload: { id: ticket.id, url: location, capability: ticket.capability, length, offset: result.offset, expiresAt: ticket.expiresAt }, object: result.object }), {
-      status: 201,
-      headers: { ...resultHeaders(result, ticket.expiresAt), location, 'content-type': 'application/json; charset=utf-8' },
-    });
+    return new Response(
+      JSON.stringify({
+        upload: { id: ticket.id, url: location, capability: ticket.capability, length, offset: result.offset, expiresAt: ticket.expiresAt },
+        object: result.object,
+      }),
+      {
+        status: 201,
+        headers: { ...resultHeaders(result, ticket.expiresAt), location, 'content-type': 'application/json; charset=utf-8' },
+      },
+    );
   } catch (error) {
     return errorWithHeaders(error, TUS, http);
   }
@@ -120,9 +137,13 @@ export async function handleUpload(ctx: BucketContext, http: BucketHttpContext, 
     const claims = verifyCapability(ctx.signingKey, token, ctx.now(), { op: 'upload', bucket: definition.name });
     checkCapabilityHolder(definition, http, claims.owner);
     const row = openReservation(ctx, claims.reservation);
-    if (row.owner !== claims.owner || row.key !== claims.key || row.bucket !== definition.name) throw new RuntimeError('SVC_BUCKET_CAPABILITY_INVALID', 'The capability does not match this upload.');
+    if (row.owner !== claims.owner || row.key !== claims.key || row.bucket !== definition.name)
+      throw new RuntimeError('SVC_BUCKET_CAPABILITY_INVALID', 'The capability does not match this upload.');
     if (method === 'HEAD') {
-      return new Response(null, { status: 200, headers: { ...TUS, 'upload-offset': String(row.offset), 'upload-length': String(row.length), 'upload-expires': new Date(row.expiresAt).toUTCString() } });
+      return new Response(null, {
+        status: 200,
+        headers: { ...TUS, 'upload-offset': String(row.offset), 'upload-length': String(row.length), 'upload-expires': new Date(row.expiresAt).toUTCString() },
+      });
     }
     if (method === 'PATCH') {
       const offset = wholeNumber(request.headers.get('upload-offset'), 'Upload-Offset');

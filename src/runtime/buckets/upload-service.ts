@@ -57,7 +57,8 @@ export async function createUpload(ctx: BucketContext, input: CreateUploadInput)
   const owner = partitionOf(definition, input.owner);
   const key = checkKey(input.key);
   const contentType = checkDeclaredType(input.contentType, definition);
-  if (!Number.isSafeInteger(input.length) || input.length < 0) throw new RuntimeError('SVC_BUCKET_INVALID_REQUEST', 'Upload length must be a whole number of bytes.');
+  if (!Number.isSafeInteger(input.length) || input.length < 0)
+    throw new RuntimeError('SVC_BUCKET_INVALID_REQUEST', 'Upload length must be a whole number of bytes.');
   const max = effectiveMaxObjectBytes(definition, ctx.deployment);
   if (input.length > max) throw new RuntimeError('SVC_BUCKET_TOO_LARGE', `Objects in "${definition.name}" are at most ${max} bytes.`);
   const sha256 = input.sha256 ?? null;
@@ -74,12 +75,31 @@ export async function createUpload(ctx: BucketContext, input: CreateUploadInput)
     const existing = ctx.catalog.object(definition.name, owner, key);
     checkPrecondition(ifSha256, existing?.sha256 ?? null);
     const request = reservationFor(input.length, existing?.size ?? null);
-    const usage = { bucket: ctx.catalog.usage(definition.name, null), owner: ctx.catalog.usage(definition.name, owner), deployment: ctx.catalog.usage(null, null) };
+    const usage = {
+      bucket: ctx.catalog.usage(definition.name, null),
+      owner: ctx.catalog.usage(definition.name, owner),
+      deployment: ctx.catalog.usage(null, null),
+    };
     const violation = quotaViolation(definition, ctx.deployment, usage, request);
     if (violation !== null) throw new RuntimeError('SVC_BUCKET_QUOTA_EXCEEDED', `The upload would exceed ${violation}.`);
     ctx.catalog.insertReservation({
-      id, bucket: definition.name, owner, key, length: input.length, reservedObjects: request.objects, reservedBytes: request.bytes, contentType,
-      sha256, ifSha256, offset: 0, stagingId: null, stagingState: null, storageKey, head: null, expiresAt: now + ttl, createdAt: now,
+      id,
+      bucket: definition.name,
+      owner,
+      key,
+      length: input.length,
+      reservedObjects: request.objects,
+      reservedBytes: request.bytes,
+      contentType,
+      sha256,
+      ifSha256,
+      offset: 0,
+      stagingId: null,
+      stagingState: null,
+      storageKey,
+      head: null,
+      expiresAt: now + ttl,
+      createdAt: now,
     });
   });
   try {
@@ -91,7 +111,16 @@ export async function createUpload(ctx: BucketContext, input: CreateUploadInput)
   }
   ctx.hashes.set(id, { offset: 0, hash: ctx.hashPool.create() });
   const capability = signCapability(ctx.signingKey, { op: 'upload', bucket: definition.name, owner, key, reservation: id, expiresAt: now + ttl }, now);
-  return { id, bucket: definition.name, key, length: input.length, offset: 0, expiresAt: now + ttl, capability, path: `${ctx.prefix}/buckets/${definition.name}/uploads/${capability}` };
+  return {
+    id,
+    bucket: definition.name,
+    key,
+    length: input.length,
+    offset: 0,
+    expiresAt: now + ttl,
+    capability,
+    path: `${ctx.prefix}/buckets/${definition.name}/uploads/${capability}`,
+  };
 }
 
 function checkPrecondition(ifSha256: string | null, current: string | null): void {
@@ -104,7 +133,8 @@ function checkPrecondition(ifSha256: string | null, current: string | null): voi
 /** The open reservation or SVC_BUCKET_UPLOAD_NOT_FOUND (also when expired). */
 export function openReservation(ctx: BucketContext, id: string): ReservationRow {
   const row = ctx.catalog.reservation(id);
-  if (row === undefined || row.expiresAt <= ctx.now()) throw new RuntimeError('SVC_BUCKET_UPLOAD_NOT_FOUND', 'The upload does not exist, has expired or was completed or cancelled.');
+  if (row === undefined || row.expiresAt <= ctx.now())
+    throw new RuntimeError('SVC_BUCKET_UPLOAD_NOT_FOUND', 'The upload does not exist, has expired or was completed or cancelled.');
   return row;
 }
 
@@ -112,7 +142,14 @@ export function openReservation(ctx: BucketContext, id: string): ReservationRow 
  * Append one chunk at `offset`. A wrong offset is refused before any byte is written, so an earlier chunk
  * can never be overwritten; a cut or failed chunk leaves the durable offset where it was.
  */
-export async function writeChunk(ctx: BucketContext, id: string, offset: number, body: AsyncIterable<Uint8Array>, length: number, options: { checksum?: ChunkChecksum; server?: boolean } = {}): Promise<ChunkResult> {
+export async function writeChunk(
+  ctx: BucketContext,
+  id: string,
+  offset: number,
+  body: AsyncIterable<Uint8Array>,
+  length: number,
+  options: { checksum?: ChunkChecksum; server?: boolean } = {},
+): Promise<ChunkResult> {
   if (ctx.locks.has(id)) throw new RuntimeError('SVC_BUCKET_UPLOAD_LOCKED', 'Another chunk of this upload is in flight.');
   ctx.locks.add(id);
   try {
@@ -120,13 +157,16 @@ export async function writeChunk(ctx: BucketContext, id: string, offset: number,
     const definition = definitionOf(ctx, row.bucket);
     if (offset !== row.offset) throw new RuntimeError('SVC_BUCKET_OFFSET_MISMATCH', `The upload is at offset ${row.offset}, not ${offset}.`);
     if (row.stagingState === null) throw new RuntimeError('SVC_BUCKET_UPLOAD_NOT_FOUND', 'The upload has no staging area.');
-    if (!Number.isSafeInteger(length) || length < 0 || offset + length > row.length) throw new RuntimeError('SVC_BUCKET_LENGTH_MISMATCH', `The chunk would go past the declared length ${row.length}.`);
+    if (!Number.isSafeInteger(length) || length < 0 || offset + length > row.length)
+      throw new RuntimeError('SVC_BUCKET_LENGTH_MISMATCH', `The chunk would go past the declared length ${row.length}.`);
     const final = offset + length === row.length;
     if (options.server !== true) {
       if (length > definition.maxChunkBytes) throw new RuntimeError('SVC_BUCKET_CHUNK_TOO_LARGE', `Chunks are at most ${definition.maxChunkBytes} bytes.`);
-      if (!definition.resumable && (offset !== 0 || !final)) throw new RuntimeError('SVC_BUCKET_INVALID_REQUEST', `Bucket "${definition.name}" is not resumable: send the whole object in one request.`);
+      if (!definition.resumable && (offset !== 0 || !final))
+        throw new RuntimeError('SVC_BUCKET_INVALID_REQUEST', `Bucket "${definition.name}" is not resumable: send the whole object in one request.`);
     }
-    if (!final && length < ctx.backend.minChunkBytes) throw new RuntimeError('SVC_BUCKET_CHUNK_TOO_SMALL', `Non-final chunks are at least ${ctx.backend.minChunkBytes} bytes on this storage.`);
+    if (!final && length < ctx.backend.minChunkBytes)
+      throw new RuntimeError('SVC_BUCKET_CHUNK_TOO_SMALL', `Non-final chunks are at least ${ctx.backend.minChunkBytes} bytes on this storage.`);
     const running = await runningHash(ctx, row);
     const meter = new ChunkMeter(length, running, row.head ?? Buffer.alloc(0), options.checksum);
     let state: string;
@@ -138,7 +178,13 @@ export async function writeChunk(ctx: BucketContext, id: string, offset: number,
       throw new RuntimeError('SVC_BUCKET_INVALID_REQUEST', 'The chunk was interrupted; resume from the offset HEAD reports.', { cause: error });
     }
     // Wait for the hashing worker to catch up (bounds its backlog to one chunk); a lost state is rebuilt later.
-    const hashed = running === null ? false : await running.flush().then(() => true, () => false);
+    const hashed =
+      running === null
+        ? false
+        : await running.flush().then(
+            () => true,
+            () => false,
+          );
     if (!ctx.catalog.advance(id, offset, offset + length, state, meter.head())) {
       running?.dispose();
       throw new RuntimeError('SVC_BUCKET_UPLOAD_NOT_FOUND', 'The upload was cancelled meanwhile.');
@@ -207,7 +253,8 @@ class ChunkMeter {
       yield piece;
     }
     if (seen !== this.expected) throw new RuntimeError('SVC_BUCKET_LENGTH_MISMATCH', `The chunk ended after ${seen} of ${this.expected} bytes.`);
-    if (chunkHash !== null && !chunkHash.digest().equals(this.checksum!.digest)) throw new RuntimeError('SVC_BUCKET_CHECKSUM_MISMATCH', 'Upload-Checksum does not match the chunk.');
+    if (chunkHash !== null && !chunkHash.digest().equals(this.checksum!.digest))
+      throw new RuntimeError('SVC_BUCKET_CHECKSUM_MISMATCH', 'Upload-Checksum does not match the chunk.');
   }
 
   /** First SNIFF_BYTES of the object so far. */
@@ -224,10 +271,12 @@ export async function completeUpload(ctx: BucketContext, id: string): Promise<Ob
     if (row.offset !== row.length) throw new RuntimeError('SVC_BUCKET_LENGTH_MISMATCH', `Only ${row.offset} of ${row.length} bytes arrived.`);
     const running = await runningHash(ctx, row);
     let digest = running === null ? null : await running.digest().catch(() => null);
-    if (digest !== null && row.sha256 !== null && digest !== row.sha256) throw new RuntimeError('SVC_BUCKET_CHECKSUM_MISMATCH', 'The bytes do not match the declared SHA-256.');
+    if (digest !== null && row.sha256 !== null && digest !== row.sha256)
+      throw new RuntimeError('SVC_BUCKET_CHECKSUM_MISMATCH', 'The bytes do not match the declared SHA-256.');
     const content = verifyContent(row.contentType, row.head ?? Buffer.alloc(0), definition);
     const stat = await ctx.backend.commit(row.stagingState!, row.storageKey);
-    if (stat.size !== row.length) throw new RuntimeError('SVC_BUCKET_INTEGRITY', `The object store holds ${stat.size} bytes, expected ${row.length}.`, { expose: true });
+    if (stat.size !== row.length)
+      throw new RuntimeError('SVC_BUCKET_INTEGRITY', `The object store holds ${stat.size} bytes, expected ${row.length}.`, { expose: true });
     if (digest === null) {
       // The running hash was lost (restart with a provider that cannot read staging): hash the stored bytes.
       digest = await hashStored(ctx, row.storageKey);
@@ -245,9 +294,20 @@ export async function completeUpload(ctx: BucketContext, id: string): Promise<Ob
       const violation = quotaViolation(definition, ctx.deployment, usage, { objects: existing ? 0 : 1, bytes: row.length - (existing?.size ?? 0) });
       if (violation !== null) throw new RuntimeError('SVC_BUCKET_QUOTA_EXCEEDED', `Publishing would exceed ${violation}.`);
       const next = {
-        bucket: row.bucket, owner: row.owner, key: row.key, generation: (existing?.generation ?? 0) + 1, storageKey: row.storageKey, sha256,
-        contentType: content.contentType, size: row.length, publicId: existing?.publicId ?? `p${ctx.randomId()}`, width: content.width, height: content.height,
-        providerVersion: stat.version, createdAt: existing?.createdAt ?? now, updatedAt: now,
+        bucket: row.bucket,
+        owner: row.owner,
+        key: row.key,
+        generation: (existing?.generation ?? 0) + 1,
+        storageKey: row.storageKey,
+        sha256,
+        contentType: content.contentType,
+        size: row.length,
+        publicId: existing?.publicId ?? `p${ctx.randomId()}`,
+        width: content.width,
+        height: content.height,
+        providerVersion: stat.version,
+        createdAt: existing?.createdAt ?? now,
+        updatedAt: now,
       };
       ctx.catalog.putObject(next);
       if (existing !== undefined) ctx.catalog.addGarbage('object', existing.storageKey, now);

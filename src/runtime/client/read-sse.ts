@@ -2,11 +2,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
 /** Feed every event of `body` to `onEvent`; `onActivity` fires on any bytes (heartbeats included). */
-export async function readSse(
-  body: ReadableStream<Uint8Array>,
-  onEvent: (message: EventSourceMessage) => void,
-  onActivity: () => void,
-): Promise<void> {
+export async function readSse(body: ReadableStream<Uint8Array>, onEvent: (message: EventSourceMessage) => void, onActivity: () => void): Promise<void> {
   const parser = createParser({ onEvent });
   const decoder = new TextDecoder();
   const reader = body.getReader();

@@ -132,7 +132,8 @@ export class AppDatabase implements RuntimeDatabase {
     try {
       return this.runInTransaction.immediate(fn);
     } catch (error) {
-      if ((error as { code?: unknown }).code === 'SQLITE_BUSY') throw new RuntimeError('SVC_RUNTIME_BUSY', 'The database is busy (another process holds the write lock); retry.', { cause: error, expose: true });
+      if ((error as { code?: unknown }).code === 'SQLITE_BUSY')
+        throw new RuntimeError('SVC_RUNTIME_BUSY', 'The database is busy (another process holds the write lock); retry.', { cause: error, expose: true });
       throw error;
     }
   }

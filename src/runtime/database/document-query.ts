@@ -110,7 +110,8 @@ export class DocumentQuery<D> {
 
   /** At most `count` documents. */
   limit(count: number): DocumentQuery<D> {
-    if (!Number.isInteger(count) || count < 0 || count > MAX_LIMIT) throw new RuntimeError('SVC_RUNTIME_INVALID_QUERY', `limit() takes an integer from 0 to ${MAX_LIMIT}.`);
+    if (!Number.isInteger(count) || count < 0 || count > MAX_LIMIT)
+      throw new RuntimeError('SVC_RUNTIME_INVALID_QUERY', `limit() takes an integer from 0 to ${MAX_LIMIT}.`);
     return this.with({ limit: count });
   }
 

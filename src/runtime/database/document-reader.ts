@@ -63,7 +63,8 @@ export class DocumentReader {
 
   /** The table definition, or SVC_RUNTIME_UNKNOWN_TABLE. */
   protected table(table: string): TableDefinition {
-    if (typeof table !== 'string' || !Object.hasOwn(this.db.schema.tables, table)) throw new RuntimeError('SVC_RUNTIME_UNKNOWN_TABLE', `Unknown table "${String(table)}".`);
+    if (typeof table !== 'string' || !Object.hasOwn(this.db.schema.tables, table))
+      throw new RuntimeError('SVC_RUNTIME_UNKNOWN_TABLE', `Unknown table "${String(table)}".`);
     return this.db.schema.tables[table]!;
   }
 

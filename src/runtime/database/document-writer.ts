@@ -83,7 +83,8 @@ export class DocumentWriter extends DocumentReader {
   }
 
   private userFields(value: Record<string, unknown>): Record<string, unknown> {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new RuntimeError('SVC_RUNTIME_INVALID_DOCUMENT', 'A document must be an object.');
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      throw new RuntimeError('SVC_RUNTIME_INVALID_DOCUMENT', 'A document must be an object.');
     const out: Record<string, unknown> = {};
     for (const [key, fieldValue] of Object.entries(value)) if (!SYSTEM_KEYS.has(key)) out[key] = fieldValue;
     return out;
@@ -92,7 +93,8 @@ export class DocumentWriter extends DocumentReader {
   private validate(table: string, value: Record<string, unknown>): string {
     const checked = checkFields(this.table(table).fields, this.userFields(value), table, 'SVC_RUNTIME_INVALID_DOCUMENT');
     const json = JSON.stringify(checked);
-    if (json.length > MAX_DOCUMENT_CHARS) throw new RuntimeError('SVC_RUNTIME_INVALID_DOCUMENT', `A ${table} document exceeds ${MAX_DOCUMENT_CHARS} characters.`);
+    if (json.length > MAX_DOCUMENT_CHARS)
+      throw new RuntimeError('SVC_RUNTIME_INVALID_DOCUMENT', `A ${table} document exceeds ${MAX_DOCUMENT_CHARS} characters.`);
     return json;
   }
 

@@ -29,7 +29,9 @@ export interface OpenDatabaseOptions {
 
 /** 96 random bits as 20 base-36 characters. */
 export function randomId(): string {
-  return BigInt(`0x${randomBytes(12).toString('hex')}`).toString(36).padStart(20, '0');
+  return BigInt(`0x${randomBytes(12).toString('hex')}`)
+    .toString(36)
+    .padStart(20, '0');
 }
 
 /** Open (or create) the app database for a schema; throws RuntimeError on corrupt files or rows that no longer fit the schema. */
@@ -74,7 +76,9 @@ function setUpTables(sqlite: Database.Database, schema: Schema): void {
   sqlite
     .transaction(() => {
       for (const statement of META_STATEMENTS) sqlite.exec(statement);
-      const existing = sqlite.prepare<[string], { name: string; sql: string | null }>(`SELECT "name", "sql" FROM "sqlite_master" WHERE "type" = 'index' AND "tbl_name" = ?`);
+      const existing = sqlite.prepare<[string], { name: string; sql: string | null }>(
+        `SELECT "name", "sql" FROM "sqlite_master" WHERE "type" = 'index' AND "tbl_name" = ?`,
+      );
       for (const [table, definition] of Object.entries(schema.tables)) {
         const statements = createTableStatements(table, definition);
         sqlite.exec(statements[0]!);

@@ -10,8 +10,7 @@ export type ComparisonOp = 'eq' | 'neq' | 'lt' | 'lte' | 'gt' | 'gte';
 
 /** A filter condition tree. */
 export type Condition =
-  | { readonly op: ComparisonOp; readonly field: string; readonly value: ScalarValue }
-  | { readonly op: 'and' | 'or'; readonly conditions: readonly Condition[] };
+  { readonly op: ComparisonOp; readonly field: string; readonly value: ScalarValue } | { readonly op: 'and' | 'or'; readonly conditions: readonly Condition[] };
 
 /** Everything a builder query has collected before it runs. */
 export interface QueryPlan {

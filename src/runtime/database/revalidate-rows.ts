@@ -9,7 +9,9 @@ import { quoteName } from './table-sql.js';
 /** Throws SVC_RUNTIME_SCHEMA_MISMATCH naming the first row that does not fit its table's schema. */
 export function revalidateRows(sqlite: Database.Database, schema: Schema): void {
   for (const [table, definition] of Object.entries(schema.tables)) {
-    const rows = sqlite.prepare<[], { _id: string; _ownerId: string | null; doc: string }>(`SELECT "_id", "_ownerId", "doc" FROM ${quoteName(table)}`).iterate();
+    const rows = sqlite
+      .prepare<[], { _id: string; _ownerId: string | null; doc: string }>(`SELECT "_id", "_ownerId", "doc" FROM ${quoteName(table)}`)
+      .iterate();
     for (const row of rows) {
       try {
         checkFields(definition.fields, JSON.parse(row.doc), '', 'SVC_RUNTIME_SCHEMA_MISMATCH');

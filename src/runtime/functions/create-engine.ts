@@ -25,7 +25,8 @@ export function createEngine(backend: Backend, db: AppDatabase): RuntimeEngine {
   function lookup(path: string, kind: FunctionKind, identity: Identity | null, args: unknown): { definition: FunctionDefinition; args: unknown } {
     const definition = backend.registry.get(path);
     if (definition === undefined || definition.kind !== kind) throw new RuntimeError('SVC_RUNTIME_UNKNOWN_FUNCTION', `No ${kind} named "${path}".`);
-    if (backend.auth !== null && !definition.public && identity === null) throw new RuntimeError('SVC_RUNTIME_UNAUTHENTICATED', 'Sign in to call this function.');
+    if (backend.auth !== null && !definition.public && identity === null)
+      throw new RuntimeError('SVC_RUNTIME_UNAUTHENTICATED', 'Sign in to call this function.');
     return { definition, args: checkFields(definition.args, args ?? {}, 'args', 'SVC_RUNTIME_INVALID_ARGUMENTS') };
   }
 

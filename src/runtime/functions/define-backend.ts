@@ -62,7 +62,12 @@ export function defineBackend<S extends Schema, F extends FunctionTree>(options:
 }
 
 function isDefinition(value: unknown): value is FunctionDefinition {
-  return typeof value === 'object' && value !== null && ((value as FunctionDefinition).kind === 'query' || (value as FunctionDefinition).kind === 'mutation') && typeof (value as FunctionDefinition).handler === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    ((value as FunctionDefinition).kind === 'query' || (value as FunctionDefinition).kind === 'mutation') &&
+    typeof (value as FunctionDefinition).handler === 'function'
+  );
 }
 
 function flatten(tree: FunctionTree, prefix: string[], out: Map<string, FunctionDefinition>): void {

@@ -95,7 +95,8 @@ export function createFetchHandler(backend: Backend, db: AppDatabase, options: F
     }
     if (head === 'live') {
       if (method !== 'GET') throw new RuntimeError('SVC_RUNTIME_METHOD_NOT_ALLOWED', 'Use GET.');
-      if (options.live === undefined || engine.kindOf(path) !== 'query') throw new RuntimeError('SVC_RUNTIME_UNKNOWN_FUNCTION', `No live query named "${path}".`);
+      if (options.live === undefined || engine.kindOf(path) !== 'query')
+        throw new RuntimeError('SVC_RUNTIME_UNKNOWN_FUNCTION', `No live query named "${path}".`);
       const { identity } = identify(request, path);
       const raw = new URL(request.url).searchParams.get('args') ?? '{}';
       if (raw.length > (options.maxLiveArgsChars ?? 16 * 1024)) throw new RuntimeError('SVC_RUNTIME_PAYLOAD_TOO_LARGE', 'The args parameter is too long.');
@@ -116,7 +117,14 @@ export function createFetchHandler(backend: Backend, db: AppDatabase, options: F
     if ((head === 'buckets' || head === 'files' || head === 'mcp') && options.buckets !== undefined) {
       const session = auth?.session(request) ?? null;
       const checkCsrf = () => (session === null ? undefined : auth!.checkCsrf(request, session));
-      return await options.buckets.handleHttp({ request, route: rest, prefix, identity: session?.identity ?? null, checkCsrf, report: (e) => report(e, request) });
+      return await options.buckets.handleHttp({
+        request,
+        route: rest,
+        prefix,
+        identity: session?.identity ?? null,
+        checkCsrf,
+        report: (e) => report(e, request),
+      });
     }
     throw new RuntimeError('SVC_RUNTIME_NOT_FOUND', `No runtime route ${prefix}/${rest}.`);
   }

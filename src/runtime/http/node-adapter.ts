@@ -14,8 +14,16 @@ export interface NodeRequestOptions {
  * signal aborts when the client goes away before the response finished (e.g. a closed live stream).
  */
 export function toFetchRequest(req: IncomingMessage, options: NodeRequestOptions = {}, res?: ServerResponse): Request {
-  const forwardedProto = options.trustProxy ? String(req.headers['x-forwarded-proto'] ?? '').split(',')[0]?.trim() : '';
-  const forwardedHost = options.trustProxy ? String(req.headers['x-forwarded-host'] ?? '').split(',')[0]?.trim() : '';
+  const forwardedProto = options.trustProxy
+    ? String(req.headers['x-forwarded-proto'] ?? '')
+        .split(',')[0]
+        ?.trim()
+    : '';
+  const forwardedHost = options.trustProxy
+    ? String(req.headers['x-forwarded-host'] ?? '')
+        .split(',')[0]
+        ?.trim()
+    : '';
   const protocol = forwardedProto || ('encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http');
   const host = forwardedHost || req.headers.host || 'localhost';
   const headers = new Headers();

@@ -188,7 +188,11 @@ export class LiveHub {
     const frame = q.setValue(json, run.revision);
     if (!frame) return; // unchanged value: nothing to push
     if (frame.byteLength > this.options.maxPayloadBytes) {
-      this.failAll(q, { code: 'SVC_LIVE_PAYLOAD_TOO_LARGE', message: `snapshot is ${frame.byteLength} bytes; limit ${this.options.maxPayloadBytes}`, fatal: true });
+      this.failAll(q, {
+        code: 'SVC_LIVE_PAYLOAD_TOO_LARGE',
+        message: `snapshot is ${frame.byteLength} bytes; limit ${this.options.maxPayloadBytes}`,
+        fatal: true,
+      });
       return;
     }
     this.broadcast(q, frame, run.revision);

@@ -5,13 +5,25 @@ const liveOptionsSchema = z.object({
   /** Interval of `: heartbeat` comments. */
   heartbeatMs: z.number().int().min(10).default(15_000),
   /** Largest encoded snapshot event; larger → `event: error` SVC_LIVE_PAYLOAD_TOO_LARGE and the stream closes. */
-  maxPayloadBytes: z.number().int().min(256).default(1024 * 1024),
+  maxPayloadBytes: z
+    .number()
+    .int()
+    .min(256)
+    .default(1024 * 1024),
   /** Bytes a connection may have queued and unsent; beyond → slow consumer, disconnected. */
-  maxQueueBytes: z.number().int().min(1024).default(4 * 1024 * 1024),
+  maxQueueBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(4 * 1024 * 1024),
   /** Concurrent live connections per hub; beyond → 503 SVC_LIVE_TOO_MANY_CONNECTIONS. */
   maxConnections: z.number().int().min(1).default(50_000),
   /** Largest accepted `args` query parameter (UTF-8 bytes of the JSON). */
-  maxArgsBytes: z.number().int().min(2).default(16 * 1024),
+  maxArgsBytes: z
+    .number()
+    .int()
+    .min(2)
+    .default(16 * 1024),
   /** Milliseconds a fan-out may hold the event loop before yielding, so requests (mutations) interleave. */
   fanoutSliceMs: z.number().min(0.1).default(4),
   /** Reconnection hint sent as `retry:`. */

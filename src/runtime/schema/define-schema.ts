@@ -49,7 +49,8 @@ export function defineSchema<T extends SchemaTables>(tables: T): Schema<T> {
     }
     const seen = new Set<string>();
     for (const index of definition.indexes) {
-      if (!isValidName(index.name) || seen.has(index.name)) throw new RuntimeError('SVC_RUNTIME_SCHEMA', `Invalid or duplicate index name "${table}.${index.name}".`);
+      if (!isValidName(index.name) || seen.has(index.name))
+        throw new RuntimeError('SVC_RUNTIME_SCHEMA', `Invalid or duplicate index name "${table}.${index.name}".`);
       seen.add(index.name);
       if (index.fields.length === 0) throw new RuntimeError('SVC_RUNTIME_SCHEMA', `Index "${table}.${index.name}" has no fields.`);
       for (const field of index.fields) {

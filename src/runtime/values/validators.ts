@@ -38,9 +38,7 @@ type OptionalKeys<F extends PropertyValidators> = { [K in keyof F]: F[K] extends
 type RequiredKeys<F extends PropertyValidators> = Exclude<keyof F, OptionalKeys<F>>;
 
 /** The object type described by a record of field validators (optional validators give optional properties). */
-export type ObjectType<F extends PropertyValidators> = Expand<
-  { [K in RequiredKeys<F>]: Infer<F[K]> } & { [K in OptionalKeys<F>]?: Infer<F[K]> }
->;
+export type ObjectType<F extends PropertyValidators> = Expand<{ [K in RequiredKeys<F>]: Infer<F[K]> } & { [K in OptionalKeys<F>]?: Infer<F[K]> }>;
 
 function fail(code: RuntimeErrorCode, path: string, rule: string): never {
   throw new RuntimeError(code, `${path || 'value'} ${rule}`);

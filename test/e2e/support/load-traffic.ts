@@ -80,19 +80,22 @@ export function startLoad(config: LoadConfig): { stop(): Promise<LoadReport> } {
   const fresh = (host: string): Promise<void> =>
     new Promise((resolve) => {
       const began = performance.now();
-      const req = httpRequest({ host: url.hostname, port: url.port, path: '/', method: 'GET', agent: false, headers: { host }, timeout: REQUEST_TIMEOUT_MS }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => {
-          record(host, began, res.statusCode ?? 0, text);
-          resolve();
-        });
-        res.on('error', (error) => {
-          fail(`${host} new connection: ${error.message}`);
-          resolve();
-        });
-      });
+      const req = httpRequest(
+        { host: url.hostname, port: url.port, path: '/', method: 'GET', agent: false, headers: { host }, timeout: REQUEST_TIMEOUT_MS },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => {
+            record(host, began, res.statusCode ?? 0, text);
+            resolve();
+          });
+          res.on('error', (error) => {
+            fail(`${host} new connection: ${error.message}`);
+            resolve();
+          });
+        },
+      );
       req.on('timeout', () => req.destroy(new Error('timed out')));
       req.on('error', (error) => {
         fail(`${host} new connection: ${error.message}`);

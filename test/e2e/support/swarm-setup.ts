@@ -74,7 +74,13 @@ export interface ProjectInSwarm {
 }
 
 function serving(task: SwarmTask): ServingTask {
-  return { id: task.ID, generation: taskGeneration(task), nodeId: task.NodeID ?? '', port: publishedPort(task) ?? 0, containerId: task.Status.ContainerStatus?.ContainerID ?? '' };
+  return {
+    id: task.ID,
+    generation: taskGeneration(task),
+    nodeId: task.NodeID ?? '',
+    port: publishedPort(task) ?? 0,
+    containerId: task.Status.ContainerStatus?.ContainerID ?? '',
+  };
 }
 
 export async function projectInSwarm(client: EngineClient, projectId: string): Promise<ProjectInSwarm> {
@@ -98,7 +104,9 @@ export async function projectInSwarm(client: EngineClient, projectId: string): P
     pending: tasks.filter((t) => t.DesiredState === 'running' && !isServing(t)).length,
     jobServices: role('job'),
     canaryServices: role('canary'),
-    secretGenerations: [...new Set(secrets.filter((s) => s.labels[SWARM_LABELS.job] === undefined).map((s) => Number(s.labels[SWARM_LABELS.generation])))].sort((a, b) => a - b),
+    secretGenerations: [...new Set(secrets.filter((s) => s.labels[SWARM_LABELS.job] === undefined).map((s) => Number(s.labels[SWARM_LABELS.generation])))].sort(
+      (a, b) => a - b,
+    ),
     jobSecrets: [...new Set(secrets.map((s) => s.labels[SWARM_LABELS.job]).filter((j): j is string => j !== undefined))],
   };
 }

@@ -33,7 +33,9 @@ describe('checkUploadClaims', () => {
 
   it('refuses unlinked projects and other repositories alike', () => {
     expect(codeOf(() => checkUploadClaims(claims, null, { commitSha: SHA, repositoryId: undefined }))).toBe('SVC_OIDC_PROJECT_NOT_LINKED');
-    expect(codeOf(() => checkUploadClaims({ ...claims, repository_id: '999' }, link, { commitSha: SHA, repositoryId: undefined }))).toBe('SVC_OIDC_PROJECT_NOT_LINKED');
+    expect(codeOf(() => checkUploadClaims({ ...claims, repository_id: '999' }, link, { commitSha: SHA, repositoryId: undefined }))).toBe(
+      'SVC_OIDC_PROJECT_NOT_LINKED',
+    );
   });
 
   it('refuses another branch, a tag, a pull request ref, another commit or a missing commit header', () => {

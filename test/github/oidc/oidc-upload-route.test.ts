@@ -23,7 +23,13 @@ let artifact: Artifact;
 beforeAll(async () => {
   issuer = await startLocalIssuer({ repository_id: '77', sha: SHA });
   dir = await mkdtemp(join(tmpdir(), 'svc-oidc-route-'));
-  const config = testPlatformConfig({ dataDir: join(dir, 'data'), publicUrl: ORIGIN, logLevel: 'silent', oidcIssuer: issuer.issuer, oidcJwksUrl: issuer.jwksUrl });
+  const config = testPlatformConfig({
+    dataDir: join(dir, 'data'),
+    publicUrl: ORIGIN,
+    logLevel: 'silent',
+    oidcIssuer: issuer.issuer,
+    oidcJwksUrl: issuer.jwksUrl,
+  });
   plane = await buildControlPlane({ config, logger: createLogger({ level: 'silent' }) });
   owner = await register(plane.app, 'oidc-owner@example.com');
   project = await createProject(plane.app, owner, { name: 'Notes', slug: 'notes' });
@@ -81,7 +87,13 @@ describe('OIDC on the upload route', () => {
     const res = await plane.app.inject({
       method: 'POST',
       url: '/api/projects/other/releases',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': 'oidc-other-key', 'x-svc-commit-sha': SHA },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/vnd.svc.deploy+gzip',
+        'x-svc-artifact-digest': artifact.digest,
+        'idempotency-key': 'oidc-other-key',
+        'x-svc-commit-sha': SHA,
+      },
       payload: artifact.bytes,
     });
     expect((res.json() as { error: { code: string } }).error.code).toBe('SVC_OIDC_PROJECT_NOT_LINKED');
@@ -90,7 +102,10 @@ describe('OIDC on the upload route', () => {
 
   it('treats JWTs as invalid tokens when OIDC is off (SVC_OIDC_ISSUER=off)', async () => {
     const offDir = await mkdtemp(join(tmpdir(), 'svc-oidc-off-'));
-    const off = await buildControlPlane({ config: testPlatformConfig({ dataDir: join(offDir, 'data'), publicUrl: ORIGIN, logLevel: 'silent', oidcIssuer: null }), logger: createLogger({ level: 'silent' }) });
+    const off = await buildControlPlane({
+      config: testPlatformConfig({ dataDir: join(offDir, 'data'), publicUrl: ORIGIN, logLevel: 'silent', oidcIssuer: null }),
+      logger: createLogger({ level: 'silent' }),
+    });
     try {
       const res = await upload(off, await issuer.sign({ audience: ORIGIN }), 'oidc-off-key-1');
       expect((res.json() as { error: { code: string } }).error.code).toBe('SVC_TOKEN_INVALID');

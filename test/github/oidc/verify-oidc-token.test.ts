@@ -59,13 +59,22 @@ describe('verifyOidcToken', () => {
   });
 
   it('refuses tokens living longer than an hour and claims of the wrong shape', async () => {
-    expect(await codeOf(verify(await issuer.sign({ audience: AUD, issuedAt: Math.floor(Date.now() / 1000) - 7200, lifetimeSeconds: 9000 })))).toBe('SVC_OIDC_TOKEN_INVALID');
+    expect(await codeOf(verify(await issuer.sign({ audience: AUD, issuedAt: Math.floor(Date.now() / 1000) - 7200, lifetimeSeconds: 9000 })))).toBe(
+      'SVC_OIDC_TOKEN_INVALID',
+    );
     expect(await codeOf(verify(await issuer.sign({ audience: AUD, claims: { repository_id: 4242 } })))).toBe('SVC_OIDC_TOKEN_INVALID');
     expect(await codeOf(verify(await issuer.sign({ audience: AUD, claims: { sha: 'not-a-sha' } })))).toBe('SVC_OIDC_TOKEN_INVALID');
   });
 
   it('refuses HMAC-signed tokens and tampered payloads', async () => {
-    const hmac = await new SignJWT({ ...issuer.claims }).setProtectedHeader({ alg: 'HS256' }).setIssuer(issuer.issuer).setAudience(AUD).setIssuedAt().setExpirationTime('5m').setJti('x1').sign(new TextEncoder().encode('k'.repeat(32)));
+    const hmac = await new SignJWT({ ...issuer.claims })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(issuer.issuer)
+      .setAudience(AUD)
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .setJti('x1')
+      .sign(new TextEncoder().encode('k'.repeat(32)));
     expect(await codeOf(verify(hmac))).toBe('SVC_OIDC_TOKEN_INVALID');
     const [h, p, s] = (await issuer.sign({ audience: AUD })).split('.');
     const payload = JSON.parse(Buffer.from(p!, 'base64url').toString()) as Record<string, unknown>;
@@ -100,7 +109,8 @@ describe('key source failures', () => {
 
   it('maps unreachable or inconsistent issuers to SVC_OIDC_UNAVAILABLE', async () => {
     const token = await issuer.sign({ audience: AUD });
-    const run = (jwksUrl: string | null, iss: string) => verifyOidcToken(token, { getKey: createJwksSource({ issuer: iss, jwksUrl }), issuer: iss, audience: AUD, now: Date.now() });
+    const run = (jwksUrl: string | null, iss: string) =>
+      verifyOidcToken(token, { getKey: createJwksSource({ issuer: iss, jwksUrl }), issuer: iss, audience: AUD, now: Date.now() });
     expect(await codeOf(run(null, brokenUrl))).toBe('SVC_OIDC_UNAVAILABLE'); // discovery names another issuer
     expect(await codeOf(run(`${brokenUrl}/jwks`, issuer.issuer))).toBe('SVC_OIDC_UNAVAILABLE'); // JWKS answers 500
     expect(await codeOf(run('http://127.0.0.1:1/jwks', issuer.issuer))).toBe('SVC_OIDC_UNAVAILABLE'); // connection refused

@@ -58,14 +58,20 @@ async function app(name: string): Promise<{ host: string; port: number }> {
     const delay = Number(new URL(req.url!, 'http://x').searchParams.get('delay') ?? 0);
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name, body, headers: req.headers })), delay));
+    req.on('end', () =>
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name, body, headers: req.headers })), delay),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   servers.push(server);
   return { host: '127.0.0.1', port: (server.address() as AddressInfo).port };
 }
 
-function send(host: string, path = '/', options: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; json: { name?: string; body?: string; headers?: Record<string, string>; error?: { code: string } }; ms: number }> {
+function send(
+  host: string,
+  path = '/',
+  options: { method?: string; body?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; json: { name?: string; body?: string; headers?: Record<string, string>; error?: { code: string } }; ms: number }> {
   const began = performance.now();
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: { host, ...options.headers }, agent: false }, (res) => {
@@ -103,9 +109,17 @@ describe('svc-ingress routing apps itself', () => {
     const records: RequestRecord[] = [];
     routes.setProject(project(1), await app('blue'), 'rel-blue');
     await follow(routes, records);
-    const answer = await send('app1.localhost:80', '/x', { method: 'POST', body: 'hello', headers: { authorization: 'Bearer svc_secret', cookie: 'svc_console=s; mine=1' } });
+    const answer = await send('app1.localhost:80', '/x', {
+      method: 'POST',
+      body: 'hello',
+      headers: { authorization: 'Bearer svc_secret', cookie: 'svc_console=s; mine=1' },
+    });
     expect(answer.status).toBe(200);
-    expect(answer.json).toMatchObject({ name: 'blue', body: 'hello', headers: { 'x-forwarded-for': '127.0.0.1', 'x-forwarded-host': 'app1.localhost:80', cookie: 'mine=1' } });
+    expect(answer.json).toMatchObject({
+      name: 'blue',
+      body: 'hello',
+      headers: { 'x-forwarded-for': '127.0.0.1', 'x-forwarded-host': 'app1.localhost:80', cookie: 'mine=1' },
+    });
     expect(answer.json.headers!.authorization).toBeUndefined();
     await waitFor(() => records.length === 1);
     expect(records[0]).toMatchObject({ projectId: 'p1', releaseId: 'rel-blue', method: 'POST', status: 200, aborted: false });

@@ -38,14 +38,20 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const hello = async (socket: { next(): Promise<string> }) => (JSON.parse(await socket.next()) as { hello: { release: string; headers: Record<string, string> } }).hello;
+const hello = async (socket: { next(): Promise<string> }) =>
+  (JSON.parse(await socket.next()) as { hello: { release: string; headers: Record<string, string> } }).hello;
 
 it('joins app WebSockets to the release with no control plane, keeps them across a detach, and drains them on a cutover', async () => {
   const [blue, green] = await Promise.all([startEchoApp('rel_blue'), startEchoApp('rel_green')]);
   apps.push(blue, green);
   const routes = new RouteTable();
   routes.setProject({ id: 'prj_ws', slug: 'ws' }, blue, 'rel_blue');
-  let follower: EdgeRoutes = followEdgeRoutes({ socketPath: edgePaths(dir).ingressSocket, ingress: { routes, report: () => undefined }, settings: { baseDomain: 'localhost', platformHosts: [], trustProxy: false }, logger });
+  let follower: EdgeRoutes = followEdgeRoutes({
+    socketPath: edgePaths(dir).ingressSocket,
+    ingress: { routes, report: () => undefined },
+    settings: { baseDomain: 'localhost', platformHosts: [], trustProxy: false },
+    logger,
+  });
   expect(await follower.attached(5_000)).toBe(true);
   const host = `ws.localhost:${port}`;
 
@@ -67,7 +73,12 @@ it('joins app WebSockets to the release with no control plane, keeps them across
   second.close();
 
   // It comes back and cuts over to green: the old socket holds blue's drain until it runs out, then is closed.
-  follower = followEdgeRoutes({ socketPath: edgePaths(dir).ingressSocket, ingress: { routes, report: () => undefined }, settings: { baseDomain: 'localhost', platformHosts: [], trustProxy: false }, logger });
+  follower = followEdgeRoutes({
+    socketPath: edgePaths(dir).ingressSocket,
+    ingress: { routes, report: () => undefined },
+    settings: { baseDomain: 'localhost', platformHosts: [], trustProxy: false },
+    logger,
+  });
   expect(await follower.attached(5_000)).toBe(true);
   const blueTarget = await routes.switchUpstream('prj_ws', green, 'rel_green');
   const began = Date.now();

@@ -125,7 +125,12 @@ it('hands the listening socket to a new ingress under steady traffic: 0 failed r
   const routes = new RouteTable();
   routes.setProject({ id: 'prj_h', slug: 'steady' }, blue, 'rel_blue');
   let records = 0;
-  follower = followEdgeRoutes({ socketPath: edgePaths(dir).ingressSocket, ingress: { routes, report: () => void records++ }, settings: { baseDomain: 'localhost', platformHosts: [], trustProxy: false }, logger });
+  follower = followEdgeRoutes({
+    socketPath: edgePaths(dir).ingressSocket,
+    ingress: { routes, report: () => void records++ },
+    settings: { baseDomain: 'localhost', platformHosts: [], trustProxy: false },
+    logger,
+  });
   expect(await follower.attached(5_000)).toBe(true);
   const host = `steady.localhost:${port}`;
   const load = traffic(host, 6, 2);
@@ -156,7 +161,9 @@ it('hands the listening socket to a new ingress under steady traffic: 0 failed r
 
   // SIGUSR2 hands over again, to a third process.
   process.kill(second, 'SIGUSR2');
-  expect(await waitFor(async () => (await askEdge(edgePaths(dir).ingressSocket, { op: 'status' }))?.ok === true && (await status()).pid !== second, 20_000)).toBe(true);
+  expect(
+    await waitFor(async () => (await askEdge(edgePaths(dir).ingressSocket, { op: 'status' }))?.ok === true && (await status()).pid !== second, 20_000),
+  ).toBe(true);
   const third = (await status()).pid;
   expect(await waitFor(() => !alive(second), 15_000)).toBe(true);
   expect(await waitFor(async () => (await status()).routing.attached, 5_000)).toBe(true);
@@ -164,7 +171,9 @@ it('hands the listening socket to a new ingress under steady traffic: 0 failed r
   await load.stop();
   // Every request's record reached the control plane: the old processes passed theirs on.
   await waitFor(() => records >= load.ok, 5_000);
-  console.log(`ingress handoff: ${records} records for ${load.ok} requests ok (${before} before the first handoff, ${afterFirst - before} during it, ${handoffMs} ms until the old process exited), ${load.failures.length} failed; pids ${first.pid} → ${second} → ${third}; served ${JSON.stringify(Object.fromEntries(load.served))}; failures ${JSON.stringify(load.failures.slice(0, 10))}`);
+  console.log(
+    `ingress handoff: ${records} records for ${load.ok} requests ok (${before} before the first handoff, ${afterFirst - before} during it, ${handoffMs} ms until the old process exited), ${load.failures.length} failed; pids ${first.pid} → ${second} → ${third}; served ${JSON.stringify(Object.fromEntries(load.served))}; failures ${JSON.stringify(load.failures.slice(0, 10))}`,
+  );
   expect(load.failures).toEqual([]);
   expect(load.ok).toBeGreaterThan(300);
   expect(records).toBe(load.ok);
@@ -177,7 +186,12 @@ it('a request the old ingress holds for a project in a hold goes to the target r
   const [blue, green] = apps;
   routes.setProject({ id: 'prj_hold', slug: 'held' }, blue!, 'rel_blue');
   follower?.close();
-  follower = followEdgeRoutes({ socketPath: edgePaths(dir).ingressSocket, ingress: { routes, report: () => undefined }, settings: { baseDomain: 'localhost', platformHosts: [], trustProxy: false }, logger });
+  follower = followEdgeRoutes({
+    socketPath: edgePaths(dir).ingressSocket,
+    ingress: { routes, report: () => undefined },
+    settings: { baseDomain: 'localhost', platformHosts: [], trustProxy: false },
+    logger,
+  });
   expect(await follower.attached(5_000)).toBe(true);
   const oldPid = (await status()).pid;
   await routes.hold('prj_hold', 20_000);

@@ -47,14 +47,22 @@ async function close(server: Server): Promise<void> {
   await new Promise((resolve) => server.close(resolve));
 }
 
-function send(options: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<{ status: number; headers: IncomingMessage['headers']; text: string; ms: number }> {
+function send(options: {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+}): Promise<{ status: number; headers: IncomingMessage['headers']; text: string; ms: number }> {
   const began = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path ?? '/', headers: options.headers, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text, ms: performance.now() - began }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path ?? '/', headers: options.headers, agent: false },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text, ms: performance.now() - began }));
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
@@ -75,7 +83,12 @@ describe('svc-ingress process', () => {
   });
 
   it('delivers a held request (body included) once the control plane listens, with the client address it trusts', async () => {
-    const pending = send({ method: 'POST', path: '/echo?q=1', headers: { 'content-type': 'text/plain', 'x-svc-client-address': '6.6.6.6' }, body: 'x'.repeat(200_000) });
+    const pending = send({
+      method: 'POST',
+      path: '/echo?q=1',
+      headers: { 'content-type': 'text/plain', 'x-svc-client-address': '6.6.6.6' },
+      body: 'x'.repeat(200_000),
+    });
     await new Promise((resolve) => setTimeout(resolve, 400));
     const seen: { client?: string; length?: number; url?: string }[] = [];
     const server = await controlPlane((req, res) => {
@@ -122,13 +135,19 @@ describe('svc-ingress process', () => {
       setTimeout(() => res.end('data: two\n\n'), 300);
     });
     server.on('upgrade', (req, socket) => {
-      socket.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: echo\r\nconnection: Upgrade\r\nx-client: ${String(req.headers['x-svc-client-address'])}\r\n\r\n`);
+      socket.write(
+        `HTTP/1.1 101 Switching Protocols\r\nupgrade: echo\r\nconnection: Upgrade\r\nx-client: ${String(req.headers['x-svc-client-address'])}\r\n\r\n`,
+      );
       socket.pipe(socket);
     });
     try {
       const first = await new Promise<{ chunk: string; ms: number }>((resolve, reject) => {
         const began = performance.now();
-        request({ host: '127.0.0.1', port, path: '/events', agent: false }, (res) => res.once('data', (c: Buffer) => resolve({ chunk: c.toString(), ms: performance.now() - began }))).on('error', reject).end();
+        request({ host: '127.0.0.1', port, path: '/events', agent: false }, (res) =>
+          res.once('data', (c: Buffer) => resolve({ chunk: c.toString(), ms: performance.now() - began })),
+        )
+          .on('error', reject)
+          .end();
       });
       expect(first.chunk).toBe('data: one\n\n');
       expect(first.ms).toBeLessThan(250);

@@ -13,7 +13,17 @@ export interface SpawnedEdgeIngress {
 
 /** Spawn the ingress on `listen` (default an ephemeral loopback port) for data directory `dir`. */
 export async function spawnEdgeIngress(options: { dir: string; holdMs: number; listen?: string }): Promise<SpawnedEdgeIngress> {
-  const args = ['--import', 'tsx', join(repoRoot, 'src/ingress/edge/ingress-main.ts'), '--listen', options.listen ?? '127.0.0.1:0', '--data', options.dir, '--hold-ms', String(options.holdMs)];
+  const args = [
+    '--import',
+    'tsx',
+    join(repoRoot, 'src/ingress/edge/ingress-main.ts'),
+    '--listen',
+    options.listen ?? '127.0.0.1:0',
+    '--data',
+    options.dir,
+    '--hold-ms',
+    String(options.holdMs),
+  ];
   // stdout is not read by any test: ignoring it keeps a chatty ingress from blocking on a full pipe.
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const message = await new Promise<{ type: string; status: EdgeStatus }>((resolve, reject) => {

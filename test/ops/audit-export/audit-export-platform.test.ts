@@ -13,7 +13,11 @@ import { repoRoot } from '../../support/repo-root.js';
 const ENV_KEYS = ['SVC_AUDIT_EXPORT_KEY_FILE', 'SVC_AUDIT_EXPORT_KEY_ID', 'SVC_AUDIT_EXPORT_URL'] as const;
 
 function verifyCli(args: string[]): { status: number | null; out: { ok: boolean; code?: string; checkpoint?: { sequence: number } } } {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/ops/audit-export/verify-main.ts'), ...args], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/ops/audit-export/verify-main.ts'), ...args], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { status: run.status, out: JSON.parse(run.stdout.trim() || '{}') as { ok: boolean; code?: string } };
 }
 
@@ -69,9 +73,15 @@ describe('audit export wired into the control plane', () => {
     writeFileSync(join(dir, 'checkpoint.json'), JSON.stringify(ok.out.checkpoint));
     entries[1]!.event.actor.id = 'usr_someone_else';
     writeFileSync(join(dir, 'tampered.json'), JSON.stringify(entries));
-    expect(verifyCli(['--entries', join(dir, 'tampered.json'), '--key', `platform-2026=${join(dir, 'export.pub')}`])).toMatchObject({ status: 1, out: { ok: false, code: 'SVC_AUDIT_EXPORT_TAMPERED' } });
+    expect(verifyCli(['--entries', join(dir, 'tampered.json'), '--key', `platform-2026=${join(dir, 'export.pub')}`])).toMatchObject({
+      status: 1,
+      out: { ok: false, code: 'SVC_AUDIT_EXPORT_TAMPERED' },
+    });
     writeFileSync(join(dir, 'short.json'), JSON.stringify(entries.slice(0, 1)));
-    expect(verifyCli(['--entries', join(dir, 'short.json'), '--key', `platform-2026=${join(dir, 'export.pub')}`, '--checkpoint', join(dir, 'checkpoint.json')]).out.code).toBe('SVC_AUDIT_EXPORT_ROLLBACK');
+    expect(
+      verifyCli(['--entries', join(dir, 'short.json'), '--key', `platform-2026=${join(dir, 'export.pub')}`, '--checkpoint', join(dir, 'checkpoint.json')]).out
+        .code,
+    ).toBe('SVC_AUDIT_EXPORT_ROLLBACK');
     expect(verifyCli(['--entries', join(dir, 'entries.json')]).status).toBe(2);
   });
 
@@ -83,7 +93,13 @@ describe('audit export wired into the control plane', () => {
     expect(status.json()).toMatchObject({ configured: false, keyId: null, checkpoint: { sequence: 0 }, signedThrough: 0 });
     // The monitor is off too: its state route answers, a run is refused explicitly.
     expect(h.plane.ops.monitor).toBeUndefined();
-    expect((await h.app.inject({ method: 'GET', url: '/api/admin/operations', headers: { cookie: admin.cookie } })).json()).toMatchObject({ configured: false, intervalMs: false, incidents: [] });
-    expect((await h.app.inject({ method: 'POST', url: '/api/admin/operations/run', headers: admin.headers() })).json().error.code).toBe('SVC_OPS_NOT_CONFIGURED');
+    expect((await h.app.inject({ method: 'GET', url: '/api/admin/operations', headers: { cookie: admin.cookie } })).json()).toMatchObject({
+      configured: false,
+      intervalMs: false,
+      incidents: [],
+    });
+    expect((await h.app.inject({ method: 'POST', url: '/api/admin/operations/run', headers: admin.headers() })).json().error.code).toBe(
+      'SVC_OPS_NOT_CONFIGURED',
+    );
   });
 });

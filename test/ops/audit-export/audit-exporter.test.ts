@@ -35,7 +35,14 @@ describe('audit exporter', () => {
     env = openExportDb();
     env.append(25);
     const dest = collectingDestination();
-    const exporter = createAuditExporter({ db: env.db, clock: env.clock, privateKey: keys.privateKey, keyId: 'k1', destination: dest.destination, batchSize: 10 });
+    const exporter = createAuditExporter({
+      db: env.db,
+      clock: env.clock,
+      privateKey: keys.privateKey,
+      keyId: 'k1',
+      destination: dest.destination,
+      batchSize: 10,
+    });
     dest.fail(1);
     const first = await exporter.runOnce();
     expect(first).toMatchObject({ signed: 25, delivered: 0 });
@@ -76,8 +83,12 @@ describe('audit exporter', () => {
   it('non-contiguous audit ids give an explicit error and nothing past the gap is signed', async () => {
     env = openExportDb();
     env.append(3);
-    env.db.prepare(`INSERT INTO audit_events (seq, id, kind, organization_id, project_id, actor_type, actor_id, actor_name, metadata, created_at)
-      VALUES (9, 'evt_gap', 'project.create', 'org_1', NULL, 'user', 'usr_1', NULL, '{}', 1)`).run();
+    env.db
+      .prepare(
+        `INSERT INTO audit_events (seq, id, kind, organization_id, project_id, actor_type, actor_id, actor_name, metadata, created_at)
+      VALUES (9, 'evt_gap', 'project.create', 'org_1', NULL, 'user', 'usr_1', NULL, '{}', 1)`,
+      )
+      .run();
     const dest = collectingDestination();
     const exporter = createAuditExporter({ db: env.db, clock: env.clock, privateKey: keys.privateKey, keyId: 'k1', destination: dest.destination });
     let caught: unknown;
@@ -125,6 +136,8 @@ describe('audit exporter', () => {
 
   it('rejects a non-Ed25519 key', () => {
     env = openExportDb();
-    expect(() => createAuditExporter({ db: env!.db, clock: env!.clock, privateKey: keys.publicKey, keyId: 'k1', destination: async () => undefined })).toThrow(SvcError);
+    expect(() => createAuditExporter({ db: env!.db, clock: env!.clock, privateKey: keys.publicKey, keyId: 'k1', destination: async () => undefined })).toThrow(
+      SvcError,
+    );
   });
 });

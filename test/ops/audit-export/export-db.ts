@@ -36,7 +36,13 @@ export function openExportDb(): ExportDb {
       db.transaction(() => {
         for (let i = 0; i < count; i++) {
           n++;
-          appendAudit(ctx, { kind: 'project.create', organizationId: 'org_1', projectId: `prj_${n % 7}`, actor: { type: 'user', id: 'usr_1', name: 'a@example.com' }, metadata: { slug: `site-${n}`, n } });
+          appendAudit(ctx, {
+            kind: 'project.create',
+            organizationId: 'org_1',
+            projectId: `prj_${n % 7}`,
+            actor: { type: 'user', id: 'usr_1', name: 'a@example.com' },
+            metadata: { slug: `site-${n}`, n },
+          });
         }
       })();
     },

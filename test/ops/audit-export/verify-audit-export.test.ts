@@ -10,7 +10,15 @@ const keys = ed25519();
 const trusted = { k1: keys.publicKey };
 
 function event(n: number): CanonicalAuditEvent {
-  return { id: `evt_${n}`, kind: 'project.create', organizationId: 'org_1', projectId: null, actor: { type: 'user', id: 'usr_1', name: null }, metadata: JSON.stringify({ n }), createdAt: 1000 + n };
+  return {
+    id: `evt_${n}`,
+    kind: 'project.create',
+    organizationId: 'org_1',
+    projectId: null,
+    actor: { type: 'user', id: 'usr_1', name: null },
+    metadata: JSON.stringify({ n }),
+    createdAt: 1000 + n,
+  };
 }
 
 function chain(count: number, keyId = 'k1', privateKey = keys.privateKey): AuditExportEntry[] {
@@ -45,7 +53,9 @@ describe('verifyAuditExport', () => {
     const first = verifyAuditExport(entries.slice(0, 4), trusted);
     expect(verifyAuditExport(entries.slice(4), trusted, first)).toEqual(cp);
     expect(verifyAuditExport([], trusted, cp)).toEqual(cp);
-    expect(verifyAuditExport(JSON.parse(JSON.stringify(entries)) as unknown[], new Map([['k1', keys.publicKey.export({ type: 'spki', format: 'pem' })]]))).toEqual(cp);
+    expect(
+      verifyAuditExport(JSON.parse(JSON.stringify(entries)) as unknown[], new Map([['k1', keys.publicKey.export({ type: 'spki', format: 'pem' })]])),
+    ).toEqual(cp);
   });
 
   it('rejects an altered event, digest, link or signature', () => {
@@ -82,7 +92,11 @@ describe('verifyAuditExport', () => {
 
   it('rejects a truncated entry', () => {
     const base = clone(chain(3));
-    const cut = JSON.parse(JSON.stringify(base[1]).slice(0, -1).replace(/,"signature":"[^"]*"$/, '') + '}') as unknown;
+    const cut = JSON.parse(
+      JSON.stringify(base[1])
+        .slice(0, -1)
+        .replace(/,"signature":"[^"]*"$/, '') + '}',
+    ) as unknown;
     expect(code(() => verifyAuditExport([base[0], cut, base[2]], trusted))).toBe('SVC_AUDIT_EXPORT_MALFORMED');
     const empty = { ...base[1]!, signature: '' };
     expect(code(() => verifyAuditExport([base[0], empty], trusted))).toBe('SVC_AUDIT_EXPORT_MALFORMED');
@@ -97,7 +111,13 @@ describe('verifyAuditExport', () => {
     expect(code(() => verifyAuditExport(shortened, trusted, retained))).toBe('SVC_AUDIT_EXPORT_ROLLBACK');
     // A rewritten history of the same length does not match the retained digest.
     const other = chain(10, 'k1');
-    other[9] = signExportEntry({ sequence: 10, event: { ...event(10), kind: 'x.y' }, previousDigest: other[8]!.digest, keyId: 'k1', privateKey: keys.privateKey });
+    other[9] = signExportEntry({
+      sequence: 10,
+      event: { ...event(10), kind: 'x.y' },
+      previousDigest: other[8]!.digest,
+      keyId: 'k1',
+      privateKey: keys.privateKey,
+    });
     expect(code(() => verifyAuditExport(other, trusted, retained))).toBe('SVC_AUDIT_EXPORT_ROLLBACK');
     // Full re-verification that reaches the checkpoint is fine.
     expect(verifyAuditExport(base, trusted, verifyAuditExport(base.slice(0, 5), trusted))).toEqual(retained);

@@ -34,7 +34,9 @@ describe('svc/restore-drill check run', () => {
   it('posts a passed drill as success and a failed drill as failure with the reason', async () => {
     const observer = h.plane.github.drillObserver;
     observer.onDrillReceipt(receipt({}));
-    observer.onDrillReceipt(receipt({ id: 'drl_2', outcome: 'setup-failed', code: 'SVC_OPS_DRILL_SETUP', error: 'unsupported state or unable to authenticate data', checks: [] }));
+    observer.onDrillReceipt(
+      receipt({ id: 'drl_2', outcome: 'setup-failed', code: 'SVC_OPS_DRILL_SETUP', error: 'unsupported state or unable to authenticate data', checks: [] }),
+    );
     await h.drain();
     const runs = h.fake.runs(SHA, 'svc/restore-drill');
     expect(runs).toHaveLength(2);

@@ -26,7 +26,16 @@ describe('svc/restore-drill from the monitor', () => {
     Object.assign(process.env, ENV, { SVC_OPS_WEBHOOK_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks` });
     h = await startGithubHarness();
     const artifact = await packFixture('healthy', h.plane.backups.deps.ctx.config.dataDir);
-    const upload = await h.app.inject({ method: 'POST', url: `/api/projects/${h.project.id}/releases`, headers: h.owner.headers({ 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': `key-${randomUUID()}` }), payload: artifact.bytes });
+    const upload = await h.app.inject({
+      method: 'POST',
+      url: `/api/projects/${h.project.id}/releases`,
+      headers: h.owner.headers({
+        'content-type': 'application/vnd.svc.deploy+gzip',
+        'x-svc-artifact-digest': artifact.digest,
+        'idempotency-key': `key-${randomUUID()}`,
+      }),
+      payload: artifact.bytes,
+    });
     const release = upload.json().release as { id: string; status: string };
     expect(release.status, upload.body).toBe('active');
     saveReleaseSource({ db: h.plane.db }, { releaseId: release.id, projectId: h.project.id, sha: SHA, repositoryId: REPO_ID });

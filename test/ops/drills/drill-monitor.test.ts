@@ -68,7 +68,10 @@ function boot(booted: string[]) {
       res.writeHead(n === 2 ? 200 : 500).end();
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, stop: async () => void (await new Promise((r) => server.close(r)), db.close()) };
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+      stop: async () => void (await new Promise((r) => server.close(r)), db.close()),
+    };
   };
 }
 
@@ -85,7 +88,18 @@ function setup(projects: string[]) {
     notify: async (alert) => void sent.push(alert),
     listProjects: (after, limit) => projects.filter((p) => p > after).slice(0, limit),
     sources: [],
-    restoreDrills: { intervalMs: 24 * HOUR, timeoutMs: 10_000, boot: boot(booted), checks: [{ name: 'health', path: '/healthz', status: 200 }, { name: 'items', path: '/items', status: 200 }], backups: drillBackups, releaseOf: (id) => `rel_${id}`, onReceipt: (r) => void receipts.push(r) },
+    restoreDrills: {
+      intervalMs: 24 * HOUR,
+      timeoutMs: 10_000,
+      boot: boot(booted),
+      checks: [
+        { name: 'health', path: '/healthz', status: 200 },
+        { name: 'items', path: '/items', status: 200 },
+      ],
+      backups: drillBackups,
+      releaseOf: (id) => `rel_${id}`,
+      onReceipt: (r) => void receipts.push(r),
+    },
   });
   return { monitor, sent, booted, receipts };
 }
@@ -98,7 +112,12 @@ describe('restore drills in the monitor', () => {
     expect(await monitor.runOnce()).toMatchObject({ drill: { projectId: 'p1', outcome: 'setup-failed' }, opened: 1, delivered: 1 });
     expect(booted).toEqual([]);
     expect(readFileSync(production).equals(before)).toBe(true);
-    expect(sent[0]).toMatchObject({ kind: 'drill.failed', transition: 'open', projectId: 'p1', details: { outcome: 'setup-failed', code: 'SVC_OPS_DRILL_SETUP', backupId: 'b1', releaseId: 'rel_p1' } });
+    expect(sent[0]).toMatchObject({
+      kind: 'drill.failed',
+      transition: 'open',
+      projectId: 'p1',
+      details: { outcome: 'setup-failed', code: 'SVC_OPS_DRILL_SETUP', backupId: 'b1', releaseId: 'rel_p1' },
+    });
     expect(receipts[0]).toMatchObject({ projectId: 'p1', outcome: 'setup-failed', backupId: 'b1' });
 
     env.clock.advance(DRILL_SETUP_RETRY_MS - 1);
@@ -110,11 +129,22 @@ describe('restore drills in the monitor', () => {
     env.clock.advance(DRILL_SETUP_RETRY_MS);
     expect(await monitor.runOnce()).toMatchObject({ drill: { projectId: 'p1', outcome: 'passed' }, resolved: 1, delivered: 1 });
     expect(booted).toEqual(['p1']);
-    expect(sent.map((a) => [a.kind, a.transition])).toEqual([['drill.failed', 'open'], ['drill.failed', 'resolve']]);
+    expect(sent.map((a) => [a.kind, a.transition])).toEqual([
+      ['drill.failed', 'open'],
+      ['drill.failed', 'resolve'],
+    ]);
     expect(readFileSync(production).equals(before)).toBe(true);
     const drills = monitor.overview().drills;
     expect(drills.map((d) => d.outcome)).toEqual(['passed', 'setup-failed', 'setup-failed']);
-    expect(drills[0]).toMatchObject({ backupId: 'b2', releaseId: 'rel_p1', code: null, checks: [{ name: 'health', status: 200, ok: true }, { name: 'items', status: 200, ok: true }] });
+    expect(drills[0]).toMatchObject({
+      backupId: 'b2',
+      releaseId: 'rel_p1',
+      code: null,
+      checks: [
+        { name: 'health', status: 200, ok: true },
+        { name: 'items', status: 200, ok: true },
+      ],
+    });
     // A passed drill waits the full interval.
     env.clock.advance(23 * HOUR);
     expect(await monitor.runOnce()).toMatchObject({ drill: null });

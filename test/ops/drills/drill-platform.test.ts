@@ -18,7 +18,13 @@ import { buildControlPlane, type ControlPlane } from '../../../src/platform.js';
 import { createProject, register } from '../../platform/harness.js';
 import { packFixture, removeDataDir } from '../../releases/release-support.js';
 
-const ENV = { SVC_OPS_WEBHOOK_URL: '', SVC_OPS_WEBHOOK_SECRET: 'test-webhook-secret-0123456789', SVC_OPS_INTERVAL_MS: 'false', SVC_RESTORE_DRILL_INTERVAL_MS: '60000', SVC_RESTORE_DRILL_TIMEOUT_MS: '30000' };
+const ENV = {
+  SVC_OPS_WEBHOOK_URL: '',
+  SVC_OPS_WEBHOOK_SECRET: 'test-webhook-secret-0123456789',
+  SVC_OPS_INTERVAL_MS: 'false',
+  SVC_RESTORE_DRILL_INTERVAL_MS: '60000',
+  SVC_RESTORE_DRILL_TIMEOUT_MS: '30000',
+};
 
 describe('restore drills in the packaged platform', () => {
   let plane: ControlPlane | undefined;
@@ -46,12 +52,25 @@ describe('restore drills in the packaged platform', () => {
 
     dataDir = await mkdtemp(join(tmpdir(), 'svc-ops-drill-'));
     let offset = 0;
-    plane = await buildControlPlane({ config: testPlatformConfig({ dataDir, publicUrl: 'http://127.0.0.1:7070', logLevel: 'silent' }), clock: { now: () => Date.now() + offset }, logger: createLogger({ level: 'silent' }) });
+    plane = await buildControlPlane({
+      config: testPlatformConfig({ dataDir, publicUrl: 'http://127.0.0.1:7070', logLevel: 'silent' }),
+      clock: { now: () => Date.now() + offset },
+      logger: createLogger({ level: 'silent' }),
+    });
     const app = plane.app;
     const admin = await register(app, 'admin@example.com');
     const project = await createProject(app, admin, { name: 'Shop', slug: `shop-${randomUUID().slice(0, 6)}` });
     const artifact = await packFixture('healthy', dataDir);
-    const upload = await app.inject({ method: 'POST', url: `/api/projects/${project.id}/releases`, headers: admin.headers({ 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': `key-${randomUUID()}` }), payload: artifact.bytes });
+    const upload = await app.inject({
+      method: 'POST',
+      url: `/api/projects/${project.id}/releases`,
+      headers: admin.headers({
+        'content-type': 'application/vnd.svc.deploy+gzip',
+        'x-svc-artifact-digest': artifact.digest,
+        'idempotency-key': `key-${randomUUID()}`,
+      }),
+      payload: artifact.bytes,
+    });
     expect(upload.statusCode, upload.body).toBe(201);
     const release = upload.json().release as { id: string; status: string };
     expect(release.status).toBe('active');
@@ -72,7 +91,13 @@ describe('restore drills in the packaged platform', () => {
     const passed = await run();
     expect(passed).toMatchObject({ drill: { projectId: project.id, outcome: 'passed' }, opened: 0 });
     const state = (await app.inject({ method: 'GET', url: '/api/admin/operations', headers: { cookie: admin.cookie } })).json();
-    expect(state.drills[0]).toMatchObject({ projectId: project.id, releaseId: release.id, outcome: 'passed', code: null, checks: [{ name: 'health', path: '/healthz', expected: 200, status: 200, ok: true }] });
+    expect(state.drills[0]).toMatchObject({
+      projectId: project.id,
+      releaseId: release.id,
+      outcome: 'passed',
+      code: null,
+      checks: [{ name: 'health', path: '/healthz', expected: 200, status: 200, ok: true }],
+    });
 
     // A newer backup whose file is corrupted on disk.
     expect((await app.inject({ method: 'POST', url: `/api/projects/${project.id}/backups`, headers: admin.headers() })).statusCode).toBe(201);
@@ -86,7 +111,12 @@ describe('restore drills in the packaged platform', () => {
     const failed = await run();
     expect(failed).toMatchObject({ drill: { projectId: project.id, outcome: 'setup-failed' }, opened: 1, delivered: 1 });
     expect(received).toHaveLength(1);
-    expect(received[0]).toMatchObject({ kind: 'drill.failed', transition: 'open', projectId: project.id, details: { code: 'SVC_OPS_DRILL_SETUP', backupId: newest.id } });
+    expect(received[0]).toMatchObject({
+      kind: 'drill.failed',
+      transition: 'open',
+      projectId: project.id,
+      details: { code: 'SVC_OPS_DRILL_SETUP', backupId: newest.id },
+    });
     expect((await readFile(prodPath)).equals(before)).toBe(true);
     expect(await (await fetch(`${prodUrl}/notes`)).json()).toMatchObject({ notes: [{ text: 'production note' }] });
     expect(plane.releases.current(project.id)?.port).toBe(running.port); // production app kept running

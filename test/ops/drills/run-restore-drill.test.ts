@@ -66,12 +66,18 @@ describe('runRestoreDrill', () => {
       backupFile,
       decrypt: decrypt(key),
       boot: bootRecorder(seen),
-      checks: [{ name: 'health', path: '/healthz', status: 200 }, { name: 'items', path: '/items', status: 200 }],
+      checks: [
+        { name: 'health', path: '/healthz', status: 200 },
+        { name: 'items', path: '/items', status: 200 },
+      ],
       timeoutMs: 10_000,
       now: () => 1000,
     });
     expect(receipt).toMatchObject({ projectId: PROJECT, outcome: 'passed', code: null, error: null, startedAt: 1000, finishedAt: 1000 });
-    expect(receipt.checks.map((c) => [c.name, c.status, c.ok])).toEqual([['health', 200, true], ['items', 200, true]]);
+    expect(receipt.checks.map((c) => [c.name, c.status, c.ok])).toEqual([
+      ['health', 200, true],
+      ['items', 200, true],
+    ]);
     expect(seen).toHaveLength(1);
     expect(seen[0]).not.toBe(production);
     expect(dirname(seen[0]!).startsWith(join(tmpdir(), 'svc-drill-'))).toBe(true);
@@ -80,20 +86,44 @@ describe('runRestoreDrill', () => {
   });
 
   it('records a failed check with its status', async () => {
-    const receipt = await runRestoreDrill({ projectId: PROJECT, backupFile, decrypt: decrypt(key), boot: bootRecorder([]), checks: [{ name: 'missing', path: '/nope', status: 200 }], timeoutMs: 10_000, now: () => 0 });
+    const receipt = await runRestoreDrill({
+      projectId: PROJECT,
+      backupFile,
+      decrypt: decrypt(key),
+      boot: bootRecorder([]),
+      checks: [{ name: 'missing', path: '/nope', status: 200 }],
+      timeoutMs: 10_000,
+      now: () => 0,
+    });
     expect(receipt).toMatchObject({ outcome: 'failed', code: 'SVC_OPS_DRILL_FAILED' });
     expect(receipt.checks[0]).toMatchObject({ status: 404, ok: false });
   });
 
   it('reports setup-failed when the backup cannot be decrypted (wrong key) and never boots', async () => {
     const seen: string[] = [];
-    const receipt = await runRestoreDrill({ projectId: PROJECT, backupFile, decrypt: decrypt(randomBytes(32)), boot: bootRecorder(seen), checks: [], timeoutMs: 10_000, now: () => 0 });
+    const receipt = await runRestoreDrill({
+      projectId: PROJECT,
+      backupFile,
+      decrypt: decrypt(randomBytes(32)),
+      boot: bootRecorder(seen),
+      checks: [],
+      timeoutMs: 10_000,
+      now: () => 0,
+    });
     expect(receipt).toMatchObject({ outcome: 'setup-failed', code: 'SVC_OPS_DRILL_SETUP' });
     expect(seen).toHaveLength(0);
   });
 
   it('refuses a non-loopback app and times out a hanging boot', async () => {
-    const remote = await runRestoreDrill({ projectId: PROJECT, backupFile, decrypt: decrypt(key), boot: async () => ({ url: 'http://192.0.2.1:80/', stop: async () => undefined }), checks: [{ name: 'h', path: '/', status: 200 }], timeoutMs: 10_000, now: () => 0 });
+    const remote = await runRestoreDrill({
+      projectId: PROJECT,
+      backupFile,
+      decrypt: decrypt(key),
+      boot: async () => ({ url: 'http://192.0.2.1:80/', stop: async () => undefined }),
+      checks: [{ name: 'h', path: '/', status: 200 }],
+      timeoutMs: 10_000,
+      now: () => 0,
+    });
     expect(remote).toMatchObject({ outcome: 'failed', code: 'SVC_OPS_DRILL_FAILED', checks: [] });
     const started = Date.now();
     const hung = await runRestoreDrill({

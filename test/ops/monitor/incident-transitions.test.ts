@@ -20,8 +20,8 @@ describe('planIncidentTransitions (exhaustive)', () => {
         if (bits & 4) scanned.add(projectOf(key));
       });
       const plan = planIncidentTransitions(open, active, scanned);
-      const expectOpen = keys.filter((k, i) => (Math.floor(mask / 8 ** i) % 8 & 3) === 2);
-      const expectResolve = keys.filter((k, i) => (Math.floor(mask / 8 ** i) % 8 & 7) === 5);
+      const expectOpen = keys.filter((k, i) => ((Math.floor(mask / 8 ** i) % 8) & 3) === 2);
+      const expectResolve = keys.filter((k, i) => ((Math.floor(mask / 8 ** i) % 8) & 7) === 5);
       expect(plan.open.map((c) => c.key)).toEqual(expectOpen);
       expect(plan.resolve.map((i) => i.key)).toEqual(expectResolve);
       cases++;

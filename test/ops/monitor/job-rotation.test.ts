@@ -6,7 +6,9 @@ const job = (key: string): JobRef => ({ key, kind: key.split(':')[0]!, projectId
 const keys = (jobs: readonly JobRef[]) => jobs.map((j) => j.key);
 
 describe('rotateJobInspections (pure)', () => {
-  const seven = ['backup-schedule:p1', 'alert-delivery', 'restore-drill:p2', 'backup-schedule:p2', 'audit-export', 'restore-drill:p1', 'restore-drill:p3'].map(job);
+  const seven = ['backup-schedule:p1', 'alert-delivery', 'restore-drill:p2', 'backup-schedule:p2', 'audit-export', 'restore-drill:p1', 'restore-drill:p3'].map(
+    job,
+  );
   const sorted = [...seven.map((j) => j.key)].sort();
 
   it.each([
@@ -56,7 +58,13 @@ describe('isJobOverdue (pure)', () => {
 });
 
 describe('applyConditionGrace (pure)', () => {
-  const c = (key: string, graceMs?: number) => ({ key, kind: 'app.unhealthy', projectId: key.split(':')[1]!, details: {}, ...(graceMs === undefined ? {} : { graceMs }) });
+  const c = (key: string, graceMs?: number) => ({
+    key,
+    kind: 'app.unhealthy',
+    projectId: key.split(':')[1]!,
+    details: {},
+    ...(graceMs === undefined ? {} : { graceMs }),
+  });
   const all = () => true;
 
   it('confirms ungraced conditions at once and graced ones only after the grace, keeping the first-seen time', () => {
@@ -71,7 +79,10 @@ describe('applyConditionGrace (pure)', () => {
   });
 
   it('forgets a condition that cleared only when in scope (a flapping app starts its grace again)', () => {
-    const since = new Map([['u:p1', 1000], ['u:p2', 1000]]);
+    const since = new Map([
+      ['u:p1', 1000],
+      ['u:p2', 1000],
+    ]);
     const next = applyConditionGrace([], since, 9000, (key) => key === 'u:p1');
     expect([...next.since]).toEqual([['u:p2', 1000]]);
     expect(applyConditionGrace([c('u:p1', 1000)], next.since, 9000, all).confirmed).toEqual([]);

@@ -40,7 +40,15 @@ describe('monitor alert kinds', () => {
     env = openMonitorDb();
     const sent: OperationalAlert[] = [];
     let lastFailure: { at: string; code: string } | null = { at: new Date(env.clock.now()).toISOString(), code: 'SVC_PROJECT_LOCKED' };
-    const schedule = () => ({ intervalMinutes: 60, keep: 7, maxAgeDays: 30, nextDueAt: new Date().toISOString(), lastSuccessAt: null, lastFailure, overdue: false });
+    const schedule = () => ({
+      intervalMinutes: 60,
+      keep: 7,
+      maxAgeDays: 30,
+      nextDueAt: new Date().toISOString(),
+      lastSuccessAt: null,
+      lastFailure,
+      overdue: false,
+    });
     const backups = { list: (projectId: string) => ({ backups: [], schedule: projectId === 'p1' ? schedule() : null }) };
     const m = monitor({ sources: [backupFailureSource(backups)] }, sent);
     await m.runOnce();
@@ -64,7 +72,10 @@ describe('monitor alert kinds', () => {
     let p2State: 'running' | 'restarting' = 'restarting';
     const reader: AppHealthReader = {
       active: (id) => (id === 'p3' ? null : { releaseId: `rel_${id}`, healthPath: '/healthz' }),
-      status: (id) => (id === 'p1' ? { state: 'running', crashStreak: 0, host: '127.0.0.1', port } : { state: p2State, crashStreak: 3, host: '127.0.0.1', port: p2State === 'running' ? port : null }),
+      status: (id) =>
+        id === 'p1'
+          ? { state: 'running', crashStreak: 0, host: '127.0.0.1', port }
+          : { state: p2State, crashStreak: 3, host: '127.0.0.1', port: p2State === 'running' ? port : null },
     };
     const sent: OperationalAlert[] = [];
     const m = monitor({ sources: [unhealthyAppSource({ reader, graceMs: 2 * MIN })] }, sent, ['p1', 'p2', 'p3']);
@@ -115,7 +126,11 @@ describe('monitor alert kinds', () => {
     m = monitor({ jobs: [tracking], jobGraceMs: 15 * MIN }, sent);
     expect(await run(m)).toMatchObject({ jobs: 5, opened: 1 });
     expect(inspected[1]).toEqual(['backup-schedule:p4', 'backup-schedule:p5', 'backup-schedule:p6', 'backup-schedule:p0']); // wrapped past alert-delivery
-    expect(sent[0]).toMatchObject({ kind: 'job.overdue', projectId: 'p6', details: { job: 'backup-schedule', jobKey: 'backup-schedule:p6', overdueMs: 20 * MIN } });
+    expect(sent[0]).toMatchObject({
+      kind: 'job.overdue',
+      projectId: 'p6',
+      details: { job: 'backup-schedule', jobKey: 'backup-schedule:p6', overdueMs: 20 * MIN },
+    });
     due.set('backup-schedule:p6', now + 60 * MIN); // the scheduler caught up
     // Passes that do not inspect p6 leave its incident open.
     expect(await run(m)).toMatchObject({ resolved: 0 });

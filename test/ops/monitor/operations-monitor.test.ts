@@ -79,7 +79,9 @@ describe('operations monitor', () => {
       expect(seen).toHaveLength(attempts + 1);
     }
     expect(new Set(seen).size).toBe(1);
-    expect([alertBackoffMs(1, 300_000), alertBackoffMs(2, 300_000), alertBackoffMs(3, 300_000), alertBackoffMs(30, 300_000)]).toEqual([1000, 2000, 4000, 300_000]);
+    expect([alertBackoffMs(1, 300_000), alertBackoffMs(2, 300_000), alertBackoffMs(3, 300_000), alertBackoffMs(30, 300_000)]).toEqual([
+      1000, 2000, 4000, 300_000,
+    ]);
     const rows = env!.db.prepare('SELECT ok FROM ops_notification_attempts ORDER BY attempt').all() as { ok: number }[];
     expect(rows.map((r) => r.ok)).toEqual([0, 0, 0, 1]);
   });

@@ -49,7 +49,11 @@ describe('operations monitor in the control plane', () => {
     dataDir = await mkdtemp(join(tmpdir(), 'svc-ops-plane-'));
     let offset = 0;
     const clock = { now: () => Date.now() + offset };
-    plane = await buildControlPlane({ config: testPlatformConfig({ dataDir, publicUrl: 'http://127.0.0.1:7070', logLevel: 'silent' }), clock, logger: createLogger({ level: 'silent' }) });
+    plane = await buildControlPlane({
+      config: testPlatformConfig({ dataDir, publicUrl: 'http://127.0.0.1:7070', logLevel: 'silent' }),
+      clock,
+      logger: createLogger({ level: 'silent' }),
+    });
     const app = plane.app;
     const admin = await register(app, 'admin@example.com');
     const project = await createProject(app, admin, { name: 'Shop', slug: `shop-${randomUUID().slice(0, 6)}` });
@@ -58,12 +62,21 @@ describe('operations monitor in the control plane', () => {
     const upload = await app.inject({
       method: 'POST',
       url: `/api/projects/${project.id}/releases`,
-      headers: admin.headers({ 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': `key-${randomUUID()}` }),
+      headers: admin.headers({
+        'content-type': 'application/vnd.svc.deploy+gzip',
+        'x-svc-artifact-digest': artifact.digest,
+        'idempotency-key': `key-${randomUUID()}`,
+      }),
       payload: artifact.bytes,
     });
     expect(upload.statusCode, upload.body).toBe(201);
     expect(upload.json().release.status).toBe('failed');
-    const schedule = await app.inject({ method: 'PUT', url: `/api/projects/${project.id}/backup-schedule`, headers: admin.headers(), payload: { intervalMinutes: 5 } });
+    const schedule = await app.inject({
+      method: 'PUT',
+      url: `/api/projects/${project.id}/backup-schedule`,
+      headers: admin.headers(),
+      payload: { intervalMinutes: 5 },
+    });
     expect(schedule.statusCode, schedule.body).toBe(200);
     offset = 11 * 60_000; // two whole intervals without a successful scheduled backup → overdue
     expect(plane.backups.list(project.id).schedule?.overdue).toBe(true);
@@ -71,8 +84,13 @@ describe('operations monitor in the control plane', () => {
     // A non-admin owner cannot run the monitor; the admin needs CSRF for the run.
     const org = await personalOrg(app, admin);
     const other = await invite(app, admin, org, 'other@example.com', 'owner');
-    expect((await app.inject({ method: 'POST', url: '/api/admin/operations/run', headers: other.headers() })).json().error.code).toBe('SVC_PLATFORM_ADMIN_REQUIRED');
-    expect((await app.inject({ method: 'POST', url: '/api/admin/operations/run', headers: { cookie: admin.cookie, origin: 'http://127.0.0.1:7070' } })).json().error.code).toBe('SVC_CSRF_INVALID');
+    expect((await app.inject({ method: 'POST', url: '/api/admin/operations/run', headers: other.headers() })).json().error.code).toBe(
+      'SVC_PLATFORM_ADMIN_REQUIRED',
+    );
+    expect(
+      (await app.inject({ method: 'POST', url: '/api/admin/operations/run', headers: { cookie: admin.cookie, origin: 'http://127.0.0.1:7070' } })).json().error
+        .code,
+    ).toBe('SVC_CSRF_INVALID');
 
     const run = await app.inject({ method: 'POST', url: '/api/admin/operations/run', headers: admin.headers() });
     expect(run.statusCode, run.body).toBe(200);
@@ -85,7 +103,10 @@ describe('operations monitor in the control plane', () => {
     expect(state.json()).toMatchObject({ configured: true, intervalMs: false, lastPass: { opened: 2 } });
     expect(state.json().notifications.every((n: { status: string }) => n.status === 'delivered')).toBe(true);
     // A second pass re-sends nothing.
-    expect((await app.inject({ method: 'POST', url: '/api/admin/operations/run', headers: admin.headers() })).json().pass).toMatchObject({ opened: 0, delivered: 0 });
+    expect((await app.inject({ method: 'POST', url: '/api/admin/operations/run', headers: admin.headers() })).json().pass).toMatchObject({
+      opened: 0,
+      delivered: 0,
+    });
     expect(received).toHaveLength(2);
   }, 120_000);
 });

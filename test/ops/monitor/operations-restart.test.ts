@@ -45,12 +45,20 @@ describe('operations monitor across a control-plane restart', () => {
     process.env.SVC_OPS_INTERVAL_MS = 'false';
     dataDir = await mkdtemp(join(tmpdir(), 'svc-ops-restart-'));
     let offset = 0;
-    const open = () => buildControlPlane({ config: testPlatformConfig({ dataDir: dataDir!, publicUrl: 'http://127.0.0.1:7070', logLevel: 'silent' }), clock: { now: () => Date.now() + offset }, logger: createLogger({ level: 'silent' }) });
+    const open = () =>
+      buildControlPlane({
+        config: testPlatformConfig({ dataDir: dataDir!, publicUrl: 'http://127.0.0.1:7070', logLevel: 'silent' }),
+        clock: { now: () => Date.now() + offset },
+        logger: createLogger({ level: 'silent' }),
+      });
 
     plane = await open();
     const admin = await register(plane.app, 'admin@example.com');
     const project = await createProject(plane.app, admin, { name: 'Shop', slug: `shop-${randomUUID().slice(0, 6)}` });
-    expect((await plane.app.inject({ method: 'PUT', url: `/api/projects/${project.id}/backup-schedule`, headers: admin.headers(), payload: { intervalMinutes: 5 } })).statusCode).toBe(200);
+    expect(
+      (await plane.app.inject({ method: 'PUT', url: `/api/projects/${project.id}/backup-schedule`, headers: admin.headers(), payload: { intervalMinutes: 5 } }))
+        .statusCode,
+    ).toBe(200);
     offset = 11 * 60_000; // overdue
     const first = await plane.app.inject({ method: 'POST', url: '/api/admin/operations/run', headers: admin.headers() });
     expect(first.json().pass).toMatchObject({ opened: 1, delivered: 0, failed: 1 });

@@ -15,7 +15,12 @@ import { packFixture, removeDataDir } from '../../releases/release-support.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-const ENV = { SVC_OPS_WEBHOOK_SECRET: 'test-webhook-secret-0123456789', SVC_OPS_INTERVAL_MS: 'false', SVC_OPS_UNHEALTHY_GRACE_MS: '0', SVC_RESTORE_DRILL_INTERVAL_MS: 'false' };
+const ENV = {
+  SVC_OPS_WEBHOOK_SECRET: 'test-webhook-secret-0123456789',
+  SVC_OPS_INTERVAL_MS: 'false',
+  SVC_OPS_UNHEALTHY_GRACE_MS: '0',
+  SVC_RESTORE_DRILL_INTERVAL_MS: 'false',
+};
 
 describe('unhealthy always-on app in the packaged platform', () => {
   let plane: ControlPlane | undefined;
@@ -40,12 +45,24 @@ describe('unhealthy always-on app in the packaged platform', () => {
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     Object.assign(process.env, ENV, { SVC_OPS_WEBHOOK_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks` });
     dataDir = await mkdtemp(join(tmpdir(), 'svc-ops-unhealthy-'));
-    plane = await buildControlPlane({ config: testPlatformConfig({ dataDir, publicUrl: 'http://127.0.0.1:7070', logLevel: 'silent' }), logger: createLogger({ level: 'silent' }) });
+    plane = await buildControlPlane({
+      config: testPlatformConfig({ dataDir, publicUrl: 'http://127.0.0.1:7070', logLevel: 'silent' }),
+      logger: createLogger({ level: 'silent' }),
+    });
     const app = plane.app;
     const admin = await register(app, 'admin@example.com');
     const project = await createProject(app, admin, { name: 'Shop', slug: `shop-${randomUUID().slice(0, 6)}` });
     const artifact = await packFixture('healthy', dataDir);
-    const upload = await app.inject({ method: 'POST', url: `/api/projects/${project.id}/releases`, headers: admin.headers({ 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': `key-${randomUUID()}` }), payload: artifact.bytes });
+    const upload = await app.inject({
+      method: 'POST',
+      url: `/api/projects/${project.id}/releases`,
+      headers: admin.headers({
+        'content-type': 'application/vnd.svc.deploy+gzip',
+        'x-svc-artifact-digest': artifact.digest,
+        'idempotency-key': `key-${randomUUID()}`,
+      }),
+      payload: artifact.bytes,
+    });
     expect(upload.json().release?.status, upload.body).toBe('active');
     const run = async () => (await app.inject({ method: 'POST', url: '/api/admin/operations/run', headers: admin.headers() })).json().pass;
 
@@ -56,7 +73,11 @@ describe('unhealthy always-on app in the packaged platform', () => {
     process.kill(-pid, 'SIGSTOP');
     frozen = pid;
     expect(await run()).toMatchObject({ opened: 1, delivered: 1 });
-    expect(received[0]).toMatchObject({ kind: 'app.unhealthy', projectId: project.id, details: { reason: 'failing-health', healthPath: '/healthz', healthStatus: null } });
+    expect(received[0]).toMatchObject({
+      kind: 'app.unhealthy',
+      projectId: project.id,
+      details: { reason: 'failing-health', healthPath: '/healthz', healthStatus: null },
+    });
     process.kill(-pid, 'SIGCONT');
     frozen = undefined;
     expect(await run()).toMatchObject({ resolved: 1, delivered: 1 });

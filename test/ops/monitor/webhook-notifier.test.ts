@@ -37,7 +37,10 @@ describe('webhookNotifier', () => {
   it('delivers a signed alert on 2xx and fails on 5xx', async () => {
     await webhookNotifier({ url: `${origin}/ok`, secret: SECRET })(alert, AbortSignal.timeout(5000));
     await expect(webhookNotifier({ url: `${origin}/down`, secret: SECRET })(alert, AbortSignal.timeout(5000))).rejects.toThrow('webhook answered 500');
-    expect(received.slice(0, 2)).toEqual([{ path: '/ok', ok: true }, { path: '/down', ok: true }]);
+    expect(received.slice(0, 2)).toEqual([
+      { path: '/ok', ok: true },
+      { path: '/down', ok: true },
+    ]);
   });
 
   it('does not follow a redirect, and gives up when the signal aborts', async () => {

@@ -34,7 +34,14 @@ describe('forecastUsage', () => {
     expect(f.requests.warning).toBe(true);
     expect(f.requests.estimatedExhaustionAt).toBe(obs[24]!.t);
     // No bytes at all: no evidence, no warning, no exhaustion.
-    expect(f.transferBytes).toMatchObject({ status: 'insufficient-evidence', observationMs: 0, averageRatePerHour: 0, projectedPeriodTotal: 0, estimatedExhaustionAt: null, warning: false });
+    expect(f.transferBytes).toMatchObject({
+      status: 'insufficient-evidence',
+      observationMs: 0,
+      averageRatePerHour: 0,
+      projectedPeriodTotal: 0,
+      estimatedExhaustionAt: null,
+      warning: false,
+    });
     // Warning threshold reached by actual usage, quota not yet reached.
     const w = forecastUsage(obs, { periodStart: START, periodEnd: END, now, quota: { requests: 350 }, warningPercent: 80 });
     expect(w.requests).toMatchObject({ status: 'insufficient-evidence', warning: true, estimatedExhaustionAt: null });

@@ -22,15 +22,38 @@ describe('usage route', () => {
     const owner = await register(h.app, 'owner@example.com');
     const project = await createProject(h.app, owner, { name: 'Shop', slug: 'shop' });
     const store = createMetricsStore(h.plane.db);
-    const delta = (t: number, requests: number, bytes: number) => ({ projectId: project.id, releaseId: 'r1', bucket: t, requests, errors: 0, clientErrors: 0, aborted: 0, bytes, latencySumMs: 0, histogram: emptyHistogram() });
+    const delta = (t: number, requests: number, bytes: number) => ({
+      projectId: project.id,
+      releaseId: 'r1',
+      bucket: t,
+      requests,
+      errors: 0,
+      clientErrors: 0,
+      aborted: 0,
+      bytes,
+      latencySumMs: 0,
+      histogram: emptyHistogram(),
+    });
     // 90 minutes of traffic before now, plus traffic of last month that must not count.
     store.write([...Array.from({ length: 90 }, (_, i) => delta(START - (90 - i) * MIN, 10, 1000)), delta(START - 13 * 60 * MIN, 5000, 5000)]);
 
     const res = await h.app.inject({ method: 'GET', url: `/api/projects/${project.id}/usage`, headers: owner.headers() });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
-    expect(body.usage).toEqual({ requests: 900, transferBytes: 90_000, period: { start: Date.UTC(2026, 2, 1), end: Date.UTC(2026, 3, 1) }, quota: { requests: 1000, transferBytes: null } });
-    expect(body.forecast.requests).toMatchObject({ status: 'ok', observationMs: 90 * MIN, averageRatePerHour: 600, projectedPeriodTotal: 900 + 600 * 732, warning: true, estimatedExhaustionAt: START + 10 * MIN });
+    expect(body.usage).toEqual({
+      requests: 900,
+      transferBytes: 90_000,
+      period: { start: Date.UTC(2026, 2, 1), end: Date.UTC(2026, 3, 1) },
+      quota: { requests: 1000, transferBytes: null },
+    });
+    expect(body.forecast.requests).toMatchObject({
+      status: 'ok',
+      observationMs: 90 * MIN,
+      averageRatePerHour: 600,
+      projectedPeriodTotal: 900 + 600 * 732,
+      warning: true,
+      estimatedExhaustionAt: START + 10 * MIN,
+    });
     expect(body.forecast.transferBytes).toMatchObject({ status: 'ok', warning: false, estimatedExhaustionAt: null });
 
     const anonymous = await h.app.inject({ method: 'GET', url: `/api/projects/${project.id}/usage` });
@@ -42,8 +65,27 @@ describe('usage route', () => {
     const owner = await register(h.app, 'owner@example.com');
     const project = await createProject(h.app, owner, { name: 'Shop', slug: 'shop' });
     const store = createMetricsStore(h.plane.db);
-    store.write(Array.from({ length: 30 }, (_, i) => ({ projectId: project.id, releaseId: 'r1', bucket: START - (30 - i) * MIN, requests: 1, errors: 0, clientErrors: 0, aborted: 0, bytes: 1, latencySumMs: 0, histogram: emptyHistogram() })));
+    store.write(
+      Array.from({ length: 30 }, (_, i) => ({
+        projectId: project.id,
+        releaseId: 'r1',
+        bucket: START - (30 - i) * MIN,
+        requests: 1,
+        errors: 0,
+        clientErrors: 0,
+        aborted: 0,
+        bytes: 1,
+        latencySumMs: 0,
+        histogram: emptyHistogram(),
+      })),
+    );
     const body = (await h.app.inject({ method: 'GET', url: `/api/projects/${project.id}/usage`, headers: owner.headers() })).json();
-    expect(body.forecast.requests).toMatchObject({ status: 'insufficient-evidence', observationMs: 30 * MIN, projectedPeriodTotal: 30, estimatedExhaustionAt: null, warning: false });
+    expect(body.forecast.requests).toMatchObject({
+      status: 'insufficient-evidence',
+      observationMs: 30 * MIN,
+      projectedPeriodTotal: 30,
+      estimatedExhaustionAt: null,
+      warning: false,
+    });
   });
 });

@@ -24,9 +24,23 @@ describe('usage.warning monitor source', () => {
     const heavy = await createProject(h.app, owner, { name: 'Heavy', slug: 'heavy' });
     const light = await createProject(h.app, owner, { name: 'Light', slug: 'light' });
     const store = createMetricsStore(h.plane.db);
-    const delta = (projectId: string, t: number, requests: number) => ({ projectId, releaseId: 'r1', bucket: t, requests, errors: 0, clientErrors: 0, aborted: 0, bytes: requests * 10, latencySumMs: 0, histogram: emptyHistogram() });
+    const delta = (projectId: string, t: number, requests: number) => ({
+      projectId,
+      releaseId: 'r1',
+      bucket: t,
+      requests,
+      errors: 0,
+      clientErrors: 0,
+      aborted: 0,
+      bytes: requests * 10,
+      latencySumMs: 0,
+      histogram: emptyHistogram(),
+    });
     // heavy: 90 requests in 30 minutes (≥ 80% of 100 already); light: 30 requests (a projection would exceed, but there is no evidence yet).
-    store.write([...Array.from({ length: 30 }, (_, i) => delta(heavy.id, START - (30 - i) * MIN, 3)), ...Array.from({ length: 30 }, (_, i) => delta(light.id, START - (30 - i) * MIN, 1))]);
+    store.write([
+      ...Array.from({ length: 30 }, (_, i) => delta(heavy.id, START - (30 - i) * MIN, 3)),
+      ...Array.from({ length: 30 }, (_, i) => delta(light.id, START - (30 - i) * MIN, 1)),
+    ]);
     const sent: OperationalAlert[] = [];
     const monitor = createOperationsMonitor({
       db: h.plane.db,
@@ -38,10 +52,18 @@ describe('usage.warning monitor source', () => {
       sources: [usageWarningSource(h.plane.ingress.metrics, { quota: { requests: 100 }, warningPercent: 80 })],
     });
     expect(await monitor.runOnce()).toMatchObject({ opened: 1, delivered: 1 });
-    expect(sent[0]).toMatchObject({ kind: 'usage.warning', projectId: heavy.id, transition: 'open', details: { quantity: 'requests', used: 90, quota: 100, warningPercent: 80, status: 'insufficient-evidence', projectedPeriodTotal: 90 } });
+    expect(sent[0]).toMatchObject({
+      kind: 'usage.warning',
+      projectId: heavy.id,
+      transition: 'open',
+      details: { quantity: 'requests', used: 90, quota: 100, warningPercent: 80, status: 'insufficient-evidence', projectedPeriodTotal: 90 },
+    });
     expect(await monitor.runOnce()).toMatchObject({ opened: 0, delivered: 0 });
     h.clock.advance(31 * 24 * 60 * MIN); // April: a new billing period with no usage yet
     expect(await monitor.runOnce()).toMatchObject({ resolved: 1, delivered: 1 });
-    expect(sent.map((a) => [a.projectId, a.transition])).toEqual([[heavy.id, 'open'], [heavy.id, 'resolve']]);
+    expect(sent.map((a) => [a.projectId, a.transition])).toEqual([
+      [heavy.id, 'open'],
+      [heavy.id, 'resolve'],
+    ]);
   });
 });

@@ -11,7 +11,16 @@ const ENV = ['SVC_WORKSPACE_MONTHLY_REQUESTS'] as const;
 
 describe('sumObservations', () => {
   it('adds observations point by point and keeps time order', () => {
-    expect(sumObservations([[{ t: 2, requests: 1, bytes: 10 }, { t: 1, requests: 2, bytes: 20 }], [{ t: 2, requests: 3, bytes: 30 }], []])).toEqual([
+    expect(
+      sumObservations([
+        [
+          { t: 2, requests: 1, bytes: 10 },
+          { t: 1, requests: 2, bytes: 20 },
+        ],
+        [{ t: 2, requests: 3, bytes: 30 }],
+        [],
+      ]),
+    ).toEqual([
       { t: 1, requests: 2, bytes: 20 },
       { t: 2, requests: 4, bytes: 40 },
     ]);
@@ -37,7 +46,18 @@ describe('workspace usage route', () => {
     const b = await createProject(h.app, owner, { name: 'B', slug: 'app-b' });
     const elsewhere = await createProject(h.app, stranger, { name: 'C', slug: 'app-c' });
     const store = createMetricsStore(h.plane.db);
-    const delta = (projectId: string, t: number, requests: number, bytes: number) => ({ projectId, releaseId: 'r1', bucket: t, requests, errors: 0, clientErrors: 0, aborted: 0, bytes, latencySumMs: 0, histogram: emptyHistogram() });
+    const delta = (projectId: string, t: number, requests: number, bytes: number) => ({
+      projectId,
+      releaseId: 'r1',
+      bucket: t,
+      requests,
+      errors: 0,
+      clientErrors: 0,
+      aborted: 0,
+      bytes,
+      latencySumMs: 0,
+      histogram: emptyHistogram(),
+    });
     store.write([
       ...Array.from({ length: 90 }, (_, i) => delta(a.id, START - (90 - i) * MIN, 10, 1000)),
       ...Array.from({ length: 90 }, (_, i) => delta(b.id, START - (90 - i) * MIN, 5, 500)),
@@ -48,7 +68,12 @@ describe('workspace usage route', () => {
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
     expect(body.organizationId).toBe(org);
-    expect(body.usage).toEqual({ requests: 1350, transferBytes: 135_000, period: { start: Date.UTC(2026, 2, 1), end: Date.UTC(2026, 3, 1) }, quota: { requests: 2000, transferBytes: null } });
+    expect(body.usage).toEqual({
+      requests: 1350,
+      transferBytes: 135_000,
+      period: { start: Date.UTC(2026, 2, 1), end: Date.UTC(2026, 3, 1) },
+      quota: { requests: 2000, transferBytes: null },
+    });
     // Oldest first; both projects were created at the same (manual) clock time, so compare by slug.
     expect([...body.projects].sort((x: { slug: string }, y: { slug: string }) => x.slug.localeCompare(y.slug))).toEqual([
       { projectId: a.id, slug: 'app-a', requests: 900, transferBytes: 90_000 },

@@ -33,7 +33,9 @@ describe('attachPlatformRecovery', () => {
       expect(await attachPlatformRecovery(db, { env: {}, signals: false })).toBeNull();
       expect(await codeOf(attachPlatformRecovery(db, { env: { SVC_RECOVERY_DIR: join(dir, 'r') }, signals: false }))).toBe('SVC_RECOVERY_OPTIONS_INVALID');
       const short = randomBytes(31).toString('base64');
-      expect(await codeOf(attachPlatformRecovery(db, { env: { SVC_RECOVERY_DIR: join(dir, 'r'), SVC_RECOVERY_KEY: short }, signals: false }))).toBe('SVC_RECOVERY_KEY_INVALID');
+      expect(await codeOf(attachPlatformRecovery(db, { env: { SVC_RECOVERY_DIR: join(dir, 'r'), SVC_RECOVERY_KEY: short }, signals: false }))).toBe(
+        'SVC_RECOVERY_KEY_INVALID',
+      );
     } finally {
       db.close();
     }
@@ -65,7 +67,13 @@ describe('attachPlatformRecovery', () => {
       expect(await exit).toEqual({ code: null, signal: 'SIGTERM' });
       const head = JSON.parse(await readFile(join(directory, 'head.json'), 'utf8')) as { exportedThrough: number };
       expect(head.exportedThrough).toBe(25);
-      const restored = await restorePointInTime({ directory, encryptionKey: key, targetPath: join(dir, 'restored.db'), throughSequence: 25, confirmation: 'restore point in time' });
+      const restored = await restorePointInTime({
+        directory,
+        encryptionKey: key,
+        targetPath: join(dir, 'restored.db'),
+        throughSequence: 25,
+        confirmation: 'restore point in time',
+      });
       expect(restored.sequence).toBe(25);
     } finally {
       child.kill('SIGKILL');

@@ -31,13 +31,19 @@ beforeAll(async () => {
   v1 = await packFixture('runtime-demo', work);
   v2 = await packFixture('runtime-demo', work, async (appDir, config) => {
     await mkdir(join(appDir, 'migrations'));
-    await writeFile(join(appDir, 'migrations', '0001_notes.sql'), "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL);\nINSERT INTO notes (id, text) VALUES (1, 'migrated');\n");
+    await writeFile(
+      join(appDir, 'migrations', '0001_notes.sql'),
+      "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL);\nINSERT INTO notes (id, text) VALUES (1, 'migrated');\n",
+    );
     return { ...config, include: ['dist', 'migrations'] };
   });
   // v3 keeps v2's migration history but never answers its health route: it fails after the rotation.
   v3 = await packFixture('runtime-demo', work, async (appDir, config) => {
     await mkdir(join(appDir, 'migrations'));
-    await writeFile(join(appDir, 'migrations', '0001_notes.sql'), "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL);\nINSERT INTO notes (id, text) VALUES (1, 'migrated');\n");
+    await writeFile(
+      join(appDir, 'migrations', '0001_notes.sql'),
+      "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL);\nINSERT INTO notes (id, text) VALUES (1, 'migrated');\n",
+    );
     return { ...config, include: ['dist', 'migrations'], health: { path: '/no-such-health-route', timeoutMs: 8000 } };
   });
   healthy = await packFixture('healthy', work);
@@ -78,7 +84,12 @@ async function auditKinds(): Promise<string[]> {
 async function tasksViaIngress(): Promise<string[]> {
   const response = await request(`${address}/__svc/query/tasks/list`, {
     method: 'POST',
-    headers: { host: `${plane.project.slug}.localhost:${new URL(address).port}`, 'content-type': 'application/json', cookie: user.cookie, 'x-svc-csrf': user.csrf },
+    headers: {
+      host: `${plane.project.slug}.localhost:${new URL(address).port}`,
+      'content-type': 'application/json',
+      cookie: user.cookie,
+      'x-svc-csrf': user.csrf,
+    },
     body: '{}',
   });
   const text = await response.body.text();
@@ -253,12 +264,21 @@ describe('platform point-in-time recovery', () => {
 
   it('fails a release whose app never attaches recovery (SVC_RECOVERY_APP_NOT_ATTACHED)', async () => {
     const other = await createProject(plane.app, plane.owner, { name: 'Plain', slug: `plain-${Date.now().toString(36)}` });
-    const enable = await plane.app.inject({ method: 'POST', url: `/api/projects/${other.id}/recovery`, headers: plane.owner.headers(), payload: { enabled: true } });
+    const enable = await plane.app.inject({
+      method: 'POST',
+      url: `/api/projects/${other.id}/recovery`,
+      headers: plane.owner.headers(),
+      payload: { enabled: true },
+    });
     expect(enable.statusCode).toBe(201);
     const res = await plane.app.inject({
       method: 'POST',
       url: `/api/projects/${other.id}/releases`,
-      headers: plane.owner.headers({ 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': healthy.digest, 'idempotency-key': `key-plain-${Date.now()}` }),
+      headers: plane.owner.headers({
+        'content-type': 'application/vnd.svc.deploy+gzip',
+        'x-svc-artifact-digest': healthy.digest,
+        'idempotency-key': `key-plain-${Date.now()}`,
+      }),
       payload: healthy.bytes,
     });
     expect(res.statusCode, res.body).toBe(201);
@@ -304,7 +324,11 @@ describe('platform point-in-time recovery', () => {
   }, 120_000);
 
   it('a rollback with data continues the older epoch the snapshot belongs to; the newer ones stay restorable', async () => {
-    const res = await plane.api('POST', `/api/projects/${plane.project.id}/rollback`, { releaseId: v1Id, restoreData: true, confirm: `restore ${plane.project.slug}` });
+    const res = await plane.api('POST', `/api/projects/${plane.project.id}/rollback`, {
+      releaseId: v1Id,
+      restoreData: true,
+      confirm: `restore ${plane.project.slug}`,
+    });
     expect(res.statusCode, res.body).toBe(200);
     // v2's pre-deploy snapshot is the final state of epoch-0002 (taken before that deploy rotated it).
     const back = await eventually(async () => {

@@ -22,7 +22,12 @@ const epoch = (id: string, epochId: string | null, createdAt: number | null, exp
   headUpdatedAt: createdAt,
   verified: epochId !== null,
 });
-const epochs = [epoch('epoch-0001', 'epoch_a', 1000), epoch('epoch-0002', 'epoch_b', 2000), epoch('epoch-0003', 'epoch_c', 3000), epoch('epoch-0004', null, null)];
+const epochs = [
+  epoch('epoch-0001', 'epoch_a', 1000),
+  epoch('epoch-0002', 'epoch_b', 2000),
+  epoch('epoch-0003', 'epoch_c', 3000),
+  epoch('epoch-0004', null, null),
+];
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -42,7 +47,9 @@ describe('chooseEpoch (app start)', () => {
   });
   it('refuses a database whose repository is missing, unauthenticated, or ahead of it', () => {
     expect(codeOf(() => chooseEpoch({ epochId: 'epoch_zz', committedThrough: 0, newestCommitAt: 0 }, epochs))).toBe('SVC_RECOVERY_REPOSITORY_MISMATCH');
-    expect(codeOf(() => chooseEpoch({ epochId: 'epoch_a', committedThrough: 5, newestCommitAt: 0 }, [{ ...epochs[0]!, verified: false }]))).toBe('SVC_RECOVERY_TAMPERED');
+    expect(codeOf(() => chooseEpoch({ epochId: 'epoch_a', committedThrough: 5, newestCommitAt: 0 }, [{ ...epochs[0]!, verified: false }]))).toBe(
+      'SVC_RECOVERY_TAMPERED',
+    );
     expect(codeOf(() => chooseEpoch({ epochId: 'epoch_a', committedThrough: 4, newestCommitAt: 0 }, epochs))).toBe('SVC_RECOVERY_REPOSITORY_MISMATCH');
   });
   it('passes the directory and the base64 key', () => {
@@ -91,9 +98,20 @@ describe('svc recovery flags and output', () => {
     expect(codeOf(() => restoreBody({ sequence: '-1' }))).toBe('SVC_USAGE');
   });
   it('prints status lines', () => {
-    expect(recoveryStatusLines({ enabled: false, enabledAt: null, effective: 'next-release-or-restart', attached: false, currentEpoch: null, committedThrough: null, exportedThrough: null, newestCommitAt: null, epochs: [], restores: [] })).toEqual([
-      'Point-in-time recovery is off (svc recovery enable).',
-    ]);
+    expect(
+      recoveryStatusLines({
+        enabled: false,
+        enabledAt: null,
+        effective: 'next-release-or-restart',
+        attached: false,
+        currentEpoch: null,
+        committedThrough: null,
+        exportedThrough: null,
+        newestCommitAt: null,
+        epochs: [],
+        restores: [],
+      }),
+    ).toEqual(['Point-in-time recovery is off (svc recovery enable).']);
     const lines = recoveryStatusLines({
       enabled: true,
       enabledAt: '2026-11-21T10:00:00.000Z',
@@ -103,7 +121,17 @@ describe('svc recovery flags and output', () => {
       committedThrough: 7,
       exportedThrough: 6,
       newestCommitAt: '2026-11-21T10:05:00.000Z',
-      epochs: [{ id: 'epoch-0002', epochId: 'epoch_b', createdAt: '2026-11-21T10:00:00.000Z', exportedThrough: 6, headUpdatedAt: null, current: true, abandoned: false }],
+      epochs: [
+        {
+          id: 'epoch-0002',
+          epochId: 'epoch_b',
+          createdAt: '2026-11-21T10:00:00.000Z',
+          exportedThrough: 6,
+          headUpdatedAt: null,
+          current: true,
+          abandoned: false,
+        },
+      ],
       restores: [],
     });
     expect(lines[1]).toBe('Committed through 7, exported through 6, newest commit 2026-11-21T10:05:00.000Z.');

@@ -8,10 +8,18 @@ import { ROOT } from '../../releases/release-support.js';
 
 /** Apps import svc from dist/: rebuild it when the recovery sources are newer than the build. */
 export function ensureBuiltPackage(): void {
-  const sources = ['src/operations.ts', 'src/recovery/platform/attach-platform-recovery.ts', 'src/recovery/open-point-in-time-recovery.ts'].map((p) => join(ROOT, p));
+  const sources = ['src/operations.ts', 'src/recovery/platform/attach-platform-recovery.ts', 'src/recovery/open-point-in-time-recovery.ts'].map((p) =>
+    join(ROOT, p),
+  );
   const built = join(ROOT, 'dist', 'src', 'recovery', 'platform', 'attach-platform-recovery.js');
-  const stale = !existsSync(built) || !existsSync(join(ROOT, 'dist', 'src', 'operations.js')) || sources.some((s) => statSync(s).mtimeMs > statSync(built).mtimeMs);
-  if (stale) execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'ignore', timeout: 300_000 });
+  const stale =
+    !existsSync(built) || !existsSync(join(ROOT, 'dist', 'src', 'operations.js')) || sources.some((s) => statSync(s).mtimeMs > statSync(built).mtimeMs);
+  if (stale)
+    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], {
+      cwd: ROOT,
+      stdio: 'ignore',
+      timeout: 300_000,
+    });
 }
 
 /** A signed-in user of the runtime-demo app. */
@@ -22,13 +30,23 @@ export interface DemoUser {
 
 /** Sign up on the demo app. */
 export async function signUp(base: string, email: string): Promise<DemoUser> {
-  const response = await fetch(`${base}/__svc/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'demo password 1' }) });
+  const response = await fetch(`${base}/__svc/auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: 'demo password 1' }),
+  });
   if (response.status !== 201) throw new Error(`signup ${response.status}: ${await response.text()}`);
   return { cookie: response.headers.getSetCookie()[0]!.split(';')[0]!, csrf: ((await response.json()) as { csrfToken: string }).csrfToken };
 }
 
 /** Call a demo function (mutations with the CSRF header). */
-export async function call(base: string, user: DemoUser, kind: 'query' | 'mutation', path: string, args: unknown): Promise<{ status: number; value: unknown; code?: string }> {
+export async function call(
+  base: string,
+  user: DemoUser,
+  kind: 'query' | 'mutation',
+  path: string,
+  args: unknown,
+): Promise<{ status: number; value: unknown; code?: string }> {
   const response = await fetch(`${base}/__svc/${kind}/${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', cookie: user.cookie, 'x-svc-csrf': user.csrf },

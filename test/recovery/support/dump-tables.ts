@@ -7,12 +7,20 @@ export function dumpTables(source: string | Database.Database): Record<string, s
   const db = typeof source === 'string' ? new Database(source, { readonly: true, fileMustExist: true }) : source;
   try {
     const tables = db
-      .prepare<[], { name: string }>(`SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' ESCAPE '!' AND name NOT LIKE '!_svc!_recovery!_%' ESCAPE '!' ORDER BY name`)
+      .prepare<[], { name: string }>(
+        `SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' ESCAPE '!' AND name NOT LIKE '!_svc!_recovery!_%' ESCAPE '!' ORDER BY name`,
+      )
       .all();
     const out: Record<string, string[][]> = {};
     for (const { name } of tables) {
-      const columns = db.prepare<[], { name: string }>(`PRAGMA table_info("${name}")`).all().map((c) => `quote("${c.name}")`);
-      const rows = db.prepare(`SELECT ${columns.join(', ')} FROM "${name}"`).raw(true).all() as string[][];
+      const columns = db
+        .prepare<[], { name: string }>(`PRAGMA table_info("${name}")`)
+        .all()
+        .map((c) => `quote("${c.name}")`);
+      const rows = db
+        .prepare(`SELECT ${columns.join(', ')} FROM "${name}"`)
+        .raw(true)
+        .all() as string[][];
       out[name] = rows.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
     }
     return out;

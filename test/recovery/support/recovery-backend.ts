@@ -1,6 +1,17 @@
 // A small runtime backend for recovery tests: two tables and mutations that insert, patch, replace,
 // delete and write several documents at once (real runtime transactions, real SQLite).
-import { createEngine, defineBackend, defineSchema, defineTable, functionsFor, openDatabase, v, type AppDatabase, type Id, type RuntimeEngine } from '../../../src/runtime/index.js';
+import {
+  createEngine,
+  defineBackend,
+  defineSchema,
+  defineTable,
+  functionsFor,
+  openDatabase,
+  v,
+  type AppDatabase,
+  type Id,
+  type RuntimeEngine,
+} from '../../../src/runtime/index.js';
 
 export const schema = defineSchema({
   items: defineTable({ name: v.string({ max: 100_000 }), qty: v.number(), flag: v.boolean() }).index('by_flag', ['flag']),
@@ -11,7 +22,10 @@ const { mutation, query } = functionsFor(schema);
 
 const functions = {
   items: {
-    add: mutation({ args: { name: v.string({ max: 100_000 }), qty: v.number() }, handler: (ctx, args) => ctx.db.insert('items', { name: args.name, qty: args.qty, flag: false }) }),
+    add: mutation({
+      args: { name: v.string({ max: 100_000 }), qty: v.number() },
+      handler: (ctx, args) => ctx.db.insert('items', { name: args.name, qty: args.qty, flag: false }),
+    }),
     set: mutation({
       args: { id: v.string(), qty: v.number(), flag: v.boolean() },
       handler: (ctx, args) => {

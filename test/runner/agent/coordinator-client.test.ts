@@ -37,7 +37,14 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 }
 const client = (url: string, extra: Partial<Parameters<typeof createCoordinatorClient>[0]> = {}) =>
   createCoordinatorClient({ controlUrl: url, credential: CREDENTIAL, maxArtifactBytes: 1024, retryAttempts: 3, retryDelayMs: 1, ...extra });
-const stoppedOp = { kind: 'reconcile', id: 'op_1', projectId: 'prj_1', fence: 3, desired: { generation: 2, state: 'stopped', releaseId: null }, artifactSha256: null };
+const stoppedOp = {
+  kind: 'reconcile',
+  id: 'op_1',
+  projectId: 'prj_1',
+  fence: 3,
+  desired: { generation: 2, state: 'stopped', releaseId: null },
+  artifactSha256: null,
+};
 const leaseBody = (leaseMs: number) => ({ operation: stoppedOp, leaseExpiresAt: new Date(Date.now() + leaseMs).toISOString(), leaseMs });
 const heartbeat = { draining: false, capacity: 1, labels: {} };
 
@@ -80,7 +87,8 @@ describe('createCoordinatorClient transport', () => {
   it('lease: 204 is null, an off-contract answer is rejected; observe 409 stale is false; artifact size is bounded', async () => {
     let leaseCalls = 0;
     const cp = await control({
-      'POST /api/nodes/operations/lease': (_q, res) => (++leaseCalls === 1 ? res.writeHead(204).end() : json(res, 200, { operation: stoppedOp, leaseMs: 'soon' })),
+      'POST /api/nodes/operations/lease': (_q, res) =>
+        ++leaseCalls === 1 ? res.writeHead(204).end() : json(res, 200, { operation: stoppedOp, leaseMs: 'soon' }),
       'POST /api/nodes/operations/op_1/observe': (_q, res) => json(res, 409, { error: { code: 'SVC_PROVIDER_STALE_FENCE', message: 'stale' } }),
       'GET /api/nodes/operations/op_1/artifact': (_q, res) => {
         res.writeHead(200, { 'content-type': 'application/vnd.svc.deploy+gzip' });
@@ -135,7 +143,10 @@ describe('lease renewal and lease loss', () => {
     expect(cp.count('POST /api/nodes/operations/op_1/renew')).toBeGreaterThanOrEqual(5);
     expect(cp.count('POST /api/nodes/operations/op_1/observe')).toBe(1);
     // The observation carries the lease's fence, so a stale holder's report can be told apart.
-    expect(JSON.parse(cp.seen.find((s) => s.path.endsWith('/observe'))!.body)).toEqual({ fence: 3, result: { kind: 'slow', generation: 2, releaseId: null, state: 'stopped' } });
+    expect(JSON.parse(cp.seen.find((s) => s.path.endsWith('/observe'))!.body)).toEqual({
+      fence: 3,
+      result: { kind: 'slow', generation: 2, releaseId: null, state: 'stopped' },
+    });
   });
 
   it('a 409 SVC_NODE_LEASE_LOST on renewal aborts the running reconcile; it is never observed', async () => {

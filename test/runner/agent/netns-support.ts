@@ -32,7 +32,10 @@ export async function createNetnsPair(addressA = '10.231.0.1', addressB = '10.23
   const remove = async (): Promise<void> => {
     for (const ns of created) {
       const pids = await execCommand(command('ip', ['netns', 'pids', ns])).catch(() => null);
-      for (const pid of (pids?.stdout ?? '').split('\n').map(Number).filter((n) => n > 1)) {
+      for (const pid of (pids?.stdout ?? '')
+        .split('\n')
+        .map(Number)
+        .filter((n) => n > 1)) {
         try {
           process.kill(pid, 'SIGKILL');
         } catch {
@@ -72,11 +75,63 @@ export interface TestPki {
 export async function makeTestPki(dir: string, ipAddress: string): Promise<TestPki> {
   const p = (name: string) => join(dir, name);
   const openssl = (...args: string[]) => execChecked(command('openssl', args));
-  await openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', p('ca.key'), '-out', p('ca.pem'), '-days', '1', '-subj', '/CN=svc multihost test CA',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
-  await openssl('req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', p('server.key'), '-out', p('server.csr'), '-subj', `/CN=${ipAddress}`);
-  await writeFile(p('server.ext'), `subjectAltName=IP:${ipAddress}\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\nbasicConstraints=CA:FALSE\n`);
-  await openssl('x509', '-req', '-in', p('server.csr'), '-CA', p('ca.pem'), '-CAkey', p('ca.key'), '-CAcreateserial', '-out', p('server.pem'), '-days', '1', '-extfile', p('server.ext'));
+  await openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    p('ca.key'),
+    '-out',
+    p('ca.pem'),
+    '-days',
+    '1',
+    '-subj',
+    '/CN=svc multihost test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  );
+  await openssl(
+    'req',
+    '-new',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    p('server.key'),
+    '-out',
+    p('server.csr'),
+    '-subj',
+    `/CN=${ipAddress}`,
+  );
+  await writeFile(
+    p('server.ext'),
+    `subjectAltName=IP:${ipAddress}\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\nbasicConstraints=CA:FALSE\n`,
+  );
+  await openssl(
+    'x509',
+    '-req',
+    '-in',
+    p('server.csr'),
+    '-CA',
+    p('ca.pem'),
+    '-CAkey',
+    p('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    p('server.pem'),
+    '-days',
+    '1',
+    '-extfile',
+    p('server.ext'),
+  );
   return { caCert: p('ca.pem'), serverCert: p('server.pem'), serverKey: p('server.key') };
 }
 
@@ -129,7 +184,8 @@ export async function waitForOutput(proc: NetnsProcess, ready: RegExp, timeoutMs
   for (;;) {
     const found = ready.exec(proc.output());
     if (found) return found;
-    if (proc.child.exitCode !== null || proc.child.signalCode !== null) throw new Error(`process exited with ${proc.child.exitCode ?? proc.child.signalCode} before ${ready}:\n${proc.output()}`);
+    if (proc.child.exitCode !== null || proc.child.signalCode !== null)
+      throw new Error(`process exited with ${proc.child.exitCode ?? proc.child.signalCode} before ${ready}:\n${proc.output()}`);
     if (Date.now() > deadline) throw new Error(`no ${ready} within ${timeoutMs} ms:\n${proc.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

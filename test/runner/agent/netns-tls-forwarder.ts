@@ -8,7 +8,14 @@ import { parseArgs } from 'node:util';
 import { createServer as createTlsServer } from 'node:tls';
 
 const { values } = parseArgs({
-  options: { tls: { type: 'string' }, plain: { type: 'string' }, unix: { type: 'string' }, upstream: { type: 'string' }, cert: { type: 'string' }, key: { type: 'string' } },
+  options: {
+    tls: { type: 'string' },
+    plain: { type: 'string' },
+    unix: { type: 'string' },
+    upstream: { type: 'string' },
+    cert: { type: 'string' },
+    key: { type: 'string' },
+  },
 });
 const split = (value: string | undefined, name: string): { host: string; port: number } => {
   const match = /^(.+):(\d+)$/.exec(value ?? '');

@@ -52,7 +52,9 @@ beforeAll(async () => {
   // Code-only candidates (the same migrations) with a short policy: two stages of 600 ms, 5 samples each.
   art.good = await packCandidate(work, 3, 'ok', quickPolicy());
   art.bad = await packCandidate(work, 4, 'fail', quickPolicy());
-  platform = await startPlatform({ env: { SVC_LOG_LEVEL: 'warn', SVC_NODE_LEASE_MS: '3000', SVC_NODE_OPERATION_LEASE_MS: '10000', SVC_NODE_RETRY_DELAY_MS: '200' } });
+  platform = await startPlatform({
+    env: { SVC_LOG_LEVEL: 'warn', SVC_NODE_LEASE_MS: '3000', SVC_NODE_OPERATION_LEASE_MS: '10000', SVC_NODE_RETRY_DELAY_MS: '200' },
+  });
   account = await bootstrapAccount(platform.url);
 }, 120_000);
 
@@ -100,8 +102,23 @@ describe('canaries of a placed project', () => {
     expect(seen.failures, diagnostics()).toEqual([]);
     expect([...seen.releases].sort()).toEqual([baseline.release.id, promoted.release.id].sort());
     for (let i = 0; i < 10; i++) expect(await viaIngress('canary-node')).toMatchObject({ status: 200, body: { version: 3, release: promoted.release.id } });
-    const runs = async () => (await account.api<{ runs: { releaseId: string; state: string; stages: { trafficPercent: number; state: string }[] }[] }>('GET', `/api/projects/${projectId}/canary`)).runs;
-    expect((await runs()).find((r) => r.releaseId === promoted.release.id), diagnostics()).toMatchObject({ state: 'promoted', stages: [{ trafficPercent: 20, state: 'passed' }, { trafficPercent: 50, state: 'passed' }] });
+    const runs = async () =>
+      (
+        await account.api<{ runs: { releaseId: string; state: string; stages: { trafficPercent: number; state: string }[] }[] }>(
+          'GET',
+          `/api/projects/${projectId}/canary`,
+        )
+      ).runs;
+    expect(
+      (await runs()).find((r) => r.releaseId === promoted.release.id),
+      diagnostics(),
+    ).toMatchObject({
+      state: 'promoted',
+      stages: [
+        { trafficPercent: 20, state: 'passed' },
+        { trafficPercent: 50, state: 'passed' },
+      ],
+    });
     // The node serves the candidate's app as its release (promoted without a restart) and shows no canary.
     const afterPromote = generationStatusSchema.parse(await account.api('GET', `/api/projects/${projectId}/generations`));
     expect(afterPromote.desired).toMatchObject({ state: 'running', releaseId: promoted.release.id });

@@ -28,7 +28,12 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 const enrollment = { nodeId: 'node-a', region: 'eu-1', capacity: 3, concurrency: 2, labels: { zone: 'a' } };
-const options = (path: string, registrationToken?: string) => ({ http: { controlUrl: server.url, retryDelayMs: 1 }, credentialsPath: path, registrationToken, enrollment });
+const options = (path: string, registrationToken?: string) => ({
+  http: { controlUrl: server.url, retryDelayMs: 1 },
+  credentialsPath: path,
+  registrationToken,
+  enrollment,
+});
 
 describe('node credentials', () => {
   it('enrolls once, persists the credential with mode 0600, and afterwards needs only the file', async () => {

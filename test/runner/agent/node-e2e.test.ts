@@ -13,7 +13,13 @@ import type { ActivePointer } from '../../../runner/provider/local-provider.js';
 import { listFences } from '../../../runner/supervision/fence-file.js';
 import { command } from '../../../src/core/command.js';
 import { execCommand } from '../../../src/core/exec.js';
-import { generationStatusSchema, nodeCredentialsFileSchema, nodeListSchema, registrationTokenSchema, type GenerationStatus } from '../../../src/nodes/contract.js';
+import {
+  generationStatusSchema,
+  nodeCredentialsFileSchema,
+  nodeListSchema,
+  registrationTokenSchema,
+  type GenerationStatus,
+} from '../../../src/nodes/contract.js';
 import { bootstrapAccount, type TestAccount } from '../../support/account.js';
 import { requireComponents, sandboxComponents } from '../../support/require-components.js';
 import { startPlatform, type StartedPlatform } from '../../support/start-platform.js';
@@ -59,12 +65,19 @@ const startAgent = (extra: Record<string, string> = {}) => startRunner(['agent']
 function upload(artifact: Artifact, key: string, wait = true, project = projectId): Promise<Response> {
   return fetch(`${platform.url}/api/projects/${project}/releases${wait ? '' : '?wait=false'}`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': key },
+    headers: {
+      authorization: `Bearer ${account.accessToken}`,
+      'content-type': 'application/vnd.svc.deploy+gzip',
+      'x-svc-artifact-digest': artifact.digest,
+      'idempotency-key': key,
+    },
     body: new Uint8Array(artifact.bytes),
   });
 }
-const generations = async (project = projectId): Promise<GenerationStatus> => generationStatusSchema.parse(await account.api('GET', `/api/projects/${project}/generations`));
-const pointer = async (project = projectId): Promise<ActivePointer> => JSON.parse(await readFile(join(providerData(), 'projects', project, 'active.json'), 'utf8')) as ActivePointer;
+const generations = async (project = projectId): Promise<GenerationStatus> =>
+  generationStatusSchema.parse(await account.api('GET', `/api/projects/${project}/generations`));
+const pointer = async (project = projectId): Promise<ActivePointer> =>
+  JSON.parse(await readFile(join(providerData(), 'projects', project, 'active.json'), 'utf8')) as ActivePointer;
 async function health(project = projectId): Promise<{ ok: boolean; version: number }> {
   const p = await pointer(project);
   return (await (await fetch(`http://${p.host}:${p.port}/healthz`)).json()) as { ok: boolean; version: number };
@@ -75,7 +88,8 @@ const observedDesired = (timeoutMs = 90_000, project = projectId) =>
     const g = await generations(project);
     return g.desired && g.observed?.generation === g.desired.generation && g.observed.state === g.desired.state ? g : null;
   }, timeoutMs);
-const diagnostics = () => `\n--- agent ---\n${agent?.output().slice(-3000) ?? ''}\n--- provider ---\n${provider?.output().slice(-3000) ?? ''}\n--- platform ---\n${platform?.logs().slice(-3000) ?? ''}`;
+const diagnostics = () =>
+  `\n--- agent ---\n${agent?.output().slice(-3000) ?? ''}\n--- provider ---\n${provider?.output().slice(-3000) ?? ''}\n--- platform ---\n${platform?.logs().slice(-3000) ?? ''}`;
 
 describe.skipIf(gate.skip)('svc-runner agent + provider bridge + control plane (separate processes)', () => {
   beforeAll(async () => {
@@ -88,14 +102,23 @@ describe.skipIf(gate.skip)('svc-runner agent + provider bridge + control plane (
     art.v1 = await packFixture('healthy', work);
     art.v2 = await packFixture('healthy-v2', work);
     // Slow on purpose (listens after 3 s) so the lease-loss test can kill the agent mid-reconcile.
-    const slow = (delay: string) => packFixture('slow-start', work, async (_dir, config) => ({ ...config, env: { ...config.env, SLOW_START_DELAY_MS: delay }, health: { ...config.health, timeoutMs: 30_000 } }));
+    const slow = (delay: string) =>
+      packFixture('slow-start', work, async (_dir, config) => ({
+        ...config,
+        env: { ...config.env, SLOW_START_DELAY_MS: delay },
+        health: { ...config.health, timeoutMs: 30_000 },
+      }));
     art.slow = await slow('3000');
     art.slow2 = await slow('2500');
     art.slow3 = await slow('3500');
     platform = await startPlatform({ env: { SVC_LOG_LEVEL: 'warn', SVC_NODE_LEASE_MS: '3000', SVC_NODE_OPERATION_LEASE_MS: '3000' } });
     account = await bootstrapAccount(platform.url);
     projectId = (await account.api<{ project: { id: string } }>('POST', '/api/projects', { name: 'Node E2E', slug: 'node-e2e' })).project.id;
-    provider = await startRunner(['provider', '--listen', '127.0.0.1:0'], { SVC_PROVIDER_TOKEN: PROVIDER_TOKEN, SVC_RUNNER: 'container', SVC_RUNNER_DATA_DIR: providerData() }, /listening on (http:\/\/[^/\s]+)/);
+    provider = await startRunner(
+      ['provider', '--listen', '127.0.0.1:0'],
+      { SVC_PROVIDER_TOKEN: PROVIDER_TOKEN, SVC_RUNNER: 'container', SVC_RUNNER_DATA_DIR: providerData() },
+      /listening on (http:\/\/[^/\s]+)/,
+    );
     providerUrl = provider.match[1]!;
   }, 240_000);
 
@@ -191,7 +214,10 @@ describe.skipIf(gate.skip)('svc-runner agent + provider bridge + control plane (
     const stale = await fetch(`${platform.url}/api/nodes/operations/${leased.id}/observe`, {
       method: 'POST',
       headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ fence: staleFence, result: { kind: 'http', generation: g.desired!.generation, releaseId: g.desired!.releaseId, state: 'running' } }),
+      body: JSON.stringify({
+        fence: staleFence,
+        result: { kind: 'http', generation: g.desired!.generation, releaseId: g.desired!.releaseId, state: 'running' },
+      }),
     });
     expect(stale.status).toBe(409);
     expect(((await stale.json()) as { error: { code: string } }).error.code).toBe('SVC_PROVIDER_STALE_FENCE');
@@ -245,13 +271,25 @@ describe.skipIf(gate.skip)('svc-runner agent + provider bridge + control plane (
   it('without SVC_PROVIDER_URL a node runs the local fenced provider, apps sandboxed; draining it closes the provider (apps stop)', async () => {
     const { token } = registrationTokenSchema.parse(await account.session('POST', '/api/admin/nodes/registration-tokens', {}));
     const localData = join(work, 'local-node');
-    const env = agentEnv({ SVC_RUNNER_NODE_ID: 'node-e2e-local', SVC_RUNNER_LABELS: 'zone=b', SVC_RUNNER_CREDENTIALS: join(localData, 'credentials.json'), SVC_RUNNER_DATA_DIR: localData, SVC_RUNNER: 'process' });
+    const env = agentEnv({
+      SVC_RUNNER_NODE_ID: 'node-e2e-local',
+      SVC_RUNNER_LABELS: 'zone=b',
+      SVC_RUNNER_CREDENTIALS: join(localData, 'credentials.json'),
+      SVC_RUNNER_DATA_DIR: localData,
+      SVC_RUNNER: 'process',
+    });
     delete (env as Partial<typeof env>).SVC_PROVIDER_URL;
     delete (env as Partial<typeof env>).SVC_PROVIDER_TOKEN;
-    localAgent = await startRunner(['agent'], { ...env, SVC_RUNNER_REGISTRATION_TOKEN: token }, /svc-runner agent: node \S+ ready \(2 workers, provider (\S+)\)/);
+    localAgent = await startRunner(
+      ['agent'],
+      { ...env, SVC_RUNNER_REGISTRATION_TOKEN: token },
+      /svc-runner agent: node \S+ ready \(2 workers, provider (\S+)\)/,
+    );
     expect(localAgent.output()).toContain('provider local-sandbox');
     localProjectId = (await account.api<{ project: { id: string } }>('POST', '/api/projects', { name: 'Local node', slug: 'local-node' })).project.id;
-    expect((await account.api<{ nodeId: string }>('PUT', `/api/projects/${localProjectId}/placement`, { labels: { zone: 'b' } })).nodeId).toBe('node-e2e-local');
+    expect((await account.api<{ nodeId: string }>('PUT', `/api/projects/${localProjectId}/placement`, { labels: { zone: 'b' } })).nodeId).toBe(
+      'node-e2e-local',
+    );
     const res = await upload(art.v1!, 'node-e2e-local-v1', true, localProjectId);
     expect(res.status, `${await res.clone().text()}${localAgent.output()}`).toBe(201);
     const g = await observedDesired(60_000, localProjectId);

@@ -34,10 +34,19 @@ async function createPlaced(slug: string, labels: Record<string, string>): Promi
   await account.api('PUT', `/api/projects/${id}/placement`, { labels });
   return id;
 }
-async function upload(projectId: string, artifact: Artifact, key: string): Promise<{ status: number; release: { id: string; status: string; failure?: { step: string; code: string } } }> {
+async function upload(
+  projectId: string,
+  artifact: Artifact,
+  key: string,
+): Promise<{ status: number; release: { id: string; status: string; failure?: { step: string; code: string } } }> {
   const response = await fetch(`${platform.url}/api/projects/${projectId}/releases`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': key },
+    headers: {
+      authorization: `Bearer ${account.accessToken}`,
+      'content-type': 'application/vnd.svc.deploy+gzip',
+      'x-svc-artifact-digest': artifact.digest,
+      'idempotency-key': key,
+    },
     body: new Uint8Array(artifact.bytes),
   });
   const body = (await response.json()) as { release: { id: string; status: string; failure?: { step: string; code: string } } };
@@ -48,8 +57,10 @@ async function viaIngress(slug: string): Promise<{ status: number; body: { versi
   const response = await request(`${platform.url}/`, { headers: { host: `${slug}.localhost:${platform.port}` } });
   return { status: response.statusCode, body: (await response.body.json()) as never };
 }
-const releasesOf = (projectId: string) => account.api<{ activeReleaseId: string | null; releases: { id: string; status: string }[] }>('GET', `/api/projects/${projectId}/releases`);
-const generations = async (projectId: string): Promise<GenerationStatus> => generationStatusSchema.parse(await account.api('GET', `/api/projects/${projectId}/generations`));
+const releasesOf = (projectId: string) =>
+  account.api<{ activeReleaseId: string | null; releases: { id: string; status: string }[] }>('GET', `/api/projects/${projectId}/releases`);
+const generations = async (projectId: string): Promise<GenerationStatus> =>
+  generationStatusSchema.parse(await account.api('GET', `/api/projects/${projectId}/generations`));
 
 async function startAgent(nodeId: string, label: string, extra: Record<string, string> = {}): Promise<RunnerProcess> {
   const { token } = registrationTokenSchema.parse(await account.session('POST', '/api/admin/nodes/registration-tokens', {}));
@@ -82,7 +93,9 @@ beforeAll(async () => {
   art.v1b = await packFixture('healthy', work, async (_dir, config) => ({ ...config, env: { ...config.env, FLAVOUR: 'b' } }));
   art.v2 = await packFixture('healthy-v2', work);
   art.badMigration = await packFixture('bad-migration', work);
-  platform = await startPlatform({ env: { SVC_LOG_LEVEL: 'warn', SVC_NODE_LEASE_MS: '3000', SVC_NODE_OPERATION_LEASE_MS: '10000', SVC_NODE_RETRY_DELAY_MS: '200' } });
+  platform = await startPlatform({
+    env: { SVC_LOG_LEVEL: 'warn', SVC_NODE_LEASE_MS: '3000', SVC_NODE_OPERATION_LEASE_MS: '10000', SVC_NODE_RETRY_DELAY_MS: '200' },
+  });
   account = await bootstrapAccount(platform.url);
 }, 120_000);
 
@@ -109,7 +122,12 @@ describe('placed projects through the ingress', () => {
 
     // `svc rollback` answers once the node ran it, with the final status.
     const home = await mkdtemp(join(work, 'home-'));
-    const rollback = (releaseId: string) => runCli(['rollback', releaseId, '--project', projectId, '--json'], { home, env: { SVC_SERVER: platform.url, SVC_TOKEN: account.accessToken }, timeoutMs: 90_000 });
+    const rollback = (releaseId: string) =>
+      runCli(['rollback', releaseId, '--project', projectId, '--json'], {
+        home,
+        env: { SVC_SERVER: platform.url, SVC_TOKEN: account.accessToken },
+        timeoutMs: 90_000,
+      });
     const back = await rollback(first.release.id);
     expect(back.exitCode, `${back.stderr}${diagnostics()}`).toBe(0);
     expect(JSON.parse(back.stdout)).toMatchObject({ release: { id: first.release.id, status: 'active' }, previousReleaseId: second.release.id });
@@ -122,7 +140,11 @@ describe('placed projects through the ingress', () => {
     expect(await viaIngress('on-node')).toMatchObject({ status: 200, body: { version: 2, release: third.release.id } });
     const past = await rollback(second.release.id);
     expect(past.exitCode, `${past.stderr}${diagnostics()}`).toBe(0);
-    expect(JSON.parse(past.stdout)).toMatchObject({ release: { id: second.release.id, status: 'active' }, previousReleaseId: third.release.id, restoredData: false });
+    expect(JSON.parse(past.stdout)).toMatchObject({
+      release: { id: second.release.id, status: 'active' },
+      previousReleaseId: third.release.id,
+      restoredData: false,
+    });
     expect(await viaIngress('on-node')).toMatchObject({ status: 200, body: { version: 1, release: second.release.id } });
 
     // A stopped node stops heartbeating: once it is offline its project is unrouted (no dead upstream).
@@ -154,11 +176,19 @@ describe('placed projects through the ingress', () => {
 
   it('every bridge answer lost until retries run out: the operation is leased again and the release settles active as the node runs it', async () => {
     const providerData = join(work, 'bridge-provider');
-    const provider = await startRunner(['provider', '--listen', '127.0.0.1:0'], { SVC_PROVIDER_TOKEN: PROVIDER_TOKEN, SVC_RUNNER: 'process', SVC_SANDBOX: 'off', SVC_RUNNER_DATA_DIR: providerData }, /listening on (http:\/\/[^/\s]+)/);
+    const provider = await startRunner(
+      ['provider', '--listen', '127.0.0.1:0'],
+      { SVC_PROVIDER_TOKEN: PROVIDER_TOKEN, SVC_RUNNER: 'process', SVC_SANDBOX: 'off', SVC_RUNNER_DATA_DIR: providerData },
+      /listening on (http:\/\/[^/\s]+)/,
+    );
     runners.push(provider);
     const lossy = await startLossyProxy(provider.match[1]!);
     try {
-      const agent = await startAgent('node-bridge', 'bridge', { SVC_PROVIDER_URL: lossy.url, SVC_PROVIDER_TOKEN: PROVIDER_TOKEN, SVC_RUNNER_RETRY_ATTEMPTS: '2' });
+      const agent = await startAgent('node-bridge', 'bridge', {
+        SVC_PROVIDER_URL: lossy.url,
+        SVC_PROVIDER_TOKEN: PROVIDER_TOKEN,
+        SVC_RUNNER_RETRY_ATTEMPTS: '2',
+      });
       const projectId = await createPlaced('via-bridge', { node: 'bridge' });
       const diagnostics = () => `\n--- agent ---\n${agent.output().slice(-4000)}\n--- provider ---\n${provider.output().slice(-2000)}`;
       const first = await upload(projectId, art.v1!, 'bridge-v1');
@@ -182,7 +212,10 @@ describe('placed projects through the ingress', () => {
       expect(status.observed).toMatchObject({ generation: status.desired!.generation, releaseId: second.release.id, state: 'running' });
       expect(status.operations[0]).toMatchObject({ status: 'observed' });
       // Its address came over the bridge: the ingress serves release 2.
-      expect(await eventually(async () => ((await viaIngress('via-bridge')).body.version === 2 ? viaIngress('via-bridge') : null), 20_000)).toMatchObject({ status: 200, body: { release: second.release.id } });
+      expect(await eventually(async () => ((await viaIngress('via-bridge')).body.version === 2 ? viaIngress('via-bridge') : null), 20_000)).toMatchObject({
+        status: 200,
+        body: { release: second.release.id },
+      });
     } finally {
       await lossy.close();
     }

@@ -12,11 +12,27 @@ import type { ActivePointer } from '../../../runner/provider/local-provider.js';
 import { listFences } from '../../../runner/supervision/fence-file.js';
 import { command } from '../../../src/core/command.js';
 import { execCommand } from '../../../src/core/exec.js';
-import { generationStatusSchema, nodeCredentialsFileSchema, nodeListSchema, registrationTokenSchema, type GenerationStatus } from '../../../src/nodes/contract.js';
+import {
+  generationStatusSchema,
+  nodeCredentialsFileSchema,
+  nodeListSchema,
+  registrationTokenSchema,
+  type GenerationStatus,
+} from '../../../src/nodes/contract.js';
 import { bootstrapAccount, type TestAccount } from '../../support/account.js';
 import { commandComponent, netnsComponent, requireComponents, sandboxComponents } from '../../support/require-components.js';
 import { eventually, packFixture, removeDataDir, type Artifact } from '../../releases/release-support.js';
-import { createNetnsPair, makeTestPki, relayToUnixSocket, spawnInNetns, tsxArgv, waitForOutput, type NetnsPair, type NetnsProcess, type TestPki } from './netns-support.js';
+import {
+  createNetnsPair,
+  makeTestPki,
+  relayToUnixSocket,
+  spawnInNetns,
+  tsxArgv,
+  waitForOutput,
+  type NetnsPair,
+  type NetnsProcess,
+  type TestPki,
+} from './netns-support.js';
 
 // Namespaces need root and kernel support, the certificates openssl, the node's apps the default sandbox.
 const gate = requireComponents('multi-host runner node', [netnsComponent(), commandComponent('openssl', ['openssl', 'version']), ...sandboxComponents()]);
@@ -58,8 +74,11 @@ function agentEnv(controlUrl: string): Record<string, string> {
 
 /** GET `url` from a Node process inside namespace `ns`: exit 0 and the body, 3 on non-2xx, 2 and the error code if unreachable. */
 async function fetchInNetns(ns: string, url: string, env: Record<string, string> = {}): Promise<{ exitCode: number | null; body: string }> {
-  const script = 'fetch(process.argv[1], { signal: AbortSignal.timeout(5000) }).then(async (r) => { process.stdout.write(await r.text()); process.exitCode = r.ok ? 0 : 3; }, (e) => { process.stderr.write(String(e.cause?.code ?? e)); process.exitCode = 2; })';
-  const result = await execCommand(command('ip', ['netns', 'exec', ns, process.execPath, '-e', script, url], { env: { PATH: process.env.PATH ?? '', ...env }, replaceEnv: true }));
+  const script =
+    'fetch(process.argv[1], { signal: AbortSignal.timeout(5000) }).then(async (r) => { process.stdout.write(await r.text()); process.exitCode = r.ok ? 0 : 3; }, (e) => { process.stderr.write(String(e.cause?.code ?? e)); process.exitCode = 2; })';
+  const result = await execCommand(
+    command('ip', ['netns', 'exec', ns, process.execPath, '-e', script, url], { env: { PATH: process.env.PATH ?? '', ...env }, replaceEnv: true }),
+  );
   return { exitCode: result.exitCode, body: result.stdout || result.stderr };
 }
 
@@ -83,16 +102,38 @@ describe.skipIf(gate.skip)('svc-runner agent on another network namespace, contr
     pki = await makeTestPki(work, pair.addressA);
     artifact = await packFixture('healthy', work);
     const dataDir = join(work, 'platform');
-    platform = spawnInNetns(pair.a, tsxArgv('src/platform-main.ts', '--listen', PLATFORM_LISTEN, '--data', dataDir), { ...process.env, SVC_LISTEN: PLATFORM_LISTEN, SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn', SVC_INGRESS_PROCESS: 'off' } as Record<string, string>);
+    platform = spawnInNetns(pair.a, tsxArgv('src/platform-main.ts', '--listen', PLATFORM_LISTEN, '--data', dataDir), {
+      ...process.env,
+      SVC_LISTEN: PLATFORM_LISTEN,
+      SVC_DATA_DIR: dataDir,
+      SVC_LOG_LEVEL: 'warn',
+      SVC_INGRESS_PROCESS: 'off',
+    } as Record<string, string>);
     const socket = join(work, 'control.sock');
     forwarder = spawnInNetns(
       pair.a,
-      tsxArgv('test/runner/agent/netns-tls-forwarder.ts', '--tls', `${pair.addressA}:8443`, '--plain', `${pair.addressA}:8080`, '--unix', socket, '--upstream', PLATFORM_LISTEN, '--cert', pki.serverCert, '--key', pki.serverKey),
+      tsxArgv(
+        'test/runner/agent/netns-tls-forwarder.ts',
+        '--tls',
+        `${pair.addressA}:8443`,
+        '--plain',
+        `${pair.addressA}:8080`,
+        '--unix',
+        socket,
+        '--upstream',
+        PLATFORM_LISTEN,
+        '--cert',
+        pki.serverCert,
+        '--key',
+        pki.serverKey,
+      ),
       { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
     );
     await waitForOutput(forwarder, /netns forwarder ready/, 30_000);
     relay = await relayToUnixSocket(socket);
-    await eventually(async () => (await fetch(`${relay!.url}/readyz`, { signal: AbortSignal.timeout(2_000) })).ok, 30_000).catch((e: unknown) => Promise.reject(new Error(`${String(e)}${diagnostics()}`)));
+    await eventually(async () => (await fetch(`${relay!.url}/readyz`, { signal: AbortSignal.timeout(2_000) })).ok, 30_000).catch((e: unknown) =>
+      Promise.reject(new Error(`${String(e)}${diagnostics()}`)),
+    );
     account = await bootstrapAccount(relay.url);
     projectId = (await account.api<{ project: { id: string } }>('POST', '/api/projects', { name: 'Multi-host', slug: 'multihost' })).project.id;
     token = registrationTokenSchema.parse(await account.session('POST', '/api/admin/nodes/registration-tokens', {})).token;
@@ -138,10 +179,17 @@ describe.skipIf(gate.skip)('svc-runner agent on another network namespace, contr
 
   it('places a project on the node, deploys a release that answers inside namespace B, then stops it', async () => {
     expect(agent, 'the enrollment test must have started the agent').toBeDefined();
-    expect((await account.api<{ nodeId: string }>('PUT', `/api/projects/${projectId}/placement`, { region: 'eu-2', labels: { site: 'b' } })).nodeId).toBe(NODE_ID);
+    expect((await account.api<{ nodeId: string }>('PUT', `/api/projects/${projectId}/placement`, { region: 'eu-2', labels: { site: 'b' } })).nodeId).toBe(
+      NODE_ID,
+    );
     const uploaded = await fetch(`${relay!.url}/api/projects/${projectId}/releases`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/vnd.svc.deploy+gzip', 'x-svc-artifact-digest': artifact.digest, 'idempotency-key': 'multihost-v1' },
+      headers: {
+        authorization: `Bearer ${account.accessToken}`,
+        'content-type': 'application/vnd.svc.deploy+gzip',
+        'x-svc-artifact-digest': artifact.digest,
+        'idempotency-key': 'multihost-v1',
+      },
       body: new Uint8Array(artifact.bytes),
     });
     expect(uploaded.status, `${await uploaded.clone().text()}${diagnostics()}`).toBe(201);

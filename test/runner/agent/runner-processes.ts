@@ -18,7 +18,12 @@ export interface RunnerProcess {
 }
 
 /** Start `svc-runner <args>` with exactly `env` (plus PATH/HOME) and wait until stdout matches `ready`. */
-export async function startRunner(args: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 60_000): Promise<RunnerProcess & { match: RegExpExecArray }> {
+export async function startRunner(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  timeoutMs = 60_000,
+): Promise<RunnerProcess & { match: RegExpExecArray }> {
   const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -60,7 +65,9 @@ export async function startRunner(args: string[], env: Record<string, string>, r
 
 /** Names of the podman containers labelled with a project (running or not). */
 export async function projectContainers(projectId: string): Promise<string[]> {
-  const listed = await execCommand(command('podman', ['--runtime', 'runc', 'ps', '-a', '--filter', `label=svc.project=${projectId}`, '--format', '{{.Names}}']));
+  const listed = await execCommand(
+    command('podman', ['--runtime', 'runc', 'ps', '-a', '--filter', `label=svc.project=${projectId}`, '--format', '{{.Names}}']),
+  );
   return listed.stdout.split('\n').filter(Boolean);
 }
 

@@ -32,11 +32,12 @@ const server = createServer((req, res) => {
   send(404, {});
 });
 if (process.env.IGNORE_SIGTERM === '1') process.on('SIGTERM', () => console.log('ignoring SIGTERM'));
-else process.on('SIGTERM', () => {
-  console.log('got SIGTERM, closing');
-  server.close(() => process.exit(0));
-  setTimeout(() => process.exit(0), 200).unref();
-});
+else
+  process.on('SIGTERM', () => {
+    console.log('got SIGTERM, closing');
+    server.close(() => process.exit(0));
+    setTimeout(() => process.exit(0), 200).unref();
+  });
 const delay = Number(process.env.START_DELAY_MS ?? 0);
 setTimeout(() => {
   server.listen(Number(process.env.PORT), process.env.HOST, () => {

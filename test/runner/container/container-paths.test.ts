@@ -27,7 +27,13 @@ describe.skipIf(gate.skip)('container paths (real podman)', () => {
     gate.assertPresent();
     root = await mkdtemp(join(tmpdir(), 'svc-container-paths-'));
     await buildNodeImage({ image: IMAGE });
-    runner = new ContainerRunner({ image: IMAGE, runsDir: join(root, 'runs'), logs: new LogStore({ dir: join(root, 'logs') }), stopGraceMs: 2000, tailPollMs: 20 });
+    runner = new ContainerRunner({
+      image: IMAGE,
+      runsDir: join(root, 'runs'),
+      logs: new LogStore({ dir: join(root, 'logs') }),
+      stopGraceMs: 2000,
+      tailPollMs: 20,
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -48,7 +54,17 @@ describe.skipIf(gate.skip)('container paths (real podman)', () => {
     const key = new Uint8Array(32).fill(0xff); // base64 "//////…": key material that looks like a path
     const platformEnv = { ...platformBucketEnvironment(projectId, dataDir, 'x'.repeat(32)), ...recoveryEnv(epochDir, key) };
 
-    const app = await runner.start({ projectId, releaseId: 'rel_1', releaseDir, entry: 'paths-probe.mjs', dataDir, databasePath: join(dataDir, 'db', 'app.db'), env: {}, secrets: {}, platformEnv });
+    const app = await runner.start({
+      projectId,
+      releaseId: 'rel_1',
+      releaseDir,
+      entry: 'paths-probe.mjs',
+      dataDir,
+      databasePath: join(dataDir, 'db', 'app.db'),
+      env: {},
+      secrets: {},
+      platformEnv,
+    });
     apps.push(app);
     expect((await checkHealth({ host: app.host, port: app.port, path: '/', timeoutMs: 20_000, exited: app.wait() })).ok).toBe(true);
     const report = (await (await fetch(`http://127.0.0.1:${app.port}/`)).json()) as Record<string, unknown>;

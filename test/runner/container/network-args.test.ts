@@ -32,7 +32,18 @@ describe('network argv', () => {
   it('exists, create (isolated, no DNS, labelled), remove (never forced) and list', () => {
     expect(buildNetworkExistsCommand(defaultPodmanGlobal, 'svc-p-prj_1').args).toEqual(['--runtime', 'runc', 'network', 'exists', 'svc-p-prj_1']);
     expect(buildNetworkCreateCommand(defaultPodmanGlobal, 'svc-p-prj_1').args).toEqual([
-      '--runtime', 'runc', 'network', 'create', '--driver', 'bridge', '--opt', 'isolate=true', '--disable-dns', '--label', 'svc.network=project', 'svc-p-prj_1',
+      '--runtime',
+      'runc',
+      'network',
+      'create',
+      '--driver',
+      'bridge',
+      '--opt',
+      'isolate=true',
+      '--disable-dns',
+      '--label',
+      'svc.network=project',
+      'svc-p-prj_1',
     ]);
     expect(buildNetworkRemoveCommand(defaultPodmanGlobal, 'svc-p-prj_1').args).toEqual(['--runtime', 'runc', 'network', 'rm', 'svc-p-prj_1']);
     expect(buildNetworkListCommand({ podman: '/usr/bin/podman', runtime: 'runc' })).toEqual({

@@ -33,7 +33,13 @@ describe.skipIf(gate.skip)('container network isolation (real podman)', () => {
     gate.assertPresent();
     root = await mkdtemp(join(tmpdir(), 'svc-container-net-'));
     await buildNodeImage({ image: IMAGE });
-    runner = new ContainerRunner({ image: IMAGE, runsDir: join(root, 'runs'), logs: new LogStore({ dir: join(root, 'logs') }), stopGraceMs: 2000, tailPollMs: 20 });
+    runner = new ContainerRunner({
+      image: IMAGE,
+      runsDir: join(root, 'runs'),
+      logs: new LogStore({ dir: join(root, 'logs') }),
+      stopGraceMs: 2000,
+      tailPollMs: 20,
+    });
     // Stands in for the control plane and other platform services listening on host loopback.
     platformListener = createServer((socket) => socket.end('platform'));
     await new Promise<void>((resolve) => platformListener.listen(0, '127.0.0.1', resolve));
@@ -51,7 +57,16 @@ describe.skipIf(gate.skip)('container network isolation (real podman)', () => {
     const releaseDir = join(root, projectId, releaseId);
     await cp(join(import.meta.dirname, 'apps'), releaseDir, { recursive: true });
     const dataDir = join(root, projectId, 'data');
-    const spec: AppStartSpec = { projectId, releaseId, releaseDir, entry: 'reach-probe.mjs', dataDir, databasePath: join(dataDir, 'app.db'), env: {}, secrets: {} };
+    const spec: AppStartSpec = {
+      projectId,
+      releaseId,
+      releaseDir,
+      entry: 'reach-probe.mjs',
+      dataDir,
+      databasePath: join(dataDir, 'app.db'),
+      env: {},
+      secrets: {},
+    };
     const app = await runner.start(spec);
     apps.push(app);
     expect((await checkHealth({ host: app.host, port: app.port, path: '/', timeoutMs: 20_000, exited: app.wait() })).ok).toBe(true);
@@ -59,7 +74,13 @@ describe.skipIf(gate.skip)('container network isolation (real podman)', () => {
   }
 
   async function addressOf(app: RunningApp): Promise<{ ip: string; gateway: string; network: string }> {
-    const inspect = await podman('container', 'inspect', '--format', '{{range $name, $n := .NetworkSettings.Networks}}{{$name}} {{$n.IPAddress}} {{$n.Gateway}}{{end}}', app.record().containerId!);
+    const inspect = await podman(
+      'container',
+      'inspect',
+      '--format',
+      '{{range $name, $n := .NetworkSettings.Networks}}{{$name}} {{$n.IPAddress}} {{$n.Gateway}}{{end}}',
+      app.record().containerId!,
+    );
     const [network = '', ip = '', gateway = ''] = inspect.stdout.trim().split(' ');
     return { ip, gateway, network };
   }

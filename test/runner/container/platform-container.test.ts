@@ -25,8 +25,11 @@ describe.skipIf(gate.skip)('control plane with SVC_RUNNER=container', () => {
   }, 120_000);
   afterAll(async () => {
     await plane?.close();
-    const listed = await execCommand(command('podman', ['--runtime', 'runc', 'ps', '-a', '--filter', `label=svc.project=${plane?.project.id}`, '--format', '{{.Names}}']));
-    for (const name of listed.stdout.split('\n').filter(Boolean)) await execCommand(command('podman', ['--runtime', 'runc', 'rm', '--force', '--time', '0', name]));
+    const listed = await execCommand(
+      command('podman', ['--runtime', 'runc', 'ps', '-a', '--filter', `label=svc.project=${plane?.project.id}`, '--format', '{{.Names}}']),
+    );
+    for (const name of listed.stdout.split('\n').filter(Boolean))
+      await execCommand(command('podman', ['--runtime', 'runc', 'rm', '--force', '--time', '0', name]));
     // The containers were removed behind the runner's back, so it never saw their exit: drop the network too.
     if (plane) await execCommand(command('podman', ['--runtime', 'runc', 'network', 'rm', projectNetworkName(plane.project.id)]));
     await execCommand(command('podman', ['--runtime', 'runc', 'rmi', '--force', IMAGE]));
@@ -44,7 +47,9 @@ describe.skipIf(gate.skip)('control plane with SVC_RUNNER=container', () => {
     expect(await (await fetch(`${url}/healthz`)).json()).toMatchObject({ ok: true });
     const post = await fetch(`${url}/notes`, { method: 'POST', body: JSON.stringify({ text: 'from a container' }) });
     expect(post.status).toBe(201);
-    const listed = await execCommand(command('podman', ['--runtime', 'runc', 'ps', '--filter', `label=svc.project=${plane.project.id}`, '--format', '{{.Names}}']));
+    const listed = await execCommand(
+      command('podman', ['--runtime', 'runc', 'ps', '--filter', `label=svc.project=${plane.project.id}`, '--format', '{{.Names}}']),
+    );
     expect(listed.stdout.trim()).toMatch(/^svc-/);
   }, 90_000);
 });

@@ -43,25 +43,75 @@ describe('buildRunCommand', () => {
     const cmd = buildRunCommand(spec, ctx);
     expect(cmd.file).toBe('podman');
     expect(cmd.args).toEqual([
-      '--runtime', 'runc',
-      'run', '--rm', '--name', 'svc-prj_1-run_1',
-      '--label', 'svc.project=prj_1', '--label', 'svc.release=rel_1',
-      '--init', '--read-only', '--read-only-tmpfs=false', '--cap-drop=ALL', '--security-opt=no-new-privileges',
-      '--user', '10001:10001', '--pids-limit', '256', '--memory', '512m', '--memory-swap', '512m', '--cpus', '1',
-      '--ulimit', 'nofile=4096:4096', '--ulimit', 'nproc=1024:1024',
-      '--tmpfs', '/tmp:rw,noexec,nosuid,nodev,size=64m',
-      '--mount', 'type=bind,src=/srv/p/releases/rel_1,dst=/app,ro=true',
-      '--mount', 'type=bind,src=/srv/p/data,dst=/data',
-      '--workdir', '/app',
-      '--network', 'svc-p-prj_1',
-      '--publish', '127.0.0.1:41000:41000/tcp',
+      '--runtime',
+      'runc',
+      'run',
+      '--rm',
+      '--name',
+      'svc-prj_1-run_1',
+      '--label',
+      'svc.project=prj_1',
+      '--label',
+      'svc.release=rel_1',
+      '--init',
+      '--read-only',
+      '--read-only-tmpfs=false',
+      '--cap-drop=ALL',
+      '--security-opt=no-new-privileges',
+      '--user',
+      '10001:10001',
+      '--pids-limit',
+      '256',
+      '--memory',
+      '512m',
+      '--memory-swap',
+      '512m',
+      '--cpus',
+      '1',
+      '--ulimit',
+      'nofile=4096:4096',
+      '--ulimit',
+      'nproc=1024:1024',
+      '--tmpfs',
+      '/tmp:rw,noexec,nosuid,nodev,size=64m',
+      '--mount',
+      'type=bind,src=/srv/p/releases/rel_1,dst=/app,ro=true',
+      '--mount',
+      'type=bind,src=/srv/p/data,dst=/data',
+      '--workdir',
+      '/app',
+      '--network',
+      'svc-p-prj_1',
+      '--publish',
+      '127.0.0.1:41000:41000/tcp',
       '--pull=never',
-      '--env', 'GREETING=hi',
-      '--env', 'API_KEY',
-      '--env', 'SVC_RECOVERY_KEY',
-      '--env', 'PATH=/usr/bin:/bin', '--env', 'HOME=/data', '--env', 'PORT=41000', '--env', 'HOST=0.0.0.0', '--env', 'NODE_ENV=production',
-      '--env', 'SVC_PROJECT_ID=prj_1', '--env', 'SVC_RELEASE_ID=rel_1', '--env', 'SVC_DATA_DIR=/data', '--env', 'SVC_DATABASE_PATH=/data/db/app.db',
-      'localhost/svc-node:20', '/usr/bin/node', 'dist/server.mjs',
+      '--env',
+      'GREETING=hi',
+      '--env',
+      'API_KEY',
+      '--env',
+      'SVC_RECOVERY_KEY',
+      '--env',
+      'PATH=/usr/bin:/bin',
+      '--env',
+      'HOME=/data',
+      '--env',
+      'PORT=41000',
+      '--env',
+      'HOST=0.0.0.0',
+      '--env',
+      'NODE_ENV=production',
+      '--env',
+      'SVC_PROJECT_ID=prj_1',
+      '--env',
+      'SVC_RELEASE_ID=rel_1',
+      '--env',
+      'SVC_DATA_DIR=/data',
+      '--env',
+      'SVC_DATABASE_PATH=/data/db/app.db',
+      'localhost/svc-node:20',
+      '/usr/bin/node',
+      'dist/server.mjs',
     ]);
   });
 
@@ -69,9 +119,12 @@ describe('buildRunCommand', () => {
     const args = buildRunCommand(spec, { ...ctx, platformPackageDir: '/opt/svc' }).args;
     const at = args.indexOf('type=bind,src=/srv/p/data,dst=/data');
     expect(args.slice(at + 1, at + 7)).toEqual([
-      '--mount', 'type=bind,src=/opt/svc/package.json,dst=/opt/svc/package.json,ro=true',
-      '--mount', 'type=bind,src=/opt/svc/dist,dst=/opt/svc/dist,ro=true',
-      '--mount', 'type=bind,src=/opt/svc/node_modules,dst=/opt/svc/node_modules,ro=true',
+      '--mount',
+      'type=bind,src=/opt/svc/package.json,dst=/opt/svc/package.json,ro=true',
+      '--mount',
+      'type=bind,src=/opt/svc/dist,dst=/opt/svc/dist,ro=true',
+      '--mount',
+      'type=bind,src=/opt/svc/node_modules,dst=/opt/svc/node_modules,ro=true',
     ]);
     expect(args.filter((a) => a === '--mount')).toHaveLength(5);
   });
@@ -91,14 +144,28 @@ describe('buildRunCommand', () => {
     );
     const at = cmd.args.indexOf('--workdir');
     expect(cmd.args.slice(at - 6, at)).toEqual([
-      '--mount', 'type=bind,src=/srv/p/releases/rel_1,dst=/app,ro=true',
-      '--mount', 'type=bind,src=/srv/p/data,dst=/data',
-      '--mount', 'type=bind,src=/srv/p/recovery/epoch-1,dst=/recovery',
+      '--mount',
+      'type=bind,src=/srv/p/releases/rel_1,dst=/app,ro=true',
+      '--mount',
+      'type=bind,src=/srv/p/data,dst=/data',
+      '--mount',
+      'type=bind,src=/srv/p/recovery/epoch-1,dst=/recovery',
     ]);
     expect(cmd.args.filter((a) => a === '--mount')).toHaveLength(3);
     const byName = cmd.args.indexOf('--env', cmd.args.indexOf('GREETING=hi'));
     expect(cmd.args.slice(byName, byName + 12)).toEqual([
-      '--env', 'API_KEY', '--env', 'SVC_BUCKET_DIR', '--env', 'SVC_BUCKET_CATALOG', '--env', 'SVC_RECOVERY_DIR', '--env', 'SVC_RECOVERY_KEY', '--env', 'PATH=/usr/bin:/bin',
+      '--env',
+      'API_KEY',
+      '--env',
+      'SVC_BUCKET_DIR',
+      '--env',
+      'SVC_BUCKET_CATALOG',
+      '--env',
+      'SVC_RECOVERY_DIR',
+      '--env',
+      'SVC_RECOVERY_KEY',
+      '--env',
+      'PATH=/usr/bin:/bin',
     ]);
     expect(cmd.env).toEqual({
       PATH: '/usr/bin',
@@ -109,7 +176,9 @@ describe('buildRunCommand', () => {
       SVC_RECOVERY_DIR: '/recovery',
       SVC_RECOVERY_KEY: 'recovery-key-value',
     });
-    expect(() => buildRunCommand({ ...spec, platformEnv: { SVC_BUCKET_DIR: '/srv/other/buckets' } }, ctx)).toThrow(expect.objectContaining({ code: 'SVC_CONTAINER_INVALID_SPEC' }));
+    expect(() => buildRunCommand({ ...spec, platformEnv: { SVC_BUCKET_DIR: '/srv/other/buckets' } }, ctx)).toThrow(
+      expect.objectContaining({ code: 'SVC_CONTAINER_INVALID_SPEC' }),
+    );
   });
 
   it('joins only a project network, never host, none or podman’s shared default', () => {
@@ -131,7 +200,9 @@ describe('buildRunCommand', () => {
     for (const name of ['LD_PRELOAD', 'CONTAINERS_CONF', 'XDG_RUNTIME_DIR', 'TMPDIR', 'PATH', 'PORT', 'SVC_X', 'HTTPS_PROXY']) {
       expect(() => buildRunCommand({ ...spec, secrets: { [name]: 'v' } }, ctx)).toThrow(expect.objectContaining({ code: 'SVC_VALIDATION' }));
     }
-    expect(() => buildRunCommand(spec, { ...ctx, limits: { ...ctx.limits, user: '0:0' } })).toThrow(expect.objectContaining({ code: 'SVC_CONTAINER_INVALID_SPEC' }));
+    expect(() => buildRunCommand(spec, { ...ctx, limits: { ...ctx.limits, user: '0:0' } })).toThrow(
+      expect.objectContaining({ code: 'SVC_CONTAINER_INVALID_SPEC' }),
+    );
     expect(() => buildRunCommand(spec, { ...ctx, hostIp: '0.0.0.0' })).toThrow(expect.objectContaining({ code: 'SVC_CONTAINER_INVALID_SPEC' }));
     expect(() => buildRunCommand({ ...spec, databasePath: '/elsewhere/app.db' }, ctx)).toThrow(expect.objectContaining({ code: 'SVC_CONTAINER_INVALID_SPEC' }));
     expect(() => buildRunCommand({ ...spec, releaseDir: '/a,b' }, ctx)).toThrow(expect.objectContaining({ code: 'SVC_CONTAINER_INVALID_SPEC' }));
@@ -144,9 +215,19 @@ describe('other podman commands', () => {
     expect(buildStopCommand(defaultPodmanGlobal, 'c1', 2500).args).toEqual(['--runtime', 'runc', 'stop', '--ignore', '--time', '3', 'c1']);
     expect(buildRemoveCommand(defaultPodmanGlobal, 'c1').args).toEqual(['--runtime', 'runc', 'rm', '--force', '--ignore', '--time', '0', 'c1']);
     expect(buildImportCommand(defaultPodmanGlobal, '/t/rootfs.tar', 'img:1', '10001:10001').args).toEqual([
-      '--runtime', 'runc', 'import',
-      '--change', 'USER 10001:10001', '--change', 'WORKDIR /app', '--change', 'ENV PATH=/usr/bin:/bin', '--change', 'CMD ["/usr/bin/node"]',
-      '/t/rootfs.tar', 'img:1',
+      '--runtime',
+      'runc',
+      'import',
+      '--change',
+      'USER 10001:10001',
+      '--change',
+      'WORKDIR /app',
+      '--change',
+      'ENV PATH=/usr/bin:/bin',
+      '--change',
+      'CMD ["/usr/bin/node"]',
+      '/t/rootfs.tar',
+      'img:1',
     ]);
   });
 

@@ -61,10 +61,16 @@ describe('ProjectNetworks', () => {
   });
 
   it('accepts a network another process created in between, and fails when none exists after create', async () => {
-    const raced = scriptedPodman({ 'network exists': [{ code: 1 }, { code: 0 }], 'network create': [{ code: 125, stderr: 'network name svc-p-prj_1 already used' }] });
+    const raced = scriptedPodman({
+      'network exists': [{ code: 1 }, { code: 0 }],
+      'network create': [{ code: 125, stderr: 'network name svc-p-prj_1 already used' }],
+    });
     expect(await new ProjectNetworks(defaultPodmanGlobal, raced.spawner).ensure('prj_1')).toBe('svc-p-prj_1');
     const broken = scriptedPodman({ 'network exists': [{ code: 1 }, { code: 1 }], 'network create': [{ code: 125, stderr: 'Error: iptables failed' }] });
-    await expect(new ProjectNetworks(defaultPodmanGlobal, broken.spawner).ensure('prj_1')).rejects.toMatchObject({ code: 'SVC_CONTAINER_UNAVAILABLE', message: expect.stringContaining('iptables failed') });
+    await expect(new ProjectNetworks(defaultPodmanGlobal, broken.spawner).ensure('prj_1')).rejects.toMatchObject({
+      code: 'SVC_CONTAINER_UNAVAILABLE',
+      message: expect.stringContaining('iptables failed'),
+    });
     const noPodman = scriptedPodman({ 'network exists': [{ code: 125, stderr: 'cannot connect' }] });
     await expect(new ProjectNetworks(defaultPodmanGlobal, noPodman.spawner).ensure('prj_1')).rejects.toMatchObject({ code: 'SVC_CONTAINER_UNAVAILABLE' });
   });
@@ -85,10 +91,6 @@ describe('ProjectNetworks', () => {
     const networks = new ProjectNetworks(defaultPodmanGlobal, spawner);
     networks.retain('prj_mine', 'c1');
     expect(await networks.removeStale(['prj_live'])).toEqual(['svc-p-prj_gone']);
-    expect(calls).toEqual([
-      'network ls --filter label=svc.network=project --format {{.Name}}',
-      'network rm svc-p-prj_gone',
-      'network rm svc-p-prj_busy',
-    ]);
+    expect(calls).toEqual(['network ls --filter label=svc.network=project --format {{.Name}}', 'network rm svc-p-prj_gone', 'network rm svc-p-prj_busy']);
   });
 });

@@ -57,7 +57,9 @@ it('a long migration does not block the event loop', async () => {
 it('dies with the control plane: a parent killed mid-migration leaves no writer behind and nothing applied', async () => {
   const heavy = 'CREATE TABLE total AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000000) SELECT sum(x) AS s FROM c;';
   const r = await release({ '0001_heavy.sql': heavy });
-  const parent = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'support', 'migrate-parent.ts'), r.databasePath, r.migrationsDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const parent = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'support', 'migrate-parent.ts'), r.databasePath, r.migrationsDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   parent.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   const deadline = Date.now() + 20_000;
@@ -66,7 +68,11 @@ it('dies with the control plane: a parent killed mid-migration leaves no writer 
     for (const name of readdirSync('/proc')) {
       if (!/^\d+$/.test(name)) continue;
       try {
-        if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('migrate-main') && readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1]?.split(' ')[1] === String(parent.pid)) found.push(Number(name));
+        if (
+          readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('migrate-main') &&
+          readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1]?.split(' ')[1] === String(parent.pid)
+        )
+          found.push(Number(name));
       } catch {
         // Gone meanwhile.
       }

@@ -21,7 +21,7 @@ describe('findUnsafeStatements', () => {
     ['RELEASE s1', 'transaction-control:RELEASE'],
     ['EXPLAIN QUERY PLAN PRAGMA x', 'pragma:PRAGMA'],
     ["INSERT INTO _svc_migrations VALUES (9, 'x', 'y', 0)", 'reserved-table-write:_SVC_MIGRATIONS'],
-    ["insert or replace into main.\"_svc_migrations\" values (1)", 'reserved-table-write:_svc_migrations'],
+    ['insert or replace into main."_svc_migrations" values (1)', 'reserved-table-write:_svc_migrations'],
     ['REPLACE INTO [sqlite_sequence] VALUES (1, 2)', 'reserved-table-write:sqlite_sequence'],
     ['UPDATE _svc_migrations SET checksum = 1', 'reserved-table-write:_SVC_MIGRATIONS'],
     ['UPDATE OR IGNORE `_svc_x` SET a = 1', 'reserved-table-write:_svc_x'],
@@ -63,7 +63,7 @@ describe('findUnsafeStatements', () => {
   });
 
   it('keeps trigger bodies (with nested CASE … END) in one statement', () => {
-    const sql = "CREATE TEMP TRIGGER t AFTER INSERT ON a BEGIN UPDATE a SET x = CASE WHEN 1 THEN 2 END; DELETE FROM b; END; COMMIT;";
+    const sql = 'CREATE TEMP TRIGGER t AFTER INSERT ON a BEGIN UPDATE a SET x = CASE WHEN 1 THEN 2 END; DELETE FROM b; END; COMMIT;';
     const statements = splitStatements(tokenizeSql(sql));
     expect(statements).toHaveLength(2);
     expect(statements[1]!.map((t) => t.value)).toEqual(['COMMIT']);
@@ -75,7 +75,11 @@ describe('checkMigrationSafety', () => {
   const files = [file('0001_ok.sql', 'CREATE TABLE a (x)'), file('0002_bad.sql', 'CREATE TABLE b (x);\nPRAGMA foreign_keys = OFF;')];
 
   it('rejects unsafe SQL unless the config AND the operator both allow it', () => {
-    for (const [config, operator] of [[false, false], [true, false], [false, true]] as const) {
+    for (const [config, operator] of [
+      [false, false],
+      [true, false],
+      [false, true],
+    ] as const) {
       let error: unknown;
       try {
         checkMigrationSafety(files, { allowUnsafeMigrations: config, operatorAllowsUnsafe: operator });

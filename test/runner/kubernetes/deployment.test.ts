@@ -76,7 +76,9 @@ describe('releaseDeployment', () => {
     });
     // podman's 512m is 512 MiB; Kubernetes' `512m` would be half a byte.
     expect(c.resources).toEqual({ limits: { cpu: '1', memory: '512Mi' }, requests: { cpu: '1', memory: '512Mi' } });
-    expect(releaseDeployment({ ...appInput, limits: { ...appInput.limits, cpus: '0.5', memory: '1g' } }).spec?.template.spec?.containers[0]?.resources?.limits).toEqual({ cpu: '500m', memory: '1Gi' });
+    expect(
+      releaseDeployment({ ...appInput, limits: { ...appInput.limits, cpus: '0.5', memory: '1g' } }).spec?.template.spec?.containers[0]?.resources?.limits,
+    ).toEqual({ cpu: '500m', memory: '1Gi' });
     expect(pod?.terminationGracePeriodSeconds).toBe(15);
     expect(c.lifecycle).toEqual({ preStop: { sleep: { seconds: 5 } } });
   });
@@ -98,10 +100,20 @@ describe('releaseDeployment', () => {
       { name: 'data', persistentVolumeClaim: { claimName: 'data' } },
       { name: 'release', emptyDir: { sizeLimit: '256Mi' } },
       { name: 'tmp', emptyDir: { medium: 'Memory', sizeLimit: '64Mi' } },
-      { name: 'credential', secret: { secretName: 'artifacth-rel-1-7ed176c51129b5fba4f9', items: [{ key: 'credential', path: 'svc.credential' }], defaultMode: 0o440 } },
+      {
+        name: 'credential',
+        secret: { secretName: 'artifacth-rel-1-7ed176c51129b5fba4f9', items: [{ key: 'credential', path: 'svc.credential' }], defaultMode: 0o440 },
+      },
     ]);
     const env = Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value]));
-    expect(env).toMatchObject({ GREETING: 'hi', PORT: '3000', SVC_RELEASE_DIGEST: DIGEST, SVC_ARTIFACT_URL: appInput.artifactUrl, SVC_DATABASE_PATH: '/data/db/app.db', HOME: '/data' });
+    expect(env).toMatchObject({
+      GREETING: 'hi',
+      PORT: '3000',
+      SVC_RELEASE_DIGEST: DIGEST,
+      SVC_ARTIFACT_URL: appInput.artifactUrl,
+      SVC_DATABASE_PATH: '/data/db/app.db',
+      HOME: '/data',
+    });
     expect(c.envFrom).toEqual([{ secretRef: { name: 'env-g7' } }]);
     expect(releaseDeployment({ ...appInput, secretNames: [] }).spec?.template.spec?.containers[0]?.envFrom).toBeUndefined();
   });
@@ -109,7 +121,9 @@ describe('releaseDeployment', () => {
   it('keeps every pod of a project on one node (the ReadWriteOnce claim)', () => {
     expect(releaseDeployment(appInput).spec?.template.spec?.affinity).toEqual({
       podAffinity: {
-        requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { 'app.kubernetes.io/managed-by': 'svc', 'svc.project': 'prj_1' } }, topologyKey: 'kubernetes.io/hostname' }],
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          { labelSelector: { matchLabels: { 'app.kubernetes.io/managed-by': 'svc', 'svc.project': 'prj_1' } }, topologyKey: 'kubernetes.io/hostname' },
+        ],
       },
     });
   });
@@ -166,10 +180,17 @@ describe('releaseDeployment', () => {
     expect(code(() => releaseDeployment({ ...appInput, databaseFile: '../etc/passwd' }))).toBe('SVC_CONTAINER_INVALID_SPEC');
     expect(code(() => releaseDeployment({ ...appInput, entry: '/etc/passwd.js' }))).toBe('SVC_VALIDATION');
     for (const name of ['PORT', 'SVC_PROJECT_ID', 'SVC_ARTIFACT_URL', 'NODE_OPTIONS', 'PATH', 'LD_PRELOAD', 'a-b']) {
-      expect(code(() => releaseDeployment({ ...appInput, secretNames: [name] })), name).toBe('SVC_VALIDATION');
+      expect(
+        code(() => releaseDeployment({ ...appInput, secretNames: [name] })),
+        name,
+      ).toBe('SVC_VALIDATION');
     }
     expect(code(() => releaseDeployment({ ...appInput, secretNames: ['A', 'A'] }))).toBe('SVC_VALIDATION');
     expect(code(() => releaseDeployment({ ...appInput, secretNames: ['SVC_BUCKET_KEY'] }))).toBeUndefined();
-    for (const name of ['PORT', 'HOME', 'NODE_OPTIONS', 'SVC_X']) expect(code(() => releaseDeployment({ ...appInput, env: { [name]: 'x' } })), name).toBe('SVC_VALIDATION');
+    for (const name of ['PORT', 'HOME', 'NODE_OPTIONS', 'SVC_X'])
+      expect(
+        code(() => releaseDeployment({ ...appInput, env: { [name]: 'x' } })),
+        name,
+      ).toBe('SVC_VALIDATION');
   });
 });

@@ -11,7 +11,13 @@ describe('releaseJob', () => {
     for (const run of runs) {
       const job = releaseJob(run);
       expect(job.metadata?.name).toBe(`job-${run.jobId}`);
-      expect(job.metadata?.labels).toMatchObject({ 'svc.role': 'job', 'svc.job': run.type, 'svc.project': 'prj_1', 'svc.release': 'rel_1', 'svc.generation': '7' });
+      expect(job.metadata?.labels).toMatchObject({
+        'svc.role': 'job',
+        'svc.job': run.type,
+        'svc.project': 'prj_1',
+        'svc.release': 'rel_1',
+        'svc.generation': '7',
+      });
       expect(job.spec?.template.metadata?.labels).toMatchObject({ 'svc.role': 'job', 'svc.job': run.type });
       expect(job.metadata?.annotations?.['svc.job-id']).toBe(run.jobId);
       // The pod learns only its job id; the description (paths, values) comes from the release endpoint.
@@ -24,10 +30,13 @@ describe('releaseJob', () => {
     expect(spec).toMatchObject({ completions: 1, parallelism: 1, backoffLimit: 0, ttlSecondsAfterFinished: JOB_TTL_SECONDS });
     expect(spec?.activeDeadlineSeconds).toBeUndefined();
     expect(spec?.template.spec?.restartPolicy).toBe('Never');
-    expect(releaseJob({ ...jobInput, timeoutMs: 90_500, ttlSecondsAfterFinished: 60 }).spec).toMatchObject({ activeDeadlineSeconds: 91, ttlSecondsAfterFinished: 60 });
+    expect(releaseJob({ ...jobInput, timeoutMs: 90_500, ttlSecondsAfterFinished: 60 }).spec).toMatchObject({
+      activeDeadlineSeconds: 91,
+      ttlSecondsAfterFinished: 60,
+    });
   });
 
-  it('shares the app pods\' claim, node, image and hardening; no port, probes, app env or app secrets; its own credential', () => {
+  it("shares the app pods' claim, node, image and hardening; no port, probes, app env or app secrets; its own credential", () => {
     const app = releaseDeployment(appInput).spec?.template.spec;
     for (const run of runs) {
       const pod = releaseJob(run).spec?.template.spec;
@@ -37,7 +46,10 @@ describe('releaseJob', () => {
       expect(pod?.affinity).toEqual(app?.affinity);
       expect(pod?.automountServiceAccountToken).toBe(false);
       expect(pod?.volumes?.slice(0, 3)).toEqual(app?.volumes?.slice(0, 3));
-      expect(pod?.volumes?.[3]).toEqual({ name: 'credential', secret: { secretName: `artifact-job-${run.jobId}`, items: [{ key: 'credential', path: 'svc.credential' }], defaultMode: 0o440 } });
+      expect(pod?.volumes?.[3]).toEqual({
+        name: 'credential',
+        secret: { secretName: `artifact-job-${run.jobId}`, items: [{ key: 'credential', path: 'svc.credential' }], defaultMode: 0o440 },
+      });
       expect(c?.securityContext).toEqual(a?.securityContext);
       expect(c?.resources).toEqual(a?.resources);
       expect(c?.volumeMounts).toEqual(a?.volumeMounts);

@@ -44,7 +44,11 @@ export const network: ProjectManifestsInput['network'] = {
 const { role: _role, secretNames: _names, ...serving } = appInput;
 
 export const manifestsInput: ProjectManifestsInput = {
-  release: { ...serving, secretValues: { API_KEY: 'not-a-real-key' }, credential: { token: 'svc-rc1.payload.signature', expiresAt: new Date(1_700_000_000_000) } },
+  release: {
+    ...serving,
+    secretValues: { API_KEY: 'not-a-real-key' },
+    credential: { token: 'svc-rc1.payload.signature', expiresAt: new Date(1_700_000_000_000) },
+  },
   canary: {
     ...serving,
     releaseId: 'rel_2',

@@ -63,14 +63,23 @@ describe('namespace, claim and secrets', () => {
   });
 
   it('claims the data volume ReadWriteOnce with the size in binary units', () => {
-    expect(dataClaim({ projectId: 'prj_1', dataSize: '10g' }).spec).toEqual({ accessModes: ['ReadWriteOnce'], volumeMode: 'Filesystem', resources: { requests: { storage: '10Gi' } } });
+    expect(dataClaim({ projectId: 'prj_1', dataSize: '10g' }).spec).toEqual({
+      accessModes: ['ReadWriteOnce'],
+      volumeMode: 'Filesystem',
+      resources: { requests: { storage: '10Gi' } },
+    });
     expect(dataClaim({ projectId: 'prj_1', dataSize: '1g', storageClassName: 'local-path' }).spec?.storageClassName).toBe('local-path');
     expect(() => dataClaim({ projectId: 'prj_1', dataSize: '1g', storageClassName: 'Local Path' })).toThrow(/storage class/);
   });
 
   it('app secrets: one immutable Opaque Secret per generation, names checked like every runner', () => {
     const secret = appSecret('prj_1', 7, { API_KEY: 'value' });
-    expect(secret).toMatchObject({ type: 'Opaque', immutable: true, stringData: { API_KEY: 'value' }, metadata: { name: 'env-g7', labels: { 'svc.generation': '7', 'svc.secret': 'env' } } });
+    expect(secret).toMatchObject({
+      type: 'Opaque',
+      immutable: true,
+      stringData: { API_KEY: 'value' },
+      metadata: { name: 'env-g7', labels: { 'svc.generation': '7', 'svc.secret': 'env' } },
+    });
     expect(() => appSecret('prj_1', 7, { PORT: '1' })).toThrow(/reserved/);
     expect(() => appSecret('prj_1', 0, {})).toThrow(/generation/);
   });

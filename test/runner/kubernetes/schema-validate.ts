@@ -34,7 +34,8 @@ export function validateObject(object: KubernetesObject): void {
   const name = object.metadata?.name ?? '';
   // Every object here is named by a DNS label (Services and Namespaces must be; the rest stay within it).
   if (name.length > 63 || !DNS_LABEL.test(name)) throw new Error(`${object.kind} name ${name} is not a DNS-1123 label`);
-  if (object.kind !== 'Namespace' && (object.metadata?.namespace === undefined || !DNS_LABEL.test(object.metadata.namespace))) throw new Error(`${object.kind} ${name} needs a namespace`);
+  if (object.kind !== 'Namespace' && (object.metadata?.namespace === undefined || !DNS_LABEL.test(object.metadata.namespace)))
+    throw new Error(`${object.kind} ${name} needs a namespace`);
   checkLabels(`${object.kind} ${name}`, object.metadata?.labels);
   if (object.kind === 'Deployment' || object.kind === 'Job') checkLabels(`${object.kind} ${name} pods`, object.spec?.template.metadata?.labels);
 }

@@ -13,7 +13,11 @@ const { canary: _canary, ...withoutCanary } = manifestsInput;
 function everyObject(): KubernetesObject[] {
   return [
     ...projectManifests(manifestsInput),
-    ...projectManifests({ ...withoutCanary, release: { ...withoutCanary.release, secretValues: {}, replicas: 3 }, data: { dataSize: '1g', storageClassName: 'local-path' } }),
+    ...projectManifests({
+      ...withoutCanary,
+      release: { ...withoutCanary.release, secretValues: {}, replicas: 3 },
+      data: { dataSize: '1g', storageClassName: 'local-path' },
+    }),
     ...JOB_TYPES.map((type, i) => releaseJob({ ...jobInput, jobId: `job_${i}`, type, timeoutMs: 60_000 })),
     projectNetworkPolicy({ ...network, projectId: 'prj_1', appPort: 3000, artifactEndpoint: { cidr: '203.0.113.0/24', port: 443 }, allowPublicEgress: true }),
     artifactCredentialSecret({ projectId: 'prj_1', releaseId: 'rel_1', scope: 'job', jobId: 'job_1' }, 'svc-rc1.a.b', new Date(0)),
@@ -31,7 +35,8 @@ function restrictedViolations(object: KubernetesObject): string[] {
   if (pod.hostNetwork === true || pod.hostPID === true || pod.hostIPC === true) out.push('host namespaces');
   for (const volume of pod.volumes ?? []) {
     const kinds = Object.keys(volume).filter((k) => k !== 'name');
-    if (!kinds.every((k) => ['emptyDir', 'secret', 'persistentVolumeClaim', 'configMap', 'projected', 'downwardAPI'].includes(k))) out.push(`volume ${volume.name}`);
+    if (!kinds.every((k) => ['emptyDir', 'secret', 'persistentVolumeClaim', 'configMap', 'projected', 'downwardAPI'].includes(k)))
+      out.push(`volume ${volume.name}`);
   }
   for (const c of pod.containers) {
     const sc = c.securityContext;
@@ -47,7 +52,9 @@ function restrictedViolations(object: KubernetesObject): string[] {
 describe('generated objects against the Kubernetes schema', () => {
   it('every object the generator makes is valid, with valid names and labels', () => {
     const objects = everyObject();
-    expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(['Namespace', 'NetworkPolicy', 'PersistentVolumeClaim', 'Secret', 'Deployment', 'Service', 'Job']));
+    expect(new Set(objects.map((o) => o.kind))).toEqual(
+      new Set(['Namespace', 'NetworkPolicy', 'PersistentVolumeClaim', 'Secret', 'Deployment', 'Service', 'Job']),
+    );
     for (const object of objects) expect(() => validateObject(object), `${object.kind} ${object.metadata?.name}`).not.toThrow();
   });
 

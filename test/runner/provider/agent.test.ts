@@ -27,8 +27,22 @@ const provider = (): DeploymentProvider & { calls: ReconcileRequest[] } => {
   const calls: ReconcileRequest[] = [];
   return { kind: 'mem', calls, reconcile: async (r) => void calls.push(r) };
 };
-const runningOp = { kind: 'reconcile', id: 'op1', projectId: 'p1', fence: 1, desired: { generation: 1, state: 'running', releaseId: 'rel_1' }, artifactSha256: artifact.sha256 };
-const stoppedOp = { kind: 'reconcile', id: 'op2', projectId: 'p1', fence: 2, desired: { generation: 2, state: 'stopped', releaseId: null }, artifactSha256: null };
+const runningOp = {
+  kind: 'reconcile',
+  id: 'op1',
+  projectId: 'p1',
+  fence: 1,
+  desired: { generation: 1, state: 'running', releaseId: 'rel_1' },
+  artifactSha256: artifact.sha256,
+};
+const stoppedOp = {
+  kind: 'reconcile',
+  id: 'op2',
+  projectId: 'p1',
+  fence: 2,
+  desired: { generation: 2, state: 'stopped', releaseId: null },
+  artifactSha256: null,
+};
 
 describe('openProviderDeploymentAgent', () => {
   it('reconciles running (fetching + verifying the artifact) and stopped (no fetch), reporting the generation', async () => {
@@ -70,7 +84,7 @@ describe('openProviderDeploymentAgent', () => {
     expect(stale.log.failed).toEqual([['op2', 'SVC_PROVIDER_STALE_FENCE']]);
   });
 
-  it('passes a running operation\'s canary intent to the provider; refuses it on a stopped one or off-shape', async () => {
+  it("passes a running operation's canary intent to the provider; refuses it on a stopped one or off-shape", async () => {
     const p = { ...provider(), supportsCanary: true };
     const { c, log } = coordinator([
       { ...runningOp, canary: true },
@@ -83,7 +97,10 @@ describe('openProviderDeploymentAgent', () => {
     expect(await agent.runOnce()).toBe('refused');
     expect(p.calls).toHaveLength(1);
     expect(p.calls[0]!.canary).toBe(true);
-    expect(log.failed).toEqual([['op2', 'SVC_VALIDATION'], ['op3', 'SVC_VALIDATION']]);
+    expect(log.failed).toEqual([
+      ['op2', 'SVC_VALIDATION'],
+      ['op3', 'SVC_VALIDATION'],
+    ]);
 
     // A provider without canaries fails the operation with a stable code and is never called.
     const old = provider();

@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDeploymentProviderHandler, createHttpDeploymentProvider } from '../../../src/operations.js';
-import { bridgeHeaders, BRIDGE_CANARY_PATH, BRIDGE_MEDIA_TYPE, BRIDGE_ROLLBACK_PATH, envelopeHeaders, rollbackHeaders } from '../../../runner/provider/bridge-protocol.js';
+import {
+  bridgeHeaders,
+  BRIDGE_CANARY_PATH,
+  BRIDGE_MEDIA_TYPE,
+  BRIDGE_ROLLBACK_PATH,
+  envelopeHeaders,
+  rollbackHeaders,
+} from '../../../runner/provider/bridge-protocol.js';
 import { FenceStore } from '../../../runner/provider/fence-store.js';
 import { fencedProvider } from '../../../runner/provider/fenced-provider.js';
 import { runReconcile, type DeploymentProvider, type ProviderArtifact, type ReconcileRequest } from '../../../runner/provider/provider-contract.js';
@@ -86,7 +93,12 @@ describe('provider HTTP bridge', () => {
     expect(got.artifact!.sha256).toBe(artifact.sha256);
     expect(got.artifact!.bytes.equals(artifact.bytes)).toBe(true);
     expect(got.artifact!.decoded.config.entry).toBe('dist/server.mjs');
-    const stop: ReconcileRequest = { operation: { projectId: 'prj_1', id: 'op_2', fence: 2 }, desired: { generation: 2, state: 'stopped', releaseId: null }, artifact: null, signal: new AbortController().signal };
+    const stop: ReconcileRequest = {
+      operation: { projectId: 'prj_1', id: 'op_2', fence: 2 },
+      desired: { generation: 2, state: 'stopped', releaseId: null },
+      artifact: null,
+      signal: new AbortController().signal,
+    };
     await client.reconcile(stop);
     expect(provider.calls[1]!.artifact).toBeNull();
     expect(provider.calls[1]!.desired).toEqual({ generation: 2, state: 'stopped', releaseId: null });
@@ -101,16 +113,27 @@ describe('provider HTTP bridge', () => {
     expect(((await mismatch.json()) as { error: { code: string } }).error.code).toBe('SVC_ARTIFACT_DIGEST_MISMATCH');
     const garbage = Buffer.from('not a gzip artifact at all');
     const { createHash } = await import('node:crypto');
-    const undecodable = await fetch(`${url}/v1/svc/reconcile`, { method: 'POST', headers: rawHeaders({}, createHash('sha256').update(garbage).digest('hex')), body: new Uint8Array(garbage) });
+    const undecodable = await fetch(`${url}/v1/svc/reconcile`, {
+      method: 'POST',
+      headers: rawHeaders({}, createHash('sha256').update(garbage).digest('hex')),
+      body: new Uint8Array(garbage),
+    });
     expect(undecodable.status).toBe(422);
     expect(((await undecodable.json()) as { error: { code: string } }).error.code).toMatch(/^SVC_ARTIFACT_/);
     const tooBig = await fetch(`${url}/v1/svc/reconcile`, { method: 'POST', headers: rawHeaders(), body: new Uint8Array(9 * 1024 * 1024) });
     expect(tooBig.status).toBe(413);
-    const badHeader = await fetch(`${url}/v1/svc/reconcile`, { method: 'POST', headers: rawHeaders({ [bridgeHeaders.fence]: '-1' }), body: new Uint8Array(artifact.bytes) });
+    const badHeader = await fetch(`${url}/v1/svc/reconcile`, {
+      method: 'POST',
+      headers: rawHeaders({ [bridgeHeaders.fence]: '-1' }),
+      body: new Uint8Array(artifact.bytes),
+    });
     expect(badHeader.status).toBe(400);
     const stoppedWithBody = await fetch(`${url}/v1/svc/reconcile`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, ...envelopeHeaders({ projectId: 'p', operationId: 'o', fence: 1, attempt: 1, generation: 1, state: 'stopped', releaseId: null, sha256: null }) },
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        ...envelopeHeaders({ projectId: 'p', operationId: 'o', fence: 1, attempt: 1, generation: 1, state: 'stopped', releaseId: null, sha256: null }),
+      },
       body: 'x',
     });
     expect(stoppedWithBody.status).toBe(400);
@@ -122,13 +145,21 @@ describe('provider HTTP bridge', () => {
     const url = await bridge(provider);
     const wrong = createHttpDeploymentProvider({ baseUrl: url, token: 'z'.repeat(40), maxAttempts: 3 });
     await expect(wrong.reconcile(running(1))).rejects.toMatchObject({ code: 'SVC_PROVIDER_REJECTED' });
-    const browser = await fetch(`${url}/v1/svc/reconcile`, { method: 'POST', headers: rawHeaders({ origin: 'http://evil.example' }), body: new Uint8Array(artifact.bytes) });
+    const browser = await fetch(`${url}/v1/svc/reconcile`, {
+      method: 'POST',
+      headers: rawHeaders({ origin: 'http://evil.example' }),
+      body: new Uint8Array(artifact.bytes),
+    });
     expect(browser.status).toBe(403);
     expect(provider.calls).toHaveLength(0);
     expect(() => createHttpDeploymentProvider({ baseUrl: url, token: 'short' })).toThrow(expect.objectContaining({ code: 'SVC_RUNNER_CONFIG' }));
     expect(() => createHttpDeploymentProvider({ baseUrl: url, token: 'x'.repeat(513) })).toThrow(expect.objectContaining({ code: 'SVC_RUNNER_CONFIG' }));
-    expect(() => createDeploymentProviderHandler({ provider, token: 'short', maxArtifactBytes: 1 })).toThrow(expect.objectContaining({ code: 'SVC_RUNNER_CONFIG' }));
-    expect(() => createHttpDeploymentProvider({ baseUrl: 'http://provider.example', token: TOKEN })).toThrow(expect.objectContaining({ code: 'SVC_RUNNER_CONFIG' }));
+    expect(() => createDeploymentProviderHandler({ provider, token: 'short', maxArtifactBytes: 1 })).toThrow(
+      expect.objectContaining({ code: 'SVC_RUNNER_CONFIG' }),
+    );
+    expect(() => createHttpDeploymentProvider({ baseUrl: 'http://provider.example', token: TOKEN })).toThrow(
+      expect.objectContaining({ code: 'SVC_RUNNER_CONFIG' }),
+    );
     expect(() => createHttpDeploymentProvider({ baseUrl: 'https://provider.example', token: TOKEN })).not.toThrow();
 
     let hits = 0;
@@ -213,14 +244,19 @@ describe('provider HTTP bridge', () => {
     const down = await listen(() => undefined);
     const deadUrl = down.url;
     await down.close();
-    await expect(createHttpDeploymentProvider({ baseUrl: deadUrl, token: TOKEN, retryDelayMs: 1, maxAttempts: 3 }).reconcile(running(1))).rejects.toMatchObject({
-      code: 'SVC_PROVIDER_UNREACHABLE',
-    });
+    await expect(createHttpDeploymentProvider({ baseUrl: deadUrl, token: TOKEN, retryDelayMs: 1, maxAttempts: 3 }).reconcile(running(1))).rejects.toMatchObject(
+      {
+        code: 'SVC_PROVIDER_UNREACHABLE',
+      },
+    );
   });
 
   it('provider exceptions reach only onError; callers get a stable generic error', async () => {
     const seen: unknown[] = [];
-    const url = await bridge(recorder(() => Promise.reject(new Error('secret path /srv/x and token abc'))), (e) => seen.push(e));
+    const url = await bridge(
+      recorder(() => Promise.reject(new Error('secret path /srv/x and token abc'))),
+      (e) => seen.push(e),
+    );
     const response = await fetch(`${url}/v1/svc/reconcile`, { method: 'POST', headers: rawHeaders(), body: new Uint8Array(artifact.bytes) });
     expect(response.status).toBe(500);
     const text = await response.text();
@@ -264,7 +300,11 @@ describe('provider HTTP bridge', () => {
     await client.reconcile(running(2));
     expect(provider.calls[1]!.rollback).toBeUndefined();
     // Rollback headers on the plain path, or the rollback path without them, are refused.
-    const wrongPath = await fetch(`${url}/v1/svc/reconcile`, { method: 'POST', headers: rawHeaders(rollbackHeaders({ restoreData: true, fromReleaseId: null })), body: new Uint8Array(artifact.bytes) });
+    const wrongPath = await fetch(`${url}/v1/svc/reconcile`, {
+      method: 'POST',
+      headers: rawHeaders(rollbackHeaders({ restoreData: true, fromReleaseId: null })),
+      body: new Uint8Array(artifact.bytes),
+    });
     expect(wrongPath.status).toBe(400);
     const bare = await fetch(`${url}${BRIDGE_ROLLBACK_PATH}`, { method: 'POST', headers: rawHeaders(), body: new Uint8Array(artifact.bytes) });
     expect(bare.status).toBe(400);
@@ -273,7 +313,9 @@ describe('provider HTTP bridge', () => {
     // A provider that predates rollbacks (404 on the rollback path, as any unknown path).
     const { old, oldServer } = await providerWithout(BRIDGE_ROLLBACK_PATH);
     const toOld = createHttpDeploymentProvider({ baseUrl: oldServer.url, token: TOKEN, retryDelayMs: 1 });
-    await expect(toOld.reconcile({ ...running(3), rollback: { restoreData: true, fromReleaseId: 'rel_2' } })).rejects.toMatchObject({ code: 'SVC_NODE_RESTORE_UNSUPPORTED' });
+    await expect(toOld.reconcile({ ...running(3), rollback: { restoreData: true, fromReleaseId: 'rel_2' } })).rejects.toMatchObject({
+      code: 'SVC_NODE_RESTORE_UNSUPPORTED',
+    });
     expect(old.calls).toHaveLength(0);
     // A code-only rollback goes out as the plain reconcile it was before (the provider judges it).
     await toOld.reconcile({ ...running(4), rollback: { restoreData: false, fromReleaseId: 'rel_2' } });
@@ -290,9 +332,16 @@ describe('provider HTTP bridge', () => {
     await client.reconcile(running(2));
     expect(provider.calls[1]!.canary).toBeUndefined();
     // The canary path takes running requests only, and no rollback headers.
-    const stoppedHeaders = { authorization: `Bearer ${TOKEN}`, ...envelopeHeaders({ projectId: 'prj_1', operationId: 'op_9', fence: 9, attempt: 1, generation: 9, state: 'stopped', releaseId: null, sha256: null }) };
+    const stoppedHeaders = {
+      authorization: `Bearer ${TOKEN}`,
+      ...envelopeHeaders({ projectId: 'prj_1', operationId: 'op_9', fence: 9, attempt: 1, generation: 9, state: 'stopped', releaseId: null, sha256: null }),
+    };
     expect((await fetch(`${url}${BRIDGE_CANARY_PATH}`, { method: 'POST', headers: stoppedHeaders })).status).toBe(400);
-    const withRollback = await fetch(`${url}${BRIDGE_CANARY_PATH}`, { method: 'POST', headers: rawHeaders(rollbackHeaders({ restoreData: false, fromReleaseId: null })), body: new Uint8Array(artifact.bytes) });
+    const withRollback = await fetch(`${url}${BRIDGE_CANARY_PATH}`, {
+      method: 'POST',
+      headers: rawHeaders(rollbackHeaders({ restoreData: false, fromReleaseId: null })),
+      body: new Uint8Array(artifact.bytes),
+    });
     expect(withRollback.status).toBe(400);
     expect(provider.calls).toHaveLength(2);
 
@@ -318,7 +367,14 @@ describe('provider HTTP bridge', () => {
   it('the running answer carries a staged canary beside the baseline, and only then', async () => {
     const upstream = { host: '127.0.0.1', port: 4100 };
     const states = [
-      { projectId: 'prj_1', generation: 1, state: 'running' as const, releaseId: 'rel_1', upstream, canary: { generation: 2, releaseId: 'rel_2', upstream: { host: '127.0.0.1', port: 4101 } } },
+      {
+        projectId: 'prj_1',
+        generation: 1,
+        state: 'running' as const,
+        releaseId: 'rel_1',
+        upstream,
+        canary: { generation: 2, releaseId: 'rel_2', upstream: { host: '127.0.0.1', port: 4101 } },
+      },
       { projectId: 'prj_2', generation: 3, state: 'running' as const, releaseId: 'rel_3', upstream },
     ];
     const url = await bridge({ ...recorder(), running: async () => states });

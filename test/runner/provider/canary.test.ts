@@ -36,7 +36,13 @@ afterEach(async () => {
 }, 30_000);
 afterAll(() => rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }));
 
-function req(projectId: string, generation: number, fixture: string | null, releaseId: string | null = fixture ? `rel_${generation}` : null, canary = false): ReconcileRequest {
+function req(
+  projectId: string,
+  generation: number,
+  fixture: string | null,
+  releaseId: string | null = fixture ? `rel_${generation}` : null,
+  canary = false,
+): ReconcileRequest {
   return {
     operation: { projectId, id: `op_${generation}`, fence: generation },
     desired: { generation, state: fixture ? 'running' : 'stopped', releaseId },
@@ -49,12 +55,18 @@ function req(projectId: string, generation: number, fixture: string | null, rele
 function open(name: string): LocalProvider {
   const root = join(dir, name);
   const logs = new LogStore({ dir: join(root, 'logs') });
-  const local = createLocalProvider({ runner: new ProcessRunner({ runsDir: join(root, 'runs'), logs, stopGraceMs: 2000 }), rootDir: join(root, 'projects'), drainMs: 2000, retireGraceMs: 60_000 });
+  const local = createLocalProvider({
+    runner: new ProcessRunner({ runsDir: join(root, 'runs'), logs, stopGraceMs: 2000 }),
+    rootDir: join(root, 'projects'),
+    drainMs: 2000,
+    retireGraceMs: 60_000,
+  });
   closers.push(() => local.close());
   return local;
 }
 
-const releaseAt = async (at: { host: string | null; port: number | null }): Promise<string> => ((await (await fetch(`http://${at.host}:${at.port}/`)).json()) as { release: string }).release;
+const releaseAt = async (at: { host: string | null; port: number | null }): Promise<string> =>
+  ((await (await fetch(`http://${at.host}:${at.port}/`)).json()) as { release: string }).release;
 const refused = (at: { host: string | null; port: number | null }): Promise<unknown> => expect(fetch(`http://${at.host}:${at.port}/healthz`)).rejects.toThrow();
 
 /** Requests the address every 20 ms until stopped; counts the failures. */
@@ -101,7 +113,13 @@ describe('canary generations on a runner node', () => {
     // The pointer never moved; the candidate listens on a port of its own.
     expect(local.active('prj_promote')).toEqual(baseline);
     const [state] = await client.running!();
-    expect(state).toMatchObject({ projectId: 'prj_promote', generation: 1, releaseId: 'rel_1', upstream: { host: baseline.host, port: baseline.port }, canary: { generation: 2, releaseId: 'rel_2' } });
+    expect(state).toMatchObject({
+      projectId: 'prj_promote',
+      generation: 1,
+      releaseId: 'rel_1',
+      upstream: { host: baseline.host, port: baseline.port },
+      canary: { generation: 2, releaseId: 'rel_2' },
+    });
     const candidate = state!.canary!.upstream!;
     expect(candidate.port).not.toBe(baseline.port);
     expect(await releaseAt(baseline)).toBe('rel_1');

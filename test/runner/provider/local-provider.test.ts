@@ -46,10 +46,18 @@ function req(fence: number, fixture: string | null, signal = new AbortController
   };
 }
 
-async function setup(name: string, runner: (logs: LogStore) => AppRunner): Promise<{ local: LocalProvider; client: ReturnType<typeof createHttpDeploymentProvider>; root: string }> {
+async function setup(
+  name: string,
+  runner: (logs: LogStore) => AppRunner,
+): Promise<{ local: LocalProvider; client: ReturnType<typeof createHttpDeploymentProvider>; root: string }> {
   const root = join(dir, name);
   const logs = new LogStore({ dir: join(root, 'logs') });
-  const local = createLocalProvider({ runner: runner(logs), rootDir: join(root, 'projects'), drainMs: 2000, secrets: async () => ({ FIXTURE_SECRET: 'from-provider-store' }) });
+  const local = createLocalProvider({
+    runner: runner(logs),
+    rootDir: join(root, 'projects'),
+    drainMs: 2000,
+    secrets: async () => ({ FIXTURE_SECRET: 'from-provider-store' }),
+  });
   closers.push(() => local.close());
   const fences = new FenceStore(join(root, 'fences.db'));
   closers.push(() => fences.close());
@@ -106,7 +114,12 @@ describe('local provider: apps embedding the svc runtime', () => {
   it('links the platform package into each release (svc/runtime resolves) and keeps releases read-only', async () => {
     const { local, client, root } = await setup('runtime', (logs) => new ProcessRunner({ runsDir: join(dir, 'runtime', 'runs'), logs, stopGraceMs: 2000 }));
     const demo = await packedFixture('runtime-demo');
-    await client.reconcile({ operation: { projectId: 'prj_rt', id: 'op_rt1', fence: 1 }, desired: { generation: 1, state: 'running', releaseId: 'rel_rt1' }, artifact: demo, signal: new AbortController().signal });
+    await client.reconcile({
+      operation: { projectId: 'prj_rt', id: 'op_rt1', fence: 1 },
+      desired: { generation: 1, state: 'running', releaseId: 'rel_rt1' },
+      artifact: demo,
+      signal: new AbortController().signal,
+    });
     const pointer = local.active('prj_rt')!;
     const health = await fetch(`http://${pointer.host}:${pointer.port}/healthz`);
     expect(health.status).toBe(200);
@@ -114,8 +127,18 @@ describe('local provider: apps embedding the svc runtime', () => {
     expect(lstatSync(join(releaseDir, 'node_modules', 'svc')).isSymbolicLink()).toBe(true);
     expect(statSync(releaseDir).mode & 0o222).toBe(0);
     // Stopping and collecting removes read-only release directories that are no longer referenced.
-    await client.reconcile({ operation: { projectId: 'prj_rt', id: 'op_rt2', fence: 2 }, desired: { generation: 2, state: 'running', releaseId: 'rel_rt2' }, artifact: demo, signal: new AbortController().signal });
-    await client.reconcile({ operation: { projectId: 'prj_rt', id: 'op_rt3', fence: 3 }, desired: { generation: 3, state: 'running', releaseId: 'rel_rt3' }, artifact: demo, signal: new AbortController().signal });
+    await client.reconcile({
+      operation: { projectId: 'prj_rt', id: 'op_rt2', fence: 2 },
+      desired: { generation: 2, state: 'running', releaseId: 'rel_rt2' },
+      artifact: demo,
+      signal: new AbortController().signal,
+    });
+    await client.reconcile({
+      operation: { projectId: 'prj_rt', id: 'op_rt3', fence: 3 },
+      desired: { generation: 3, state: 'running', releaseId: 'rel_rt3' },
+      artifact: demo,
+      signal: new AbortController().signal,
+    });
     expect(existsSync(releaseDir)).toBe(false);
   }, 60_000);
 });
@@ -131,7 +154,10 @@ describe.skipIf(podman.skip)('local provider (container runner) behind the bridg
   afterAll(() => execCommand(command('podman', ['--runtime', 'runc', 'rmi', '--force', image])), 60_000);
 
   it('converges the healthy fixture into a hardened container', async () => {
-    const { local, client } = await setup('container', (logs) => new ContainerRunner({ image, runsDir: join(dir, 'container', 'runs'), logs, stopGraceMs: 2000 }));
+    const { local, client } = await setup(
+      'container',
+      (logs) => new ContainerRunner({ image, runsDir: join(dir, 'container', 'runs'), logs, stopGraceMs: 2000 }),
+    );
     await client.reconcile(req(1, 'healthy'));
     const pointer = local.active('prj_1')!;
     expect(local.kind).toBe('local-container');

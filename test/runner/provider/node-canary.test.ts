@@ -33,7 +33,10 @@ describe('planCanaryStart', () => {
   });
 
   it('a refusal never replaces a staged candidate', () => {
-    expect(planCanaryStart(facts({ staged: { releaseId: 'rel_3', up: true }, pendingMigrations: 2 }))).toMatchObject({ kind: 'refuse', code: 'SVC_CANARY_PENDING_MIGRATIONS' });
+    expect(planCanaryStart(facts({ staged: { releaseId: 'rel_3', up: true }, pendingMigrations: 2 }))).toMatchObject({
+      kind: 'refuse',
+      code: 'SVC_CANARY_PENDING_MIGRATIONS',
+    });
   });
 });
 

@@ -21,10 +21,22 @@ describe('planNodeCutover', () => {
   const cases: { name: string; facts: NodeCutoverFacts; expected: ReturnType<typeof planNodeCutover> }[] = [
     { name: 'code-only deploy beside the running app', facts: facts(), expected: { kind: 'blue-green' } },
     { name: 'a migration is stop-first', facts: facts({ pendingMigrations: 1 }), expected: { kind: 'stop-first', restore: false } },
-    { name: 'nothing running: stop-first (nothing to serve meanwhile)', facts: facts({ priorRunning: false }), expected: { kind: 'stop-first', restore: false } },
-    { name: 'the same release again (its app ended) never runs beside itself', facts: facts({ sameRelease: true }), expected: { kind: 'stop-first', restore: false } },
+    {
+      name: 'nothing running: stop-first (nothing to serve meanwhile)',
+      facts: facts({ priorRunning: false }),
+      expected: { kind: 'stop-first', restore: false },
+    },
+    {
+      name: 'the same release again (its app ended) never runs beside itself',
+      facts: facts({ sameRelease: true }),
+      expected: { kind: 'stop-first', restore: false },
+    },
     { name: 'code-only rollback is blue-green', facts: facts({ rollback: { restoreData: false, fromReleaseId: 'rel_2' } }), expected: { kind: 'blue-green' } },
-    { name: 'rollback whose migrations the database lacks is stop-first', facts: facts({ pendingMigrations: 2, rollback: { restoreData: false, fromReleaseId: 'rel_2' } }), expected: { kind: 'stop-first', restore: false } },
+    {
+      name: 'rollback whose migrations the database lacks is stop-first',
+      facts: facts({ pendingMigrations: 2, rollback: { restoreData: false, fromReleaseId: 'rel_2' } }),
+      expected: { kind: 'stop-first', restore: false },
+    },
     {
       name: 'restore-data rollback restores the snapshot taken before the active release',
       facts: facts({ rollback: { restoreData: true, fromReleaseId: 'rel_2' } }),
@@ -54,14 +66,28 @@ describe('planNodeCutover', () => {
 const sha = 'ab'.repeat(32);
 const artifact = { bytes: Buffer.from('x'), sha256: sha, decoded: { digest: sha } } as unknown as ProviderArtifact;
 const signal = new AbortController().signal;
-const running: ReconcileRequest = { operation: { projectId: 'p1', id: 'op1', fence: 2 }, desired: { generation: 3, state: 'running', releaseId: 'rel_1' }, artifact, signal };
+const running: ReconcileRequest = {
+  operation: { projectId: 'p1', id: 'op1', fence: 2 },
+  desired: { generation: 3, state: 'running', releaseId: 'rel_1' },
+  artifact,
+  signal,
+};
 
 describe('the rollback field', () => {
   it('is validated on requests: running only, exact shape', () => {
     expect(() => checkReconcileRequest({ ...running, rollback: { restoreData: true, fromReleaseId: 'rel_2' } })).not.toThrow();
-    expect(() => checkReconcileRequest({ ...running, rollback: { restoreData: 'yes', fromReleaseId: 'rel_2' } as never })).toThrow(expect.objectContaining({ code: 'SVC_VALIDATION' }));
-    expect(() => checkReconcileRequest({ ...running, rollback: { restoreData: true, fromReleaseId: 'rel 2' } })).toThrow(expect.objectContaining({ code: 'SVC_VALIDATION' }));
-    const stopped: ReconcileRequest = { ...running, desired: { generation: 4, state: 'stopped', releaseId: null }, artifact: null, rollback: { restoreData: false, fromReleaseId: null } };
+    expect(() => checkReconcileRequest({ ...running, rollback: { restoreData: 'yes', fromReleaseId: 'rel_2' } as never })).toThrow(
+      expect.objectContaining({ code: 'SVC_VALIDATION' }),
+    );
+    expect(() => checkReconcileRequest({ ...running, rollback: { restoreData: true, fromReleaseId: 'rel 2' } })).toThrow(
+      expect.objectContaining({ code: 'SVC_VALIDATION' }),
+    );
+    const stopped: ReconcileRequest = {
+      ...running,
+      desired: { generation: 4, state: 'stopped', releaseId: null },
+      artifact: null,
+      rollback: { restoreData: false, fromReleaseId: null },
+    };
     expect(() => checkReconcileRequest(stopped)).toThrow(expect.objectContaining({ code: 'SVC_VALIDATION' }));
   });
 
@@ -73,18 +99,29 @@ describe('the rollback field', () => {
   });
 
   it('round-trips through the bridge headers; partial or off-shape headers are refused', () => {
-    for (const intent of [{ restoreData: true, fromReleaseId: 'rel_2' }, { restoreData: false, fromReleaseId: null }]) expect(parseRollbackHeaders(rollbackHeaders(intent))).toEqual(intent);
+    for (const intent of [
+      { restoreData: true, fromReleaseId: 'rel_2' },
+      { restoreData: false, fromReleaseId: null },
+    ])
+      expect(parseRollbackHeaders(rollbackHeaders(intent))).toEqual(intent);
     expect(parseRollbackHeaders({})).toBeNull();
     expect(() => parseRollbackHeaders({ [bridgeHeaders.rollback]: 'restore' })).toThrow(expect.objectContaining({ code: 'SVC_PROVIDER_REJECTED' }));
-    expect(() => parseRollbackHeaders({ [bridgeHeaders.rollback]: 'all', [bridgeHeaders.rollbackFrom]: 'r1' })).toThrow(expect.objectContaining({ code: 'SVC_PROVIDER_REJECTED' }));
-    expect(() => parseRollbackHeaders({ [bridgeHeaders.rollback]: 'code', [bridgeHeaders.rollbackFrom]: ['r1', 'r2'] })).toThrow(expect.objectContaining({ code: 'SVC_PROVIDER_REJECTED' }));
+    expect(() => parseRollbackHeaders({ [bridgeHeaders.rollback]: 'all', [bridgeHeaders.rollbackFrom]: 'r1' })).toThrow(
+      expect.objectContaining({ code: 'SVC_PROVIDER_REJECTED' }),
+    );
+    expect(() => parseRollbackHeaders({ [bridgeHeaders.rollback]: 'code', [bridgeHeaders.rollbackFrom]: ['r1', 'r2'] })).toThrow(
+      expect.objectContaining({ code: 'SVC_PROVIDER_REJECTED' }),
+    );
   });
 });
 
 describe('runReconcile keeps deploy outcome codes', () => {
   const failing = (error: unknown) => ({ kind: 't', reconcile: async () => Promise.reject(error) });
   it('passes health, migration and snapshot codes through; anything else becomes SVC_PROVIDER_FAILED', async () => {
-    await expect(runReconcile(failing(new SvcError('SVC_HEALTH_CHECK_FAILED', 'secret detail')), running)).rejects.toMatchObject({ code: 'SVC_HEALTH_CHECK_FAILED', message: expect.not.stringContaining('secret') as string });
+    await expect(runReconcile(failing(new SvcError('SVC_HEALTH_CHECK_FAILED', 'secret detail')), running)).rejects.toMatchObject({
+      code: 'SVC_HEALTH_CHECK_FAILED',
+      message: expect.not.stringContaining('secret') as string,
+    });
     await expect(runReconcile(failing(new SvcError('SVC_MIGRATION_FAILED', 'x')), running)).rejects.toMatchObject({ code: 'SVC_MIGRATION_FAILED' });
     await expect(runReconcile(failing(new SvcError('SVC_SNAPSHOT_MISSING', 'x')), running)).rejects.toMatchObject({ code: 'SVC_SNAPSHOT_MISSING' });
     await expect(runReconcile(failing(new SvcError('SVC_IO', 'x')), running)).rejects.toMatchObject({ code: 'SVC_PROVIDER_FAILED' });

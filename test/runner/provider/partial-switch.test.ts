@@ -38,7 +38,8 @@ const columns = (): string[] => {
     db.close();
   }
 };
-const version = async (p: ActivePointer): Promise<number> => ((await (await fetch(`http://${p.host}:${p.port}/healthz`)).json()) as { version: number }).version;
+const version = async (p: ActivePointer): Promise<number> =>
+  ((await (await fetch(`http://${p.host}:${p.port}/healthz`)).json()) as { version: number }).version;
 
 describe('partial ingress switch', () => {
   it('a failure before or after the switch leaves one consistent pointer, one serving writer, and a retry converges', async () => {
@@ -62,7 +63,6 @@ describe('partial ingress switch', () => {
       expect(pointer()).toMatchObject({ generation: 2, releaseId: 'rel_2', previousReleaseId: 'rel_1' });
       expect(await version(pointer())).toBe(2);
       expect(columns()).toContain('done');
-
     } finally {
       writers.stop();
     }

@@ -3,23 +3,47 @@ import { describe, expect, it } from 'vitest';
 import { SvcError } from '../../../src/core/errors.js';
 import { checkBaseUrl, envelopeHeaders, isRetryableStatus, parseEnvelope, type BridgeEnvelope } from '../../../runner/provider/bridge-protocol.js';
 import { decideFence, type FenceRecord } from '../../../runner/provider/fence-store.js';
-import { checkReconcileRequest, reconcileResult, runReconcile, type ProviderArtifact, type ReconcileRequest } from '../../../runner/provider/provider-contract.js';
+import {
+  checkReconcileRequest,
+  reconcileResult,
+  runReconcile,
+  type ProviderArtifact,
+  type ReconcileRequest,
+} from '../../../runner/provider/provider-contract.js';
 
 const sha = 'ab'.repeat(32);
 const artifact = { bytes: Buffer.from('x'), sha256: sha, decoded: { digest: sha } } as unknown as ProviderArtifact;
 const signal = new AbortController().signal;
-const running: ReconcileRequest = { operation: { projectId: 'p1', id: 'op1', fence: 2 }, desired: { generation: 3, state: 'running', releaseId: 'rel_1' }, artifact, signal };
-const stopped: ReconcileRequest = { operation: { projectId: 'p1', id: 'op2', fence: 3 }, desired: { generation: 4, state: 'stopped', releaseId: null }, artifact: null, signal };
+const running: ReconcileRequest = {
+  operation: { projectId: 'p1', id: 'op1', fence: 2 },
+  desired: { generation: 3, state: 'running', releaseId: 'rel_1' },
+  artifact,
+  signal,
+};
+const stopped: ReconcileRequest = {
+  operation: { projectId: 'p1', id: 'op2', fence: 3 },
+  desired: { generation: 4, state: 'stopped', releaseId: null },
+  artifact: null,
+  signal,
+};
 
 describe('provider contract', () => {
   it('accepts running with release + artifact and stopped with neither; rejects the rest', () => {
     expect(() => checkReconcileRequest(running)).not.toThrow();
     expect(() => checkReconcileRequest(stopped)).not.toThrow();
     expect(() => checkReconcileRequest({ ...running, artifact: null })).toThrow(expect.objectContaining({ code: 'SVC_VALIDATION' }));
-    expect(() => checkReconcileRequest({ ...stopped, desired: { ...stopped.desired, releaseId: 'rel_1' } })).toThrow(expect.objectContaining({ code: 'SVC_VALIDATION' }));
-    expect(() => checkReconcileRequest({ ...running, artifact: { ...artifact, sha256: 'cd'.repeat(32) } })).toThrow(expect.objectContaining({ code: 'SVC_ARTIFACT_DIGEST_MISMATCH' }));
-    expect(() => checkReconcileRequest({ ...running, desired: { ...running.desired, extra: 1 } as never })).toThrow(expect.objectContaining({ code: 'SVC_VALIDATION' }));
-    expect(() => checkReconcileRequest({ ...running, operation: { ...running.operation, projectId: '../x' } })).toThrow(expect.objectContaining({ code: 'SVC_VALIDATION' }));
+    expect(() => checkReconcileRequest({ ...stopped, desired: { ...stopped.desired, releaseId: 'rel_1' } })).toThrow(
+      expect.objectContaining({ code: 'SVC_VALIDATION' }),
+    );
+    expect(() => checkReconcileRequest({ ...running, artifact: { ...artifact, sha256: 'cd'.repeat(32) } })).toThrow(
+      expect.objectContaining({ code: 'SVC_ARTIFACT_DIGEST_MISMATCH' }),
+    );
+    expect(() => checkReconcileRequest({ ...running, desired: { ...running.desired, extra: 1 } as never })).toThrow(
+      expect.objectContaining({ code: 'SVC_VALIDATION' }),
+    );
+    expect(() => checkReconcileRequest({ ...running, operation: { ...running.operation, projectId: '../x' } })).toThrow(
+      expect.objectContaining({ code: 'SVC_VALIDATION' }),
+    );
   });
 
   it('reports only the fixed result, never provider values or error details', async () => {
@@ -40,7 +64,9 @@ describe('canary intent', () => {
     expect(() => checkReconcileRequest({ ...running, canary: false as never })).toThrow(expect.objectContaining({ code: 'SVC_VALIDATION' }));
     expect(() => checkReconcileRequest({ ...running, canary: 'yes' as never })).toThrow(expect.objectContaining({ code: 'SVC_VALIDATION' }));
     expect(() => checkReconcileRequest({ ...stopped, canary: true })).toThrow(expect.objectContaining({ code: 'SVC_VALIDATION' }));
-    expect(() => checkReconcileRequest({ ...running, canary: true, rollback: { restoreData: false, fromReleaseId: null } })).toThrow(expect.objectContaining({ code: 'SVC_VALIDATION' }));
+    expect(() => checkReconcileRequest({ ...running, canary: true, rollback: { restoreData: false, fromReleaseId: null } })).toThrow(
+      expect.objectContaining({ code: 'SVC_VALIDATION' }),
+    );
   });
 
   it('a provider that does not declare supportsCanary refuses it before it runs (never a plain deploy)', async () => {
@@ -48,7 +74,12 @@ describe('canary intent', () => {
     const old = { kind: 'old', reconcile: async (r: ReconcileRequest) => void calls.push(r) };
     await expect(runReconcile(old, { ...running, canary: true })).rejects.toMatchObject({ code: 'SVC_CANARY_PROVIDER_UNSUPPORTED' });
     expect(calls).toHaveLength(0);
-    await expect(runReconcile({ ...old, supportsCanary: true }, { ...running, canary: true })).resolves.toEqual({ kind: 'old', generation: 3, releaseId: 'rel_1', state: 'running' });
+    await expect(runReconcile({ ...old, supportsCanary: true }, { ...running, canary: true })).resolves.toEqual({
+      kind: 'old',
+      generation: 3,
+      releaseId: 'rel_1',
+      state: 'running',
+    });
     expect(calls[0]!.canary).toBe(true);
     // The node's canary outcomes keep their stable codes (never the generic provider failure).
     for (const code of ['SVC_CANARY_PENDING_MIGRATIONS', 'SVC_CANARY_NO_BASELINE'] as const) {
@@ -65,8 +96,12 @@ describe('decideFence', () => {
     expect(decideFence(committed, running)).toBe('duplicate');
     expect(decideFence({ ...committed, status: 'pending' }, running)).toBe('run');
     expect(decideFence(committed, stopped)).toBe('run');
-    expect(() => decideFence(committed, { ...running, operation: { ...running.operation, fence: 1 } })).toThrow(expect.objectContaining({ code: 'SVC_PROVIDER_STALE_FENCE' }));
-    expect(() => decideFence(committed, { ...running, operation: { ...running.operation, id: 'other' } })).toThrow(expect.objectContaining({ code: 'SVC_PROVIDER_STALE_FENCE' }));
+    expect(() => decideFence(committed, { ...running, operation: { ...running.operation, fence: 1 } })).toThrow(
+      expect.objectContaining({ code: 'SVC_PROVIDER_STALE_FENCE' }),
+    );
+    expect(() => decideFence(committed, { ...running, operation: { ...running.operation, id: 'other' } })).toThrow(
+      expect.objectContaining({ code: 'SVC_PROVIDER_STALE_FENCE' }),
+    );
     expect(() => decideFence(committed, { ...running, operation: { ...running.operation, fence: 9 }, desired: { ...running.desired, generation: 2 } })).toThrow(
       expect.objectContaining({ code: 'SVC_PROVIDER_STALE_FENCE' }),
     );
@@ -74,7 +109,16 @@ describe('decideFence', () => {
 });
 
 describe('bridge envelope', () => {
-  const envelope: BridgeEnvelope = { projectId: 'p1', operationId: 'op1', fence: 2, attempt: 1, generation: 3, state: 'running', releaseId: 'rel_1', sha256: sha };
+  const envelope: BridgeEnvelope = {
+    projectId: 'p1',
+    operationId: 'op1',
+    fence: 2,
+    attempt: 1,
+    generation: 3,
+    state: 'running',
+    releaseId: 'rel_1',
+    sha256: sha,
+  };
   it('round-trips and bounds every header', () => {
     expect(parseEnvelope(envelopeHeaders(envelope))).toEqual(envelope);
     const stop = { ...envelope, state: 'stopped' as const, releaseId: null, sha256: null };

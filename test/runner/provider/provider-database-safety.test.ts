@@ -43,7 +43,8 @@ function query<T>(sql: string): T[] {
     db.close();
   }
 }
-const version = async (p: ActivePointer): Promise<number> => ((await (await fetch(`http://${p.host}:${p.port}/healthz`)).json()) as { version: number }).version;
+const version = async (p: ActivePointer): Promise<number> =>
+  ((await (await fetch(`http://${p.host}:${p.port}/healthz`)).json()) as { version: number }).version;
 
 describe('provider deploys and the project database', () => {
   it('migrates before start, restores the snapshot and restarts the previous release on failure', async () => {
@@ -57,7 +58,9 @@ describe('provider deploys and the project database', () => {
       db.close();
 
       // Health failure after migration 0002 ran: the snapshot comes back, generation 1 serves again.
-      await expect(node.provider.reconcile(reconcileRequest('prj_db', 2, artifacts['crash-on-boot']!))).rejects.toMatchObject({ code: 'SVC_HEALTH_CHECK_FAILED' });
+      await expect(node.provider.reconcile(reconcileRequest('prj_db', 2, artifacts['crash-on-boot']!))).rejects.toMatchObject({
+        code: 'SVC_HEALTH_CHECK_FAILED',
+      });
       expect(pointer()).toEqual(first);
       expect(await version(first)).toBe(1);
       expect(query<{ name: string }>('PRAGMA table_info(notes)').map((c) => c.name)).not.toContain('done');
@@ -115,7 +118,9 @@ describe('provider deploys and the project database', () => {
       // A restore whose target fails its health check: the safety copy (today's data) comes back and
       // the active release serves again. rel_1's own pre-deploy snapshot is "no database yet".
       note('today');
-      await expect(node.provider.reconcile(rollbackTo(5, 'rel_5', artifacts['crash-on-boot']!, 'rel_1'))).rejects.toMatchObject({ code: 'SVC_HEALTH_CHECK_FAILED' });
+      await expect(node.provider.reconcile(rollbackTo(5, 'rel_5', artifacts['crash-on-boot']!, 'rel_1'))).rejects.toMatchObject({
+        code: 'SVC_HEALTH_CHECK_FAILED',
+      });
       expect(pointer()).toEqual(back);
       expect(await version(back)).toBe(1);
       expect(notes()).toEqual(['one', 'today']);

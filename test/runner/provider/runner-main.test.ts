@@ -11,7 +11,8 @@ import { readRunnerNodeSettings } from '../../../runner/runner-node-settings.js'
 import { TOKEN } from './provider-helpers.js';
 
 const entry = join(import.meta.dirname, '../../../runner/runner-main-cli.ts');
-const run = (args: string[], env: Record<string, string> = {}) => execCommand(command(process.execPath, ['--import', 'tsx', entry, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, replaceEnv: true }));
+const run = (args: string[], env: Record<string, string> = {}) =>
+  execCommand(command(process.execPath, ['--import', 'tsx', entry, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, replaceEnv: true }));
 const dir = await mkdtemp(join(tmpdir(), 'svc-runner-main-'));
 const children: ChildProcess[] = [];
 afterAll(async () => {
@@ -23,7 +24,21 @@ describe('svc-runner', () => {
   it('--help lists capacity, labels, concurrency, timeout, retry and artifact-limit settings', async () => {
     const result = await run(['--help']);
     expect(result.exitCode).toBe(0);
-    for (const name of ['SVC_CONTROL_URL', 'SVC_RUNNER_NODE_ID', 'SVC_RUNNER_REGION', 'SVC_RUNNER_REGISTRATION_TOKEN', 'SVC_RUNNER_CREDENTIALS', 'SVC_PROVIDER_URL', 'SVC_PROVIDER_TOKEN', 'SVC_RUNNER_CAPACITY', 'SVC_RUNNER_LABELS', 'SVC_RUNNER_CONCURRENCY', 'SVC_RUNNER_TIMEOUT_MS', 'SVC_RUNNER_RETRY_ATTEMPTS', 'SVC_RUNNER_MAX_ARTIFACT_BYTES']) {
+    for (const name of [
+      'SVC_CONTROL_URL',
+      'SVC_RUNNER_NODE_ID',
+      'SVC_RUNNER_REGION',
+      'SVC_RUNNER_REGISTRATION_TOKEN',
+      'SVC_RUNNER_CREDENTIALS',
+      'SVC_PROVIDER_URL',
+      'SVC_PROVIDER_TOKEN',
+      'SVC_RUNNER_CAPACITY',
+      'SVC_RUNNER_LABELS',
+      'SVC_RUNNER_CONCURRENCY',
+      'SVC_RUNNER_TIMEOUT_MS',
+      'SVC_RUNNER_RETRY_ATTEMPTS',
+      'SVC_RUNNER_MAX_ARTIFACT_BYTES',
+    ]) {
       expect(result.stdout).toContain(name);
     }
   }, 30_000);
@@ -32,7 +47,11 @@ describe('svc-runner', () => {
     const agent = await run([]);
     expect(agent.exitCode).toBe(64);
     expect(agent.stderr).toContain('SVC_RUNNER_CONFIG');
-    const noToken = await run(['agent'], { SVC_CONTROL_URL: 'http://127.0.0.1:9', SVC_RUNNER_NODE_ID: 'node-1', SVC_RUNNER_CREDENTIALS: join(dir, 'missing.json') });
+    const noToken = await run(['agent'], {
+      SVC_CONTROL_URL: 'http://127.0.0.1:9',
+      SVC_RUNNER_NODE_ID: 'node-1',
+      SVC_RUNNER_CREDENTIALS: join(dir, 'missing.json'),
+    });
     expect(noToken.exitCode).toBe(64);
     expect(noToken.stderr).toContain('SVC_RUNNER_REGISTRATION_TOKEN');
     const remote = await run(['agent'], { SVC_CONTROL_URL: 'http://control.example', SVC_RUNNER_NODE_ID: 'node-1' });
@@ -63,7 +82,12 @@ describe('svc-runner', () => {
       setTimeout(() => reject(new Error('no listen line')), 20_000).unref();
     });
     const client = createHttpDeploymentProvider({ baseUrl: url, token: TOKEN, retryDelayMs: 1, maxAttempts: 2 });
-    await client.reconcile({ operation: { projectId: 'prj_1', id: 'op_1', fence: 1 }, desired: { generation: 1, state: 'stopped', releaseId: null }, artifact: null, signal: new AbortController().signal });
+    await client.reconcile({
+      operation: { projectId: 'prj_1', id: 'op_1', fence: 1 },
+      desired: { generation: 1, state: 'stopped', releaseId: null },
+      artifact: null,
+      signal: new AbortController().signal,
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

@@ -49,7 +49,9 @@ describe('ensureTraversable', () => {
     ensureTraversable(join(sibling, 'data'), [platform]);
     ensureTraversable(join(elsewhere, 'data'), [platform]);
     ensureTraversable(platform, [platform]); // the root itself is no mount below it
-    expect([mode(join(base, 'platform-other')), mode(sibling), mode(join(base, 'elsewhere')), mode(elsewhere), mode(platform)]).toEqual([0o700, 0o700, 0o700, 0o700, 0o700]);
+    expect([mode(join(base, 'platform-other')), mode(sibling), mode(join(base, 'elsewhere')), mode(elsewhere), mode(platform)]).toEqual([
+      0o700, 0o700, 0o700, 0o700, 0o700,
+    ]);
   });
 
   it('uses the root that holds the path when several are given', () => {

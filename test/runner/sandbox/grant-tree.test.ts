@@ -48,7 +48,12 @@ describe.skipIf(rootGate.skip)('grantTree', () => {
     grantTree(data, UID);
     expect(owner(join(data, 'passwd-link'))).toBe(`${UID}:${UID}`);
     const after = statSync('/etc/passwd');
-    expect({ uid: after.uid, gid: after.gid, mode: after.mode, ctimeMs: after.ctimeMs }).toEqual({ uid: before.uid, gid: before.gid, mode: before.mode, ctimeMs: before.ctimeMs });
+    expect({ uid: after.uid, gid: after.gid, mode: after.mode, ctimeMs: after.ctimeMs }).toEqual({
+      uid: before.uid,
+      gid: before.gid,
+      mode: before.mode,
+      ctimeMs: before.ctimeMs,
+    });
   });
 
   it('never descends through a link to a folder outside the tree', () => {

@@ -17,8 +17,24 @@ describe('host forward state', () => {
 
   it('is listening once socat holds the listening socket, starting before, gone when it exited', () => {
     const listening = (inodes: string[]) => () => new Set(inodes);
-    expect(decideHostForward(new Map([[10, 'bwrap'], [11, 'socat']]), listening(['111']))).toBe('listening');
-    expect(decideHostForward(new Map([[10, 'bwrap'], [11, 'socat']]), listening([]))).toBe('starting');
+    expect(
+      decideHostForward(
+        new Map([
+          [10, 'bwrap'],
+          [11, 'socat'],
+        ]),
+        listening(['111']),
+      ),
+    ).toBe('listening');
+    expect(
+      decideHostForward(
+        new Map([
+          [10, 'bwrap'],
+          [11, 'socat'],
+        ]),
+        listening([]),
+      ),
+    ).toBe('starting');
     expect(decideHostForward(new Map([[11, 'setpriv']]), listening([]))).toBe('starting');
     expect(decideHostForward(new Map([[11, 'sh']]), listening([]))).toBe('starting');
     expect(decideHostForward(new Map([[10, 'bwrap']]), listening([]))).toBe('gone');

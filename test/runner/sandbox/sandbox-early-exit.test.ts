@@ -10,7 +10,10 @@ import { rm } from 'node:fs/promises';
 import { commandComponent, requireComponents } from '../../support/require-components.js';
 import { appSpec, makeRoot } from '../runner-helpers.js';
 
-const gate = requireComponents('sandbox early exit', [commandComponent('bubblewrap', ['bwrap', '--version']), commandComponent('slirp4netns', ['slirp4netns', '--version'])]);
+const gate = requireComponents('sandbox early exit', [
+  commandComponent('bubblewrap', ['bwrap', '--version']),
+  commandComponent('slirp4netns', ['slirp4netns', '--version']),
+]);
 const root0 = process.getuid?.() === 0;
 
 describe.skipIf(gate.skip)('a sandbox that fails its own set-up', () => {

@@ -14,7 +14,10 @@ import type { SandboxRunner } from '../../../runner/sandbox/sandbox-runner.js';
 import { commandComponent, requireComponents, skipOrFail } from '../../support/require-components.js';
 import { alive, appSpec, eventually, makeRoot } from '../runner-helpers.js';
 
-const gate = requireComponents('sandbox runner', [commandComponent('bubblewrap', ['bwrap', '--version']), commandComponent('slirp4netns', ['slirp4netns', '--version'])]);
+const gate = requireComponents('sandbox runner', [
+  commandComponent('bubblewrap', ['bwrap', '--version']),
+  commandComponent('slirp4netns', ['slirp4netns', '--version']),
+]);
 const root0 = process.getuid?.() === 0;
 
 describe.skipIf(gate.skip)('sandbox runner', () => {
@@ -59,7 +62,28 @@ describe.skipIf(gate.skip)('sandbox runner', () => {
     expect(env.SVC_DATA_DIR).toBe('/data');
     expect(env.SVC_DATABASE_PATH).toBe('/data/app.db');
     expect(env.HOME).toBe('/data');
-    expect(Object.keys(env).filter((k) => !['PORT', 'HOST', 'NODE_ENV', 'SVC_PROJECT_ID', 'SVC_RELEASE_ID', 'SVC_DATA_DIR', 'SVC_DATABASE_PATH', 'HOME', 'PATH', 'GREETING', 'API_KEY', 'PWD', 'LANG', 'LC_ALL', 'TZ'].includes(k))).toEqual([]);
+    expect(
+      Object.keys(env).filter(
+        (k) =>
+          ![
+            'PORT',
+            'HOST',
+            'NODE_ENV',
+            'SVC_PROJECT_ID',
+            'SVC_RELEASE_ID',
+            'SVC_DATA_DIR',
+            'SVC_DATABASE_PATH',
+            'HOME',
+            'PATH',
+            'GREETING',
+            'API_KEY',
+            'PWD',
+            'LANG',
+            'LC_ALL',
+            'TZ',
+          ].includes(k),
+      ),
+    ).toEqual([]);
     const argv = (await get(app, '/argv')) as { cwd: string };
     expect(argv.cwd).toBe('/app');
   });
@@ -111,9 +135,14 @@ describe.skipIf(gate.skip)('sandbox runner', () => {
 
   it('gives the app its own network: the host loopback and other apps are unreachable from inside', async () => {
     const victim = await start();
-    const attacker = await runner.start(appSpec(root, releaseDir, { projectId: 'q', releaseId: 'rel_2', dataDir: join(root, 'data-q'), databasePath: join(root, 'data-q', 'app.db') }));
+    const attacker = await runner.start(
+      appSpec(root, releaseDir, { projectId: 'q', releaseId: 'rel_2', dataDir: join(root, 'data-q'), databasePath: join(root, 'data-q', 'app.db') }),
+    );
     apps.push(attacker);
-    await eventually(async () => (await checkHealth({ host: attacker.host, port: attacker.port, path: '/healthz', timeoutMs: 500 }).catch(() => null))?.ok, 15_000);
+    await eventually(
+      async () => (await checkHealth({ host: attacker.host, port: attacker.port, path: '/healthz', timeoutMs: 500 }).catch(() => null))?.ok,
+      15_000,
+    );
     // The test app has no connect route; probe from the host side instead that the forward is loopback-only.
     await new Promise<void>((resolve, reject) => {
       const socket = connect({ host: '127.0.0.1', port: victim.port }, () => {
@@ -162,7 +191,10 @@ describe.skipIf(gate.skip)('sandbox runner', () => {
   });
 
   it('refuses every start with SVC_SANDBOX_UNAVAILABLE when bubblewrap is missing', async () => {
-    const broken = createSandboxRunner(readSandboxSettings({ SVC_SANDBOX_BWRAP: '/nonexistent/bwrap' }), { runsDir: join(root, 'runs2'), logs: new LogStore({ dir: join(root, 'logs2') }) });
+    const broken = createSandboxRunner(readSandboxSettings({ SVC_SANDBOX_BWRAP: '/nonexistent/bwrap' }), {
+      runsDir: join(root, 'runs2'),
+      logs: new LogStore({ dir: join(root, 'logs2') }),
+    });
     expect(broken.status()).toMatchObject({ available: false, problem: { code: 'SVC_SANDBOX_UNAVAILABLE' } });
     await expect(broken.start(appSpec(root, releaseDir))).rejects.toMatchObject({ code: 'SVC_SANDBOX_UNAVAILABLE' });
   });

@@ -6,7 +6,9 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loopbackUp, waitForLoopback } from '../../../runner/sandbox/wait-for-loopback.js';
 import { commandComponent, requireComponents } from '../../support/require-components.js';
 
-const gate = requireComponents('loopback wait', [commandComponent('unshare and ip (util-linux, iproute2)', ['unshare', '-rn', 'ip', 'link', 'set', 'lo', 'up'])]);
+const gate = requireComponents('loopback wait', [
+  commandComponent('unshare and ip (util-linux, iproute2)', ['unshare', '-rn', 'ip', 'link', 'set', 'lo', 'up']),
+]);
 
 /** fib_trie of a fresh network namespace, after `script` ran in it. */
 const freshTable = (script: string): string => spawnSync('unshare', ['-rn', 'sh', '-c', `${script} cat /proc/self/net/fib_trie`], { encoding: 'utf8' }).stdout;

@@ -17,7 +17,17 @@ import type { ActivePointer } from '../../../runner/provider/local-provider.js';
 import { requireComponents } from '../../support/require-components.js';
 import { podmanGate } from '../container/podman-gate.js';
 import { packedFixture, TOKEN } from '../provider/provider-helpers.js';
-import { appPids, fenceOrderMonitor, isStopped, passableTempDir, reconcileRequest, sandboxComponents, startProvider, waitFor, type ProviderProcess } from './supervision-helpers.js';
+import {
+  appPids,
+  fenceOrderMonitor,
+  isStopped,
+  passableTempDir,
+  reconcileRequest,
+  sandboxComponents,
+  startProvider,
+  waitFor,
+  type ProviderProcess,
+} from './supervision-helpers.js';
 
 const sandboxGate = requireComponents('supervised sandbox (controller killed)', sandboxComponents);
 /** The process-runner tests pin SVC_SANDBOX=off: they follow an unsandboxed app's process group. */
@@ -33,7 +43,8 @@ beforeAll(async () => {
 }, 60_000);
 afterEach(async () => {
   for (const p of providers.splice(0)) p.child.kill('SIGKILL');
-  for (const sub of ['sandbox', 'process', 'hung', 'container']) await waitFor(() => listFences(join(dir, sub, 'runtime-fences')).length === 0, 30_000, 'supervisors cleaned up');
+  for (const sub of ['sandbox', 'process', 'hung', 'container'])
+    await waitFor(() => listFences(join(dir, sub, 'runtime-fences')).length === 0, 30_000, 'supervisors cleaned up');
 }, 60_000);
 afterAll(() => rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }));
 

@@ -14,7 +14,8 @@ const fence = (holder: string, expiresAt: number, runtime: FenceFile['runtime'] 
   lease: { holder, expiresAt },
   updatedAt: 0,
 });
-const sandboxed = (holder: string, expiresAt: number): FenceFile => fence(holder, expiresAt, { kind: 'sandbox', launcherPgid: 11, launcherStartTime: '2', initPid: 12, initStartTime: '3' });
+const sandboxed = (holder: string, expiresAt: number): FenceFile =>
+  fence(holder, expiresAt, { kind: 'sandbox', launcherPgid: 11, launcherStartTime: '2', initPid: 12, initStartTime: '3' });
 const obs = (supervisorAlive: boolean, runtimeAlive: boolean | 'unknown'): FenceObservation => ({ supervisorAlive, runtimeAlive });
 
 describe('decideFenceRecovery', () => {
@@ -31,7 +32,12 @@ describe('decideFenceRecovery', () => {
     ['lease expired, supervisor still verifying', fence('old', 900), obs(true, false), { action: 'terminate', supervisor: true, runtime: false }],
     ['lease expired, container state unknown', fence('old', 900), obs(false, 'unknown'), { action: 'refuse', reason: 'runtime-unknown' }],
     ['lease expired, verified gone', fence('old', 900), obs(false, false), { action: 'clear' }],
-    ['sandbox, own fence, supervisor killed, orphaned sandbox', sandboxed('me', 99_000), obs(false, true), { action: 'terminate', supervisor: false, runtime: true }],
+    [
+      'sandbox, own fence, supervisor killed, orphaned sandbox',
+      sandboxed('me', 99_000),
+      obs(false, true),
+      { action: 'terminate', supervisor: false, runtime: true },
+    ],
     ['sandbox, lease still valid', sandboxed('old', 1500), obs(true, true), { action: 'wait', ms: 500 }],
     ['sandbox, lease expired, supervisor and sandbox alive', sandboxed('old', 900), obs(true, true), { action: 'terminate', supervisor: true, runtime: true }],
     ['sandbox, lease expired, init and launcher verified gone', sandboxed('old', 900), obs(false, false), { action: 'clear' }],

@@ -27,7 +27,10 @@ export interface InProcessProvider {
 export function openInProcessProvider(root: string, holder = 'test-controller', kind: 'process' | 'sandbox' = 'process'): InProcessProvider {
   const fencesDir = join(root, 'runtime-fences');
   const fences = new FenceStore(join(root, 'fences.db'));
-  const config: RunnerConfig = kind === 'sandbox' ? { ...nodeRunnerConfig({}, root).config, stopGraceMs: 2000 } : { kind: 'process', runsDir: join(root, 'runs'), logsDir: join(root, 'logs'), stopGraceMs: 2000 };
+  const config: RunnerConfig =
+    kind === 'sandbox'
+      ? { ...nodeRunnerConfig({}, root).config, stopGraceMs: 2000 }
+      : { kind: 'process', runsDir: join(root, 'runs'), logsDir: join(root, 'logs'), stopGraceMs: 2000 };
   const uidFor = kind === 'sandbox' && process.getuid?.() === 0 ? (projectId: string) => fences.projectUid(projectId, 200_000) : undefined;
   const runner = new SupervisedRunner({ runner: config, fencesDir, holder, leaseMs: 10_000, ...(uidFor ? { uidFor } : {}) });
   const recovery = new FenceRecovery({ fencesDir, holder });

@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { decideSandboxRuntime, type SandboxObservation, type SandboxRuntime } from '../../../runner/supervision/sandbox-liveness.js';
 
 const runtime: SandboxRuntime = { kind: 'sandbox', launcherPgid: 100, launcherStartTime: '5', initPid: 200, initStartTime: '6' };
-const obs = (launcher: SandboxObservation['launcher'], launcherGroupMembers: boolean, init: SandboxObservation['init']): SandboxObservation => ({ launcher, launcherGroupMembers, init });
+const obs = (launcher: SandboxObservation['launcher'], launcherGroupMembers: boolean, init: SandboxObservation['init']): SandboxObservation => ({
+  launcher,
+  launcherGroupMembers,
+  init,
+});
 const INIT = { pid: 200, group: false };
 const GROUP = { pid: 100, group: true };
 

@@ -81,7 +81,13 @@ describe('fence runtime of kind sandbox: process identity', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(alive(launcher) && alive(init)).toBe(true);
 
-    const recorded: FenceRuntime = { kind: 'sandbox', launcherPgid: launcher, launcherStartTime: processStartTime(launcher), initPid: init, initStartTime: processStartTime(init) };
+    const recorded: FenceRuntime = {
+      kind: 'sandbox',
+      launcherPgid: launcher,
+      launcherStartTime: processStartTime(launcher),
+      initPid: init,
+      initStartTime: processStartTime(init),
+    };
     expect(await runtimeAlive(recorded)).toBe(true);
     expect(await killAndVerify(recorded, { timeoutMs: 5000 })).toBe(true);
     expect(alive(launcher) || alive(init)).toBe(false);
@@ -89,7 +95,11 @@ describe('fence runtime of kind sandbox: process identity', () => {
 
   it('a launcher group outliving its leader keeps the sandbox alive', async () => {
     // The leader exits at once; its child (same group) stays.
-    const leader = spawn(process.execPath, ['-e', "require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }).unref()"], { detached: true, stdio: 'ignore' });
+    const leader = spawn(
+      process.execPath,
+      ['-e', "require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }).unref()"],
+      { detached: true, stdio: 'ignore' },
+    );
     children.push(leader);
     await new Promise((resolve) => leader.once('spawn', resolve));
     const pgid = leader.pid!;

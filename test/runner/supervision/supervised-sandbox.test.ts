@@ -31,7 +31,16 @@ let runner: SupervisedRunner;
 const apps: RunningApp[] = [];
 
 function sandboxConfig(extra: Partial<Extract<RunnerConfig, { kind: 'sandbox' }>> = {}): RunnerConfig {
-  return { kind: 'sandbox', runsDir: join(root, 'runs'), logsDir: join(root, 'logs'), stopGraceMs: 2000, network: 'isolated', limits: { ...defaultSandboxLimits }, traversableRoots: [root], ...extra };
+  return {
+    kind: 'sandbox',
+    runsDir: join(root, 'runs'),
+    logsDir: join(root, 'logs'),
+    stopGraceMs: 2000,
+    network: 'isolated',
+    limits: { ...defaultSandboxLimits },
+    traversableRoots: [root],
+    ...extra,
+  };
 }
 const fencesDir = () => join(root, 'fences');
 
@@ -66,7 +75,13 @@ describe.skipIf(gate.skip)('supervised sandbox runner', () => {
     const { app, runtime } = await startApp();
     const record = app.record();
     expect(record.kind).toBe('sandbox');
-    expect(runtime).toEqual({ kind: 'sandbox', launcherPgid: record.pid, launcherStartTime: record.processStartTime, initPid: record.sandbox!.initPid, initStartTime: record.sandbox!.initStartTime });
+    expect(runtime).toEqual({
+      kind: 'sandbox',
+      launcherPgid: record.pid,
+      launcherStartTime: record.processStartTime,
+      initPid: record.sandbox!.initPid,
+      initStartTime: record.sandbox!.initStartTime,
+    });
     expect(runtime.launcherStartTime).not.toBeNull();
     expect(runtime.initStartTime).not.toBeNull();
     expect(await runtimeAlive(runtime)).toBe(true);
@@ -107,20 +122,24 @@ describe.skipIf(gate.skip)('supervised sandbox runner', () => {
     await waitFor(() => !existsSync(path), 5000, 'fence removed');
   }, 30_000);
 
-  it.skipIf(rootGate.skip)("leaves the host's named network namespaces mounted while sandboxes start (root)", async () => {
-    rootGate.assertPresent();
-    const name = `svc-keep-${process.pid}`;
-    const mounted = (): boolean => readFileSync('/proc/self/mountinfo', 'utf8').includes(` /run/netns/${name} `);
-    await execChecked(command('ip', ['netns', 'add', name]));
-    try {
-      expect(mounted()).toBe(true);
-      await startApp();
-      expect(mounted()).toBe(true);
-      expect((await execCommand(command('ip', ['netns', 'exec', name, 'true']))).exitCode).toBe(0);
-    } finally {
-      await execCommand(command('ip', ['netns', 'delete', name]));
-    }
-  }, 30_000);
+  it.skipIf(rootGate.skip)(
+    "leaves the host's named network namespaces mounted while sandboxes start (root)",
+    async () => {
+      rootGate.assertPresent();
+      const name = `svc-keep-${process.pid}`;
+      const mounted = (): boolean => readFileSync('/proc/self/mountinfo', 'utf8').includes(` /run/netns/${name} `);
+      await execChecked(command('ip', ['netns', 'add', name]));
+      try {
+        expect(mounted()).toBe(true);
+        await startApp();
+        expect(mounted()).toBe(true);
+        expect((await execCommand(command('ip', ['netns', 'exec', name, 'true']))).exitCode).toBe(0);
+      } finally {
+        await execCommand(command('ip', ['netns', 'delete', name]));
+      }
+    },
+    30_000,
+  );
 
   it('a stop request ends the sandbox gracefully and clears the fence', async () => {
     const { app, runtime, path } = await startApp();
@@ -134,7 +153,12 @@ describe.skipIf(gate.skip)('supervised sandbox runner', () => {
 
 describe('supervised sandbox runner without a usable sandbox', () => {
   it('refuses the start with SVC_SANDBOX_UNAVAILABLE and never runs the app unsandboxed', async () => {
-    runner = new SupervisedRunner({ runner: sandboxConfig({ bwrapPath: '/nonexistent/bwrap' }), fencesDir: fencesDir(), holder: 'sandbox-test', leaseMs: 10_000 });
+    runner = new SupervisedRunner({
+      runner: sandboxConfig({ bwrapPath: '/nonexistent/bwrap' }),
+      fencesDir: fencesDir(),
+      holder: 'sandbox-test',
+      leaseMs: 10_000,
+    });
     await expect(runner.start(appSpec(root, releaseDir))).rejects.toMatchObject({ code: 'SVC_SANDBOX_UNAVAILABLE' });
     await waitFor(() => listFences(fencesDir()).length === 0, 5000, 'failed start left no fence');
     expect(existsSync(join(root, 'data'))).toBe(false);

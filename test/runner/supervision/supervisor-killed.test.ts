@@ -36,33 +36,37 @@ describe.each([
   });
   afterAll(() => node?.close(), 30_000);
 
-  it.skipIf(skip)(`the controller kills the orphaned ${what}, clears the fence only after, and the next deploy runs alone`, async () => {
-    const project = `prj_${kind}`;
-    const writers = writerMonitor(project);
-    try {
-      await node.provider.reconcile(reconcileRequest(project, 1, healthy));
-      const [stored] = listFences(node.fencesDir, project);
-      const fence = stored!.fence!;
-      const runtime = fence.runtime!;
-      expect(runtime.kind).toBe(kind);
-      expect(await runtimeAlive(runtime)).toBe(true);
-      const order = fenceOrderMonitor(stored!.path, runtime);
-      process.kill(fence.supervisor.pid, 'SIGKILL');
+  it.skipIf(skip)(
+    `the controller kills the orphaned ${what}, clears the fence only after, and the next deploy runs alone`,
+    async () => {
+      const project = `prj_${kind}`;
+      const writers = writerMonitor(project);
       try {
-        await waitFor(async () => (await runtimeAlive(runtime)) === false, 10_000, 'orphaned app killed by the controller');
-        await waitFor(() => !existsSync(stored!.path), 5000, 'fence removed');
-      } finally {
-        await order.stop();
-      }
-      expect(order.violations()).toBe(0);
+        await node.provider.reconcile(reconcileRequest(project, 1, healthy));
+        const [stored] = listFences(node.fencesDir, project);
+        const fence = stored!.fence!;
+        const runtime = fence.runtime!;
+        expect(runtime.kind).toBe(kind);
+        expect(await runtimeAlive(runtime)).toBe(true);
+        const order = fenceOrderMonitor(stored!.path, runtime);
+        process.kill(fence.supervisor.pid, 'SIGKILL');
+        try {
+          await waitFor(async () => (await runtimeAlive(runtime)) === false, 10_000, 'orphaned app killed by the controller');
+          await waitFor(() => !existsSync(stored!.path), 5000, 'fence removed');
+        } finally {
+          await order.stop();
+        }
+        expect(order.violations()).toBe(0);
 
-      // The same release again (its app is gone): it starts once, alone.
-      await node.provider.reconcile(reconcileRequest(project, 2, healthy));
-      expect(node.local.active(project)).toMatchObject({ generation: 2, releaseId: 'rel_2' });
-      expect(appPids(project)).toHaveLength(1);
-    } finally {
-      writers.stop();
-    }
-    expect(writers.max()).toBe(1);
-  }, 60_000);
+        // The same release again (its app is gone): it starts once, alone.
+        await node.provider.reconcile(reconcileRequest(project, 2, healthy));
+        expect(node.local.active(project)).toMatchObject({ generation: 2, releaseId: 'rel_2' });
+        expect(appPids(project)).toHaveLength(1);
+      } finally {
+        writers.stop();
+      }
+      expect(writers.max()).toBe(1);
+    },
+    60_000,
+  );
 });

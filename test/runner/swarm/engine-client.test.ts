@@ -28,7 +28,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 
 /** A long-running node service that prints its uid, a secret and one line on each stream. */
 function nodeService(name: string, image: string, network: string, secret: { id: string; name: string }, volume: string, env: string[]): EngineServiceSpec {
-  const script = "console.log('out uid=' + process.getuid() + ' secret=' + require('fs').readFileSync('/run/secrets/token', 'utf8')); console.error('err ' + process.env.GREETING); setInterval(() => {}, 1000);";
+  const script =
+    "console.log('out uid=' + process.getuid() + ' secret=' + require('fs').readFileSync('/run/secrets/token', 'utf8')); console.error('err ' + process.env.GREETING); setInterval(() => {}, 1000);";
   return {
     Name: name,
     Labels: LABELS,
@@ -107,7 +108,10 @@ describe.skipIf(gate.skip)('EngineClient against a real swarm', () => {
     expect(await client.hasNetwork('svc-test-net')).toBe(false);
     const inspected = await new Docker({ socketPath: engine.socketPath }).getNetwork(id).inspect();
     expect(inspected).toMatchObject({ Driver: 'overlay', Scope: 'swarm', Attachable: false, Internal: false, Labels: LABELS });
-    await expect(client.createNetwork({ name: 'svc-test-net-a', labels: LABELS })).rejects.toMatchObject({ code: 'SVC_SWARM_REQUEST_FAILED', details: { status: 409 } });
+    await expect(client.createNetwork({ name: 'svc-test-net-a', labels: LABELS })).rejects.toMatchObject({
+      code: 'SVC_SWARM_REQUEST_FAILED',
+      details: { status: 409 },
+    });
     await client.removeNetwork('svc-test-net-a');
     expect(await client.hasNetwork('svc-test-net-a')).toBe(false);
     await client.removeNetwork('svc-test-net-a');
@@ -131,7 +135,9 @@ describe.skipIf(gate.skip)('EngineClient against a real swarm', () => {
     const spec = nodeService('svc-test-service', imageId, network, { id: secretId, name: 'svc-test-token' }, 'svc-test-vol', ['GREETING=one']);
     const id = await client.createService(spec);
 
-    const running = await until('task running', async () => (await client.listTasks({ service: id, desiredState: 'running' })).find((task) => task.Status.State === 'running'));
+    const running = await until('task running', async () =>
+      (await client.listTasks({ service: id, desiredState: 'running' })).find((task) => task.Status.State === 'running'),
+    );
     expect(running.ServiceID).toBe(id);
     expect(running.NodeID).toBe(engine.nodeId);
     expect((await client.listTasks({ labels: LABELS })).map((task) => task.ID)).toContain(running.ID);
@@ -144,7 +150,11 @@ describe.skipIf(gate.skip)('EngineClient against a real swarm', () => {
     const before = await client.inspectService('svc-test-service');
     expect(before).toMatchObject({ id, spec: { Name: 'svc-test-service', Labels: LABELS } });
     expect(before?.previousSpec).toBeUndefined();
-    await client.updateService(id, before!.version, nodeService('svc-test-service', imageId, network, { id: secretId, name: 'svc-test-token' }, 'svc-test-vol', ['GREETING=two']));
+    await client.updateService(
+      id,
+      before!.version,
+      nodeService('svc-test-service', imageId, network, { id: secretId, name: 'svc-test-token' }, 'svc-test-vol', ['GREETING=two']),
+    );
     await expect(client.updateService(id, before!.version, spec)).rejects.toMatchObject({ code: 'SVC_SWARM_REQUEST_FAILED' });
     const updated = await until('update completed', async () => {
       const service = await client.inspectService(id);

@@ -15,7 +15,14 @@ describe('releaseJobSpec', () => {
   it('builds the exact spec of a migration job', () => {
     const spec = releaseJobSpec(jobs[0] as ReleaseJobInput);
     const app = releaseServiceSpec(serviceInput).TaskTemplate;
-    const labels = { 'svc.project': 'prj_1', 'svc.release': 'rel_1', 'svc.generation': '7', 'svc.digest': 'b'.repeat(64), 'svc.role': 'job', 'svc.job': 'migrate' };
+    const labels = {
+      'svc.project': 'prj_1',
+      'svc.release': 'rel_1',
+      'svc.generation': '7',
+      'svc.digest': 'b'.repeat(64),
+      'svc.role': 'job',
+      'svc.job': 'migrate',
+    };
     expect(spec).toEqual({
       Name: swarmJobServiceName('prj_1', 'j1'),
       Labels: labels,

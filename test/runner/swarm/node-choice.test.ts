@@ -17,7 +17,12 @@ describe('chooseProjectNode', () => {
   });
 
   it('takes only labelled nodes when there are any, managers included only when labelled', () => {
-    const nodes = [node('m1', { role: 'manager' }), node('w1', { labels: apps }), node('w2', { labels: { 'svc.apps': 'false' } }), node('m2', { role: 'manager', labels: apps })];
+    const nodes = [
+      node('m1', { role: 'manager' }),
+      node('w1', { labels: apps }),
+      node('w2', { labels: { 'svc.apps': 'false' } }),
+      node('m2', { role: 'manager', labels: apps }),
+    ];
     expect(appNodes(nodes).map((n) => n.id)).toEqual(['w1', 'm2']);
     expect(chooseProjectNode(nodes, new Map())?.id).toBe('m2');
   });
@@ -31,9 +36,25 @@ describe('chooseProjectNode', () => {
       ['p4', 'c'],
       ['p5', 'gone'],
     ]);
-    expect(countProjects(placed)).toEqual(new Map([['a', 2], ['b', 1], ['c', 1], ['gone', 1]]));
+    expect(countProjects(placed)).toEqual(
+      new Map([
+        ['a', 2],
+        ['b', 1],
+        ['c', 1],
+        ['gone', 1],
+      ]),
+    );
     expect(chooseProjectNode(nodes, countProjects(placed))?.id).toBe('b');
-    expect(chooseProjectNode(nodes, new Map([['a', 1], ['b', 1], ['c', 0]]))?.id).toBe('c');
+    expect(
+      chooseProjectNode(
+        nodes,
+        new Map([
+          ['a', 1],
+          ['b', 1],
+          ['c', 0],
+        ]),
+      )?.id,
+    ).toBe('c');
   });
 
   it('skips nodes that are down, drained, paused or without an address; none left is undefined', () => {

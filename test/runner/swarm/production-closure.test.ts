@@ -35,10 +35,16 @@ describe('productionClosure', () => {
     expect(productionClosure(read)).toEqual(['node_modules/a', 'node_modules/a/node_modules/b', 'node_modules/c', 'node_modules/opt', 'node_modules/peer']);
   });
   it('a required dependency that is not installed fails with what to do', () => {
-    expect(() => productionClosure(tree({ '': { dependencies: { a: '1' } }, 'node_modules/a': { dependencies: { gone: '1' } } }))).toThrow(/node_modules\/a needs gone.*npm ci --omit=dev/);
+    expect(() => productionClosure(tree({ '': { dependencies: { a: '1' } }, 'node_modules/a': { dependencies: { gone: '1' } } }))).toThrow(
+      /node_modules\/a needs gone.*npm ci --omit=dev/,
+    );
   });
   it('a cycle ends', () => {
-    expect(productionClosure(tree({ '': { dependencies: { a: '1' } }, 'node_modules/a': { dependencies: { b: '1' } }, 'node_modules/b': { dependencies: { a: '1' } } }))).toEqual(['node_modules/a', 'node_modules/b']);
+    expect(
+      productionClosure(
+        tree({ '': { dependencies: { a: '1' } }, 'node_modules/a': { dependencies: { b: '1' } }, 'node_modules/b': { dependencies: { a: '1' } } }),
+      ),
+    ).toEqual(['node_modules/a', 'node_modules/b']);
   });
   it("on this installation it is exactly package-lock.json's installed non-dev packages", () => {
     const root = repoRoot;

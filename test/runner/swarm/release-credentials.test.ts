@@ -98,7 +98,10 @@ describe('release credentials', () => {
       'x'.repeat(5000),
       '',
     ]) {
-      expect(codeOf(() => verifyCredential(bad, input)), bad.slice(0, 60)).toBe('SVC_RELEASE_CREDENTIAL_INVALID');
+      expect(
+        codeOf(() => verifyCredential(bad, input)),
+        bad.slice(0, 60),
+      ).toBe('SVC_RELEASE_CREDENTIAL_INVALID');
     }
     expect(codeOf(() => verifyCredential(undefined, input))).toBe('SVC_RELEASE_CREDENTIAL_INVALID');
     expect(asked).toBe(false);
@@ -112,14 +115,22 @@ describe('release credentials', () => {
     };
     const exp = 2_000_000;
     expect(verifyCredential(sign(`{"scope":"release","id":"rel_1","project":"prj_1","generation":3,"exp":${exp}}`), verifyInput()).exp).toBe(exp);
-    expect(codeOf(() => verifyCredential(sign(`{"id":"rel_1","scope":"release","project":"prj_1","generation":3,"exp":${exp}}`), verifyInput()))).toBe('SVC_RELEASE_CREDENTIAL_INVALID');
-    expect(codeOf(() => verifyCredential(sign(`{"scope":"release","id":"rel_1","project":"prj_1","generation":3,"exp":${exp},"admin":true}`), verifyInput()))).toBe('SVC_RELEASE_CREDENTIAL_INVALID');
+    expect(codeOf(() => verifyCredential(sign(`{"id":"rel_1","scope":"release","project":"prj_1","generation":3,"exp":${exp}}`), verifyInput()))).toBe(
+      'SVC_RELEASE_CREDENTIAL_INVALID',
+    );
+    expect(
+      codeOf(() => verifyCredential(sign(`{"scope":"release","id":"rel_1","project":"prj_1","generation":3,"exp":${exp},"admin":true}`), verifyInput())),
+    ).toBe('SVC_RELEASE_CREDENTIAL_INVALID');
     expect(codeOf(() => verifyCredential(sign('not json'), verifyInput()))).toBe('SVC_RELEASE_CREDENTIAL_INVALID');
   });
 
   it('never puts the token into an error message', () => {
     const { token } = mint();
-    for (const input of [verifyInput(manualClock(Number.MAX_SAFE_INTEGER)), verifyInput(undefined, { isRevoked: () => true }), verifyInput(undefined, { expect: { scope: 'job', id: 'x' } })]) {
+    for (const input of [
+      verifyInput(manualClock(Number.MAX_SAFE_INTEGER)),
+      verifyInput(undefined, { isRevoked: () => true }),
+      verifyInput(undefined, { expect: { scope: 'job', id: 'x' } }),
+    ]) {
       try {
         verifyCredential(token, input);
         expect.unreachable();
@@ -131,7 +142,9 @@ describe('release credentials', () => {
   });
 
   it('refuses short keys and bad claims when minting', () => {
-    expect(() => mintCredential({ key: randomBytes(16), clock: manualClock(1), scope: 'release', id: 'rel_1', project: 'p', generation: 1 })).toThrow(/32 bytes/);
+    expect(() => mintCredential({ key: randomBytes(16), clock: manualClock(1), scope: 'release', id: 'rel_1', project: 'p', generation: 1 })).toThrow(
+      /32 bytes/,
+    );
     expect(() => mint(undefined, { id: '../x' })).toThrow();
     expect(() => mint(undefined, { generation: 0 })).toThrow();
     expect(() => mint(undefined, { lifetimeMs: 0 })).toThrow(/lifetime/);

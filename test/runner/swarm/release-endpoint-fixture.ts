@@ -74,7 +74,15 @@ export async function startReleaseEndpoint(options: EndpointFixtureOptions = {})
     jobs,
     log,
     token: (scope, id, tokenOptions = {}) =>
-      mintCredential({ key, clock, scope, id, project: 'prj_1', generation: tokenOptions.generation ?? 1, ...(tokenOptions.lifetimeMs ? { lifetimeMs: tokenOptions.lifetimeMs } : {}) }).token,
+      mintCredential({
+        key,
+        clock,
+        scope,
+        id,
+        project: 'prj_1',
+        generation: tokenOptions.generation ?? 1,
+        ...(tokenOptions.lifetimeMs ? { lifetimeMs: tokenOptions.lifetimeMs } : {}),
+      }).token,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -12,7 +12,11 @@ let endpoint: EndpointFixture;
 let artifact: Buffer;
 
 const migrateJob = {
-  job: { type: 'migrate' as const, target: { databasePath: '/data/app.db', migrationsDir: 'migrations', allowUnsafeMigrations: false, operatorAllowsUnsafe: false }, now: 5 },
+  job: {
+    type: 'migrate' as const,
+    target: { databasePath: '/data/app.db', migrationsDir: 'migrations', allowUnsafeMigrations: false, operatorAllowsUnsafe: false },
+    now: 5,
+  },
   needsRelease: true,
   releaseId: 'rel_1',
 };
@@ -86,7 +90,7 @@ describe('release endpoint: the artifact', () => {
     await expectError(await call('/v1/releases/rel_1/artifact', { token: endpoint.token('release', 'rel_1') }), 404, 'SVC_RELEASE_ENDPOINT_UNKNOWN');
   });
 
-  it("lets a job credential fetch only the release its own job reads", async () => {
+  it('lets a job credential fetch only the release its own job reads', async () => {
     const ok = await call('/v1/releases/rel_1/artifact', { token: endpoint.token('job', 'job_m') });
     expect(ok.status).toBe(200);
     expect(Buffer.from(await ok.arrayBuffer()).length).toBe(artifact.length);
@@ -141,7 +145,11 @@ describe('release endpoint: jobs', () => {
     expect((await call('/v1/jobs/job_s/output', { method: 'PUT', token, body: second })).status).toBe(200);
     expect((await readFile(join(dir, 'out', 'snap.db'))).equals(second)).toBe(true);
     expect(await readdir(join(dir, 'out'))).toEqual(['snap.db']);
-    await expectError(await call('/v1/jobs/job_m/output', { method: 'PUT', token: endpoint.token('job', 'job_m'), body: second }), 404, 'SVC_RELEASE_ENDPOINT_UNKNOWN');
+    await expectError(
+      await call('/v1/jobs/job_m/output', { method: 'PUT', token: endpoint.token('job', 'job_m'), body: second }),
+      404,
+      'SVC_RELEASE_ENDPOINT_UNKNOWN',
+    );
   });
 
   it('refuses an output over the limit: by its declared length at once, by its bytes mid-stream, leaving the old file', async () => {
@@ -151,7 +159,10 @@ describe('release endpoint: jobs', () => {
 
     // Chunked, no declared length: the endpoint stops reading at the bound and cuts the connection.
     const outcome = await new Promise<string>((resolve) => {
-      const req = httpRequest(`${endpoint.origin}/v1/jobs/job_s/output`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'transfer-encoding': 'chunked' } });
+      const req = httpRequest(`${endpoint.origin}/v1/jobs/job_s/output`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}`, 'transfer-encoding': 'chunked' },
+      });
       req.on('response', (res) => resolve(`status ${res.statusCode}`));
       req.on('error', (error) => resolve(`error ${(error as NodeJS.ErrnoException).code}`));
       const chunk = randomBytes(16_384);
@@ -193,8 +204,16 @@ describe('release endpoint: jobs', () => {
     await expectError(await putJson('/v1/jobs/job_s/result', token, { ok: true, value: { sizeBytes: -1, hadDatabase: true } }), 400, 'SVC_VALIDATION');
     await expectError(await putJson('/v1/jobs/job_s/result', token, { ok: false, code: 'NOT_SVC', message: 'x' }), 400, 'SVC_VALIDATION');
     await expectError(await putJson('/v1/jobs/job_s/result', token, { ok: false, code: 'SVC_X', message: 'x'.repeat(3000) }), 413, 'SVC_PAYLOAD_TOO_LARGE');
-    await expectError(await call('/v1/jobs/job_s/result', { method: 'PUT', token, body: '{', headers: { 'content-type': 'application/json' } }), 400, 'SVC_MALFORMED_JSON');
-    await expectError(await call('/v1/jobs/job_s/result', { method: 'PUT', token, body: '{}', headers: { 'content-type': 'text/plain' } }), 415, 'SVC_UNSUPPORTED_MEDIA_TYPE');
+    await expectError(
+      await call('/v1/jobs/job_s/result', { method: 'PUT', token, body: '{', headers: { 'content-type': 'application/json' } }),
+      400,
+      'SVC_MALFORMED_JSON',
+    );
+    await expectError(
+      await call('/v1/jobs/job_s/result', { method: 'PUT', token, body: '{}', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'SVC_UNSUPPORTED_MEDIA_TYPE',
+    );
     expect(endpoint.jobs.get('job_s')!.results).toEqual([]);
   });
 

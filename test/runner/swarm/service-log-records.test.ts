@@ -14,7 +14,8 @@ function frame(type: number, text: string): Buffer {
 }
 
 // A line exactly as the engine sends it with timestamps=1&details=1.
-const DETAILS = 'com.docker.swarm.node.id=iqfsn2wgashrn9gf3ewb2ww8p,com.docker.swarm.service.id=9vrdciczugrhp4qqke68hdqxg,com.docker.swarm.task.id=vxrz2tj5q2jxbeo6b0p1l3tgs';
+const DETAILS =
+  'com.docker.swarm.node.id=iqfsn2wgashrn9gf3ewb2ww8p,com.docker.swarm.service.id=9vrdciczugrhp4qqke68hdqxg,com.docker.swarm.task.id=vxrz2tj5q2jxbeo6b0p1l3tgs';
 const line = (time: string, text: string): string => `${time} ${DETAILS} ${text}\n`;
 
 describe('LogFrameReader', () => {
@@ -45,9 +46,19 @@ describe('parseLogFrame', () => {
   });
 
   it('keeps an empty line, a line without details, and a line without a time (then stamped now)', () => {
-    expect(parseLogFrame({ stream: 'stdout', payload: Buffer.from(line('2026-11-26T04:32:28Z', '')) }, 0)[0]).toMatchObject({ line: '', taskId: 'vxrz2tj5q2jxbeo6b0p1l3tgs', time: Date.parse('2026-11-26T04:32:28Z') });
-    expect(parseLogFrame({ stream: 'stdout', payload: Buffer.from('2026-11-26T04:32:28.5+01:00 a=b c\n') }, 0)[0]).toMatchObject({ line: 'a=b c', taskId: null, time: Date.parse('2026-11-26T03:32:28.500Z') });
-    expect(parseLogFrame({ stream: 'stdout', payload: Buffer.from('no time here\n') }, 42)).toEqual([{ stream: 'stdout', time: 42, taskId: null, line: 'no time here' }]);
+    expect(parseLogFrame({ stream: 'stdout', payload: Buffer.from(line('2026-11-26T04:32:28Z', '')) }, 0)[0]).toMatchObject({
+      line: '',
+      taskId: 'vxrz2tj5q2jxbeo6b0p1l3tgs',
+      time: Date.parse('2026-11-26T04:32:28Z'),
+    });
+    expect(parseLogFrame({ stream: 'stdout', payload: Buffer.from('2026-11-26T04:32:28.5+01:00 a=b c\n') }, 0)[0]).toMatchObject({
+      line: 'a=b c',
+      taskId: null,
+      time: Date.parse('2026-11-26T03:32:28.500Z'),
+    });
+    expect(parseLogFrame({ stream: 'stdout', payload: Buffer.from('no time here\n') }, 42)).toEqual([
+      { stream: 'stdout', time: 42, taskId: null, line: 'no time here' },
+    ]);
   });
 
   it('reads the timestamp to the millisecond', () => {

@@ -93,7 +93,11 @@ describe('releaseServiceSpec', () => {
     const credential = 'short-lived-credential-789';
     const created = Object.entries({ ...values, credential }).map(([name, value]) => swarmSecretSpec('prj_1', 7, name, value));
     expect(created.map((c) => Buffer.from(c.Data, 'base64').toString('utf8'))).toEqual([...Object.values(values), credential]);
-    const ref = (name: string, i: number): { name: string; secretId: string; secretName: string } => ({ name, secretId: `id${i}`, secretName: created[i]?.Name ?? '' });
+    const ref = (name: string, i: number): { name: string; secretId: string; secretName: string } => ({
+      name,
+      secretId: `id${i}`,
+      secretName: created[i]?.Name ?? '',
+    });
     const spec = releaseServiceSpec({
       ...serviceInput,
       credential: ref('credential', 2),
@@ -115,8 +119,26 @@ describe('releaseServiceSpec', () => {
   it('hardens the task exactly as the podman runner hardens its container', () => {
     const spec = releaseServiceSpec(serviceInput);
     const argv = buildRunCommand(
-      { projectId: 'prj_1', releaseId: 'rel_1', releaseDir: '/srv/r', entry: 'dist/server.mjs', dataDir: '/srv/d', databasePath: '/srv/d/db/app.db', env: {}, secrets: {} },
-      { image: 'img', name: 'n', port: 3000, hostIp: '127.0.0.1', network: 'svc-p-prj_1', limits: defaultContainerLimits, global: defaultPodmanGlobal, baseEnv: {} },
+      {
+        projectId: 'prj_1',
+        releaseId: 'rel_1',
+        releaseDir: '/srv/r',
+        entry: 'dist/server.mjs',
+        dataDir: '/srv/d',
+        databasePath: '/srv/d/db/app.db',
+        env: {},
+        secrets: {},
+      },
+      {
+        image: 'img',
+        name: 'n',
+        port: 3000,
+        hostIp: '127.0.0.1',
+        network: 'svc-p-prj_1',
+        limits: defaultContainerLimits,
+        global: defaultPodmanGlobal,
+        baseEnv: {},
+      },
     ).args;
     const flag = (name: string): string | undefined => argv[argv.indexOf(name) + 1];
     const c = spec.TaskTemplate.ContainerSpec;
@@ -152,7 +174,9 @@ describe('releaseServiceSpec', () => {
     expect(() => releaseServiceSpec({ ...serviceInput, entry: '../x.js' })).toThrow();
     expect(() => releaseServiceSpec({ ...serviceInput, env: { PATH: '/x' } })).toThrow(/reserved/);
     expect(() => releaseServiceSpec({ ...serviceInput, secrets: [{ name: 'LD_PRELOAD', secretId: 'i', secretName: 'n' }] })).toThrow(/reserved/);
-    expect(() => releaseServiceSpec({ ...serviceInput, secrets: [{ name: 'SVC_ARTIFACT_URL', secretId: 'i', secretName: 'n' }] })).toThrow(/reserved by the platform/);
+    expect(() => releaseServiceSpec({ ...serviceInput, secrets: [{ name: 'SVC_ARTIFACT_URL', secretId: 'i', secretName: 'n' }] })).toThrow(
+      /reserved by the platform/,
+    );
     expect(() => releaseServiceSpec({ ...serviceInput, secrets: [...serviceInput.secrets, ...serviceInput.secrets] })).toThrow(/twice/);
     expect(() => releaseServiceSpec({ ...serviceInput, replicas: 0 })).toThrow(/Replicas/);
     expect(() => swarmHealthCheck({ path: 'healthz', timeoutMs: 1000 })).toThrow(/health path/);

@@ -29,7 +29,8 @@ describe.skipIf(gate.skip)('swarm app output in svc logs', () => {
   const art: Record<string, Artifact> = {};
   let released = '';
 
-  const entries = async (): Promise<WireEntry[]> => ((await plane.api('GET', `/api/projects/${plane.project.id}/logs?limit=10000`)).json() as { entries: WireEntry[] }).entries;
+  const entries = async (): Promise<WireEntry[]> =>
+    ((await plane.api('GET', `/api/projects/${plane.project.id}/logs?limit=10000`)).json() as { entries: WireEntry[] }).entries;
   const ticks = (all: WireEntry[]): number[] => all.flatMap((e) => (e.stream === 'stdout' && /^tick \d+$/.test(e.line) ? [Number(e.line.slice(5))] : []));
 
   beforeAll(async () => {
@@ -38,11 +39,17 @@ describe.skipIf(gate.skip)('swarm app output in svc logs', () => {
     engine = await startSwarmEngine();
     const { imageId } = await buildSwarmImage(createEngineClient({ dockerHost: engine.dockerHost }));
     // A fixed endpoint port: the restarted control plane serves the same URL the task's spec carries.
-    env = { SVC_DRIVER: 'swarm', DOCKER_HOST: engine.dockerHost, SVC_SWARM_ENDPOINT: `http://${engine.hostAddress}:${await freePort(engine.hostAddress)}`, SVC_SWARM_IMAGE: imageId, SVC_SWARM_DRAIN_MS: '1000' };
+    env = {
+      SVC_DRIVER: 'swarm',
+      DOCKER_HOST: engine.dockerHost,
+      SVC_SWARM_ENDPOINT: `http://${engine.hostAddress}:${await freePort(engine.hostAddress)}`,
+      SVC_SWARM_IMAGE: imageId,
+      SVC_SWARM_DRAIN_MS: '1000',
+    };
     plane = await startPlane({ env });
     // The app prints a numbered line every 200 ms besides its start-up line.
     art.ticking = await packFixture('healthy', work, async (dir) => {
-      await appendFile(join(dir, 'dist', 'server.mjs'), "\nlet tick = 0;\nsetInterval(() => console.log(`tick ${tick++}`), 200).unref();\n");
+      await appendFile(join(dir, 'dist', 'server.mjs'), '\nlet tick = 0;\nsetInterval(() => console.log(`tick ${tick++}`), 200).unref();\n');
     });
     art.badMigration = await packFixture('healthy', work, async (dir) => {
       await appendFile(join(dir, 'migrations', '0001_init.sql'), '\nTHIS IS NOT SQL;\n');
@@ -73,7 +80,11 @@ describe.skipIf(gate.skip)('swarm app output in svc logs', () => {
     // The entrypoint's own lines are the task's stderr.
     expect(all.filter((e) => e.stream === 'stderr').map((e) => e.line)).toContainEqual(expect.stringMatching(/^svc-entrypoint: /));
     // The driver's LogStore is what the route reads.
-    expect(plane.plane.releases.driver.logs.read(plane.project.id, { stream: 'stdout', limit: 10_000 }).some((e) => e.line === listening!.line && e.releaseId === released)).toBe(true);
+    expect(
+      plane.plane.releases.driver.logs
+        .read(plane.project.id, { stream: 'stdout', limit: 10_000 })
+        .some((e) => e.line === listening!.line && e.releaseId === released),
+    ).toBe(true);
   }, 120_000);
 
   it("writes a job task's output into the project log", async () => {

@@ -70,7 +70,9 @@ describe.skipIf(gate.skip)('test swarm engine', () => {
     console.log(`swarm engine started in ${startSeconds.toFixed(1)} s`);
     expect(engine.dockerHost).toBe(`unix://${engine.socketPath}`);
     expect(engine.hostAddress).toMatch(/^10\.213\.\d+\.1$/);
-    const info = JSON.parse((await get(engine.socketPath, '/info')).body) as { Swarm: { LocalNodeState: string; ControlAvailable: boolean; NodeID: string; NodeAddr: string } };
+    const info = JSON.parse((await get(engine.socketPath, '/info')).body) as {
+      Swarm: { LocalNodeState: string; ControlAvailable: boolean; NodeID: string; NodeAddr: string };
+    };
     expect(info.Swarm).toMatchObject({ LocalNodeState: 'active', ControlAvailable: true, NodeID: engine.nodeId, NodeAddr: engine.nodeAddress });
     const node = JSON.parse((await get(engine.socketPath, `/nodes/${engine.nodeId}`)).body) as { Status: { State: string; Addr: string } };
     expect(node.Status).toMatchObject({ State: 'ready', Addr: engine.nodeAddress });
@@ -127,7 +129,8 @@ describe.skipIf(gate.skip)('test swarm engine stop', () => {
       await writeRootfsTar(join(work, 'root'), join(work, 'rootfs.tar'));
       const image = await client.importImage(join(work, 'rootfs.tar'), { repository: 'svc-test/kill', tag: 'x', changes: ['USER 10001:10001'] });
       const service = await client.createService(testService(image, { name: 'svc-test-sleeper', args: ['-e', 'setInterval(() => {}, 1000)'] }));
-      for (let i = 0; i < 240 && !(await client.listTasks({ service })).some((task) => task.Status.State === 'running'); i++) await new Promise((resolve) => setTimeout(resolve, 250));
+      for (let i = 0; i < 240 && !(await client.listTasks({ service })).some((task) => task.Status.State === 'running'); i++)
+        await new Promise((resolve) => setTimeout(resolve, 250));
       const containerd = containerdPid(engine);
       process.kill(engine.pid, 'SIGKILL');
       for (let i = 0; i < 50 && alive(engine.pid); i++) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -196,9 +199,17 @@ describe.skipIf(gate.skip)('two-node test swarm', () => {
     await client.createNetwork({ name: 'svc-test-nodes', labels: {} });
     const server = "require('http').createServer((q, s) => s.end(require('os').hostname())).listen(3000, '0.0.0.0')";
     const service = await client.createService(
-      testService(image, { name: 'svc-test-web', args: ['-e', server], network: 'svc-test-nodes', constraints: [`node.id==${worker.nodeId}`], ports: [{ Protocol: 'tcp', TargetPort: 3000, PublishMode: 'host' }] }),
+      testService(image, {
+        name: 'svc-test-web',
+        args: ['-e', server],
+        network: 'svc-test-nodes',
+        constraints: [`node.id==${worker.nodeId}`],
+        ports: [{ Protocol: 'tcp', TargetPort: 3000, PublishMode: 'host' }],
+      }),
     );
-    const task = await until('a running task with a published port', async () => (await client.listTasks({ service })).find((t) => t.Status.State === 'running' && publishedPort(t) !== null));
+    const task = await until('a running task with a published port', async () =>
+      (await client.listTasks({ service })).find((t) => t.Status.State === 'running' && publishedPort(t) !== null),
+    );
     expect(task.NodeID).toBe(worker.nodeId);
     const answer = await until('an answer on the worker address', () =>
       fetch(`http://${worker.nodeAddress}:${publishedPort(task)}/`, { signal: AbortSignal.timeout(2_000) }).then(
@@ -211,9 +222,15 @@ describe.skipIf(gate.skip)('two-node test swarm', () => {
 
   it('carries overlay traffic between tasks on different nodes (dnsrr: by service name)', async () => {
     const worker = engine.workers[0]!;
-    const probe = "setInterval(() => require('http').get('http://svc-test-web:3000/', (r) => r.on('data', (b) => console.log('answer ' + b))).on('error', (e) => console.log('error ' + e.code)), 500)";
-    const service = await client.createService(testService(image, { name: 'svc-test-probe', args: ['-e', probe], network: 'svc-test-nodes', constraints: [`node.id==${engine.nodeId}`] }));
-    const line = await until('the probe reaching the web task', async () => (await client.serviceLogs(service, { tail: 5 })).match(/^answer [0-9a-f]{12}$/m)?.[0]);
+    const probe =
+      "setInterval(() => require('http').get('http://svc-test-web:3000/', (r) => r.on('data', (b) => console.log('answer ' + b))).on('error', (e) => console.log('error ' + e.code)), 500)";
+    const service = await client.createService(
+      testService(image, { name: 'svc-test-probe', args: ['-e', probe], network: 'svc-test-nodes', constraints: [`node.id==${engine.nodeId}`] }),
+    );
+    const line = await until(
+      'the probe reaching the web task',
+      async () => (await client.serviceLogs(service, { tail: 5 })).match(/^answer [0-9a-f]{12}$/m)?.[0],
+    );
     const [webTask] = await client.listTasks({ service: 'svc-test-web', desiredState: 'running' });
     expect(webTask?.NodeID).toBe(worker.nodeId);
     expect(line).toBe(`answer ${webTask?.Status.ContainerStatus?.ContainerID?.slice(0, 12)}`);
@@ -243,8 +260,11 @@ describe.skipIf(gate.skip)('two-node test swarm stop', () => {
       await writeRootfsTar(join(work, 'root'), join(work, 'rootfs.tar'));
       const image = await client.importImage(join(work, 'rootfs.tar'), { repository: 'svc-test/nodes-kill', tag: 'x', changes: ['USER 10001:10001'] });
       await engine.shareImage(image);
-      const service = await client.createService(testService(image, { name: 'svc-test-sleeper', args: ['-e', 'setInterval(() => {}, 1000)'], constraints: [`node.id==${worker.nodeId}`] }));
-      for (let i = 0; i < 240 && !(await client.listTasks({ service })).some((task) => task.Status.State === 'running'); i++) await new Promise((resolve) => setTimeout(resolve, 250));
+      const service = await client.createService(
+        testService(image, { name: 'svc-test-sleeper', args: ['-e', 'setInterval(() => {}, 1000)'], constraints: [`node.id==${worker.nodeId}`] }),
+      );
+      for (let i = 0; i < 240 && !(await client.listTasks({ service })).some((task) => task.Status.State === 'running'); i++)
+        await new Promise((resolve) => setTimeout(resolve, 250));
       const containerds = [containerdPid(engine), containerdPidOf(worker)];
       process.kill(worker.pid, 'SIGKILL');
       for (let i = 0; i < 50 && alive(worker.pid); i++) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -271,12 +291,32 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>): Prom
 }
 
 /** One task of `image` running node with `args`. */
-function testService(image: string, options: { name: string; args: string[]; network?: string; constraints?: string[]; ports?: EngineServiceSpec['EndpointSpec']['Ports'] }): EngineServiceSpec {
+function testService(
+  image: string,
+  options: { name: string; args: string[]; network?: string; constraints?: string[]; ports?: EngineServiceSpec['EndpointSpec']['Ports'] },
+): EngineServiceSpec {
   return {
     Name: options.name,
     Labels: {},
     TaskTemplate: {
-      ContainerSpec: { Image: image, Labels: {}, Command: ['/usr/bin/node'], Args: options.args, Env: [], Dir: '/', User: '10001:10001', ReadOnly: true, Init: true, CapabilityDrop: ['ALL'], CapabilityAdd: [], Ulimits: [], Mounts: [], Secrets: [], StopGracePeriod: 1_000_000_000, StopSignal: 'SIGTERM' },
+      ContainerSpec: {
+        Image: image,
+        Labels: {},
+        Command: ['/usr/bin/node'],
+        Args: options.args,
+        Env: [],
+        Dir: '/',
+        User: '10001:10001',
+        ReadOnly: true,
+        Init: true,
+        CapabilityDrop: ['ALL'],
+        CapabilityAdd: [],
+        Ulimits: [],
+        Mounts: [],
+        Secrets: [],
+        StopGracePeriod: 1_000_000_000,
+        StopSignal: 'SIGTERM',
+      },
       Resources: { Limits: { NanoCPUs: 500_000_000, MemoryBytes: 128 * 1024 * 1024, Pids: 50 } },
       RestartPolicy: { Condition: 'none', Delay: 0, MaxAttempts: 0, Window: 0 },
       Placement: { Constraints: options.constraints ?? [] },

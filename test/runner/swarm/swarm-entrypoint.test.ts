@@ -12,7 +12,17 @@ import { removeReleaseDir } from '../../../runner/prepare-release-dir.js';
 import { mintCredential } from '../../../runner/swarm/release-credentials.js';
 import { packFixture } from '../../releases/release-support.js';
 import { startReleaseEndpoint, type EndpointFixture } from './release-endpoint-fixture.js';
-import { makeTaskDirs, ownByTask, PLATFORM_DIR, removeTaskDirs, startTask, taskEnv, writeSecrets, type TaskDirs, type TaskProcess } from './swarm-task-harness.js';
+import {
+  makeTaskDirs,
+  ownByTask,
+  PLATFORM_DIR,
+  removeTaskDirs,
+  startTask,
+  taskEnv,
+  writeSecrets,
+  type TaskDirs,
+  type TaskProcess,
+} from './swarm-task-harness.js';
 
 interface Packed {
   path: string;
@@ -73,7 +83,10 @@ async function healthy200(port: number, task: TaskProcess, timeoutMs = 20_000): 
   let ended = false;
   void task.exit.then(() => (ended = true));
   while (Date.now() < deadline && !ended) {
-    const status = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status, () => 0);
+    const status = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -83,7 +96,11 @@ async function healthy200(port: number, task: TaskProcess, timeoutMs = 20_000): 
 function migrateJob(jobId: string, releaseId = 'rel_1'): void {
   endpoint.jobs.set(jobId, {
     description: {
-      job: { type: 'migrate', target: { databasePath: '/data/app.db', migrationsDir: 'migrations', allowUnsafeMigrations: false, operatorAllowsUnsafe: false }, now: 1_700_000_000_000 },
+      job: {
+        type: 'migrate',
+        target: { databasePath: '/data/app.db', migrationsDir: 'migrations', allowUnsafeMigrations: false, operatorAllowsUnsafe: false },
+        now: 1_700_000_000_000,
+      },
       needsRelease: true,
       releaseId,
     },
@@ -116,7 +133,11 @@ describe('swarm entrypoint: serve', () => {
     expect((await get(`${app}/env/API_KEY`)).body).toMatchObject({ value: 'k-123' });
     expect((await get(`${app}/env/SVC_RECOVERY_KEY`)).body).toMatchObject({ value: 'recovery' });
     for (const name of ['SVC_SWARM_SECRETS_DIR', 'SVC_CREDENTIAL', 'CREDENTIAL']) expect((await get(`${app}/env/${name}`)).body).toMatchObject({ value: null });
-    const created = await fetch(`${app}/notes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'from swarm' }) });
+    const created = await fetch(`${app}/notes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'from swarm' }),
+    });
     expect(created.status).toBe(201);
     expect((await get(`${app}/notes`)).body).toMatchObject({ notes: [{ text: 'from swarm' }] });
 
@@ -137,13 +158,21 @@ describe('swarm entrypoint: serve', () => {
     const exit = await task.exit;
     expect(exit.code).not.toBe(0);
     expect(task.stderr()).toMatch(/^svc-entrypoint: SVC_ARTIFACT_DIGEST_MISMATCH: /m);
-    expect(await lstat(join(dirs.app, 'release')).then(() => true, () => false)).toBe(false);
+    expect(
+      await lstat(join(dirs.app, 'release')).then(
+        () => true,
+        () => false,
+      ),
+    ).toBe(false);
   });
 
   it('keeps serving through the lame-duck window after SIGTERM, then stops the app and exits with its status', async () => {
     const port = await allocatePort();
     await writeSecrets(dirs, endpoint.token('release', 'rel_1'));
-    const task = await run(['serve', 'dist/server.mjs'], taskEnv(dirs, { origin: endpoint.origin, releaseId: 'rel_1', digest: healthy.digest, port, drainMs: 2000 }));
+    const task = await run(
+      ['serve', 'dist/server.mjs'],
+      taskEnv(dirs, { origin: endpoint.origin, releaseId: 'rel_1', digest: healthy.digest, port, drainMs: 2000 }),
+    );
     await healthy200(port, task);
     let exitedAt = 0;
     void task.exit.then(() => (exitedAt = Date.now()));
@@ -151,7 +180,12 @@ describe('swarm entrypoint: serve', () => {
     process.kill(task.pid, 'SIGTERM');
     const answers: number[] = [];
     while (Date.now() - termAt < 1500) {
-      answers.push(await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status, () => 0));
+      answers.push(
+        await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.status,
+          () => 0,
+        ),
+      );
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(answers.length).toBeGreaterThan(5);
@@ -164,7 +198,10 @@ describe('swarm entrypoint: serve', () => {
   it('passes SIGINT on at once and exits with the status the app ended with', async () => {
     const port = await allocatePort();
     await writeSecrets(dirs, endpoint.token('release', 'rel_1'));
-    const task = await run(['serve', 'dist/server.mjs'], taskEnv(dirs, { origin: endpoint.origin, releaseId: 'rel_1', digest: healthy.digest, port, drainMs: 60_000 }));
+    const task = await run(
+      ['serve', 'dist/server.mjs'],
+      taskEnv(dirs, { origin: endpoint.origin, releaseId: 'rel_1', digest: healthy.digest, port, drainMs: 60_000 }),
+    );
     await healthy200(port, task);
     process.kill(task.pid, 'SIGINT');
     // The fixture has no SIGINT handler: node dies of the signal, reported as 128 + 2.
@@ -222,14 +259,22 @@ describe('swarm entrypoint: jobs', () => {
   it('round-trips a snapshot: output to the endpoint, input back into the database', async () => {
     await seedDatabase(['a', 'b', 'c']);
     const snapshotPath = join(dirs.root, 'endpoint', 'snap.db');
-    endpoint.jobs.set('job_s', { description: { job: { type: 'snapshot', databasePath: '/data/app.db' }, needsRelease: false, releaseId: 'rel_1' }, output: snapshotPath, results: [] });
+    endpoint.jobs.set('job_s', {
+      description: { job: { type: 'snapshot', databasePath: '/data/app.db' }, needsRelease: false, releaseId: 'rel_1' },
+      output: snapshotPath,
+      results: [],
+    });
     const snap = await runJob('job_s');
     expect(snap, snap.stderr).toMatchObject({ code: 0 });
     const size = (await stat(snapshotPath)).size;
     expect(endpoint.jobs.get('job_s')!.results).toEqual([{ ok: true, value: { sizeBytes: size, hadDatabase: true } }]);
 
     await seedDatabase(['changed']);
-    endpoint.jobs.set('job_r', { description: { job: { type: 'restore-snapshot', databasePath: '/data/app.db' }, needsRelease: false, releaseId: 'rel_1' }, input: snapshotPath, results: [] });
+    endpoint.jobs.set('job_r', {
+      description: { job: { type: 'restore-snapshot', databasePath: '/data/app.db' }, needsRelease: false, releaseId: 'rel_1' },
+      input: snapshotPath,
+      results: [],
+    });
     const restore = await runJob('job_r');
     expect(restore, restore.stderr).toMatchObject({ code: 0 });
     expect(endpoint.jobs.get('job_r')!.results).toEqual([{ ok: true, value: null }]);
@@ -242,10 +287,16 @@ describe('swarm entrypoint: jobs', () => {
     expect(failed, failed.stderr).toMatchObject({ code: 0 });
     expect(endpoint.jobs.get('job_bad')!.results).toEqual([{ ok: false, code: 'SVC_MIGRATION_FAILED', message: expect.stringContaining('0002_broken.sql') }]);
 
-    endpoint.jobs.set('job_u', { description: { job: { type: 'unapplied-migrations', migrationsDir: 'migrations', databasePath: '/data/app.db' }, needsRelease: true, releaseId: 'rel_1' }, results: [] });
+    endpoint.jobs.set('job_u', {
+      description: { job: { type: 'unapplied-migrations', migrationsDir: 'migrations', databasePath: '/data/app.db' }, needsRelease: true, releaseId: 'rel_1' },
+      results: [],
+    });
     expect((await runJob('job_u')).code).toBe(0);
     expect(endpoint.jobs.get('job_u')!.results).toEqual([{ ok: true, value: 1 }]);
-    endpoint.jobs.set('job_f', { description: { job: { type: 'database-footprint', databasePath: '/data/app.db' }, needsRelease: false, releaseId: 'rel_1' }, results: [] });
+    endpoint.jobs.set('job_f', {
+      description: { job: { type: 'database-footprint', databasePath: '/data/app.db' }, needsRelease: false, releaseId: 'rel_1' },
+      results: [],
+    });
     expect((await runJob('job_f')).code).toBe(0);
     expect(endpoint.jobs.get('job_f')!.results).toEqual([{ ok: true, value: 0 }]);
   });

@@ -26,8 +26,14 @@ const gate = swarmEngineGate('swarm project placement');
 
 /** Add a node spec label through the engine API (what `docker node update --label-add` does). */
 async function labelNode(engine: SwarmEngine, nodeId: string, labels: Record<string, string>): Promise<void> {
-  const node = JSON.parse((await engineCall(engine.socketPath, 'GET', `/nodes/${nodeId}`)).body) as { Version: { Index: number }; Spec: { Labels?: Record<string, string> } };
-  const res = await engineCall(engine.socketPath, 'POST', `/nodes/${nodeId}/update?version=${node.Version.Index}`, { ...node.Spec, Labels: { ...node.Spec.Labels, ...labels } });
+  const node = JSON.parse((await engineCall(engine.socketPath, 'GET', `/nodes/${nodeId}`)).body) as {
+    Version: { Index: number };
+    Spec: { Labels?: Record<string, string> };
+  };
+  const res = await engineCall(engine.socketPath, 'POST', `/nodes/${nodeId}/update?version=${node.Version.Index}`, {
+    ...node.Spec,
+    Labels: { ...node.Spec.Labels, ...labels },
+  });
   expect(res.status, res.body).toBe(200);
 }
 
@@ -52,7 +58,8 @@ describe.skipIf(gate.skip)('swarm project placement on two nodes', () => {
     if (!release) throw new Error(`upload answered ${res.statusCode}: ${res.body}`);
     return release;
   };
-  const placements = async (): Promise<Record<string, string>> => (JSON.parse(await readFile(join(plane.dataDir, 'swarm', 'placements.json'), 'utf8')) as { projects: Record<string, string> }).projects;
+  const placements = async (): Promise<Record<string, string>> =>
+    (JSON.parse(await readFile(join(plane.dataDir, 'swarm', 'placements.json'), 'utf8')) as { projects: Record<string, string> }).projects;
 
   beforeAll(async () => {
     gate.assertPresent();
@@ -61,7 +68,13 @@ describe.skipIf(gate.skip)('swarm project placement on two nodes', () => {
     client = createEngineClient({ dockerHost: engine.dockerHost });
     await labelNode(engine, engine.workers[0]!.nodeId, { 'svc.apps': 'true' });
     ({ imageId: image } = await buildSwarmImage(client)); // on the manager only, for now
-    env = { SVC_DRIVER: 'swarm', DOCKER_HOST: engine.dockerHost, SVC_SWARM_ENDPOINT: `http://${engine.hostAddress}:${await freePort(engine.hostAddress)}`, SVC_SWARM_IMAGE: image, SVC_SWARM_DRAIN_MS: '1000' };
+    env = {
+      SVC_DRIVER: 'swarm',
+      DOCKER_HOST: engine.dockerHost,
+      SVC_SWARM_ENDPOINT: `http://${engine.hostAddress}:${await freePort(engine.hostAddress)}`,
+      SVC_SWARM_IMAGE: image,
+      SVC_SWARM_DRAIN_MS: '1000',
+    };
     plane = await startPlane({ env });
     art = await packFixture('healthy', work);
   }, 300_000);
@@ -80,7 +93,11 @@ describe.skipIf(gate.skip)('swarm project placement on two nodes', () => {
     console.log(`deploy to a node without the image refused in ${seconds.toFixed(1)} s`);
     // The upload's first job (the database footprint check) already runs on the chosen node.
     expect(res.statusCode, res.body).toBe(409);
-    expect((res.json() as { error: unknown }).error).toMatchObject({ code: 'SVC_SWARM_IMAGE_MISSING', message: expect.stringContaining(`node ${engine.workers[0]!.nodeId}`), details: { nodeId: engine.workers[0]!.nodeId, image } });
+    expect((res.json() as { error: unknown }).error).toMatchObject({
+      code: 'SVC_SWARM_IMAGE_MISSING',
+      message: expect.stringContaining(`node ${engine.workers[0]!.nodeId}`),
+      details: { nodeId: engine.workers[0]!.nodeId, image },
+    });
     expect(seconds).toBeLessThan(30); // not the start timeout (60 s) or a health timeout
     expect(await placements()).toEqual({ [plane.project.id]: engine.workers[0]!.nodeId });
     expect(await client.inspectService(swarmServiceName(plane.project.id, 'app'))).toBeNull();
@@ -103,7 +120,8 @@ describe.skipIf(gate.skip)('swarm project placement on two nodes', () => {
     expect(plane.plane.releases.current(plane.project.id)?.host).toBe(worker.nodeAddress);
 
     // The volume (created by the first job) lives on the worker only.
-    const volumes = async (socketPath: string) => (JSON.parse((await engineCall(socketPath, 'GET', '/volumes')).body) as { Volumes: { Name: string }[] | null }).Volumes?.map((v) => v.Name) ?? [];
+    const volumes = async (socketPath: string) =>
+      (JSON.parse((await engineCall(socketPath, 'GET', '/volumes')).body) as { Volumes: { Name: string }[] | null }).Volumes?.map((v) => v.Name) ?? [];
     expect(await volumes(worker.socketPath)).toContain(swarmVolumeName(plane.project.id));
     expect(await volumes(engine.socketPath)).not.toContain(swarmVolumeName(plane.project.id));
 

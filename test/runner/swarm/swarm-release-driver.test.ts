@@ -59,7 +59,10 @@ describe.skipIf(gate.skip)('swarm release driver on a real swarm', () => {
     await p.app.listen({ host: '127.0.0.1', port: 0 });
     return `http://127.0.0.1:${(p.app.server.address() as AddressInfo).port}`;
   };
-  const deploy = async (artifact: Artifact, headers: Record<string, string> = {}): Promise<{ id: string; status: string; failure?: { code: string; message: string } }> => {
+  const deploy = async (
+    artifact: Artifact,
+    headers: Record<string, string> = {},
+  ): Promise<{ id: string; status: string; failure?: { code: string; message: string } }> => {
     const res = await plane.upload(artifact, { headers });
     const body = res.json() as { release?: { id: string; status: string; failure?: { code: string; message: string } } };
     if (!body.release) throw new Error(`upload answered ${res.statusCode}: ${res.body}`);
@@ -184,7 +187,10 @@ describe.skipIf(gate.skip)('swarm release driver on a real swarm', () => {
     );
     try {
       const job = driver.runJob({ type: 'database-footprint', databasePath: join(projectLayout(dataDir, 'prj_jobless').dataDir, 'app.db') });
-      await expect(job).rejects.toMatchObject({ code: 'SVC_SWARM_JOB_FAILED', message: expect.stringMatching(/without a result[\s\S]*fake entrypoint: leaving without a result/) });
+      await expect(job).rejects.toMatchObject({
+        code: 'SVC_SWARM_JOB_FAILED',
+        message: expect.stringMatching(/without a result[\s\S]*fake entrypoint: leaving without a result/),
+      });
       expect(await client.listServices({ [SWARM_LABELS.project]: 'prj_jobless', [SWARM_LABELS.role]: 'job' })).toEqual([]);
       expect(await client.listSecrets({ [SWARM_LABELS.project]: 'prj_jobless' })).toEqual([]);
     } finally {

@@ -42,8 +42,23 @@ describe('swarm settings', () => {
       startTimeoutMs: 60_000,
     });
     const image = `sha256:${'c'.repeat(64)}`;
-    const settings = readSwarmSettings({ ...base, DOCKER_HOST: 'unix:///run/d.sock', SVC_SWARM_IMAGE: image, SVC_SWARM_ENDPOINT: 'http://[fd00::1]:7071', SVC_SWARM_REPLICAS: '2', SVC_SWARM_DRAIN_MS: '3000', SVC_SWARM_STOP_ON_CLOSE: 'on' });
-    expect(settings).toMatchObject({ dockerHost: 'unix:///run/d.sock', image, endpoint: { host: 'fd00::1', port: 7071 }, replicas: 2, drainMs: 3000, stopOnClose: true });
+    const settings = readSwarmSettings({
+      ...base,
+      DOCKER_HOST: 'unix:///run/d.sock',
+      SVC_SWARM_IMAGE: image,
+      SVC_SWARM_ENDPOINT: 'http://[fd00::1]:7071',
+      SVC_SWARM_REPLICAS: '2',
+      SVC_SWARM_DRAIN_MS: '3000',
+      SVC_SWARM_STOP_ON_CLOSE: 'on',
+    });
+    expect(settings).toMatchObject({
+      dockerHost: 'unix:///run/d.sock',
+      image,
+      endpoint: { host: 'fd00::1', port: 7071 },
+      replicas: 2,
+      drainMs: 3000,
+      stopOnClose: true,
+    });
     expect(dockerSocketPath(settings.dockerHost)).toBe('/run/d.sock');
   });
 
@@ -59,7 +74,8 @@ describe('swarm settings', () => {
       [{ ...base, SVC_SWARM_REPLICAS: '0' }, /SVC_SWARM_REPLICAS/],
       [{ ...base, SVC_SWARM_DRAIN_MS: '-1' }, /SVC_SWARM_DRAIN_MS/],
     ];
-    for (const [env, message] of cases) expect(codeOf(() => readSwarmSettings(env))).toMatchObject({ code: 'SVC_SWARM_CONFIG', message: expect.stringMatching(message) });
+    for (const [env, message] of cases)
+      expect(codeOf(() => readSwarmSettings(env))).toMatchObject({ code: 'SVC_SWARM_CONFIG', message: expect.stringMatching(message) });
     expect(errorCodes.SVC_SWARM_CONFIG.hint).toContain('docs/swarm.md');
   });
 });
@@ -67,10 +83,16 @@ describe('swarm settings', () => {
 describe('a control plane on the swarm driver', () => {
   it('does not start with invalid settings or an engine it cannot reach, and never falls back', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'svc-swarm-start-'));
-    const start = (env: Record<string, string>) => buildControlPlane({ config: testPlatformConfig({ dataDir, publicUrl: 'http://127.0.0.1:7070', logLevel: 'silent', env }), logger: createLogger({ level: 'silent' }) });
+    const start = (env: Record<string, string>) =>
+      buildControlPlane({
+        config: testPlatformConfig({ dataDir, publicUrl: 'http://127.0.0.1:7070', logLevel: 'silent', env }),
+        logger: createLogger({ level: 'silent' }),
+      });
     try {
       await expect(start({ SVC_DRIVER: 'swarm' })).rejects.toMatchObject({ code: 'SVC_SWARM_CONFIG' });
-      await expect(start({ ...base, SVC_SWARM_ENDPOINT: 'http://127.0.0.1:0', DOCKER_HOST: `unix://${join(dataDir, 'no-docker.sock')}` })).rejects.toMatchObject({
+      await expect(
+        start({ ...base, SVC_SWARM_ENDPOINT: 'http://127.0.0.1:0', DOCKER_HOST: `unix://${join(dataDir, 'no-docker.sock')}` }),
+      ).rejects.toMatchObject({
         code: 'SVC_SWARM_UNAVAILABLE',
         message: expect.stringContaining('no-docker.sock'),
       });

@@ -29,7 +29,15 @@ describe.skipIf(gate.skip)('swarm stop with nothing routed', () => {
     engine = await startSwarmEngine();
     client = createEngineClient({ dockerHost: engine.dockerHost });
     const { imageId } = await buildSwarmImage(client);
-    plane = await startPlane({ env: { SVC_DRIVER: 'swarm', DOCKER_HOST: engine.dockerHost, SVC_SWARM_ENDPOINT: `http://${engine.hostAddress}:0`, SVC_SWARM_IMAGE: imageId, SVC_SWARM_DRAIN_MS: String(DRAIN_MS) } });
+    plane = await startPlane({
+      env: {
+        SVC_DRIVER: 'swarm',
+        DOCKER_HOST: engine.dockerHost,
+        SVC_SWARM_ENDPOINT: `http://${engine.hostAddress}:0`,
+        SVC_SWARM_IMAGE: imageId,
+        SVC_SWARM_DRAIN_MS: String(DRAIN_MS),
+      },
+    });
     const res = await plane.upload(await packFixture('healthy', work));
     expect((res.json() as { release: { status: string } }).release.status, res.body).toBe('active');
   }, 240_000);
@@ -66,10 +74,24 @@ describe.skipIf(gate.skip)('swarm stop with nothing routed', () => {
 
 describe('lameDucks', () => {
   const task = (id: string, node: string, desired: 'running' | 'shutdown' | 'remove', state: 'running' | 'shutdown', container?: string) =>
-    swarmTaskSchema.parse({ ID: id, ServiceID: 's', NodeID: node, DesiredState: desired, Spec: {}, Status: { State: state, ...(container ? { ContainerStatus: { ContainerID: container } } : {}) } });
+    swarmTaskSchema.parse({
+      ID: id,
+      ServiceID: 's',
+      NodeID: node,
+      DesiredState: desired,
+      Spec: {},
+      Status: { State: state, ...(container ? { ContainerStatus: { ContainerID: container } } : {}) },
+    });
 
   it('names the containers on this node that Docker is stopping', () => {
-    const tasks = [task('a', 'n1', 'shutdown', 'running', 'c1'), task('b', 'n2', 'shutdown', 'running', 'c2'), task('c', 'n1', 'running', 'running', 'c3'), task('d', 'n1', 'shutdown', 'shutdown', 'c4'), task('e', 'n1', 'shutdown', 'running'), task('f', 'n1', 'remove', 'running', 'c5')];
+    const tasks = [
+      task('a', 'n1', 'shutdown', 'running', 'c1'),
+      task('b', 'n2', 'shutdown', 'running', 'c2'),
+      task('c', 'n1', 'running', 'running', 'c3'),
+      task('d', 'n1', 'shutdown', 'shutdown', 'c4'),
+      task('e', 'n1', 'shutdown', 'running'),
+      task('f', 'n1', 'remove', 'running', 'c5'),
+    ];
     // A scale-down wants its tasks removed, a rollback or update shut down.
     expect(lameDucks(tasks, 'n1')).toEqual(['c1', 'c5']);
     expect(lameDucks(tasks, null)).toEqual([]);

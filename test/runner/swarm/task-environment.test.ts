@@ -30,7 +30,16 @@ function codeOf(run: () => unknown): string | null {
 describe('task settings', () => {
   it('reads the spec values with the real directory defaults', () => {
     const settings = readTaskSettings(env);
-    expect(settings).toMatchObject({ releaseDigest: digest, releaseId: 'rel_1', drainMs: 10_000, secretsDir: '/run/secrets', appDir: '/app', dataDir: '/data', tmpDir: '/tmp', retryWindowMs: 30_000 });
+    expect(settings).toMatchObject({
+      releaseDigest: digest,
+      releaseId: 'rel_1',
+      drainMs: 10_000,
+      secretsDir: '/run/secrets',
+      appDir: '/app',
+      dataDir: '/data',
+      tmpDir: '/tmp',
+      retryWindowMs: 30_000,
+    });
     expect(settings.artifactUrl.origin).toBe('http://10.213.7.1:4100');
     expect(taskReleaseDir(settings)).toBe('/app/release');
     expect(readTaskSettings({ ...env, SVC_DRAIN_MS: '0', SVC_SWARM_APP_DIR: '/t/app/' })).toMatchObject({ drainMs: 0, appDir: '/t/app' });
@@ -49,7 +58,10 @@ describe('task settings', () => {
       { SVC_DRAIN_MS: '6000000' },
       { SVC_SWARM_DATA_DIR: 'relative' },
     ]) {
-      expect(codeOf(() => readTaskSettings({ ...env, ...bad })), JSON.stringify(bad)).toBe('SVC_SWARM_TASK_CONFIG');
+      expect(
+        codeOf(() => readTaskSettings({ ...env, ...bad })),
+        JSON.stringify(bad),
+      ).toBe('SVC_SWARM_TASK_CONFIG');
     }
   });
 });
@@ -62,8 +74,23 @@ describe("the app's environment", () => {
   });
 
   it('refuses a secret that would replace a platform value or is not passable to apps', () => {
-    for (const name of ['PORT', 'HOST', 'PATH', 'HOME', 'NODE_ENV', 'NODE_OPTIONS', 'SVC_DATABASE_PATH', 'SVC_ARTIFACT_URL', 'SVC_DRAIN_MS', 'LD_PRELOAD', 'bad-name']) {
-      expect(codeOf(() => appEnvironment(env, { [name]: 'x' })), name).toBe('SVC_VALIDATION');
+    for (const name of [
+      'PORT',
+      'HOST',
+      'PATH',
+      'HOME',
+      'NODE_ENV',
+      'NODE_OPTIONS',
+      'SVC_DATABASE_PATH',
+      'SVC_ARTIFACT_URL',
+      'SVC_DRAIN_MS',
+      'LD_PRELOAD',
+      'bad-name',
+    ]) {
+      expect(
+        codeOf(() => appEnvironment(env, { [name]: 'x' })),
+        name,
+      ).toBe('SVC_VALIDATION');
     }
   });
 });

@@ -4,7 +4,12 @@ import { jobDescriptionSchema, parseJobResult } from '../../../runner/swarm/swar
 import { fromTaskJob, toTaskJob } from '../../../runner/swarm/task-job-paths.js';
 
 const host = { dataDir: '/srv/svc/projects/p1/data', releaseDir: '/srv/svc/releases/r1' };
-const target = { databasePath: '/srv/svc/projects/p1/data/db/app.db', migrationsDir: '/srv/svc/releases/r1/migrations', allowUnsafeMigrations: true, operatorAllowsUnsafe: false };
+const target = {
+  databasePath: '/srv/svc/projects/p1/data/db/app.db',
+  migrationsDir: '/srv/svc/releases/r1/migrations',
+  allowUnsafeMigrations: true,
+  operatorAllowsUnsafe: false,
+};
 
 describe('job paths between the driver and the task', () => {
   it('maps every job type to task paths: the database under /data, migrations relative to the release, no snapshot path', () => {
@@ -41,8 +46,16 @@ describe('job paths between the driver and the task', () => {
       target: { databasePath: '/t/data/db/app.db', migrationsDir: '/t/app/release/migrations', allowUnsafeMigrations: true, operatorAllowsUnsafe: false },
       now: 42,
     });
-    expect(fromTaskJob({ type: 'snapshot', databasePath: '/data/app.db' }, dirs)).toEqual({ type: 'snapshot', databasePath: '/t/data/app.db', snapshotPath: '/t/tmp/s' });
-    expect(fromTaskJob({ type: 'restore-snapshot', databasePath: '/data/app.db' }, dirs)).toEqual({ type: 'restore-snapshot', databasePath: '/t/data/app.db', snapshotPath: '/t/tmp/s' });
+    expect(fromTaskJob({ type: 'snapshot', databasePath: '/data/app.db' }, dirs)).toEqual({
+      type: 'snapshot',
+      databasePath: '/t/data/app.db',
+      snapshotPath: '/t/tmp/s',
+    });
+    expect(fromTaskJob({ type: 'restore-snapshot', databasePath: '/data/app.db' }, dirs)).toEqual({
+      type: 'restore-snapshot',
+      databasePath: '/t/data/app.db',
+      snapshotPath: '/t/tmp/s',
+    });
   });
 });
 
@@ -63,7 +76,11 @@ describe('job description and result on the wire', () => {
   it('validates a result value against the job type', () => {
     expect(parseJobResult('migrate', { ok: true, value: ['0001_a.sql'] })).toEqual({ ok: true, value: ['0001_a.sql'] });
     expect(parseJobResult('restore-snapshot', { ok: true })).toEqual({ ok: true, value: null });
-    expect(parseJobResult('precheck', { ok: false, code: 'SVC_MIGRATION_UNSAFE', message: 'x' })).toEqual({ ok: false, code: 'SVC_MIGRATION_UNSAFE', message: 'x' });
+    expect(parseJobResult('precheck', { ok: false, code: 'SVC_MIGRATION_UNSAFE', message: 'x' })).toEqual({
+      ok: false,
+      code: 'SVC_MIGRATION_UNSAFE',
+      message: 'x',
+    });
     expect(() => parseJobResult('precheck', { ok: true, value: 1.5 })).toThrow();
     expect(() => parseJobResult('snapshot', { ok: true, value: { sizeBytes: 1, hadDatabase: true, path: '/x' } })).toThrow();
     expect(() => parseJobResult('migrate', { ok: true, value: ['a'], extra: 1 })).toThrow();

@@ -7,7 +7,11 @@ import { allStopped, candidateState, generationSettled, publishedPort, servingTa
 import { nextStreak, reconcileServed, STABLE_UPTIME_MS } from '../../../runner/swarm/task-watch.js';
 
 let next = 0;
-function task(generation: number, state: SwarmTaskState, options: { desired?: SwarmTaskState; port?: number; exit?: number; err?: string; message?: string; at?: number; id?: string } = {}): SwarmTask {
+function task(
+  generation: number,
+  state: SwarmTaskState,
+  options: { desired?: SwarmTaskState; port?: number; exit?: number; err?: string; message?: string; at?: number; id?: string } = {},
+): SwarmTask {
   next += 1;
   return swarmTaskSchema.parse({
     ID: options.id ?? `t${next}`,
@@ -21,7 +25,9 @@ function task(generation: number, state: SwarmTaskState, options: { desired?: Sw
       ...(options.err === undefined ? {} : { Err: options.err }),
       ...(options.message === undefined ? {} : { Message: options.message }),
       ...(options.exit === undefined ? {} : { ContainerStatus: { ContainerID: 'c', ExitCode: options.exit } }),
-      ...(options.port === undefined ? {} : { PortStatus: { Ports: [{ Protocol: 'tcp', TargetPort: 3000, PublishedPort: options.port, PublishMode: 'host' }] } }),
+      ...(options.port === undefined
+        ? {}
+        : { PortStatus: { Ports: [{ Protocol: 'tcp', TargetPort: 3000, PublishedPort: options.port, PublishMode: 'host' }] } }),
     },
   });
 }
@@ -29,23 +35,44 @@ const status = (State: SwarmUpdateStatus['State']): SwarmUpdateStatus => ({ Stat
 
 describe('candidateState', () => {
   it('is running once a task of the generation serves on a published port', () => {
-    const state = candidateState({ tasks: [task(1, 'running', { port: 32768 }), task(2, 'running', { port: 32769 })], updateStatus: status('updating'), specGeneration: 2, generation: 2 });
+    const state = candidateState({
+      tasks: [task(1, 'running', { port: 32768 }), task(2, 'running', { port: 32769 })],
+      updateStatus: status('updating'),
+      specGeneration: 2,
+      generation: 2,
+    });
     expect(state).toMatchObject({ kind: 'running', port: 32769 });
   });
 
   it('is pending while the task starts (Docker has not seen it healthy: no port yet)', () => {
-    expect(candidateState({ tasks: [task(1, 'running', { port: 32768 }), task(2, 'starting', { exit: 0 })], updateStatus: status('updating'), specGeneration: 2, generation: 2 })).toEqual({ kind: 'pending' });
+    expect(
+      candidateState({
+        tasks: [task(1, 'running', { port: 32768 }), task(2, 'starting', { exit: 0 })],
+        updateStatus: status('updating'),
+        specGeneration: 2,
+        generation: 2,
+      }),
+    ).toEqual({ kind: 'pending' });
     expect(candidateState({ tasks: [task(2, 'running')], specGeneration: 2, generation: 2 })).toEqual({ kind: 'pending' });
   });
 
   it('fails as unhealthy when Docker rolled the update back (the spec no longer carries the generation)', () => {
-    const state = candidateState({ tasks: [task(1, 'running', { port: 32768 }), task(2, 'complete', { desired: 'shutdown', exit: 0, message: 'finished' })], updateStatus: status('rollback_started'), specGeneration: 1, generation: 2 });
+    const state = candidateState({
+      tasks: [task(1, 'running', { port: 32768 }), task(2, 'complete', { desired: 'shutdown', exit: 0, message: 'finished' })],
+      updateStatus: status('rollback_started'),
+      specGeneration: 1,
+      generation: 2,
+    });
     expect(state).toMatchObject({ kind: 'failed', code: 'SVC_HEALTH_CHECK_FAILED', exitCode: 0 });
     expect(state.kind === 'failed' && state.reason).toMatch(/rolled back[\s\S]*task complete: finished/);
   });
 
   it('fails on the first ended task even when swarm would start another (a scaled-up service has no rollback)', () => {
-    const crashed = candidateState({ tasks: [task(5, 'failed', { desired: 'shutdown', exit: 1, err: 'task: non-zero exit (1)' }), task(5, 'pending', { desired: 'ready' })], specGeneration: 5, generation: 5 });
+    const crashed = candidateState({
+      tasks: [task(5, 'failed', { desired: 'shutdown', exit: 1, err: 'task: non-zero exit (1)' }), task(5, 'pending', { desired: 'ready' })],
+      specGeneration: 5,
+      generation: 5,
+    });
     expect(crashed).toEqual({ kind: 'failed', code: 'SVC_APP_START_FAILED', reason: 'task failed (exit 1): task: non-zero exit (1)', exitCode: 1 });
     const unhealthy = candidateState({ tasks: [task(5, 'complete', { desired: 'shutdown', exit: 0, message: 'finished' })], specGeneration: 5, generation: 5 });
     expect(unhealthy).toMatchObject({ kind: 'failed', code: 'SVC_HEALTH_CHECK_FAILED' });
@@ -58,13 +85,23 @@ describe('candidateState', () => {
     const missing = candidateState({ tasks: [task(6, 'rejected', { desired: 'ready', err, message: 'preparing' })], specGeneration: 6, generation: 6 });
     expect(missing).toMatchObject({ kind: 'failed', code: 'SVC_SWARM_IMAGE_MISSING', reason: `node n1 does not have the base image (task rejected: ${err})` });
     // Also once Docker rolled the update back because of it.
-    const rolledBack = candidateState({ tasks: [task(5, 'running', { port: 32768 }), task(6, 'rejected', { desired: 'shutdown', err, message: 'preparing' })], updateStatus: status('rollback_completed'), specGeneration: 5, generation: 6 });
+    const rolledBack = candidateState({
+      tasks: [task(5, 'running', { port: 32768 }), task(6, 'rejected', { desired: 'shutdown', err, message: 'preparing' })],
+      updateStatus: status('rollback_completed'),
+      specGeneration: 5,
+      generation: 6,
+    });
     expect(rolledBack).toMatchObject({ kind: 'failed', code: 'SVC_SWARM_IMAGE_MISSING' });
   });
 
   it('ignores a rollback left over from an earlier update of another generation', () => {
     // UpdateStatus keeps `rollback_completed` until the next update: it is about the failed candidate, not this one.
-    const state = candidateState({ tasks: [task(3, 'running', { port: 32770 })], updateStatus: status('rollback_completed'), specGeneration: 3, generation: 3 });
+    const state = candidateState({
+      tasks: [task(3, 'running', { port: 32770 })],
+      updateStatus: status('rollback_completed'),
+      specGeneration: 3,
+      generation: 3,
+    });
     expect(state).toMatchObject({ kind: 'running', port: 32770 });
   });
 });

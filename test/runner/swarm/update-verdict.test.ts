@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { swarmServiceSchema, swarmTaskListSchema, swarmTaskSchema, type SwarmTask, type SwarmTaskState, type SwarmUpdateStatus } from '../../../runner/swarm/engine-schemas.js';
+import {
+  swarmServiceSchema,
+  swarmTaskListSchema,
+  swarmTaskSchema,
+  type SwarmTask,
+  type SwarmTaskState,
+  type SwarmUpdateStatus,
+} from '../../../runner/swarm/engine-schemas.js';
 import { swarmVerdict, type SwarmVerdict } from '../../../runner/swarm/update-verdict.js';
 
 let next = 0;
@@ -20,7 +27,13 @@ const rows: Array<[string, SwarmUpdateStatus | undefined, SwarmTask[], number, S
   ['fresh service, task starting', undefined, [task(2, 'starting')], 1, { kind: 'pending' }],
   ['fresh service, task running', undefined, [task(2, 'running')], 1, { kind: 'healthy' }],
   ['fresh service, 1 of 2 running', undefined, [task(2, 'running'), task(2, 'preparing')], 2, { kind: 'pending' }],
-  ['fresh service, task rejected, none in progress', undefined, [task(2, 'rejected', 'shutdown', 'no such image')], 1, { kind: 'failed', code: 'SVC_APP_START_FAILED', reason: 'no task of generation 2 runs: task rejected: no such image' }],
+  [
+    'fresh service, task rejected, none in progress',
+    undefined,
+    [task(2, 'rejected', 'shutdown', 'no such image')],
+    1,
+    { kind: 'failed', code: 'SVC_APP_START_FAILED', reason: 'no task of generation 2 runs: task rejected: no such image' },
+  ],
   ['updating', status('updating'), [task(1, 'running'), task(2, 'running')], 1, { kind: 'pending' }],
   ['completed, new task runs, old shut down', status('completed'), [task(1, 'shutdown', 'shutdown'), task(2, 'running')], 1, { kind: 'healthy' }],
   ['completed but an old task still wanted running', status('completed'), [task(1, 'running'), task(2, 'running')], 1, { kind: 'pending' }],
@@ -40,12 +53,40 @@ const rows: Array<[string, SwarmUpdateStatus | undefined, SwarmTask[], number, S
     status('rollback_started', 'update rolled back due to failure or early termination of task t1'),
     [task(1, 'running'), task(2, 'failed', 'shutdown', unhealthy)],
     1,
-    { kind: 'failed', code: 'SVC_HEALTH_CHECK_FAILED', reason: `the update is being rolled back (update rolled back due to failure or early termination of task t1): ${unhealthy}` },
+    {
+      kind: 'failed',
+      code: 'SVC_HEALTH_CHECK_FAILED',
+      reason: `the update is being rolled back (update rolled back due to failure or early termination of task t1): ${unhealthy}`,
+    },
   ],
-  ['rollback completed without task evidence', status('rollback_completed'), [task(1, 'running')], 1, { kind: 'failed', code: 'SVC_HEALTH_CHECK_FAILED', reason: 'the update was rolled back' }],
-  ['rollback paused', status('rollback_paused', 'x'), [task(2, 'rejected', 'shutdown', 'port')], 1, { kind: 'failed', code: 'SVC_APP_START_FAILED', reason: 'the update failed and its rollback paused (x): task rejected: port' }],
-  ['update paused', status('paused'), [task(2, 'failed', 'shutdown', unhealthy)], 1, { kind: 'failed', code: 'SVC_HEALTH_CHECK_FAILED', reason: `the update paused: ${unhealthy}` }],
-  ['rolled back even though the new task runs', status('rollback_completed'), [task(2, 'running', 'shutdown')], 1, { kind: 'failed', code: 'SVC_HEALTH_CHECK_FAILED', reason: 'the update was rolled back' }],
+  [
+    'rollback completed without task evidence',
+    status('rollback_completed'),
+    [task(1, 'running')],
+    1,
+    { kind: 'failed', code: 'SVC_HEALTH_CHECK_FAILED', reason: 'the update was rolled back' },
+  ],
+  [
+    'rollback paused',
+    status('rollback_paused', 'x'),
+    [task(2, 'rejected', 'shutdown', 'port')],
+    1,
+    { kind: 'failed', code: 'SVC_APP_START_FAILED', reason: 'the update failed and its rollback paused (x): task rejected: port' },
+  ],
+  [
+    'update paused',
+    status('paused'),
+    [task(2, 'failed', 'shutdown', unhealthy)],
+    1,
+    { kind: 'failed', code: 'SVC_HEALTH_CHECK_FAILED', reason: `the update paused: ${unhealthy}` },
+  ],
+  [
+    'rolled back even though the new task runs',
+    status('rollback_completed'),
+    [task(2, 'running', 'shutdown')],
+    1,
+    { kind: 'failed', code: 'SVC_HEALTH_CHECK_FAILED', reason: 'the update was rolled back' },
+  ],
 ];
 
 describe('swarmVerdict', () => {
@@ -65,11 +106,23 @@ describe('engine schemas', () => {
         Slot: 1,
         DesiredState: 'running',
         Spec: { ContainerSpec: { Image: 'x', Labels: { 'svc.generation': '3' } }, ForceUpdate: 3 },
-        Status: { Timestamp: '2026-01-01T00:00:00Z', State: 'running', Message: 'started', ContainerStatus: { ContainerID: 'c1', PID: 5, ExitCode: 0 }, PortStatus: { Ports: [{ Protocol: 'tcp', TargetPort: 3000, PublishedPort: 30123, PublishMode: 'host' }] } },
+        Status: {
+          Timestamp: '2026-01-01T00:00:00Z',
+          State: 'running',
+          Message: 'started',
+          ContainerStatus: { ContainerID: 'c1', PID: 5, ExitCode: 0 },
+          PortStatus: { Ports: [{ Protocol: 'tcp', TargetPort: 3000, PublishedPort: 30123, PublishMode: 'host' }] },
+        },
       },
     ]);
     expect(tasks[0]?.Status.PortStatus?.Ports?.[0]?.PublishedPort).toBe(30123);
-    const service = swarmServiceSchema.parse({ ID: 's', Version: { Index: 4 }, Spec: { Name: 'svc-a-p', Labels: {} }, UpdateStatus: { State: 'rollback_completed', Message: 'm' }, Endpoint: {} });
+    const service = swarmServiceSchema.parse({
+      ID: 's',
+      Version: { Index: 4 },
+      Spec: { Name: 'svc-a-p', Labels: {} },
+      UpdateStatus: { State: 'rollback_completed', Message: 'm' },
+      Endpoint: {},
+    });
     expect(service.UpdateStatus?.State).toBe('rollback_completed');
   });
 

@@ -11,12 +11,25 @@ import { authBackend } from '../support/tasks-backend.js';
 import { makeImage, tempBuckets } from '../buckets-images/support.js';
 
 const definitions = [
-  { name: 'files', ownership: 'user' as const, visibility: 'private' as const, allowedContentTypes: ['text/*', 'application/octet-stream'], maxObjectBytes: 1024 * 1024, perOwnerMaxBytes: 4 * 1024 * 1024 },
+  {
+    name: 'files',
+    ownership: 'user' as const,
+    visibility: 'private' as const,
+    allowedContentTypes: ['text/*', 'application/octet-stream'],
+    maxObjectBytes: 1024 * 1024,
+    perOwnerMaxBytes: 4 * 1024 * 1024,
+  },
   { name: 'shared', ownership: 'app' as const, visibility: 'public' as const, browserAccess: 'public' as const, allowedContentTypes: ['text/plain'] },
   { name: 'internal', ownership: 'app' as const, visibility: 'private' as const, browserAccess: 'server' as const, allowedContentTypes: ['application/json'] },
   {
-    name: 'photos', ownership: 'user' as const, visibility: 'private' as const, allowedContentTypes: ['image/png', 'image/webp'],
-    image: { formats: ['png' as const, 'webp' as const], variants: { thumb: { width: 16, height: 16, fit: 'cover' as const, format: 'webp' as const, quality: 60 } } },
+    name: 'photos',
+    ownership: 'user' as const,
+    visibility: 'private' as const,
+    allowedContentTypes: ['image/png', 'image/webp'],
+    image: {
+      formats: ['png' as const, 'webp' as const],
+      variants: { thumb: { width: 16, height: 16, fit: 'cover' as const, format: 'webp' as const, quality: 60 } },
+    },
   },
 ];
 
@@ -90,7 +103,9 @@ describe('agent tools over MCP', () => {
     const client = await connect('alice-rw');
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
     expect(names).toEqual(
-      ['files', 'internal', 'photos', 'shared'].flatMap((b) => [`bucket_${b}_delete`, `bucket_${b}_list`, `bucket_${b}_put`, `bucket_${b}_read`, ...(b === 'photos' ? [`bucket_${b}_transform`] : [])]).sort(),
+      ['files', 'internal', 'photos', 'shared']
+        .flatMap((b) => [`bucket_${b}_delete`, `bucket_${b}_list`, `bucket_${b}_put`, `bucket_${b}_read`, ...(b === 'photos' ? [`bucket_${b}_transform`] : [])])
+        .sort(),
     );
     const put = (await client.listTools()).tools.find((t) => t.name === 'bucket_files_put')!;
     expect(Object.keys(put.inputSchema.properties ?? {}).sort()).toEqual(['contentType', 'data', 'ifSha256', 'key']);
@@ -108,11 +123,18 @@ describe('agent tools over MCP', () => {
     expect(read.json).toMatchObject({ encoding: 'base64' });
     expect(Buffer.from(read.json.data as string, 'base64').toString()).toBe('hello agent');
     // The same user in the UI sees the same object: the manager stores it in alice's partition.
-    expect(manager.bucket('files').list({ owner: 'alice' }).objects.map((o) => o.key)).toEqual(['notes/a.txt']);
+    expect(
+      manager
+        .bucket('files')
+        .list({ owner: 'alice' })
+        .objects.map((o) => o.key),
+    ).toEqual(['notes/a.txt']);
     expect((await call(alice, 'bucket_files_delete', { key: 'notes/a.txt' })).json).toEqual({ deleted: true });
     expect(manager.bucket('files').list({ owner: 'alice' }).objects).toEqual([]);
     // Server-only buckets stay available to agents.
-    expect((await call(alice, 'bucket_internal_put', { key: 'cfg.json', contentType: 'application/json', data: Buffer.from('{}').toString('base64') })).isError).toBe(false);
+    expect(
+      (await call(alice, 'bucket_internal_put', { key: 'cfg.json', contentType: 'application/json', data: Buffer.from('{}').toString('base64') })).isError,
+    ).toBe(false);
   });
 
   it('returns a short-lived, object-bound URL for large reads', async () => {
@@ -146,14 +168,27 @@ describe('agent tools over MCP', () => {
     expect(manager.bucket('files').list({ owner: 'alice' }).objects).toEqual([]);
     await expect(connect('carol-none')).rejects.toThrow();
     await expect(connect('no-such-token')).rejects.toThrow();
-    const anonymous = await fetch(`${base}/__svc/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    const anonymous = await fetch(`${base}/__svc/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    });
     expect(anonymous.status).toBe(401);
-    expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer .*resource_metadata="http:\/\/127\.0\.0\.1\/\.well-known\/oauth-protected-resource\/__svc\/mcp"/);
-    const noScope = await fetch(`${base}/__svc/mcp`, { method: 'POST', headers: { authorization: 'Bearer carol-none', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    expect(anonymous.headers.get('www-authenticate')).toMatch(
+      /^Bearer .*resource_metadata="http:\/\/127\.0\.0\.1\/\.well-known\/oauth-protected-resource\/__svc\/mcp"/,
+    );
+    const noScope = await fetch(`${base}/__svc/mcp`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer carol-none', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    });
     expect(noScope.status).toBe(403);
     expect(noScope.headers.get('www-authenticate')).toMatch(/insufficient_scope/);
     // A session cookie is not an agent credential.
-    expect((await fetch(`${base}/__svc/mcp`, { method: 'POST', headers: { cookie: 'svc_session=whatever', 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+    expect(
+      (await fetch(`${base}/__svc/mcp`, { method: 'POST', headers: { cookie: 'svc_session=whatever', 'content-type': 'application/json' }, body: '{}' }))
+        .status,
+    ).toBe(401);
   });
 
   it('fault: an agent tool cannot reach another user partition', async () => {
@@ -203,8 +238,12 @@ describe('agent tools over MCP', () => {
   });
 
   it('publishes bucket definitions in the manifest', async () => {
-    const manifest = (await (await fetch(`${base}/__svc/manifest`)).json()) as { buckets: Array<{ name: string; image?: { variants: Record<string, unknown> } }> };
+    const manifest = (await (await fetch(`${base}/__svc/manifest`)).json()) as {
+      buckets: Array<{ name: string; image?: { variants: Record<string, unknown> } }>;
+    };
     expect(manifest.buckets.map((b) => b.name)).toEqual(['files', 'shared', 'internal', 'photos']);
-    expect(manifest.buckets.find((b) => b.name === 'photos')!.image!.variants).toEqual({ thumb: { width: 16, height: 16, fit: 'cover', format: 'webp', quality: 60 } });
+    expect(manifest.buckets.find((b) => b.name === 'photos')!.image!.variants).toEqual({
+      thumb: { width: 16, height: 16, fit: 'cover', format: 'webp', quality: 60 },
+    });
   });
 });

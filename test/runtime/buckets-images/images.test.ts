@@ -14,7 +14,13 @@ const photos = {
   visibility: 'private' as const,
   allowedContentTypes: ['image/*'],
   maxObjectBytes: 64 * 1024,
-  image: { maxWidth: 400, maxHeight: 400, maxPixels: 120_000, formats: ['png' as const, 'jpeg' as const, 'webp' as const], variants: { thumb: { width: 32, height: 32, fit: 'cover' as const, format: 'webp' as const, quality: 70 } } },
+  image: {
+    maxWidth: 400,
+    maxHeight: 400,
+    maxPixels: 120_000,
+    formats: ['png' as const, 'jpeg' as const, 'webp' as const],
+    variants: { thumb: { width: 32, height: 32, fit: 'cover' as const, format: 'webp' as const, quality: 70 } },
+  },
 };
 
 let env: ReturnType<typeof tempBuckets> | undefined;
@@ -58,8 +64,12 @@ describe('sharp transformer', () => {
   it('refuses input whose decoded dimensions exceed the limits before decoding pixels', async () => {
     const definition = defineBucket(photos);
     const input = await makeImage(500, 20, 'png');
-    await expect(codeOf(createSharpTransformer().transform(input, definition.image!.variants.thumb!, definition.image!))).resolves.toBe('SVC_BUCKET_IMAGE_INVALID');
-    await expect(codeOf(createSharpTransformer().transform(Buffer.from('not an image'), definition.image!.variants.thumb!, definition.image!))).resolves.toBe('SVC_BUCKET_IMAGE_INVALID');
+    await expect(codeOf(createSharpTransformer().transform(input, definition.image!.variants.thumb!, definition.image!))).resolves.toBe(
+      'SVC_BUCKET_IMAGE_INVALID',
+    );
+    await expect(codeOf(createSharpTransformer().transform(Buffer.from('not an image'), definition.image!.variants.thumb!, definition.image!))).resolves.toBe(
+      'SVC_BUCKET_IMAGE_INVALID',
+    );
   });
 });
 
@@ -88,14 +98,42 @@ describe('variant generation through the manager', () => {
 
   it('rejects transformer output that violates the policy and publishes nothing', async () => {
     env = tempBuckets();
-    const good = await sharp(await makeImage(32, 32, 'png')).webp().toBuffer();
+    const good = await sharp(await makeImage(32, 32, 'png'))
+      .webp()
+      .toBuffer();
     const cases: Array<[string, ImageTransformer['transform'], string]> = [
       ['wrong format, honest type', async () => ({ bytes: await makeImage(32, 32, 'png'), contentType: 'image/png' }), 'SVC_BUCKET_TYPE_MISMATCH'],
       ['wrong format, lying type', async () => ({ bytes: await makeImage(32, 32, 'png'), contentType: 'image/webp' }), 'SVC_BUCKET_TYPE_MISMATCH'],
-      ['markup instead of an image', async () => ({ bytes: Buffer.from('<svg onload="alert(1)"></svg>'), contentType: 'image/webp' }), 'SVC_BUCKET_TYPE_MISMATCH'],
-      ['larger than the variant box', async () => ({ bytes: await sharp(await makeImage(64, 64, 'png')).webp().toBuffer(), contentType: 'image/webp' }), 'SVC_BUCKET_IMAGE_INVALID'],
-      ['beyond the bucket image limits', async () => ({ bytes: await sharp(await makeImage(500, 30, 'png')).webp().toBuffer(), contentType: 'image/webp' }), 'SVC_BUCKET_IMAGE_INVALID'],
-      ['too many bytes for the bucket', async () => ({ bytes: Buffer.concat([good, Buffer.alloc(70 * 1024)]), contentType: 'image/webp' }), 'SVC_BUCKET_TOO_LARGE'],
+      [
+        'markup instead of an image',
+        async () => ({ bytes: Buffer.from('<svg onload="alert(1)"></svg>'), contentType: 'image/webp' }),
+        'SVC_BUCKET_TYPE_MISMATCH',
+      ],
+      [
+        'larger than the variant box',
+        async () => ({
+          bytes: await sharp(await makeImage(64, 64, 'png'))
+            .webp()
+            .toBuffer(),
+          contentType: 'image/webp',
+        }),
+        'SVC_BUCKET_IMAGE_INVALID',
+      ],
+      [
+        'beyond the bucket image limits',
+        async () => ({
+          bytes: await sharp(await makeImage(500, 30, 'png'))
+            .webp()
+            .toBuffer(),
+          contentType: 'image/webp',
+        }),
+        'SVC_BUCKET_IMAGE_INVALID',
+      ],
+      [
+        'too many bytes for the bucket',
+        async () => ({ bytes: Buffer.concat([good, Buffer.alloc(70 * 1024)]), contentType: 'image/webp' }),
+        'SVC_BUCKET_TOO_LARGE',
+      ],
     ];
     for (const [label, transform, code] of cases) {
       const manager = await env.open({ definitions: [photos], imageTransformer: { transform } });
@@ -117,7 +155,9 @@ describe('image inspection (fault: real dimensions exceed limits though declared
     const big = await makeImage(401, 10, 'png');
     await expect(codeOf(bucket.put({ owner: 'u1', key: 'tiny-16x16.png', contentType: 'image/png', body: big }))).resolves.toBe('SVC_BUCKET_IMAGE_INVALID');
     const tooManyPixels = await makeImage(400, 301, 'png'); // 120,400 pixels > maxPixels 120,000
-    await expect(codeOf(bucket.put({ owner: 'u1', key: 'small.png', contentType: 'image/png', body: tooManyPixels }))).resolves.toBe('SVC_BUCKET_IMAGE_INVALID');
+    await expect(codeOf(bucket.put({ owner: 'u1', key: 'small.png', contentType: 'image/png', body: tooManyPixels }))).resolves.toBe(
+      'SVC_BUCKET_IMAGE_INVALID',
+    );
     expect(bucket.list({ owner: 'u1' }).objects).toEqual([]);
   });
 
@@ -132,13 +172,17 @@ describe('image inspection (fault: real dimensions exceed limits though declared
     const crafted = Buffer.concat([real.subarray(0, 2), app1, real.subarray(2)]);
     expect(sniffImage(crafted)).toMatchObject({ format: 'jpeg', width: 500, height: 20 });
     expect((await sharp(crafted).metadata()).width).toBe(500);
-    await expect(codeOf(manager.bucket('photos').put({ owner: 'u1', key: 'small.jpg', contentType: 'image/jpeg', body: crafted }))).resolves.toBe('SVC_BUCKET_IMAGE_INVALID');
+    await expect(codeOf(manager.bucket('photos').put({ owner: 'u1', key: 'small.jpg', contentType: 'image/jpeg', body: crafted }))).resolves.toBe(
+      'SVC_BUCKET_IMAGE_INVALID',
+    );
   });
 
   it('rejects bytes of another format than declared (signature, never the declared type)', async () => {
     env = tempBuckets();
     const manager = await env.open({ definitions: [photos] });
-    await expect(codeOf(manager.bucket('photos').put({ owner: 'u1', key: 'x.png', contentType: 'image/png', body: await makeImage(10, 10, 'jpeg') }))).resolves.toBe('SVC_BUCKET_TYPE_MISMATCH');
+    await expect(
+      codeOf(manager.bucket('photos').put({ owner: 'u1', key: 'x.png', contentType: 'image/png', body: await makeImage(10, 10, 'jpeg') })),
+    ).resolves.toBe('SVC_BUCKET_TYPE_MISMATCH');
   });
 
   it('parses GIF dimensions and records them', async () => {
@@ -164,7 +208,13 @@ describe('variant contract (fault: names/geometry changed after data exists)', (
     await expect(codeOf(env.open({ definitions: [photos] }))).resolves.toBe('SVC_BUCKET_CONTRACT_CHANGED');
     const renamed = { ...photos, image: { ...photos.image, variants: { small: { ...photos.image.variants.thumb, width: 48 } } } };
     await expect(codeOf(env.open({ definitions: [renamed] }))).resolves.toBe('SVC_BUCKET_CONTRACT_CHANGED');
-    const added = { ...resized, image: { ...resized.image, variants: { ...resized.image.variants, big: { width: 200, height: 200, fit: 'cover' as const, format: 'webp' as const, quality: 80 } } } };
+    const added = {
+      ...resized,
+      image: {
+        ...resized.image,
+        variants: { ...resized.image.variants, big: { width: 200, height: 200, fit: 'cover' as const, format: 'webp' as const, quality: 80 } },
+      },
+    };
     await expect(codeOf(env.open({ definitions: [added] }))).resolves.toBe('SVC_BUCKET_CONTRACT_CHANGED');
     // The unchanged contract still opens; format/quality are not geometry.
     const requality = { ...resized, image: { ...resized.image, variants: { thumb: { ...resized.image.variants.thumb, quality: 50 } } } };
@@ -186,8 +236,13 @@ describe('GIF dimensions (frames can exceed the logical screen)', () => {
   });
 
   it('agrees with sharp (libvips) on an animated GIF: frame count and the extent of each page', async () => {
-    const frame = (background: string) => sharp({ create: { width: 120, height: 80, channels: 3, background } }).png().toBuffer();
-    const gif = await sharp([await frame('red'), await frame('blue'), await frame('green')], { join: { animated: true } }).gif().toBuffer();
+    const frame = (background: string) =>
+      sharp({ create: { width: 120, height: 80, channels: 3, background } })
+        .png()
+        .toBuffer();
+    const gif = await sharp([await frame('red'), await frame('blue'), await frame('green')], { join: { animated: true } })
+      .gif()
+      .toBuffer();
     gif.writeUInt16LE(10, 6); // a logical screen smaller than every frame
     gif.writeUInt16LE(10, 8);
     const meta = await sharp(gif, { animated: true }).metadata();

@@ -14,7 +14,13 @@ export function tempBuckets() {
   return {
     dir,
     async open(options: Partial<BucketManagerOptions> & Pick<BucketManagerOptions, 'definitions'>): Promise<BucketManager> {
-      const manager = await createBucketManager({ backend: createLocalVolumeBackend({ root: join(dir, 'volume') }), catalogPath: join(dir, 'catalog.sqlite'), signingKey: SIGNING_KEY, env: {}, ...options });
+      const manager = await createBucketManager({
+        backend: createLocalVolumeBackend({ root: join(dir, 'volume') }),
+        catalogPath: join(dir, 'catalog.sqlite'),
+        signingKey: SIGNING_KEY,
+        env: {},
+        ...options,
+      });
       opened.push(manager);
       return manager;
     },

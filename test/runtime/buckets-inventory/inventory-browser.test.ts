@@ -51,7 +51,9 @@ beforeEach(async () => {
   appUrl = await listen(app);
   attacker = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
-    res.end(`<!doctype html><title>evil</title><iframe id="f" src="${appUrl}/__svc/buckets?bucket=docs"></iframe><iframe id="c" src="${appUrl}/frameable"></iframe>`);
+    res.end(
+      `<!doctype html><title>evil</title><iframe id="f" src="${appUrl}/__svc/buckets?bucket=docs"></iframe><iframe id="c" src="${appUrl}/frameable"></iframe>`,
+    );
   });
   attackerUrl = await listen(attacker);
 });
@@ -65,7 +67,11 @@ afterEach(async () => {
 
 describe.skipIf(gate.skip)('inventory page in Chromium', () => {
   it('renders without running anything, refuses framing and sends no referrer', async () => {
-    const signup = await fetch(`${appUrl}/__svc/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'alice@example.com', password: 'correct horse battery' }) });
+    const signup = await fetch(`${appUrl}/__svc/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'alice@example.com', password: 'correct horse battery' }),
+    });
     const userId = ((await signup.json()) as { user: { id: string } }).user.id;
     const [name, value] = signup.headers.get('set-cookie')!.split(';')[0]!.split('=') as [string, string];
     await manager.bucket('docs').put({ owner: userId, key: 'report.txt', contentType: 'text/plain', body: 'quarterly' });
@@ -97,7 +103,15 @@ describe.skipIf(gate.skip)('inventory page in Chromium', () => {
       await evil.waitForTimeout(500);
       const frameTitle = async (id: string) => {
         const frame = await (await evil.$(`iframe#${id}`))!.contentFrame();
-        return frame === null ? null : { title: await frame.title().catch(() => null), headings: await frame.locator('h1').count().catch(() => 0) };
+        return frame === null
+          ? null
+          : {
+              title: await frame.title().catch(() => null),
+              headings: await frame
+                .locator('h1')
+                .count()
+                .catch(() => 0),
+            };
       };
       expect(await frameTitle('c')).toEqual({ title: 'Files', headings: 1 });
       const framed = await frameTitle('f');

@@ -30,7 +30,13 @@ afterEach(async () => {
 });
 
 async function signUp(email: string): Promise<{ cookie: string; userId: string }> {
-  const response = await backend.fetch(new Request(`${ORIGIN}/__svc/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'correct horse battery' }) }));
+  const response = await backend.fetch(
+    new Request(`${ORIGIN}/__svc/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: 'correct horse battery' }),
+    }),
+  );
   expect(response.status).toBe(201);
   const body = (await response.json()) as { user: { id: string } };
   return { cookie: response.headers.get('set-cookie')!.split(';')[0]!, userId: body.user.id };
@@ -50,7 +56,10 @@ function expectLockedDown(response: Response): void {
   expect(csp).toContain("frame-ancestors 'none'");
   expect(csp).toContain("script-src 'none'");
   expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|nonce-|strict-dynamic|https?:|\*/);
-  const scriptSrc = csp.split(';').map((d) => d.trim()).filter((d) => d.startsWith('script-src'));
+  const scriptSrc = csp
+    .split(';')
+    .map((d) => d.trim())
+    .filter((d) => d.startsWith('script-src'));
   expect(scriptSrc).toEqual(["script-src 'none'"]);
 }
 
@@ -98,7 +107,13 @@ describe('inventory page', () => {
     const bob = await signUp('bob@example.com');
     await manager.bucket('docs').put({ owner: alice.userId, key: 'alice-private.txt', contentType: 'text/plain', body: 'a' });
     await manager.bucket('docs').put({ owner: bob.userId, key: 'bob-notes.txt', contentType: 'text/plain', body: 'b' });
-    for (const query of ['?bucket=docs', `?bucket=docs&owner=${alice.userId}`, `?bucket=docs&prefix=alice`, `?bucket=docs&userId=${alice.userId}`, '?bucket=docs&cursor=a']) {
+    for (const query of [
+      '?bucket=docs',
+      `?bucket=docs&owner=${alice.userId}`,
+      `?bucket=docs&prefix=alice`,
+      `?bucket=docs&userId=${alice.userId}`,
+      '?bucket=docs&cursor=a',
+    ]) {
       const html = await (await page(query, bob.cookie)).text();
       expect(html).not.toContain('alice-private');
       expect(html).not.toContain(alice.userId);
@@ -128,7 +143,8 @@ describe('inventory page', () => {
   it('pages at 100 objects and navigates key prefixes', async () => {
     const alice = await signUp('alice@example.com');
     const docs = manager.bucket('docs');
-    for (let i = 0; i < 130; i += 1) await docs.put({ owner: alice.userId, key: `f${String(i).padStart(3, '0')}.txt`, contentType: 'text/plain', body: `${i}` });
+    for (let i = 0; i < 130; i += 1)
+      await docs.put({ owner: alice.userId, key: `f${String(i).padStart(3, '0')}.txt`, contentType: 'text/plain', body: `${i}` });
     await docs.put({ owner: alice.userId, key: 'zz/deep/inner.txt', contentType: 'text/plain', body: 'deep' });
     const first = await (await page('?bucket=docs', alice.cookie)).text();
     expect(first.match(/>download</g)).toHaveLength(100);
@@ -163,7 +179,18 @@ describe('inventory page', () => {
   });
 
   it('renders usage and an empty state (pure renderer)', () => {
-    const html = renderInventory({ basePath: '/__svc/buckets', email: 'a@example.com', buckets: [{ name: 'docs', description: '', ownership: 'user', visibility: 'private' }], bucket: 'docs', prefix: '', folders: [], entries: [], nextCursor: null, usage: { objects: 2, bytes: 2048, reservedObjects: 1, reservedBytes: 10 }, message: null });
+    const html = renderInventory({
+      basePath: '/__svc/buckets',
+      email: 'a@example.com',
+      buckets: [{ name: 'docs', description: '', ownership: 'user', visibility: 'private' }],
+      bucket: 'docs',
+      prefix: '',
+      folders: [],
+      entries: [],
+      nextCursor: null,
+      usage: { objects: 2, bytes: 2048, reservedObjects: 1, reservedBytes: 10 },
+      message: null,
+    });
     expect(html).toContain('2 objects, 2.0 KiB (1 uploads pending, 10 B reserved)');
     expect(html).toContain('No files here.');
     expect(html).not.toMatch(/<script/i);

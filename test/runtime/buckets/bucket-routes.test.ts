@@ -21,7 +21,10 @@ afterEach(async () => {
   cleanup();
 });
 
-async function get(path: string, cookie: string): Promise<{ status: number; body: { object?: { key: string }; objects?: unknown[]; error?: { code: string } } }> {
+async function get(
+  path: string,
+  cookie: string,
+): Promise<{ status: number; body: { object?: { key: string }; objects?: unknown[]; error?: { code: string } } }> {
   const response = await fetch(`${app.url}/__svc${path}`, { headers: { cookie } });
   return { status: response.status, body: (await response.json()) as never };
 }
@@ -30,7 +33,12 @@ describe('bucket routes', () => {
   it('decodes the object key as a whole, slashes included, and the bucket name', async () => {
     const alice = await app.signUp('alice@example.com');
     await manager.bucket('docs').put({ owner: alice.userId, key: 'dir/a b.txt', body: Buffer.from('hi'), contentType: 'text/plain' });
-    for (const path of ['/buckets/docs/objects/dir/a%20b.txt', '/buckets/docs/objects/dir%2Fa%20b.txt', '/buckets/%64ocs/objects/dir/a%20b.txt', '/buckets/docs/objects/dir/a%20b.txt?x=1']) {
+    for (const path of [
+      '/buckets/docs/objects/dir/a%20b.txt',
+      '/buckets/docs/objects/dir%2Fa%20b.txt',
+      '/buckets/%64ocs/objects/dir/a%20b.txt',
+      '/buckets/docs/objects/dir/a%20b.txt?x=1',
+    ]) {
       const res = await get(path, alice.cookie);
       expect(res.status, path).toBe(200);
       expect(res.body.object?.key, path).toBe('dir/a b.txt');

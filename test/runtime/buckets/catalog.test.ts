@@ -6,7 +6,10 @@ import { bucketManagerFromEnv, createBucketManager, createLocalVolumeBackend, ty
 import { SIGNING_KEY, png, tempDir } from './support.js';
 
 const photos = (thumb: { width: number; height: number }): BucketDefinitionInput => ({
-  name: 'photos', ownership: 'app', visibility: 'public', allowedContentTypes: ['image/png'],
+  name: 'photos',
+  ownership: 'app',
+  visibility: 'public',
+  allowedContentTypes: ['image/png'],
   image: { formats: ['png'], variants: { thumb: { ...thumb, format: 'webp' } } },
 });
 
@@ -41,7 +44,9 @@ describe('bucket catalog', () => {
     await manager.bucket('photos').put({ key: 'a.png', body: png(2, 2), contentType: 'image/png' });
     renameSync(join(dir, 'catalog.sqlite'), join(dir, 'moved.sqlite'));
     symlinkSync(join(dir, 'moved.sqlite'), join(dir, 'catalog.sqlite'));
-    await expect(manager.bucket('photos').put({ key: 'b.png', body: png(2, 2), contentType: 'image/png' })).rejects.toMatchObject({ code: 'SVC_BUCKET_CATALOG_UNSAFE' });
+    await expect(manager.bucket('photos').put({ key: 'b.png', body: png(2, 2), contentType: 'image/png' })).rejects.toMatchObject({
+      code: 'SVC_BUCKET_CATALOG_UNSAFE',
+    });
     await manager.close();
   });
 
@@ -65,10 +70,14 @@ describe('bucket catalog', () => {
     const manager = await bucketManagerFromEnv([photos({ width: 64, height: 64 })], env);
     expect(statSync(join(dir, 'b', 'signing-key')).mode & 0o777).toBe(0o600);
     await manager.bucket('photos').put({ key: 'a.png', body: png(2, 2), contentType: 'image/png' });
-    await expect(manager.bucket('photos').put({ key: 'b.png', body: png(2, 2), contentType: 'image/png' })).rejects.toMatchObject({ code: 'SVC_BUCKET_QUOTA_EXCEEDED' });
+    await expect(manager.bucket('photos').put({ key: 'b.png', body: png(2, 2), contentType: 'image/png' })).rejects.toMatchObject({
+      code: 'SVC_BUCKET_QUOTA_EXCEEDED',
+    });
     expect(manager.usage().limits).toEqual({ maxBytes: null, maxObjects: 1 });
     await manager.close();
     await expect(bucketManagerFromEnv([], { SVC_BUCKET_DIR: join(dir, 'c'), NODE_ENV: 'production' })).rejects.toMatchObject({ code: 'SVC_BUCKET_CONFIG' });
-    await expect(bucketManagerFromEnv([], { SVC_BUCKET_DIR: join(dir, 'd'), SVC_BUCKET_SIGNING_KEY: 'k'.repeat(40), SVC_BUCKET_S3_ENDPOINT: 'http://127.0.0.1:1' })).rejects.toMatchObject({ code: 'SVC_BUCKET_CONFIG' });
+    await expect(
+      bucketManagerFromEnv([], { SVC_BUCKET_DIR: join(dir, 'd'), SVC_BUCKET_SIGNING_KEY: 'k'.repeat(40), SVC_BUCKET_S3_ENDPOINT: 'http://127.0.0.1:1' }),
+    ).rejects.toMatchObject({ code: 'SVC_BUCKET_CONFIG' });
   });
 });

@@ -23,10 +23,30 @@ const bytes = (n: number, seed = 1): Buffer => {
 };
 
 export const DEFINITIONS = [
-  { name: 'docs', ownership: 'user', visibility: 'private', allowedContentTypes: ['text/plain', 'application/octet-stream', 'image/*'], maxObjectBytes: 12 * MiB, perOwnerMaxBytes: 40 * MiB, maxChunkBytes: 6 * MiB },
-  { name: 'quota', ownership: 'user', visibility: 'private', allowedContentTypes: ['application/octet-stream'], maxObjectBytes: 6 * MiB, maxBytes: 8 * MiB, perOwnerMaxBytes: 8 * MiB },
   {
-    name: 'photos', ownership: 'app', visibility: 'public', browserAccess: 'public', allowedContentTypes: ['image/png', 'image/jpeg'],
+    name: 'docs',
+    ownership: 'user',
+    visibility: 'private',
+    allowedContentTypes: ['text/plain', 'application/octet-stream', 'image/*'],
+    maxObjectBytes: 12 * MiB,
+    perOwnerMaxBytes: 40 * MiB,
+    maxChunkBytes: 6 * MiB,
+  },
+  {
+    name: 'quota',
+    ownership: 'user',
+    visibility: 'private',
+    allowedContentTypes: ['application/octet-stream'],
+    maxObjectBytes: 6 * MiB,
+    maxBytes: 8 * MiB,
+    perOwnerMaxBytes: 8 * MiB,
+  },
+  {
+    name: 'photos',
+    ownership: 'app',
+    visibility: 'public',
+    browserAccess: 'public',
+    allowedContentTypes: ['image/png', 'image/jpeg'],
     image: { formats: ['png', 'jpeg'], maxWidth: 2000, maxHeight: 2000, maxPixels: 1_000_000, variants: { thumb: { width: 64, height: 64, format: 'webp' } } },
   },
   { name: 'internal', ownership: 'app', visibility: 'private', browserAccess: 'server', allowedContentTypes: ['text/plain'] },
@@ -89,8 +109,12 @@ export function describeBucketContract(name: string, target: ContractTarget): vo
       const first = await docs.put({ owner: 'u1', key: 'f', body: v1, contentType: 'application/octet-stream' });
       const oldKey = storageKey(c.dir, 'docs', 'f');
       const v2 = bytes(7 * MiB, 2);
-      await expect(docs.createUpload({ owner: 'u1', key: 'f', length: v2.length, contentType: 'application/octet-stream', ifSha256: sha(v2) })).rejects.toMatchObject({ code: 'SVC_BUCKET_PRECONDITION_FAILED' });
-      await expect(docs.createUpload({ owner: 'u1', key: 'f', length: 1, contentType: 'application/octet-stream', ifSha256: '' })).rejects.toMatchObject({ code: 'SVC_BUCKET_PRECONDITION_FAILED' });
+      await expect(
+        docs.createUpload({ owner: 'u1', key: 'f', length: v2.length, contentType: 'application/octet-stream', ifSha256: sha(v2) }),
+      ).rejects.toMatchObject({ code: 'SVC_BUCKET_PRECONDITION_FAILED' });
+      await expect(docs.createUpload({ owner: 'u1', key: 'f', length: 1, contentType: 'application/octet-stream', ifSha256: '' })).rejects.toMatchObject({
+        code: 'SVC_BUCKET_PRECONDITION_FAILED',
+      });
       const ticket = await docs.createUpload({ owner: 'u1', key: 'f', length: v2.length, contentType: 'application/octet-stream', ifSha256: first.sha256 });
       expect(docs.usage('u1').owner).toMatchObject({ objects: 1, bytes: v1.length, reservedObjects: 0, reservedBytes: MiB });
       await c.manager.uploads.write(ticket.id, 0, toStream(v2.subarray(0, 5 * MiB)), 5 * MiB);
@@ -161,22 +185,39 @@ export function describeBucketContract(name: string, target: ContractTarget): vo
     it('rejects a bad SHA-256 and makes nothing visible', async () => {
       const user = await c.app.signUp('h@example.com');
       const body = bytes(1000);
-      const upload = await createTus(c.app.url, 'docs', body.length, { key: 'h.bin', contentType: 'application/octet-stream', sha256: sha(Buffer.from('other')) }, user);
+      const upload = await createTus(
+        c.app.url,
+        'docs',
+        body.length,
+        { key: 'h.bin', contentType: 'application/octet-stream', sha256: sha(Buffer.from('other')) },
+        user,
+      );
       const result = await patch(upload, 0, body);
       expect(result.code).toBe('SVC_BUCKET_CHECKSUM_MISMATCH');
       expect((await head(upload)).status).toBe(404);
       expect(c.manager.bucket('docs').usage(user.userId).owner).toMatchObject({ objects: 0, reservedBytes: 0, reservedObjects: 0 });
-      const chunkSum = await patch(await createTus(c.app.url, 'docs', 4, { key: 'c.bin', contentType: 'application/octet-stream' }, user), 0, Buffer.from('abcd'), { 'upload-checksum': `sha256 ${createHash('sha256').update('abce').digest('base64')}` });
+      const chunkSum = await patch(
+        await createTus(c.app.url, 'docs', 4, { key: 'c.bin', contentType: 'application/octet-stream' }, user),
+        0,
+        Buffer.from('abcd'),
+        { 'upload-checksum': `sha256 ${createHash('sha256').update('abce').digest('base64')}` },
+      );
       expect(chunkSum.status).toBe(460);
     });
 
     it('verifies types by signature: PNG declared as JPEG, script declared as image, disallowed types', async () => {
       const photos = c.manager.bucket('photos');
       await expect(photos.put({ key: 'x.jpg', body: png(10, 10), contentType: 'image/jpeg' })).rejects.toMatchObject({ code: 'SVC_BUCKET_TYPE_MISMATCH' });
-      await expect(photos.put({ key: 'x.png', body: '<script>alert(1)</script>', contentType: 'image/png' })).rejects.toMatchObject({ code: 'SVC_BUCKET_TYPE_MISMATCH' });
+      await expect(photos.put({ key: 'x.png', body: '<script>alert(1)</script>', contentType: 'image/png' })).rejects.toMatchObject({
+        code: 'SVC_BUCKET_TYPE_MISMATCH',
+      });
       await expect(photos.put({ key: 'x.svg', body: '<svg/>', contentType: 'image/svg+xml' })).rejects.toMatchObject({ code: 'SVC_BUCKET_TYPE_NOT_ALLOWED' });
-      await expect(c.manager.bucket('docs').put({ owner: 'u', key: 'p.txt', body: png(4, 4), contentType: 'text/plain' })).rejects.toMatchObject({ code: 'SVC_BUCKET_TYPE_MISMATCH' });
-      await expect(photos.put({ key: 'huge.png', body: png(1500, 1500), contentType: 'image/png' })).rejects.toMatchObject({ code: 'SVC_BUCKET_IMAGE_INVALID' });
+      await expect(c.manager.bucket('docs').put({ owner: 'u', key: 'p.txt', body: png(4, 4), contentType: 'text/plain' })).rejects.toMatchObject({
+        code: 'SVC_BUCKET_TYPE_MISMATCH',
+      });
+      await expect(photos.put({ key: 'huge.png', body: png(1500, 1500), contentType: 'image/png' })).rejects.toMatchObject({
+        code: 'SVC_BUCKET_IMAGE_INVALID',
+      });
       const ok = await photos.put({ key: 'ok.jpg', body: jpeg(640, 480), contentType: 'image/jpeg' });
       expect(ok).toMatchObject({ width: 640, height: 480, contentType: 'image/jpeg' });
       expect(c.manager.usage().reservedBytes).toBe(0);
@@ -184,7 +225,10 @@ export function describeBucketContract(name: string, target: ContractTarget): vo
 
     it('refuses oversize objects and chunks', async () => {
       const user = await c.app.signUp('big@example.com');
-      const tooBig = await fetch(`${c.app.url}/__svc/buckets/docs/uploads`, { method: 'POST', headers: tusCreateHeaders(13 * MiB, { key: 'x', contentType: 'text/plain' }, user) });
+      const tooBig = await fetch(`${c.app.url}/__svc/buckets/docs/uploads`, {
+        method: 'POST',
+        headers: tusCreateHeaders(13 * MiB, { key: 'x', contentType: 'text/plain' }, user),
+      });
       expect(tooBig.status).toBe(413);
       expect(((await tooBig.json()) as { error: { code: string } }).error.code).toBe('SVC_BUCKET_TOO_LARGE');
       const upload = await createTus(c.app.url, 'docs', 7 * MiB, { key: 'y', contentType: 'application/octet-stream' }, user);
@@ -194,7 +238,12 @@ export function describeBucketContract(name: string, target: ContractTarget): vo
     it('lets exactly one of two parallel uploads reserve the remaining quota', async () => {
       const user = await c.app.signUp('q@example.com');
       const attempts = await Promise.all(
-        [1, 2].map((i) => fetch(`${c.app.url}/__svc/buckets/quota/uploads`, { method: 'POST', headers: tusCreateHeaders(5 * MiB, { key: `q${i}`, contentType: 'application/octet-stream' }, user) })),
+        [1, 2].map((i) =>
+          fetch(`${c.app.url}/__svc/buckets/quota/uploads`, {
+            method: 'POST',
+            headers: tusCreateHeaders(5 * MiB, { key: `q${i}`, contentType: 'application/octet-stream' }, user),
+          }),
+        ),
       );
       expect(attempts.map((r) => r.status).sort()).toEqual([201, 413]);
       const loser = attempts.find((r) => r.status === 413)!;
@@ -230,7 +279,10 @@ export function describeBucketContract(name: string, target: ContractTarget): vo
       expect((await getJson(`${c.app.url}/__svc/buckets/docs/objects/secret.txt`, bob)).status).toBe(404);
       expect((await getJson(`${c.app.url}/__svc/buckets/docs/objects`, bob)).body.objects).toEqual([]);
       expect((await getJson(`${c.app.url}/__svc/buckets/docs/objects`, alice)).body.objects).toHaveLength(1);
-      const del = await fetch(`${c.app.url}/__svc/buckets/docs/objects/secret.txt`, { method: 'DELETE', headers: { cookie: bob.cookie, 'x-svc-csrf': bob.csrf } });
+      const del = await fetch(`${c.app.url}/__svc/buckets/docs/objects/secret.txt`, {
+        method: 'DELETE',
+        headers: { cookie: bob.cookie, 'x-svc-csrf': bob.csrf },
+      });
       expect(del.status).toBe(404);
       expect((await postJson(`${c.app.url}/__svc/buckets/docs/read-intents`, { key: 'secret.txt' }, bob)).status).toBe(404);
       const noCsrf = await fetch(`${c.app.url}/__svc/buckets/docs/objects/secret.txt`, { method: 'DELETE', headers: { cookie: alice.cookie } });
@@ -318,8 +370,14 @@ export function describeBucketContract(name: string, target: ContractTarget): vo
       await c.app.close();
       await c.manager.close();
       let failing = true;
-      const flaky = (inner: StorageBackend): StorageBackend => ({ ...inner, delete: async (key) => (failing ? Promise.reject(new Error('provider down')) : inner.delete(key)) });
-      c.manager = await makeManager({ ...c.fixture, make: () => flaky(c.fixture.make()) }, c.dir, { definitions: DEFINITIONS as never, clock: () => c.clock.now });
+      const flaky = (inner: StorageBackend): StorageBackend => ({
+        ...inner,
+        delete: async (key) => (failing ? Promise.reject(new Error('provider down')) : inner.delete(key)),
+      });
+      c.manager = await makeManager({ ...c.fixture, make: () => flaky(c.fixture.make()) }, c.dir, {
+        definitions: DEFINITIONS as never,
+        clock: () => c.clock.now,
+      });
       c.app = await startApp(c.manager);
       const docs = c.manager.bucket('docs');
       await docs.put({ owner: 'u1', key: 'g', body: 'bytes', contentType: 'text/plain' });
@@ -350,7 +408,6 @@ export function describeBucketContract(name: string, target: ContractTarget): vo
 }
 
 // ---- helpers -------------------------------------------------------------------------------------------
-
 
 function toStream(b: Buffer): Readable {
   return Readable.from([b]);
@@ -384,8 +441,17 @@ async function createTus(base: string, bucket: string, length: number, meta: Rec
   return response.headers.get('location')!;
 }
 
-async function patch(url: string, offset: number, body: Buffer, headers: Record<string, string> = {}): Promise<{ status: number; code: string | null; offset: number }> {
-  const response = await fetch(url, { method: 'PATCH', headers: { 'tus-resumable': '1.0.0', 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset), ...headers }, body: new Uint8Array(body) });
+async function patch(
+  url: string,
+  offset: number,
+  body: Buffer,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; code: string | null; offset: number }> {
+  const response = await fetch(url, {
+    method: 'PATCH',
+    headers: { 'tus-resumable': '1.0.0', 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset), ...headers },
+    body: new Uint8Array(body),
+  });
   const text = await response.text();
   const code = text === '' ? null : ((JSON.parse(text) as { error?: { code: string } }).error?.code ?? null);
   return { status: response.status, code, offset: Number(response.headers.get('upload-offset') ?? -1) };
@@ -399,13 +465,23 @@ async function head(url: string): Promise<{ status: number; offset: number }> {
 /** Send `sendBytes` of a chunk that declares its full length, then cut the connection. */
 async function cutPatch(url: string, offset: number, chunk: Buffer, sendBytes: number): Promise<void> {
   await new Promise<void>((resolve) => {
-    const req = httpRequest(url, { method: 'PATCH', headers: { 'tus-resumable': '1.0.0', 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset), 'content-length': String(chunk.length) } });
+    const req = httpRequest(url, {
+      method: 'PATCH',
+      headers: {
+        'tus-resumable': '1.0.0',
+        'content-type': 'application/offset+octet-stream',
+        'upload-offset': String(offset),
+        'content-length': String(chunk.length),
+      },
+    });
     req.on('error', () => resolve());
     req.on('response', () => resolve());
-    req.write(chunk.subarray(0, sendBytes), () => setTimeout(() => {
-      req.destroy();
-      resolve();
-    }, 150));
+    req.write(chunk.subarray(0, sendBytes), () =>
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 150),
+    );
   });
 }
 
@@ -415,7 +491,11 @@ async function getJson(url: string, user: User): Promise<{ status: number; body:
 }
 
 async function postJson(url: string, body: unknown, user: User): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(url, { method: 'POST', headers: { cookie: user.cookie, 'x-svc-csrf': user.csrf, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { cookie: user.cookie, 'x-svc-csrf': user.csrf, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 

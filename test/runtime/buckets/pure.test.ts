@@ -22,7 +22,13 @@ const base: BucketDefinitionInput = { name: 'files', ownership: 'user', visibili
 describe('defineBucket', () => {
   it('fills documented defaults and validates every field', () => {
     const d = defineBucket(base);
-    expect(d).toMatchObject({ browserAccess: 'authenticated', resumable: true, maxChunkBytes: 8 * 1024 * 1024, cacheControl: 'private, no-store', description: '' });
+    expect(d).toMatchObject({
+      browserAccess: 'authenticated',
+      resumable: true,
+      maxChunkBytes: 8 * 1024 * 1024,
+      cacheControl: 'private, no-store',
+      description: '',
+    });
     expect(defineBucket({ ...base, visibility: 'public' }).cacheControl).toBe('public, max-age=31536000, immutable');
     const bad: Array<[Partial<BucketDefinitionInput>, RegExp]> = [
       [{ name: 'Bad Name' }, /name/],
@@ -79,7 +85,11 @@ describe('effective limits', () => {
 });
 
 describe('content inspection', () => {
-  const images = defineBucket({ ...base, allowedContentTypes: ['image/png', 'image/jpeg', 'image/webp', 'image/avif'], image: { formats: ['png', 'jpeg', 'webp', 'avif'], maxWidth: 1000, maxHeight: 1000, maxPixels: 500_000 } });
+  const images = defineBucket({
+    ...base,
+    allowedContentTypes: ['image/png', 'image/jpeg', 'image/webp', 'image/avif'],
+    image: { formats: ['png', 'jpeg', 'webp', 'avif'], maxWidth: 1000, maxHeight: 1000, maxPixels: 500_000 },
+  });
 
   it('reads formats and dimensions from signatures', () => {
     expect(sniffImage(png(33, 44))).toEqual({ format: 'png', type: 'image/png', width: 33, height: 44 });
@@ -106,9 +116,13 @@ describe('content inspection', () => {
   it('never trusts the declared type', () => {
     expect(verifyContent('image/png', png(10, 10), images)).toEqual({ contentType: 'image/png', width: 10, height: 10 });
     expect(() => verifyContent('image/jpeg', png(10, 10), images)).toThrow(expect.objectContaining({ code: 'SVC_BUCKET_TYPE_MISMATCH' }));
-    expect(() => verifyContent('image/png', Buffer.from('<script>alert(1)</script>'), images)).toThrow(expect.objectContaining({ code: 'SVC_BUCKET_TYPE_MISMATCH' }));
+    expect(() => verifyContent('image/png', Buffer.from('<script>alert(1)</script>'), images)).toThrow(
+      expect.objectContaining({ code: 'SVC_BUCKET_TYPE_MISMATCH' }),
+    );
     expect(() => verifyContent('image/png', png(1000, 1000), images)).toThrow(expect.objectContaining({ code: 'SVC_BUCKET_IMAGE_INVALID' }));
-    expect(() => verifyContent('image/gif', Buffer.from('GIF89a\x0a\x00\x14\x00', 'latin1'), images)).toThrow(expect.objectContaining({ code: 'SVC_BUCKET_TYPE_NOT_ALLOWED' }));
+    expect(() => verifyContent('image/gif', Buffer.from('GIF89a\x0a\x00\x14\x00', 'latin1'), images)).toThrow(
+      expect.objectContaining({ code: 'SVC_BUCKET_TYPE_NOT_ALLOWED' }),
+    );
     expect(() => verifyContent('text/plain', png(1, 1), defineBucket(base))).toThrow(expect.objectContaining({ code: 'SVC_BUCKET_TYPE_MISMATCH' }));
     expect(verifyContent('Text/Plain; charset=utf-8', Buffer.from('hi'), defineBucket(base)).contentType).toBe('text/plain');
   });
@@ -122,19 +136,29 @@ describe('capabilities', () => {
   it('round-trips and binds every claim; any changed byte or other key fails', () => {
     const token = signCapability(key, claims, now);
     expect(verifyCapability(key, token, now, { op: 'upload', bucket: 'files' })).toEqual(claims);
-    expect(() => verifyCapability(key, token, now, { op: 'read', bucket: 'files' })).toThrow(expect.objectContaining({ code: 'SVC_BUCKET_CAPABILITY_INVALID' }));
-    expect(() => verifyCapability(key, token, now, { op: 'upload', bucket: 'other' })).toThrow(expect.objectContaining({ code: 'SVC_BUCKET_CAPABILITY_INVALID' }));
-    expect(() => verifyCapability(Buffer.from('t'.repeat(32)), token, now, { op: 'upload', bucket: 'files' })).toThrow(expect.objectContaining({ code: 'SVC_BUCKET_CAPABILITY_INVALID' }));
+    expect(() => verifyCapability(key, token, now, { op: 'read', bucket: 'files' })).toThrow(
+      expect.objectContaining({ code: 'SVC_BUCKET_CAPABILITY_INVALID' }),
+    );
+    expect(() => verifyCapability(key, token, now, { op: 'upload', bucket: 'other' })).toThrow(
+      expect.objectContaining({ code: 'SVC_BUCKET_CAPABILITY_INVALID' }),
+    );
+    expect(() => verifyCapability(Buffer.from('t'.repeat(32)), token, now, { op: 'upload', bucket: 'files' })).toThrow(
+      expect.objectContaining({ code: 'SVC_BUCKET_CAPABILITY_INVALID' }),
+    );
     for (let i = 0; i < token.length; i += 7) {
       const c = token[i] === 'A' ? 'B' : 'A';
       const changed = token.slice(0, i) + c + token.slice(i + 1);
       if (changed !== token) expect(() => verifyCapability(key, changed, now, { op: 'upload', bucket: 'files' })).toThrow();
     }
-    expect(() => verifyCapability(key, token, now + 60_000, { op: 'upload', bucket: 'files' })).toThrow(expect.objectContaining({ code: 'SVC_BUCKET_CAPABILITY_EXPIRED' }));
+    expect(() => verifyCapability(key, token, now + 60_000, { op: 'upload', bucket: 'files' })).toThrow(
+      expect.objectContaining({ code: 'SVC_BUCKET_CAPABILITY_EXPIRED' }),
+    );
   });
 
   it('refuses lifetimes over 24 hours', () => {
-    expect(() => signCapability(key, { ...claims, expiresAt: now + 24 * 3600_000 + 1 }, now)).toThrow(expect.objectContaining({ code: 'SVC_BUCKET_INVALID_REQUEST' }));
+    expect(() => signCapability(key, { ...claims, expiresAt: now + 24 * 3600_000 + 1 }, now)).toThrow(
+      expect.objectContaining({ code: 'SVC_BUCKET_INVALID_REQUEST' }),
+    );
     expect(signCapability(key, { ...claims, expiresAt: now + 24 * 3600_000 }, now)).toContain('.');
   });
 });

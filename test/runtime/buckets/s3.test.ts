@@ -5,7 +5,12 @@ import { s3Fixture } from './support.js';
 describeBucketContract('s3 (s3rver on loopback)', {
   async create(dir) {
     const fixture = await s3Fixture(dir);
-    const client = new S3Client({ endpoint: fixture.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    const client = new S3Client({
+      endpoint: fixture.endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
     return {
       ...fixture,
       tamper: async (storageKey, bytes) => {

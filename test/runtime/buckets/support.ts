@@ -59,13 +59,26 @@ export async function s3Fixture(dir: string): Promise<BackendFixture & { endpoin
     name: 's3',
     endpoint,
     env,
-    make: () => createS3Backend({ endpoint, region: 'us-east-1', bucket: 'svc-test', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', pathStyle: true, prefix: 'projects/p_test/' }),
+    make: () =>
+      createS3Backend({
+        endpoint,
+        region: 'us-east-1',
+        bucket: 'svc-test',
+        accessKeyId: 'S3RVER',
+        secretAccessKey: 'S3RVER',
+        pathStyle: true,
+        prefix: 'projects/p_test/',
+      }),
     close: () => server.close(),
   };
 }
 
 /** Create a manager over a fixture with test defaults. */
-export function makeManager(fixture: BackendFixture, dir: string, options: Partial<BucketManagerOptions> & Pick<BucketManagerOptions, 'definitions'>): Promise<BucketManager> {
+export function makeManager(
+  fixture: BackendFixture,
+  dir: string,
+  options: Partial<BucketManagerOptions> & Pick<BucketManagerOptions, 'definitions'>,
+): Promise<BucketManager> {
   return createBucketManager({ backend: fixture.make(), catalogPath: join(dir, 'catalog.sqlite'), signingKey: SIGNING_KEY, env: {}, ...options });
 }
 
@@ -92,7 +105,11 @@ export async function startApp(manager: BucketManager): Promise<TestApp> {
     url,
     backend: opened,
     async signUp(email) {
-      const response = await fetch(`${url}/__svc/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'correct horse battery' }) });
+      const response = await fetch(`${url}/__svc/auth/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, password: 'correct horse battery' }),
+      });
       const body = (await response.json()) as { user: { id: string }; csrfToken: string };
       const cookie = response.headers.getSetCookie()[0]!.split(';')[0]!;
       return { cookie, csrf: body.csrfToken, userId: body.user.id };
@@ -132,7 +149,12 @@ export function png(width: number, height: number): Buffer {
   ihdr[9] = 0;
   const raw = Buffer.alloc((width + 1) * height, 0x80);
   for (let y = 0; y < height; y++) raw[y * (width + 1)] = 0;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', deflateSync(raw)),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** JPEG header bytes (SOI, APP0, SOF0 with dimensions) followed by filler: enough for signature inspection. */

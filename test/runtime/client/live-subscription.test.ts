@@ -35,7 +35,11 @@ const sse = (res: ServerResponse): void => {
 };
 const snap = (value: unknown, revision: number): string => `id: ${revision}\nevent: snapshot\ndata: ${JSON.stringify({ value, revision })}\n\n`;
 
-function until<T>(sub: { getState(): LiveState<T>; subscribe(l: (s: LiveState<T>) => void): () => void }, ok: (s: LiveState<T>) => boolean, ms = 5_000): Promise<LiveState<T>> {
+function until<T>(
+  sub: { getState(): LiveState<T>; subscribe(l: (s: LiveState<T>) => void): () => void },
+  ok: (s: LiveState<T>) => boolean,
+  ms = 5_000,
+): Promise<LiveState<T>> {
   return new Promise((resolve, reject) => {
     if (ok(sub.getState())) return resolve(sub.getState());
     const timer = setTimeout(() => {

@@ -40,7 +40,11 @@ async function start(): Promise<{ url: string; handler: ReturnType<typeof create
 
 /** Sign up over HTTP; returns a client whose fetch carries the session cookie, plus the cookie and token. */
 async function signUp(url: string, email: string): Promise<{ client: SvcClient; cookie: string; csrf: string }> {
-  const res = await fetch(`${url}/__svc/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json', origin: url }, body: JSON.stringify({ email, password: 'long enough password' }) });
+  const res = await fetch(`${url}/__svc/auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: url },
+    body: JSON.stringify({ email, password: 'long enough password' }),
+  });
   expect(res.status).toBe(201);
   const cookie = res.headers.getSetCookie()[0]!.split(';')[0]!;
   const { csrfToken } = (await res.json()) as { csrfToken: string };
@@ -89,7 +93,10 @@ describe('live queries with authentication', () => {
     const sub = anonymous.live('tasks/list', { list: 'x' });
     expect((await until(sub, (s) => s.error !== null)).error).toMatchObject({ code: 'SVC_RUNTIME_UNAUTHENTICATED', status: 401 });
     const { cookie } = await signUp(url, 'carol@example.test');
-    const noToken = createClient({ url, fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), cookie, origin: url } }) });
+    const noToken = createClient({
+      url,
+      fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), cookie, origin: url } }),
+    });
     clients.push(noToken);
     await expect(noToken.mutation('tasks/add', { text: 'x', list: 'x' })).rejects.toMatchObject({ code: 'SVC_RUNTIME_CSRF', status: 403 });
   });

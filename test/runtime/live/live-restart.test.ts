@@ -28,7 +28,9 @@ afterEach(async () => {
 });
 
 async function startServer(dbPath: string, port = 0): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(support, 'tasks-server-main.ts'), dbPath, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(support, 'tasks-server-main.ts'), dbPath, String(port)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.push(child);
   const line = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('server did not start')), 30_000);

@@ -155,7 +155,11 @@ describe('live queries on the runtime', () => {
     client = createClient({ url: app.url });
     const sub = client.live<{ text: string }[]>('tasks/list', { list: 'shared' });
     await until(sub, (s) => !s.loading);
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'support', 'write-task-main.ts'), dbPath, 'from-elsewhere', 'shared'], { timeout: 30_000 });
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, 'support', 'write-task-main.ts'), dbPath, 'from-elsewhere', 'shared'],
+      { timeout: 30_000 },
+    );
     const { revision } = JSON.parse(stdout) as { revision: number };
     const state = await until(sub, (s) => s.data?.length === 1);
     expect(state.data![0]!.text).toBe('from-elsewhere');

@@ -40,14 +40,24 @@ describe('live scale', () => {
       await expect.poll(() => hub.stats().broadcasts - broadcastsBefore).toBeGreaterThanOrEqual(300 * 4 * 0.9);
       const p50 = [percentile(without, 50), percentile(withSubs, 50)];
       const p99 = [percentile(without, 99), percentile(withSubs, 99)];
-      console.log(`commit latency ms: 0 subscribers p50 ${p50[0]!.toFixed(3)} p99 ${p99[0]!.toFixed(3)}; 1000 subscribers p50 ${p50[1]!.toFixed(3)} p99 ${p99[1]!.toFixed(3)}`);
+      console.log(
+        `commit latency ms: 0 subscribers p50 ${p50[0]!.toFixed(3)} p99 ${p99[0]!.toFixed(3)}; 1000 subscribers p50 ${p50[1]!.toFixed(3)} p99 ${p99[1]!.toFixed(3)}`,
+      );
       expect(p50[1]!).toBeLessThan(p50[0]! * 1.5 + 0.5);
     } finally {
       await quiet.close();
     }
     const hub = app.live.hubFor(app.handler.engine);
-    const http = await load.send<'mutated'>({ type: 'mutate', port: app.port, path: '/__svc/mutation/tasks/add', body: JSON.stringify({ text: 'h', list: 'lat' }), count: 100 });
-    console.log(`HTTP mutation round trip ms with 1000 subscribers: p50 ${percentile(http.latencies, 50).toFixed(2)} p99 ${percentile(http.latencies, 99).toFixed(2)}`);
+    const http = await load.send<'mutated'>({
+      type: 'mutate',
+      port: app.port,
+      path: '/__svc/mutation/tasks/add',
+      body: JSON.stringify({ text: 'h', list: 'lat' }),
+      count: 100,
+    });
+    console.log(
+      `HTTP mutation round trip ms with 1000 subscribers: p50 ${percentile(http.latencies, 50).toFixed(2)} p99 ${percentile(http.latencies, 99).toFixed(2)}`,
+    );
     await load.send({ type: 'close' });
     await expect.poll(() => hub.stats().connections, { timeout: 10_000 }).toBe(0);
   });
@@ -59,10 +69,19 @@ describe('live scale', () => {
     const hub = app.live.hubFor(app.handler.engine);
     expect(hub.stats()).toMatchObject({ connections: 10_000, queries: 4 });
     for (let round = 0; round < 3; round++) {
-      const r = await load.send<'round'>({ type: 'round', port: app.port, method: 'POST', path: '/__svc/mutation/tasks/add', body: JSON.stringify({ text: `r${round}`, list: 'k' }), timeoutMs: 10_000 });
+      const r = await load.send<'round'>({
+        type: 'round',
+        port: app.port,
+        method: 'POST',
+        path: '/__svc/mutation/tasks/add',
+        body: JSON.stringify({ text: `r${round}`, list: 'k' }),
+        timeoutMs: 10_000,
+      });
       expect(r.status).toBe(200);
       expect(r.missing).toBe(0);
-      console.log(`10k round ${round}: p50 ${percentile(r.latencies, 50).toFixed(1)} ms, p99 ${percentile(r.latencies, 99).toFixed(1)} ms, max ${Math.max(...r.latencies).toFixed(1)} ms`);
+      console.log(
+        `10k round ${round}: p50 ${percentile(r.latencies, 50).toFixed(1)} ms, p99 ${percentile(r.latencies, 99).toFixed(1)} ms, max ${Math.max(...r.latencies).toFixed(1)} ms`,
+      );
     }
     await load.send({ type: 'close' });
     await expect.poll(() => hub.stats().connections, { timeout: 20_000 }).toBe(0);

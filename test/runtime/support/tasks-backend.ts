@@ -5,7 +5,9 @@ export const schema = defineSchema({
   notes: defineTable({ title: v.string({ min: 1, max: 100 }), priority: v.number({ integer: true, min: 0 }), done: v.boolean(), tag: v.optional(v.string()) })
     .index('by_done', ['done'])
     .index('by_priority', ['priority']),
-  tasks: defineTable({ text: v.string({ min: 1, max: 200 }), done: v.boolean() }).index('by_done', ['done']).owned(),
+  tasks: defineTable({ text: v.string({ min: 1, max: 200 }), done: v.boolean() })
+    .index('by_done', ['done'])
+    .owned(),
 });
 
 const { query, mutation } = functionsFor(schema);
@@ -24,7 +26,8 @@ export const functions = {
     get: query({ args: { id: v.id('notes') }, handler: (ctx, args) => ctx.db.get(args.id) }),
     add: mutation({
       args: { title: v.string(), priority: v.number({ integer: true, min: 0 }), tag: v.optional(v.string()) },
-      handler: (ctx, args) => ctx.db.insert('notes', { title: args.title, priority: args.priority, done: false, ...(args.tag === undefined ? {} : { tag: args.tag }) }),
+      handler: (ctx, args) =>
+        ctx.db.insert('notes', { title: args.title, priority: args.priority, done: false, ...(args.tag === undefined ? {} : { tag: args.tag }) }),
     }),
     setDone: mutation({
       args: { id: v.id('notes'), done: v.boolean(), ifVersion: v.optional(v.number({ integer: true, min: 1 })) },

@@ -94,7 +94,11 @@ export class FakeGithub {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const body = Buffer.concat(chunks);
-        const request = new Request(`${this.origin}${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, ...(body.length ? { body } : {}) });
+        const request = new Request(`${this.origin}${req.url}`, {
+          method: req.method,
+          headers: req.headers as Record<string, string>,
+          ...(body.length ? { body } : {}),
+        });
         void this.handle(request).then(async (response) => {
           res.writeHead(response.status, Object.fromEntries(response.headers));
           res.end(Buffer.from(await response.arrayBuffer()));
@@ -191,7 +195,16 @@ export class FakeGithub {
       case 'apps/get-repo-installation': {
         await this.appAuth(headers);
         for (const [installationId, inst] of this.installations) {
-          if (inst.repos.has(repo)) return [200, { id: installationId, account: { login: inst.account, type: 'Organization' }, repository_selection: 'selected', suspended_at: inst.suspended ? new Date().toISOString() : null }];
+          if (inst.repos.has(repo))
+            return [
+              200,
+              {
+                id: installationId,
+                account: { login: inst.account, type: 'Organization' },
+                repository_selection: 'selected',
+                suspended_at: inst.suspended ? new Date().toISOString() : null,
+              },
+            ];
         }
         throw httpError(404, 'Not Found');
       }
@@ -201,7 +214,18 @@ export class FakeGithub {
       }
       case 'checks/create': {
         this.installationFor(headers, repo);
-        const run: FakeCheckRun = { id: id(), repo, name: body.name as string, head_sha: body.head_sha as string, status: (body.status as string) ?? 'queued', conclusion: (body.conclusion as string) ?? null, external_id: (body.external_id as string) ?? null, details_url: (body.details_url as string) ?? null, output: (body.output as FakeCheckRun['output']) ?? null, history: [body] };
+        const run: FakeCheckRun = {
+          id: id(),
+          repo,
+          name: body.name as string,
+          head_sha: body.head_sha as string,
+          status: (body.status as string) ?? 'queued',
+          conclusion: (body.conclusion as string) ?? null,
+          external_id: (body.external_id as string) ?? null,
+          details_url: (body.details_url as string) ?? null,
+          output: (body.output as FakeCheckRun['output']) ?? null,
+          history: [body],
+        };
         if (run.conclusion) run.status = 'completed';
         this.checkRuns.push(run);
         return [201, { ...run, history: undefined }];
@@ -227,7 +251,14 @@ export class FakeGithub {
       }
       case 'repos/create-deployment': {
         this.installationFor(headers, repo);
-        const deployment: FakeDeployment = { id: id(), repo, ref: body.ref as string, environment: (body.environment as string) ?? 'production', body, statuses: [] };
+        const deployment: FakeDeployment = {
+          id: id(),
+          repo,
+          ref: body.ref as string,
+          environment: (body.environment as string) ?? 'production',
+          body,
+          statuses: [],
+        };
         this.deployments.push(deployment);
         return [201, { id: deployment.id, ref: deployment.ref, environment: deployment.environment, sha: deployment.ref }];
       }

@@ -83,7 +83,8 @@ export class OpenApiValidator {
     const declared = (op.parameters ?? []).map((p) => this.resolveParameter(p));
     for (const p of declared.filter((d) => d.in === 'path')) {
       const value = params[p.name as string];
-      if (value === undefined || !this.scalarOk(p.schema as Json, value)) problems.push(`path parameter ${String(p.name)}=${value} does not match ${JSON.stringify(p.schema)}`);
+      if (value === undefined || !this.scalarOk(p.schema as Json, value))
+        problems.push(`path parameter ${String(p.name)}=${value} does not match ${JSON.stringify(p.schema)}`);
     }
     const queryNames = new Set(declared.filter((d) => d.in === 'query').map((d) => d.name as string));
     for (const [name, value] of query) {
@@ -95,7 +96,8 @@ export class OpenApiValidator {
     if (body === undefined && schema && op.requestBody?.required) problems.push('the operation requires a body');
     if (body !== undefined && schema) {
       const validate = this.bodyValidator(`${m} ${template.path}`, schema);
-      if (!validate(body)) problems.push(...(validate.errors ?? []).map((e) => `body${e.instancePath} ${e.message ?? ''} ${e.params ? JSON.stringify(e.params) : ''}`));
+      if (!validate(body))
+        problems.push(...(validate.errors ?? []).map((e) => `body${e.instancePath} ${e.message ?? ''} ${e.params ? JSON.stringify(e.params) : ''}`));
     }
     if (problems.length > 0) throw new OpenApiError(`${method} ${pathname} (${op.operationId}): ${problems.join('; ')}`);
     return { operationId: op.operationId, template: template.path, params };

@@ -29,7 +29,17 @@ export function pushPayload(opts: { sha: string; branch?: string; repoId?: numbe
 }
 
 /** The issue_comment.created example with an installation, turned into a PR comment (or an issue comment). */
-export function commentPayload(opts: { body: string; commentId: number; login?: string; userId?: number; issueNumber?: number; pullRequest?: boolean; repoId?: number; fullName?: string; installationId?: number }): Json {
+export function commentPayload(opts: {
+  body: string;
+  commentId: number;
+  login?: string;
+  userId?: number;
+  issueNumber?: number;
+  pullRequest?: boolean;
+  repoId?: number;
+  fullName?: string;
+  installationId?: number;
+}): Json {
   const payload = example('issue_comment', (p) => p.action === 'created' && Boolean(p.installation));
   payload.comment.body = opts.body;
   payload.comment.id = opts.commentId;
@@ -46,9 +56,26 @@ export function commentPayload(opts: { body: string; commentId: number; login?: 
 }
 
 /** A signed delivery: headers and exact body bytes. */
-export function signedDelivery(secret: string, event: string, payload: unknown, options: { id?: string; signatureSecret?: string } = {}): { headers: Record<string, string>; body: string; id: string } {
+export function signedDelivery(
+  secret: string,
+  event: string,
+  payload: unknown,
+  options: { id?: string; signatureSecret?: string } = {},
+): { headers: Record<string, string>; body: string; id: string } {
   const body = JSON.stringify(payload);
   const id = options.id ?? randomUUID();
-  const signature = `sha256=${createHmac('sha256', options.signatureSecret ?? secret).update(body).digest('hex')}`;
-  return { id, body, headers: { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': id, 'x-hub-signature-256': signature, 'user-agent': 'GitHub-Hookshot/test' } };
+  const signature = `sha256=${createHmac('sha256', options.signatureSecret ?? secret)
+    .update(body)
+    .digest('hex')}`;
+  return {
+    id,
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': event,
+      'x-github-delivery': id,
+      'x-hub-signature-256': signature,
+      'user-agent': 'GitHub-Hookshot/test',
+    },
+  };
 }

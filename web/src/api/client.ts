@@ -74,7 +74,12 @@ async function toError(response: Response): Promise<ApiError> {
     // not JSON (e.g. a proxy's HTML error page)
   }
   const code = body.error?.code ?? `HTTP_${response.status}`;
-  return new ApiError(response.status, code, friendlyMessage(code, body.error?.message ?? `Request failed with status ${response.status}`), body.error?.details);
+  return new ApiError(
+    response.status,
+    code,
+    friendlyMessage(code, body.error?.message ?? `Request failed with status ${response.status}`),
+    body.error?.details,
+  );
 }
 
 /** Send the user to sign in, then back to where they were. */

@@ -3,10 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { User } from '../../../src/identity/contract.js';
 
-export type SessionState =
-  | { status: 'loading' }
-  | { status: 'signed-out'; expired: boolean }
-  | { status: 'signed-in'; user: User; csrfToken: string };
+export type SessionState = { status: 'loading' } | { status: 'signed-out'; expired: boolean } | { status: 'signed-in'; user: User; csrfToken: string };
 
 let state: SessionState = { status: 'loading' };
 const listeners = new Set<(s: SessionState) => void>();

@@ -26,7 +26,11 @@ export function AuditFeed({ path, query, projectNames }: { path: string; query?:
     setLoading(true);
     setError(undefined);
     try {
-      const page = await api('GET', path, { query: { ...query, limit: 50, before: before ?? undefined }, schema: auditPageSchema, ...(signal ? { signal } : {}) });
+      const page = await api('GET', path, {
+        query: { ...query, limit: 50, before: before ?? undefined },
+        schema: auditPageSchema,
+        ...(signal ? { signal } : {}),
+      });
       if (signal?.aborted) return;
       setEvents((old) => (before ? [...old, ...page.events] : page.events));
       setCursor(page.nextCursor);

@@ -58,14 +58,26 @@ export function ConfirmDialog(props: ConfirmDialogProps) {
         {props.phrase !== undefined ? (
           <>
             <label for="confirm-phrase">
-              Type <code class="phrase" id="confirm-expected">{props.phrase}</code> to confirm
+              Type{' '}
+              <code class="phrase" id="confirm-expected">
+                {props.phrase}
+              </code>{' '}
+              to confirm
             </label>
-            <input id="confirm-phrase" autoComplete="off" spellcheck={false} value={typed} onInput={(e) => setTyped((e.target as HTMLInputElement).value)} autoFocus />
+            <input
+              id="confirm-phrase"
+              autoComplete="off"
+              spellcheck={false}
+              value={typed}
+              onInput={(e) => setTyped((e.target as HTMLInputElement).value)}
+              autoFocus
+            />
           </>
         ) : null}
         {props.acknowledge !== undefined ? (
           <label class="check">
-            <input id="confirm-acknowledge" type="checkbox" checked={acknowledged} onChange={(e) => setAcknowledged((e.target as HTMLInputElement).checked)} /> {props.acknowledge}
+            <input id="confirm-acknowledge" type="checkbox" checked={acknowledged} onChange={(e) => setAcknowledged((e.target as HTMLInputElement).checked)} />{' '}
+            {props.acknowledge}
           </label>
         ) : null}
         {error ? <ErrorBox error={error} /> : null}

@@ -36,7 +36,8 @@ function iso(value: number | string | null | undefined): string | null {
 /** The newest restore drill receipts (outcome, checks, error code). */
 export function DrillReceipts({ drills, projectNames }: { drills: NonNullable<ReturnType<typeof readDrills>>; projectNames: ReadonlyMap<string, string> }) {
   if (drills === 'unreadable') return <p class="muted">This server reports restore drills in a shape this console does not know yet.</p>;
-  if (drills.length === 0) return <Empty title="No restore drills yet">Drills restore the newest backup into a scratch copy and check that the app answers.</Empty>;
+  if (drills.length === 0)
+    return <Empty title="No restore drills yet">Drills restore the newest backup into a scratch copy and check that the app answers.</Empty>;
   return (
     <div class="table-wrap">
       <table class="table" id="drills-table">
@@ -51,7 +52,11 @@ export function DrillReceipts({ drills, projectNames }: { drills: NonNullable<Re
         </thead>
         <tbody>
           {drills.map((d, index) => (
-            <tr key={d.id ?? `${d.projectId}-${String(d.startedAt ?? index)}`} data-drill-outcome={d.outcome} title={d.backupId ? `backup ${d.backupId}${d.releaseId ? `, release ${d.releaseId}` : ''}` : undefined}>
+            <tr
+              key={d.id ?? `${d.projectId}-${String(d.startedAt ?? index)}`}
+              data-drill-outcome={d.outcome}
+              title={d.backupId ? `backup ${d.backupId}${d.releaseId ? `, release ${d.releaseId}` : ''}` : undefined}
+            >
               <td>{projectNames.get(d.projectId) ?? shortId(d.projectId)}</td>
               <td>
                 <Pill tone={d.outcome === 'passed' ? 'ok' : 'bad'}>{d.outcome}</Pill>

@@ -46,11 +46,24 @@ export function MetricChart({ id, title, times, series, minYMax }: MetricChartPr
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(max, minYMax) * 1.05] } },
       axes: [
         { stroke: '#8a8f98', grid: { stroke: 'rgba(128,128,128,0.15)' }, ticks: { stroke: 'rgba(128,128,128,0.3)' } },
-        { stroke: '#8a8f98', grid: { stroke: 'rgba(128,128,128,0.15)' }, ticks: { stroke: 'rgba(128,128,128,0.3)' }, size: 72, values: (_u, ticks) => ticks.map((t) => series[0]!.format(t)) },
+        {
+          stroke: '#8a8f98',
+          grid: { stroke: 'rgba(128,128,128,0.15)' },
+          ticks: { stroke: 'rgba(128,128,128,0.3)' },
+          size: 72,
+          values: (_u, ticks) => ticks.map((t) => series[0]!.format(t)),
+        },
       ],
       series: [
         { label: 'Time' },
-        ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, spanGaps: false, points: s.dots ? { show: true, size: 6, fill: s.color } : { show: false }, value: (_u: uPlot, v: number | null) => (v === null ? '—' : s.format(v)) })),
+        ...series.map((s) => ({
+          label: s.label,
+          stroke: s.color,
+          width: 2,
+          spanGaps: false,
+          points: s.dots ? { show: true, size: 6, fill: s.color } : { show: false },
+          value: (_u: uPlot, v: number | null) => (v === null ? '—' : s.format(v)),
+        })),
       ],
       hooks: {
         // Cursor left the plot: keep showing the newest point with traffic instead of blanks.

@@ -64,7 +64,8 @@ export function IncidentsTable({ incidents, projectNames }: { incidents: Inciden
 
 /** Webhook deliveries: pending ones first, with attempts, next attempt and the last error. */
 export function NotificationsTable({ notifications }: { notifications: Notification[] }) {
-  if (notifications.length === 0) return <Empty title="No notifications yet">Each incident opening and resolution is sent to the webhook and listed here.</Empty>;
+  if (notifications.length === 0)
+    return <Empty title="No notifications yet">Each incident opening and resolution is sent to the webhook and listed here.</Empty>;
   const rows = [...notifications].sort((a, b) => (a.status === b.status ? 0 : a.status === 'pending' ? -1 : 1));
   return (
     <div class="table-wrap">
@@ -88,7 +89,13 @@ export function NotificationsTable({ notifications }: { notifications: Notificat
               <td>{n.transition}</td>
               <td>{n.status === 'delivered' ? <Pill tone="ok">delivered</Pill> : <Pill tone={n.lastError ? 'bad' : 'warn'}>pending</Pill>}</td>
               <td>{n.attempts}</td>
-              <td>{n.status === 'delivered' ? <span title={formatTime(isoOf(n.deliveredAt))}>{formatRelative(isoOf(n.deliveredAt))}</span> : <span title={formatTime(isoOf(n.nextAttemptAt))}>{formatRelative(isoOf(n.nextAttemptAt))}</span>}</td>
+              <td>
+                {n.status === 'delivered' ? (
+                  <span title={formatTime(isoOf(n.deliveredAt))}>{formatRelative(isoOf(n.deliveredAt))}</span>
+                ) : (
+                  <span title={formatTime(isoOf(n.nextAttemptAt))}>{formatRelative(isoOf(n.nextAttemptAt))}</span>
+                )}
+              </td>
               <td class={n.lastError ? 'failure small-text' : 'small-text'}>{n.lastError ?? '—'}</td>
             </tr>
           ))}

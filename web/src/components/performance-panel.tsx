@@ -39,7 +39,15 @@ export function toCharts(m: MetricsResponse): { times: number[]; charts: { id: s
         id: 'chart-error-rate',
         title: 'Error rate',
         minYMax: 0.05,
-        series: [{ label: 'error rate', color: '#d23f3f', dots: true, values: pick((p) => (p.requests ? p.errors / p.requests : null)), format: (v) => formatPercent(v) }],
+        series: [
+          {
+            label: 'error rate',
+            color: '#d23f3f',
+            dots: true,
+            values: pick((p) => (p.requests ? p.errors / p.requests : null)),
+            format: (v) => formatPercent(v),
+          },
+        ],
       },
       {
         id: 'chart-latency',
@@ -50,7 +58,12 @@ export function toCharts(m: MetricsResponse): { times: number[]; charts: { id: s
           { label: 'p95', color: '#c77d12', dots: true, values: pick((p) => p.p95), format: formatMs },
         ],
       },
-      { id: 'chart-bytes', title: 'Response bytes', minYMax: 1024, series: [{ label: 'bytes', color: '#7a4fd1', values: pick((p) => p.bytes), format: formatBytes }] },
+      {
+        id: 'chart-bytes',
+        title: 'Response bytes',
+        minYMax: 1024,
+        series: [{ label: 'bytes', color: '#7a4fd1', values: pick((p) => p.bytes), format: formatBytes }],
+      },
     ],
   };
 }
@@ -70,7 +83,15 @@ export function PerformancePanel({ projectId }: { projectId: string }) {
         <h2 id="perf-title">Ingress performance</h2>
         <div class="segmented" role="radiogroup" aria-label="Time window">
           {windows.map((w) => (
-            <button key={w.value} type="button" role="radio" aria-checked={span === w.value} id={`window-${w.value}`} class={span === w.value ? 'active' : ''} onClick={() => setSpan(w.value)}>
+            <button
+              key={w.value}
+              type="button"
+              role="radio"
+              aria-checked={span === w.value}
+              id={`window-${w.value}`}
+              class={span === w.value ? 'active' : ''}
+              onClick={() => setSpan(w.value)}
+            >
               {w.label}
             </button>
           ))}

@@ -26,7 +26,15 @@ export const projectTabs = [
 export type ProjectTab = (typeof projectTabs)[number]['key'];
 
 /** Load project `slug` and render `children(project)` inside the project header and tabs. */
-export function ProjectFrame({ slug, tab, children }: { slug: string; tab: ProjectTab; children: (project: Project, reload: () => void) => ComponentChildren }) {
+export function ProjectFrame({
+  slug,
+  tab,
+  children,
+}: {
+  slug: string;
+  tab: ProjectTab;
+  children: (project: Project, reload: () => void) => ComponentChildren;
+}) {
   const state = useApi(routePath(projectRoutes.project, { id: slug }), projectResponseSchema);
   const label = projectTabs.find((t) => t.key === tab)?.label ?? '';
   useTitle(`${state.data?.project.name ?? slug} · ${label}`);

@@ -33,9 +33,17 @@ export function RollbackDialog({ project, target, active, onDone, onClose }: Rol
   };
 
   return (
-    <ConfirmDialog title={`Roll back to ${shortId(target.id)}`} confirmLabel={restoreData ? 'Roll back and restore data' : 'Roll back'} danger={restoreData} onConfirm={confirm} onClose={onClose} {...(restoreData ? { phrase } : {})}>
+    <ConfirmDialog
+      title={`Roll back to ${shortId(target.id)}`}
+      confirmLabel={restoreData ? 'Roll back and restore data' : 'Roll back'}
+      danger={restoreData}
+      onConfirm={confirm}
+      onClose={onClose}
+      {...(restoreData ? { phrase } : {})}
+    >
       <p>
-        Release <code>{target.id}</code> from {formatTime(target.createdAt)} becomes active after it passes its health check against the current database. The active release
+        Release <code>{target.id}</code> from {formatTime(target.createdAt)} becomes active after it passes its health check against the current database. The
+        active release
         {active ? (
           <>
             {' '}
@@ -46,14 +54,18 @@ export function RollbackDialog({ project, target, active, onDone, onClose }: Rol
       </p>
       {restorable ? (
         <label class="check">
-          <input id="rollback-restore-data" type="checkbox" checked={restoreData} onChange={(e) => setRestoreData((e.target as HTMLInputElement).checked)} /> Also restore the database from the snapshot taken before release {active ? shortId(active.id) : ''}
+          <input id="rollback-restore-data" type="checkbox" checked={restoreData} onChange={(e) => setRestoreData((e.target as HTMLInputElement).checked)} />{' '}
+          Also restore the database from the snapshot taken before release {active ? shortId(active.id) : ''}
         </label>
       ) : (
-        <p class="muted small-text">Data restore is only possible when rolling back to the immediately previous release while the active release still has its pre-deploy snapshot.</p>
+        <p class="muted small-text">
+          Data restore is only possible when rolling back to the immediately previous release while the active release still has its pre-deploy snapshot.
+        </p>
       )}
       {restoreData && active ? (
         <p class="warning" role="alert" id="restore-warning">
-          The database goes back to the snapshot taken before release {active.id} was deployed. Every database write made since {formatTime(active.activatedAt ?? active.createdAt)} is lost.
+          The database goes back to the snapshot taken before release {active.id} was deployed. Every database write made since{' '}
+          {formatTime(active.activatedAt ?? active.createdAt)} is lost.
         </p>
       ) : null}
     </ConfirmDialog>

@@ -17,7 +17,10 @@ type NodeView = z.infer<typeof nodeViewSchema>;
 const tones = { ready: 'ok', draining: 'warn', offline: 'bad' } as const;
 
 function NodesTable({ nodes }: { nodes: NodeView[] }) {
-  if (nodes.length === 0) return <Empty title="No runner nodes enrolled">Create a registration token and enroll a node with the runner agent; it appears here with its status.</Empty>;
+  if (nodes.length === 0)
+    return (
+      <Empty title="No runner nodes enrolled">Create a registration token and enroll a node with the runner agent; it appears here with its status.</Empty>
+    );
   return (
     <div class="table-wrap">
       <table class="table" id="nodes-table">
@@ -60,7 +63,13 @@ export function RunnerNodes() {
   return (
     <section class="card" aria-labelledby="nodes-title">
       <h2 id="nodes-title">Runner nodes</h2>
-      {isAdminRequired(state.error) ? <AdminOnly feature="The runner node list" /> : <AsyncView state={state} feature="Runner nodes">{(d) => <NodesTable nodes={d.nodes} />}</AsyncView>}
+      {isAdminRequired(state.error) ? (
+        <AdminOnly feature="The runner node list" />
+      ) : (
+        <AsyncView state={state} feature="Runner nodes">
+          {(d) => <NodesTable nodes={d.nodes} />}
+        </AsyncView>
+      )}
     </section>
   );
 }

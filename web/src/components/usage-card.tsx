@@ -19,7 +19,14 @@ export const usageApi = {
 export function UsageSummary({ data, id }: { data: UsageResponse; id: string }) {
   const rows = [
     { key: 'requests', label: 'Requests', used: data.usage.requests, quota: data.usage.quota.requests, forecast: data.forecast.requests, format: formatCount },
-    { key: 'transfer', label: 'Transfer', used: data.usage.transferBytes, quota: data.usage.quota.transferBytes, forecast: data.forecast.transferBytes, format: formatBytes },
+    {
+      key: 'transfer',
+      label: 'Transfer',
+      used: data.usage.transferBytes,
+      quota: data.usage.quota.transferBytes,
+      forecast: data.forecast.transferBytes,
+      format: formatBytes,
+    },
   ];
   const warning = rows.some((r) => r.forecast.warning);
   const period = `${formatTime(new Date(data.usage.period.start).toISOString())} – ${formatTime(new Date(data.usage.period.end).toISOString())}`;

@@ -12,7 +12,12 @@ export function splitLines(buffer: string): { lines: string[]; rest: string } {
 }
 
 /** Stream entries of `path` until `signal` aborts or the server ends the stream. */
-export async function followLogs(path: string, query: Record<string, string | number | undefined>, onEntry: (entry: LogEntryWire) => void, signal: AbortSignal): Promise<void> {
+export async function followLogs(
+  path: string,
+  query: Record<string, string | number | undefined>,
+  onEntry: (entry: LogEntryWire) => void,
+  signal: AbortSignal,
+): Promise<void> {
   let response: Response;
   try {
     response = await fetch(withQuery(path, { ...query, follow: 'true' }), { headers: { accept: 'application/x-ndjson' }, credentials: 'same-origin', signal });

@@ -22,7 +22,14 @@ export function formatRelative(iso: string | null | undefined, now = Date.now())
   const ms = Date.parse(iso) - now;
   if (Number.isNaN(ms)) return iso;
   const abs = Math.abs(ms);
-  const text = abs < 60_000 ? `${Math.round(abs / 1000)} s` : abs < 3_600_000 ? `${Math.round(abs / 60_000)} min` : abs < 172_800_000 ? `${Math.round(abs / 3_600_000)} h` : `${Math.round(abs / 86_400_000)} d`;
+  const text =
+    abs < 60_000
+      ? `${Math.round(abs / 1000)} s`
+      : abs < 3_600_000
+        ? `${Math.round(abs / 60_000)} min`
+        : abs < 172_800_000
+          ? `${Math.round(abs / 3_600_000)} h`
+          : `${Math.round(abs / 86_400_000)} d`;
   return ms < 0 ? `${text} ago` : `in ${text}`;
 }
 

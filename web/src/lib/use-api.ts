@@ -14,7 +14,11 @@ export interface ApiState<T> {
 /** GET `path` (null: nothing to load yet) and re-fetch whenever path or query change. */
 export function useApi<T>(path: string | null, schema?: z.ZodType<T>, query?: Record<string, string | number | boolean | undefined>): ApiState<T> {
   const key = path === null ? null : withQuery(path, query);
-  const [state, setState] = useState<{ data: T | undefined; error: ApiError | undefined; loading: boolean }>({ data: undefined, error: undefined, loading: key !== null });
+  const [state, setState] = useState<{ data: T | undefined; error: ApiError | undefined; loading: boolean }>({
+    data: undefined,
+    error: undefined,
+    loading: key !== null,
+  });
   const [tick, setTick] = useState(0);
   const lastKey = useRef(key);
 

@@ -31,7 +31,9 @@ export function AuditPage() {
           </div>
         ) : null}
       </div>
-      <p class="muted">Releases, failures, rollbacks, backups, tokens, secret-name changes, members and projects, newest first. Deleted projects stay in this history.</p>
+      <p class="muted">
+        Releases, failures, rollbacks, backups, tokens, secret-name changes, members and projects, newest first. Deleted projects stay in this history.
+      </p>
       <AuditFeed path={auditRoutes.feed} query={{ organizationId: org || undefined }} projectNames={names} />
     </>
   );

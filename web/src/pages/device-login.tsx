@@ -26,10 +26,20 @@ export function DeviceLoginPage() {
   return (
     <div class="narrow">
       <h1>Device login</h1>
-      <p class="muted">Approve a sign-in started in a terminal with <code>svc login</code>.</p>
+      <p class="muted">
+        Approve a sign-in started in a terminal with <code>svc login</code>.
+      </p>
       {code ? <Review key={code} code={code} /> : null}
       <form id="code-form" onSubmit={enter} class="stack">
-        <Field id="code" label="Code shown in your terminal" autoComplete="off" placeholder="XXXX-XXXX" required value={typed} onInput={(e) => setTyped(inputValue(e))} />
+        <Field
+          id="code"
+          label="Code shown in your terminal"
+          autoComplete="off"
+          placeholder="XXXX-XXXX"
+          required
+          value={typed}
+          onInput={(e) => setTyped(inputValue(e))}
+        />
         <button id="continue" type="submit" class={code ? 'secondary' : ''}>
           Continue
         </button>
@@ -45,7 +55,10 @@ function Review({ code }: { code: string }) {
 
   const decide = (decision: 'approve' | 'deny') =>
     void action.run(async () => {
-      const done = await api('POST', decision === 'approve' ? identityRoutes.deviceApprove : identityRoutes.deviceDeny, { body: { userCode: code }, schema: deviceDecisionResponseSchema });
+      const done = await api('POST', decision === 'approve' ? identityRoutes.deviceApprove : identityRoutes.deviceDeny, {
+        body: { userCode: code },
+        schema: deviceDecisionResponseSchema,
+      });
       setResult(done.status === 'approved' ? 'Approved. You can return to your terminal.' : 'Denied. No token was issued.');
       info.reload();
     });

@@ -42,7 +42,13 @@ export function NewProjectPage() {
           placeholder={slugFromName(name) || 'my-site'}
           value={slug}
           onInput={(e) => setSlug(inputValue(e).toLowerCase())}
-          hint={slugProblem === 'invalid' ? '3–40 lowercase letters, digits and single dashes.' : slugProblem === 'reserved' ? 'This slug is reserved by the platform.' : `The app will answer at ${effectiveSlug || '<slug>'}.<platform domain>.`}
+          hint={
+            slugProblem === 'invalid'
+              ? '3–40 lowercase letters, digits and single dashes.'
+              : slugProblem === 'reserved'
+                ? 'This slug is reserved by the platform.'
+                : `The app will answer at ${effectiveSlug || '<slug>'}.<platform domain>.`
+          }
         />
         {allowed.length > 1 ? (
           <div class="field">

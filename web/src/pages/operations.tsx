@@ -93,7 +93,9 @@ function Monitor({ state, reload, projectNames }: { state: State; reload(): void
         </div>
         <p id="monitor-status">
           {state.configured ? <Pill tone="ok">on</Pill> : <Pill tone="idle">off</Pill>}{' '}
-          {state.configured ? `Schedule: ${intervalText(state.intervalMs)}.` : 'The monitor is not configured: set SVC_OPS_WEBHOOK_URL and SVC_OPS_WEBHOOK_SECRET on the control plane. Incidents recorded earlier are still listed.'}{' '}
+          {state.configured
+            ? `Schedule: ${intervalText(state.intervalMs)}.`
+            : 'The monitor is not configured: set SVC_OPS_WEBHOOK_URL and SVC_OPS_WEBHOOK_SECRET on the control plane. Incidents recorded earlier are still listed.'}{' '}
           {open > 0 ? <Pill tone="bad">{`${open} open`}</Pill> : <Pill tone="ok">no open incidents</Pill>}
         </p>
         {run.error ? <ErrorBox error={run.error} /> : null}
@@ -138,8 +140,18 @@ function AuditExport() {
         {(s) => (
           <>
             <p id="audit-export-status">
-              {!s.configured ? <Pill tone="idle">off</Pill> : s.lastError ? <Pill tone="bad">failing</Pill> : s.pending > 0 ? <Pill tone="warn">{`${s.pending} pending`}</Pill> : <Pill tone="ok">up to date</Pill>}{' '}
-              {s.configured ? `Signed with key ${s.keyId ?? '—'}.` : 'Not configured: set SVC_AUDIT_EXPORT_* on the control plane to export signed audit entries.'}
+              {!s.configured ? (
+                <Pill tone="idle">off</Pill>
+              ) : s.lastError ? (
+                <Pill tone="bad">failing</Pill>
+              ) : s.pending > 0 ? (
+                <Pill tone="warn">{`${s.pending} pending`}</Pill>
+              ) : (
+                <Pill tone="ok">up to date</Pill>
+              )}{' '}
+              {s.configured
+                ? `Signed with key ${s.keyId ?? '—'}.`
+                : 'Not configured: set SVC_AUDIT_EXPORT_* on the control plane to export signed audit entries.'}
             </p>
             <dl class="facts">
               <dt>Acknowledged through</dt>
@@ -175,11 +187,16 @@ export function OperationsPage() {
   useTitle('Operations');
   const state = useApi(operationsApi.state, stateSchema);
   const dashboard = useApi(projectRoutes.dashboard, dashboardResponseSchema);
-  const projectNames = useMemo(() => new Map((dashboard.data?.organizations ?? []).flatMap((o) => o.projects.map((p) => [p.id, p.slug] as const))), [dashboard.data]);
+  const projectNames = useMemo(
+    () => new Map((dashboard.data?.organizations ?? []).flatMap((o) => o.projects.map((p) => [p.id, p.slug] as const))),
+    [dashboard.data],
+  );
   const head = (
     <>
       <h1>Operations</h1>
-      <p class="muted">The operations monitor (failed deploys, overdue backups and other conditions, alerted through a signed webhook) and the signed audit export.</p>
+      <p class="muted">
+        The operations monitor (failed deploys, overdue backups and other conditions, alerted through a signed webhook) and the signed audit export.
+      </p>
     </>
   );
   if (isAdminRequired(state.error)) {

@@ -1,6 +1,15 @@
 // One organization: members and their roles (change, remove) and invitations by email.
 import { useState } from 'preact/hooks';
-import { createInvitationResponseSchema, identityRoutes, memberListResponseSchema, memberResponseSchema, orgListResponseSchema, roles, routePath, type Role } from '../../../src/identity/contract.js';
+import {
+  createInvitationResponseSchema,
+  identityRoutes,
+  memberListResponseSchema,
+  memberResponseSchema,
+  orgListResponseSchema,
+  roles,
+  routePath,
+  type Role,
+} from '../../../src/identity/contract.js';
 import { api } from '../api/client.js';
 import { useSession } from '../api/session.js';
 import { AsyncView } from '../components/async-view.js';
@@ -67,7 +76,12 @@ export function OrgPage({ slug }: { slug: string }) {
                       </td>
                       <td>
                         {canAdmin ? (
-                          <select aria-label={`Role of ${m.email}`} value={m.role} disabled={roleChange.busy} onChange={(e) => changeRole(m.userId, (e.target as HTMLSelectElement).value as Role)}>
+                          <select
+                            aria-label={`Role of ${m.email}`}
+                            value={m.role}
+                            disabled={roleChange.busy}
+                            onChange={(e) => changeRole(m.userId, (e.target as HTMLSelectElement).value as Role)}
+                          >
                             {roles.map((r) => (
                               <option key={r} value={r}>
                                 {r}
@@ -103,7 +117,10 @@ export function OrgPage({ slug }: { slug: string }) {
             onSubmit={(e) => {
               e.preventDefault();
               void action.run(async () => {
-                const done = await api('POST', routePath(identityRoutes.orgInvitations, { id: slug }), { body: { email, role }, schema: createInvitationResponseSchema });
+                const done = await api('POST', routePath(identityRoutes.orgInvitations, { id: slug }), {
+                  body: { email, role },
+                  schema: createInvitationResponseSchema,
+                });
                 // The server's URL opens its registration page; the console's own sign-up takes the same token.
                 const token = new URL(done.invitationUrl, window.location.origin).searchParams.get('invitation') ?? done.invitationToken;
                 setInvite({ url: `${window.location.origin}/sign-up?invitation=${encodeURIComponent(token)}`, email: done.invitation.email });
@@ -131,9 +148,7 @@ export function OrgPage({ slug }: { slug: string }) {
           </form>
           {invite ? (
             <div class="notice" role="status">
-              <p>
-                Send this link to {invite.email}. It is shown only now and works once, for 7 days:
-              </p>
+              <p>Send this link to {invite.email}. It is shown only now and works once, for 7 days:</p>
               <input id="invitation-url" readOnly value={invite.url} onFocus={(e) => (e.target as HTMLInputElement).select()} />
             </div>
           ) : null}

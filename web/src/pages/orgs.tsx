@@ -25,7 +25,10 @@ export function OrgsPage() {
           <ul class="plain-list" id="org-list">
             {d.organizations.map((o) => (
               <li key={o.id}>
-                <Link href={`/orgs/${encodeURIComponent(o.slug)}`}>{o.name}</Link> <span class="muted small-text">{o.slug} · {o.role} · since {formatTime(o.createdAt)}</span>
+                <Link href={`/orgs/${encodeURIComponent(o.slug)}`}>{o.name}</Link>{' '}
+                <span class="muted small-text">
+                  {o.slug} · {o.role} · since {formatTime(o.createdAt)}
+                </span>
               </li>
             ))}
           </ul>

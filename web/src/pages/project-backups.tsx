@@ -1,7 +1,16 @@
 // Scheduled encrypted backups: the schedule (interval, kept, max age, overdue), backups with
 // download, restore (exact phrase) and delete, and "back up now".
 import { useState } from 'preact/hooks';
-import { backupListResponseSchema, backupResponseSchema, backupRestorePhrase, backupRoutes, restoreBackupResponseSchema, scheduleResponseSchema, type Backup, type BackupSchedule } from '../../../src/backups/contract.js';
+import {
+  backupListResponseSchema,
+  backupResponseSchema,
+  backupRestorePhrase,
+  backupRoutes,
+  restoreBackupResponseSchema,
+  scheduleResponseSchema,
+  type Backup,
+  type BackupSchedule,
+} from '../../../src/backups/contract.js';
 import { routePath } from '../../../src/identity/contract.js';
 import type { Project } from '../../../src/projects/contract.js';
 import { api } from '../api/client.js';
@@ -41,7 +50,12 @@ function ScheduleForm({ project, schedule, onSaved }: { project: Project; schedu
           {schedule ? 'Update schedule' : 'Turn on scheduled backups'}
         </button>
         {schedule ? (
-          <button type="button" class="secondary" disabled={action.busy} onClick={() => void action.run(async () => (await api('DELETE', path, { schema: scheduleResponseSchema }), onSaved()))}>
+          <button
+            type="button"
+            class="secondary"
+            disabled={action.busy}
+            onClick={() => void action.run(async () => (await api('DELETE', path, { schema: scheduleResponseSchema }), onSaved()))}
+          >
             Turn off
           </button>
         ) : null}
@@ -66,7 +80,8 @@ function Backups({ project }: { project: Project }) {
             <h2 id="schedule-title">Schedule</h2>
             {data.schedule ? (
               <p id="backup-schedule">
-                Every {data.schedule.intervalMinutes} min, keeping {data.schedule.keep} for up to {data.schedule.maxAgeDays} days. Next {formatRelative(data.schedule.nextDueAt)}; last success {formatRelative(data.schedule.lastSuccessAt)}.{' '}
+                Every {data.schedule.intervalMinutes} min, keeping {data.schedule.keep} for up to {data.schedule.maxAgeDays} days. Next{' '}
+                {formatRelative(data.schedule.nextDueAt)}; last success {formatRelative(data.schedule.lastSuccessAt)}.{' '}
                 {data.schedule.overdue ? <Pill tone="bad">overdue</Pill> : <Pill tone="ok">on time</Pill>}
               </p>
             ) : (
@@ -150,13 +165,17 @@ function Backups({ project }: { project: Project }) {
               phrase={backupRestorePhrase(project.slug)}
               onClose={() => setRestoring(null)}
               onConfirm={async () => {
-                await api('POST', routePath(backupRoutes.restore, { id: project.id, backupId: restoring.id }), { body: { confirm: backupRestorePhrase(project.slug) }, schema: restoreBackupResponseSchema });
+                await api('POST', routePath(backupRoutes.restore, { id: project.id, backupId: restoring.id }), {
+                  body: { confirm: backupRestorePhrase(project.slug) },
+                  schema: restoreBackupResponseSchema,
+                });
                 setMessage(`Database restored from ${restoring.id}.`);
                 state.reload();
               }}
             >
               <p class="warning">
-                The app is stopped, its database is replaced by the backup from {formatTime(restoring.createdAt)}, and it is started again. Every write made since then is lost.
+                The app is stopped, its database is replaced by the backup from {formatTime(restoring.createdAt)}, and it is started again. Every write made
+                since then is lost.
               </p>
             </ConfirmDialog>
           ) : null}

@@ -29,7 +29,9 @@ function Domains({ project }: { project: Project }) {
             </p>
             {data.domains.length === 0 ? (
               <Empty title="No custom domains">
-                <p class="muted">Point a DNS record (CNAME or A) at this platform, then add the name here. The edge proxy asks the platform before issuing a certificate.</p>
+                <p class="muted">
+                  Point a DNS record (CNAME or A) at this platform, then add the name here. The edge proxy asks the platform before issuing a certificate.
+                </p>
               </Empty>
             ) : (
               <ul class="plain-list" id="domain-list">
@@ -57,7 +59,15 @@ function Domains({ project }: { project: Project }) {
                 });
               }}
             >
-              <Field id="domain-name" label="Domain" placeholder="www.example.com" required autoComplete="off" value={domain} onInput={(e) => setDomain(inputValue(e))} />
+              <Field
+                id="domain-name"
+                label="Domain"
+                placeholder="www.example.com"
+                required
+                autoComplete="off"
+                value={domain}
+                onInput={(e) => setDomain(inputValue(e))}
+              />
               <button type="submit" id="domain-add" disabled={action.busy || !domain.trim()}>
                 Add domain
               </button>

@@ -27,12 +27,23 @@ function LinkForm({ project, link, onSaved }: { project: Project; link: GithubLi
       onSubmit={(e) => {
         e.preventDefault();
         void action.run(async () => {
-          await api('PUT', routePath(githubRoutes.link, { id: project.id }), { body: { repository: repository.trim(), branch: branch.trim(), environment: environment.trim() }, schema: linkResponseSchema });
+          await api('PUT', routePath(githubRoutes.link, { id: project.id }), {
+            body: { repository: repository.trim(), branch: branch.trim(), environment: environment.trim() },
+            schema: linkResponseSchema,
+          });
           onSaved();
         });
       }}
     >
-      <Field id="github-repository" label="Repository (owner/name)" list="github-repos" required autoComplete="off" value={repository} onInput={(e) => setRepository(inputValue(e))} />
+      <Field
+        id="github-repository"
+        label="Repository (owner/name)"
+        list="github-repos"
+        required
+        autoComplete="off"
+        value={repository}
+        onInput={(e) => setRepository(inputValue(e))}
+      />
       <datalist id="github-repos">
         {repos.map((r) => (
           <option key={r} value={r} />
@@ -59,7 +70,11 @@ function Github({ project }: { project: Project }) {
         const repo = data.link ? `https://github.com/${data.link.repository.fullName}` : null;
         return (
           <>
-            {!data.configured ? <p class="notice">No GitHub App is configured on this control plane, so pushes are not picked up yet. See the operator docs (APP_ID, PRIVATE_KEY, WEBHOOK_SECRET).</p> : null}
+            {!data.configured ? (
+              <p class="notice">
+                No GitHub App is configured on this control plane, so pushes are not picked up yet. See the operator docs (APP_ID, PRIVATE_KEY, WEBHOOK_SECRET).
+              </p>
+            ) : null}
             <section class="card" aria-labelledby="link-title">
               <h2 id="link-title">Repository</h2>
               {data.link && repo ? (
@@ -67,7 +82,8 @@ function Github({ project }: { project: Project }) {
                   <a href={repo} target="_blank" rel="noopener noreferrer">
                     {data.link.repository.fullName}
                   </a>{' '}
-                  branch <code>{data.link.branch}</code> → environment <code>{data.link.environment}</code> <Pill tone={data.link.status === 'ok' ? 'ok' : 'bad'}>{data.link.status}</Pill>
+                  branch <code>{data.link.branch}</code> → environment <code>{data.link.environment}</code>{' '}
+                  <Pill tone={data.link.status === 'ok' ? 'ok' : 'bad'}>{data.link.status}</Pill>
                   {data.link.problem ? <span class="small-text failure"> {data.link.problem.message}</span> : null}{' '}
                   <button type="button" class="small secondary" onClick={() => setUnlinking(true)}>
                     Unlink
@@ -86,7 +102,8 @@ function Github({ project }: { project: Project }) {
                 <ul class="plain-list">
                   {data.checks.map((c) => (
                     <li key={`${c.name}-${c.sha}-${c.updatedAt}`}>
-                      <code>{c.name}</code> <Pill tone={c.state === 'success' ? 'ok' : c.state === 'failure' || c.state === 'timed_out' ? 'bad' : 'warn'}>{c.state}</Pill>{' '}
+                      <code>{c.name}</code>{' '}
+                      <Pill tone={c.state === 'success' ? 'ok' : c.state === 'failure' || c.state === 'timed_out' ? 'bad' : 'warn'}>{c.state}</Pill>{' '}
                       {repo ? (
                         <a href={`${repo}/commit/${c.sha}`} target="_blank" rel="noopener noreferrer">
                           {c.sha.slice(0, 7)}

@@ -35,10 +35,15 @@ function Logs({ project }: { project: Project }) {
       pending = [];
       setEntries((old) => [...old, ...batch].slice(-MAX_LINES));
     };
-    followLogs(routePath(releaseRoutes.logs, { id: project.id }), { limit: 200, stream: stream || undefined }, (entry) => {
-      pending.push(entry);
-      if (!frame) frame = requestAnimationFrame(flush);
-    }, controller.signal).then(
+    followLogs(
+      routePath(releaseRoutes.logs, { id: project.id }),
+      { limit: 200, stream: stream || undefined },
+      (entry) => {
+        pending.push(entry);
+        if (!frame) frame = requestAnimationFrame(flush);
+      },
+      controller.signal,
+    ).then(
       () => !controller.signal.aborted && (setConnected(false), setLive(false)),
       (caught: Error) => {
         setError(caught);

@@ -53,7 +53,8 @@ function Overview({ project }: { project: Project }) {
         <section class="card" aria-labelledby="health-title">
           <h2 id="health-title">Site health</h2>
           <p id="site-health">
-            <Pill tone={health.tone}>{health.tone === 'ok' ? 'healthy' : health.tone === 'idle' ? 'idle' : health.tone === 'bad' ? 'down' : 'attention'}</Pill> {health.text}
+            <Pill tone={health.tone}>{health.tone === 'ok' ? 'healthy' : health.tone === 'idle' ? 'idle' : health.tone === 'bad' ? 'down' : 'attention'}</Pill>{' '}
+            {health.text}
           </p>
           <dl class="facts">
             <dt>Active release</dt>
@@ -75,10 +76,24 @@ function Overview({ project }: { project: Project }) {
           <AsyncView state={releases} feature="Storage usage">
             {(r) => (
               <>
-                <Usage id="storage-usage" label="Deployment storage" used={r.storage.usage.totalBytes} limit={r.storage.limits.maxStorageBytes} format={formatBytes} />
-                <Usage id="artifact-usage" label="Retained releases" used={r.storage.usage.retainedArtifacts} limit={r.storage.limits.maxRetainedArtifacts} format={String} />
+                <Usage
+                  id="storage-usage"
+                  label="Deployment storage"
+                  used={r.storage.usage.totalBytes}
+                  limit={r.storage.limits.maxStorageBytes}
+                  format={formatBytes}
+                />
+                <Usage
+                  id="artifact-usage"
+                  label="Retained releases"
+                  used={r.storage.usage.retainedArtifacts}
+                  limit={r.storage.limits.maxRetainedArtifacts}
+                  format={String}
+                />
                 <p class="muted small-text">
-                  Releases {formatBytes(r.storage.usage.bundleBytes)} · database {formatBytes(r.storage.usage.databaseBytes)} · snapshots {formatBytes(r.storage.usage.snapshotBytes)}. Deploys beyond these limits are refused; remove old releases on the <Link href={`${base}/releases`}>Releases</Link> page.
+                  Releases {formatBytes(r.storage.usage.bundleBytes)} · database {formatBytes(r.storage.usage.databaseBytes)} · snapshots{' '}
+                  {formatBytes(r.storage.usage.snapshotBytes)}. Deploys beyond these limits are refused; remove old releases on the{' '}
+                  <Link href={`${base}/releases`}>Releases</Link> page.
                 </p>
               </>
             )}
@@ -114,13 +129,26 @@ function Overview({ project }: { project: Project }) {
 }
 
 function GettingStarted({ project }: { project: Project }) {
-  const link = JSON.stringify({ version: 1, projectId: project.id, slug: project.slug, name: project.name, organizationId: project.organizationId, server: window.location.origin, linkedAt: project.createdAt }, null, 2);
+  const link = JSON.stringify(
+    {
+      version: 1,
+      projectId: project.id,
+      slug: project.slug,
+      name: project.name,
+      organizationId: project.organizationId,
+      server: window.location.origin,
+      linkedAt: project.createdAt,
+    },
+    null,
+    2,
+  );
   return (
     <section class="card" aria-labelledby="start-title">
       <h2 id="start-title">Deploy your app</h2>
       <Empty title="No releases yet">
         <p>
-          Link an app directory to this project by saving the following as <code>.svc/project.json</code> in it, then run <code>svc deploy</code>. Or link a GitHub repository on the <Link href={`/projects/${encodeURIComponent(project.slug)}/github`}>GitHub</Link> page.
+          Link an app directory to this project by saving the following as <code>.svc/project.json</code> in it, then run <code>svc deploy</code>. Or link a
+          GitHub repository on the <Link href={`/projects/${encodeURIComponent(project.slug)}/github`}>GitHub</Link> page.
         </p>
         <pre class="code-block" id="link-file">
           {link}

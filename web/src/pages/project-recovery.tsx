@@ -3,7 +3,15 @@
 import { useState } from 'preact/hooks';
 import { routePath } from '../../../src/identity/contract.js';
 import type { Project } from '../../../src/projects/contract.js';
-import { activateRestoreResponseSchema, enableRecoveryResponseSchema, recoveryRestorePhrase, recoveryRoutes, recoveryStatusSchema, restoreRecoveryResponseSchema, type RecoveryRestore } from '../../../src/recovery/contract.js';
+import {
+  activateRestoreResponseSchema,
+  enableRecoveryResponseSchema,
+  recoveryRestorePhrase,
+  recoveryRoutes,
+  recoveryStatusSchema,
+  restoreRecoveryResponseSchema,
+  type RecoveryRestore,
+} from '../../../src/recovery/contract.js';
 import { api } from '../api/client.js';
 import { AsyncView } from '../components/async-view.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
@@ -39,7 +47,10 @@ function Recovery({ project }: { project: Project }) {
                   disabled={action.busy}
                   onClick={() =>
                     void action.run(async () => {
-                      await api('POST', routePath(recoveryRoutes.recovery, { id: project.id }), { body: { enabled: true }, schema: enableRecoveryResponseSchema });
+                      await api('POST', routePath(recoveryRoutes.recovery, { id: project.id }), {
+                        body: { enabled: true },
+                        schema: enableRecoveryResponseSchema,
+                      });
                       setMessage('Recovery enabled; it applies when the app starts next.');
                       state.reload();
                     })
@@ -70,13 +81,25 @@ function Recovery({ project }: { project: Project }) {
                 onSubmit={(e) => {
                   e.preventDefault();
                   void action.run(async () => {
-                    const { restore } = await api('POST', routePath(recoveryRoutes.restore, { id: project.id }), { body: { asOf: new Date(asOf).toISOString() }, schema: restoreRecoveryResponseSchema });
+                    const { restore } = await api('POST', routePath(recoveryRoutes.restore, { id: project.id }), {
+                      body: { asOf: new Date(asOf).toISOString() },
+                      schema: restoreRecoveryResponseSchema,
+                    });
                     setMessage(`Restored into ${restore.id} (sequence ${restore.sequence}). Activate it to make it the live database.`);
                     state.reload();
                   });
                 }}
               >
-                <Field id="recovery-as-of" label="Restore the database as of" type="datetime-local" step={1} required value={asOf} onInput={(e) => setAsOf(inputValue(e))} hint="Creates a new, stopped database; nothing changes until you activate it." />
+                <Field
+                  id="recovery-as-of"
+                  label="Restore the database as of"
+                  type="datetime-local"
+                  step={1}
+                  required
+                  value={asOf}
+                  onInput={(e) => setAsOf(inputValue(e))}
+                  hint="Creates a new, stopped database; nothing changes until you activate it."
+                />
                 <button type="submit" disabled={action.busy || !asOf}>
                   Restore to a new database
                 </button>
@@ -113,12 +136,18 @@ function Recovery({ project }: { project: Project }) {
               phrase={recoveryRestorePhrase(project.slug)}
               onClose={() => setActivating(null)}
               onConfirm={async () => {
-                const done = await api('POST', routePath(recoveryRoutes.activate, { id: project.id, restoreId: activating.id }), { body: { confirm: recoveryRestorePhrase(project.slug) }, schema: activateRestoreResponseSchema });
+                const done = await api('POST', routePath(recoveryRoutes.activate, { id: project.id, restoreId: activating.id }), {
+                  body: { confirm: recoveryRestorePhrase(project.slug) },
+                  schema: activateRestoreResponseSchema,
+                });
                 setMessage(`Activated. The previous database was kept as ${done.undoSnapshot}.`);
                 state.reload();
               }}
             >
-              <p class="warning">The app restarts on the database as of {formatTime(activating.commitAt)}. Writes made after that moment are no longer in the live database (the current one is kept as an undo snapshot).</p>
+              <p class="warning">
+                The app restarts on the database as of {formatTime(activating.commitAt)}. Writes made after that moment are no longer in the live database (the
+                current one is kept as an undo snapshot).
+              </p>
             </ConfirmDialog>
           ) : null}
         </>

@@ -4,7 +4,13 @@ import { useState } from 'preact/hooks';
 import { githubRoutes, linkResponseSchema, type LinkResponse } from '../../../src/github/contract.js';
 import { routePath } from '../../../src/identity/contract.js';
 import type { Project } from '../../../src/projects/contract.js';
-import { deleteReleaseConfirmation, deleteReleaseResponseSchema, releaseListResponseSchema, releaseRoutes, type Release } from '../../../src/releases/contract.js';
+import {
+  deleteReleaseConfirmation,
+  deleteReleaseResponseSchema,
+  releaseListResponseSchema,
+  releaseRoutes,
+  type Release,
+} from '../../../src/releases/contract.js';
 import { api } from '../api/client.js';
 import { AsyncView } from '../components/async-view.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
@@ -17,14 +23,21 @@ import { useApi } from '../lib/use-api.js';
 const tone = { active: 'ok', inactive: 'idle', failed: 'bad', candidate: 'warn' } as const;
 
 /** GitHub links of a release from the project's recent checks (commit and check run). Pure. */
-export function githubLinks(github: LinkResponse | undefined, releaseId: string): { commit: string; sha: string; checks: { name: string; state: string; url: string | null }[] } | null {
+export function githubLinks(
+  github: LinkResponse | undefined,
+  releaseId: string,
+): { commit: string; sha: string; checks: { name: string; state: string; url: string | null }[] } | null {
   const repo = github?.link?.repository.fullName;
   if (!github || !repo) return null;
   const checks = github.checks.filter((c) => c.releaseId === releaseId);
   const sha = checks[0]?.sha;
   if (!sha) return null;
   const base = `https://github.com/${repo}`;
-  return { sha, commit: `${base}/commit/${sha}`, checks: checks.map((c) => ({ name: c.name, state: c.state, url: c.checkRunId ? `${base}/runs/${c.checkRunId}` : null })) };
+  return {
+    sha,
+    commit: `${base}/commit/${sha}`,
+    checks: checks.map((c) => ({ name: c.name, state: c.state, url: c.checkRunId ? `${base}/runs/${c.checkRunId}` : null })),
+  };
 }
 
 function Releases({ project }: { project: Project }) {
@@ -125,7 +138,12 @@ function Releases({ project }: { project: Project }) {
                               </button>
                             ) : null}
                             {r.status !== 'active' && r.status !== 'candidate' && r.artifactRetained ? (
-                              <button type="button" class="small secondary" id={`delete-release-${r.id}`} onClick={() => (setAllowLoss(false), setDeleteTarget(r))}>
+                              <button
+                                type="button"
+                                class="small secondary"
+                                id={`delete-release-${r.id}`}
+                                onClick={() => (setAllowLoss(false), setDeleteTarget(r))}
+                              >
                                 Remove files
                               </button>
                             ) : null}
@@ -158,7 +176,10 @@ function Releases({ project }: { project: Project }) {
                 onClose={() => setDeleteTarget(null)}
                 onConfirm={async () => {
                   const body = { confirm: deleteReleaseConfirmation(project.slug, deleteTarget.id), allowRollbackLoss: allowLoss };
-                  const done = await api('DELETE', routePath(releaseRoutes.release, { id: project.id, releaseId: deleteTarget.id }), { body, schema: deleteReleaseResponseSchema });
+                  const done = await api('DELETE', routePath(releaseRoutes.release, { id: project.id, releaseId: deleteTarget.id }), {
+                    body,
+                    schema: deleteReleaseResponseSchema,
+                  });
                   setMessage(`Removed the files of ${done.releaseId}; ${formatBytes(done.freedBytes)} freed.`);
                   state.reload();
                 }}
@@ -166,7 +187,13 @@ function Releases({ project }: { project: Project }) {
                 <p>The release’s files are deleted; its record and audit history stay. You can no longer roll back to it.</p>
                 {active?.predecessorId === deleteTarget.id ? (
                   <label class="check">
-                    <input type="checkbox" id="allow-rollback-loss" checked={allowLoss} onChange={(e) => setAllowLoss((e.target as HTMLInputElement).checked)} /> This is the rollback target of the active release: also remove the active release’s data-restore snapshot
+                    <input
+                      type="checkbox"
+                      id="allow-rollback-loss"
+                      checked={allowLoss}
+                      onChange={(e) => setAllowLoss((e.target as HTMLInputElement).checked)}
+                    />{' '}
+                    This is the rollback target of the active release: also remove the active release’s data-restore snapshot
                   </label>
                 ) : null}
               </ConfirmDialog>

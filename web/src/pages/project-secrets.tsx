@@ -39,7 +39,9 @@ function Secrets({ project }: { project: Project }) {
         <>
           <section class="card" aria-labelledby="secrets-title">
             <h2 id="secrets-title">Secrets</h2>
-            <p class="muted">Values are encrypted at rest and never shown again. Apps receive them as environment variables from their next release or restart.</p>
+            <p class="muted">
+              Values are encrypted at rest and never shown again. Apps receive them as environment variables from their next release or restart.
+            </p>
             <p role="status" class={message ? 'notice' : 'visually-hidden'}>
               {message}
             </p>
@@ -79,10 +81,32 @@ function Secrets({ project }: { project: Project }) {
           <section class="card" aria-labelledby="secret-set-title">
             <h2 id="secret-set-title">Set a secret</h2>
             <form class="stack" onSubmit={save}>
-              <Field id="secret-name" label="Name" required autoComplete="off" spellcheck={false} value={name} onInput={(e) => setName(inputValue(e))} hint={problem === 'invalid' ? 'Letters, digits and underscores; not starting with a digit.' : problem === 'reserved' ? 'This name is reserved by the platform.' : 'Setting an existing name replaces its value.'} />
+              <Field
+                id="secret-name"
+                label="Name"
+                required
+                autoComplete="off"
+                spellcheck={false}
+                value={name}
+                onInput={(e) => setName(inputValue(e))}
+                hint={
+                  problem === 'invalid'
+                    ? 'Letters, digits and underscores; not starting with a digit.'
+                    : problem === 'reserved'
+                      ? 'This name is reserved by the platform.'
+                      : 'Setting an existing name replaces its value.'
+                }
+              />
               <div class="field">
                 <label for="secret-value">Value</label>
-                <textarea id="secret-value" rows={3} autoComplete="off" spellcheck={false} value={value} onInput={(e) => setValue((e.target as HTMLTextAreaElement).value)} />
+                <textarea
+                  id="secret-value"
+                  rows={3}
+                  autoComplete="off"
+                  spellcheck={false}
+                  value={value}
+                  onInput={(e) => setValue((e.target as HTMLTextAreaElement).value)}
+                />
               </div>
               <button type="submit" id="secret-save" disabled={action.busy || !name || problem !== null}>
                 Save secret

@@ -35,7 +35,10 @@ function Settings({ project }: { project: Project }) {
       </section>
       <section class="card danger-zone" aria-labelledby="delete-title">
         <h2 id="delete-title">Delete this site</h2>
-        <p>Stops the app and permanently removes its database, releases, rollback snapshots, recovery points, backups, secrets, logs, metrics, domains and project tokens. The audit history keeps a record of the deletion.</p>
+        <p>
+          Stops the app and permanently removes its database, releases, rollback snapshots, recovery points, backups, secrets, logs, metrics, domains and
+          project tokens. The audit history keeps a record of the deletion.
+        </p>
         <button type="button" class="danger" id="delete-project" onClick={() => setDeleting(true)}>
           Delete site…
         </button>
@@ -49,7 +52,10 @@ function Settings({ project }: { project: Project }) {
           acknowledge="I understand the database and every backup on this platform are erased and cannot be recovered."
           onClose={() => setDeleting(false)}
           onConfirm={async () => {
-            await api('DELETE', routePath(projectRoutes.project, { id: project.id }), { body: { confirm: phrase, acknowledgeDataLoss: true }, schema: deleteProjectResponseSchema });
+            await api('DELETE', routePath(projectRoutes.project, { id: project.id }), {
+              body: { confirm: phrase, acknowledgeDataLoss: true },
+              schema: deleteProjectResponseSchema,
+            });
             navigate('/');
           }}
         >

@@ -53,7 +53,15 @@ export function SignInPage() {
       ) : null}
       <form onSubmit={submit} id="login-form" class="stack">
         <Field id="email" label="Email" type="email" autoComplete="username" required value={email} onInput={(e) => setEmail(inputValue(e))} />
-        <Field id="password" label="Password" type="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(inputValue(e))} />
+        <Field
+          id="password"
+          label="Password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onInput={(e) => setPassword(inputValue(e))}
+        />
         <button id="submit" type="submit" disabled={action.busy}>
           {action.busy ? 'Signing in…' : 'Sign in'}
         </button>
@@ -61,7 +69,8 @@ export function SignInPage() {
       </form>
       {registration.data?.open ? (
         <p>
-          No account yet? <Link href={`/sign-up?next=${encodeURIComponent(next)}`}>Create {registration.data.mode === 'bootstrap' ? 'the first account' : 'an account'}</Link>
+          No account yet?{' '}
+          <Link href={`/sign-up?next=${encodeURIComponent(next)}`}>Create {registration.data.mode === 'bootstrap' ? 'the first account' : 'an account'}</Link>
         </p>
       ) : null}
     </div>

@@ -40,7 +40,11 @@ export function SignUpPage() {
     event.preventDefault();
     void action.run(async () => {
       const body = { email, password, ...(name.trim() ? { name: name.trim() } : {}), ...(invitation ? { invitation } : {}) };
-      const session = await api('POST', invitation ? identityRoutes.invitedRegister : identityRoutes.register, { body, anonymous: true, schema: sessionResponseSchema });
+      const session = await api('POST', invitation ? identityRoutes.invitedRegister : identityRoutes.register, {
+        body,
+        anonymous: true,
+        schema: sessionResponseSchema,
+      });
       setSession({ status: 'signed-in', user: session.user, csrfToken: session.csrfToken });
       navigate(next, { replace: true });
     });
@@ -49,10 +53,22 @@ export function SignUpPage() {
   return (
     <div class="narrow">
       <h1>{title}</h1>
-      {registration.data?.mode === 'bootstrap' && !invitation ? <p class="muted">The first account owns this platform. Later accounts join by invitation.</p> : null}
+      {registration.data?.mode === 'bootstrap' && !invitation ? (
+        <p class="muted">The first account owns this platform. Later accounts join by invitation.</p>
+      ) : null}
       <form onSubmit={submit} id="register-form" class="stack">
         <Field id="email" label="Email" type="email" autoComplete="username" required value={email} onInput={(e) => setEmail(inputValue(e))} />
-        <Field id="password" label="Password" type="password" autoComplete="new-password" minLength={10} required hint="At least 10 characters." value={password} onInput={(e) => setPassword(inputValue(e))} />
+        <Field
+          id="password"
+          label="Password"
+          type="password"
+          autoComplete="new-password"
+          minLength={10}
+          required
+          hint="At least 10 characters."
+          value={password}
+          onInput={(e) => setPassword(inputValue(e))}
+        />
         <Field id="name" label="Name (optional)" autoComplete="name" value={name} onInput={(e) => setName(inputValue(e))} />
         <button id="submit" type="submit" disabled={action.busy}>
           {action.busy ? 'Creating…' : 'Create account'}

@@ -1,7 +1,16 @@
 // Access tokens: list (never values), create account-wide or project-scoped with chosen
 // permissions (the raw value is shown once), revoke.
 import { useState } from 'preact/hooks';
-import { createTokenResponseSchema, identityRoutes, permissions, revokeTokenResponseSchema, routePath, tokenListResponseSchema, type Permission, type TokenInfo } from '../../../src/identity/contract.js';
+import {
+  createTokenResponseSchema,
+  identityRoutes,
+  permissions,
+  revokeTokenResponseSchema,
+  routePath,
+  tokenListResponseSchema,
+  type Permission,
+  type TokenInfo,
+} from '../../../src/identity/contract.js';
 import { dashboardResponseSchema, projectRoutes } from '../../../src/projects/contract.js';
 import { api } from '../api/client.js';
 import { AsyncView } from '../components/async-view.js';

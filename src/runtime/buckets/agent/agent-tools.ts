@@ -48,7 +48,16 @@ const Sha = z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex SHA-256');
 
 /** The view of an object an agent sees (no storage keys, no owner ids). */
 export function agentObject(info: ObjectInfo): Record<string, unknown> {
-  return { key: info.key, size: info.size, contentType: info.contentType, sha256: info.sha256, generation: info.generation, width: info.width, height: info.height, updatedAt: new Date(info.updatedAt).toISOString() };
+  return {
+    key: info.key,
+    size: info.size,
+    contentType: info.contentType,
+    sha256: info.sha256,
+    generation: info.generation,
+    width: info.width,
+    height: info.height,
+    updatedAt: new Date(info.updatedAt).toISOString(),
+  };
 }
 
 /** Build the tools of every bucket exposed by `access`. */
@@ -60,7 +69,14 @@ export function createAgentTools(access: BucketAccess, options: AgentToolOptions
 
 function bucketTools(access: BucketAccess, d: BucketDefinition, inline: number, ttlMs: number): AgentTool[] {
   const scopeNote = d.ownership === 'user' ? "in the signed-in user's own files" : 'in the application-wide keyspace';
-  const tool = <S extends z.ZodObject>(suffix: string, scope: AgentScope, title: string, description: string, inputSchema: S, run: (args: z.output<S>, owner: string | null, context: AgentCallContext) => Promise<AgentToolResult>): AgentTool => ({
+  const tool = <S extends z.ZodObject>(
+    suffix: string,
+    scope: AgentScope,
+    title: string,
+    description: string,
+    inputSchema: S,
+    run: (args: z.output<S>, owner: string | null, context: AgentCallContext) => Promise<AgentToolResult>,
+  ): AgentTool => ({
     name: `bucket_${d.name}_${suffix}`,
     bucket: d.name,
     title,
@@ -81,42 +97,90 @@ function bucketTools(access: BucketAccess, d: BucketDefinition, inline: number, 
   const maxBase64 = Math.ceil(inline / 3) * 4;
 
   const tools: AgentTool[] = [
-    tool('list', AGENT_SCOPES.read, `List ${d.name}`, 'List objects in key order (at most 100 per page) with usage.', z.strictObject({ prefix: z.string().max(1024).optional(), cursor: z.string().max(1024).optional(), limit: z.number().int().min(1).max(100).optional() }), async (a, owner) => {
-      const page = await access.list({ bucket: d.name, owner, prefix: a.prefix ?? '', cursor: a.cursor ?? null, limit: a.limit ?? 50 });
-      return json({ objects: page.objects.map(agentObject), nextCursor: page.nextCursor, usage: page.usage });
-    }),
-    tool('read', AGENT_SCOPES.read, `Read from ${d.name}`, `Read one object: base64 when at most ${inline} bytes, otherwise a URL valid for ${Math.round(ttlMs / 1000)} seconds.`, z.strictObject({ key: Key }), async (a, owner, context) => {
-      const address = { bucket: d.name, owner, key: a.key };
-      const info = await access.stat(address);
-      if (info.size > inline) {
-        const read = access.readUrl({ ...address, ttlMs });
-        return json({ object: agentObject(info), encoding: 'url', url: new URL(read.url, context.origin).toString(), expiresAt: new Date(read.expiresAt).toISOString() });
-      }
-      const { info: current, bytes } = await access.readBytes(address);
-      if (bytes.length > inline) throw new RuntimeError('SVC_BUCKET_PRECONDITION_FAILED', 'The object grew while reading; read it again.');
-      const data = bytes.toString('base64');
-      const images = current.contentType.startsWith('image/') && current.width !== null ? [{ data, mimeType: current.contentType }] : [];
-      return { json: { object: agentObject(current), encoding: 'base64', data }, images };
-    }),
-    tool('put', AGENT_SCOPES.write, `Write to ${d.name}`, `Create or replace one object from base64 (at most ${inline} bytes); the full upload policy applies.`, z.strictObject({ key: Key, contentType: z.string().min(3).max(200), data: z.string().max(maxBase64).regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, 'standard base64'), ifSha256: Sha.or(z.literal('')).optional() }), async (a, owner) => {
-      if (isVariantKey(a.key)) throw new RuntimeError('SVC_BUCKET_INVALID_KEY', 'Variant keys are written by variant generation only.');
-      const body = Buffer.from(a.data, 'base64');
-      if (body.length > inline) throw new RuntimeError('SVC_BUCKET_TOO_LARGE', `Agent writes are at most ${inline} bytes.`);
-      const info = await access.put({ bucket: d.name, owner, key: a.key, contentType: a.contentType, body, ifSha256: a.ifSha256 ?? null });
-      return json({ object: agentObject(info) });
-    }),
-    tool('delete', AGENT_SCOPES.write, `Delete from ${d.name}`, 'Delete one object (optionally only if its SHA-256 still matches).', z.strictObject({ key: Key, ifSha256: Sha.optional() }), async (a, owner) => {
-      const deleted = await access.delete({ bucket: d.name, owner, key: a.key, ifSha256: a.ifSha256 ?? null });
-      return json({ deleted });
-    }),
+    tool(
+      'list',
+      AGENT_SCOPES.read,
+      `List ${d.name}`,
+      'List objects in key order (at most 100 per page) with usage.',
+      z.strictObject({ prefix: z.string().max(1024).optional(), cursor: z.string().max(1024).optional(), limit: z.number().int().min(1).max(100).optional() }),
+      async (a, owner) => {
+        const page = await access.list({ bucket: d.name, owner, prefix: a.prefix ?? '', cursor: a.cursor ?? null, limit: a.limit ?? 50 });
+        return json({ objects: page.objects.map(agentObject), nextCursor: page.nextCursor, usage: page.usage });
+      },
+    ),
+    tool(
+      'read',
+      AGENT_SCOPES.read,
+      `Read from ${d.name}`,
+      `Read one object: base64 when at most ${inline} bytes, otherwise a URL valid for ${Math.round(ttlMs / 1000)} seconds.`,
+      z.strictObject({ key: Key }),
+      async (a, owner, context) => {
+        const address = { bucket: d.name, owner, key: a.key };
+        const info = await access.stat(address);
+        if (info.size > inline) {
+          const read = access.readUrl({ ...address, ttlMs });
+          return json({
+            object: agentObject(info),
+            encoding: 'url',
+            url: new URL(read.url, context.origin).toString(),
+            expiresAt: new Date(read.expiresAt).toISOString(),
+          });
+        }
+        const { info: current, bytes } = await access.readBytes(address);
+        if (bytes.length > inline) throw new RuntimeError('SVC_BUCKET_PRECONDITION_FAILED', 'The object grew while reading; read it again.');
+        const data = bytes.toString('base64');
+        const images = current.contentType.startsWith('image/') && current.width !== null ? [{ data, mimeType: current.contentType }] : [];
+        return { json: { object: agentObject(current), encoding: 'base64', data }, images };
+      },
+    ),
+    tool(
+      'put',
+      AGENT_SCOPES.write,
+      `Write to ${d.name}`,
+      `Create or replace one object from base64 (at most ${inline} bytes); the full upload policy applies.`,
+      z.strictObject({
+        key: Key,
+        contentType: z.string().min(3).max(200),
+        data: z
+          .string()
+          .max(maxBase64)
+          .regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, 'standard base64'),
+        ifSha256: Sha.or(z.literal('')).optional(),
+      }),
+      async (a, owner) => {
+        if (isVariantKey(a.key)) throw new RuntimeError('SVC_BUCKET_INVALID_KEY', 'Variant keys are written by variant generation only.');
+        const body = Buffer.from(a.data, 'base64');
+        if (body.length > inline) throw new RuntimeError('SVC_BUCKET_TOO_LARGE', `Agent writes are at most ${inline} bytes.`);
+        const info = await access.put({ bucket: d.name, owner, key: a.key, contentType: a.contentType, body, ifSha256: a.ifSha256 ?? null });
+        return json({ object: agentObject(info) });
+      },
+    ),
+    tool(
+      'delete',
+      AGENT_SCOPES.write,
+      `Delete from ${d.name}`,
+      'Delete one object (optionally only if its SHA-256 still matches).',
+      z.strictObject({ key: Key, ifSha256: Sha.optional() }),
+      async (a, owner) => {
+        const deleted = await access.delete({ bucket: d.name, owner, key: a.key, ifSha256: a.ifSha256 ?? null });
+        return json({ deleted });
+      },
+    ),
   ];
   const variants = Object.keys(d.image?.variants ?? {});
   if (variants.length > 0) {
     tools.push(
-      tool('transform', AGENT_SCOPES.write, `Make a variant in ${d.name}`, `Derive a declared image variant (${variants.join(', ')}) of an object; the output passes the upload policy again.`, z.strictObject({ key: Key, variant: z.enum(variants as [string, ...string[]]) }), async (a, owner) => {
-        const info = await access.generateVariant({ bucket: d.name, owner, key: a.key, variant: a.variant });
-        return json({ object: agentObject(info) });
-      }),
+      tool(
+        'transform',
+        AGENT_SCOPES.write,
+        `Make a variant in ${d.name}`,
+        `Derive a declared image variant (${variants.join(', ')}) of an object; the output passes the upload policy again.`,
+        z.strictObject({ key: Key, variant: z.enum(variants as [string, ...string[]]) }),
+        async (a, owner) => {
+          const info = await access.generateVariant({ bucket: d.name, owner, key: a.key, variant: a.variant });
+          return json({ object: agentObject(info) });
+        },
+      ),
     );
   }
   return tools;

@@ -58,19 +58,28 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
   function serverFor(identity: AgentIdentity, origin: string): McpServer {
     const server = new McpServer(serverInfo, { capabilities: { tools: {} } });
     for (const tool of options.tools) {
-      server.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.inputSchema }, async (args): Promise<CallToolResult> => {
-        try {
-          const result = await tool.run(args, identity, { origin });
-          return {
-            content: [{ type: 'text', text: JSON.stringify(result.json) }, ...result.images.map((image) => ({ type: 'image' as const, data: image.data, mimeType: image.mimeType }))],
-            structuredContent: result.json,
-          };
-        } catch (error) {
-          if (!isExposedError(error)) report(error);
-          const body = isExposedError(error) ? { code: error.code, message: error.message } : { code: error instanceof RuntimeError ? error.code : 'SVC_RUNTIME_INTERNAL', message: 'Internal error.' };
-          return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: body }) }], structuredContent: { error: body } };
-        }
-      });
+      server.registerTool(
+        tool.name,
+        { title: tool.title, description: tool.description, inputSchema: tool.inputSchema },
+        async (args): Promise<CallToolResult> => {
+          try {
+            const result = await tool.run(args, identity, { origin });
+            return {
+              content: [
+                { type: 'text', text: JSON.stringify(result.json) },
+                ...result.images.map((image) => ({ type: 'image' as const, data: image.data, mimeType: image.mimeType })),
+              ],
+              structuredContent: result.json,
+            };
+          } catch (error) {
+            if (!isExposedError(error)) report(error);
+            const body = isExposedError(error)
+              ? { code: error.code, message: error.message }
+              : { code: error instanceof RuntimeError ? error.code : 'SVC_RUNTIME_INTERNAL', message: 'Internal error.' };
+            return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: body }) }], structuredContent: { error: body } };
+          }
+        },
+      );
     }
     return server;
   }
@@ -78,14 +87,24 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
   return async (request: Request): Promise<Response> => {
     const method = request.method.toUpperCase();
     // Stateless endpoint: no server-initiated streams and no sessions to delete.
-    if (method !== 'POST') return new Response(JSON.stringify({ error: { code: 'SVC_RUNTIME_METHOD_NOT_ALLOWED', message: 'Use POST (MCP Streamable HTTP, stateless).' } }), { status: 405, headers: { allow: 'POST', 'content-type': 'application/json; charset=utf-8' } });
+    if (method !== 'POST')
+      return new Response(JSON.stringify({ error: { code: 'SVC_RUNTIME_METHOD_NOT_ALLOWED', message: 'Use POST (MCP Streamable HTTP, stateless).' } }), {
+        status: 405,
+        headers: { allow: 'POST', 'content-type': 'application/json; charset=utf-8' },
+      });
     const identity = await authenticate(request);
     if (identity instanceof Response) return identity;
     const server = serverFor(identity, new URL(request.url).origin);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: maxRequestBytes });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: maxRequestBytes,
+    });
     try {
       await server.connect(transport);
-      const response = await transport.handleRequest(request, { authInfo: { token: '[redacted]', clientId: identity.clientId ?? '', scopes: [...identity.scopes], extra: { userId: identity.userId } } });
+      const response = await transport.handleRequest(request, {
+        authInfo: { token: '[redacted]', clientId: identity.clientId ?? '', scopes: [...identity.scopes], extra: { userId: identity.userId } },
+      });
       const headers = new Headers(response.headers);
       headers.set('cache-control', 'no-store');
       headers.set('x-content-type-options', 'nosniff');

@@ -24,11 +24,20 @@ export interface InventoryOptions {
 }
 
 /** Returns a handler for the extra routes, or null for routes it does not own. */
-export function createExtraRoutes(manager: () => BucketManager, agent: AgentEndpointOptions | undefined, inventory: InventoryOptions = {}): (http: BucketHttpContext) => Promise<Response> | null {
+export function createExtraRoutes(
+  manager: () => BucketManager,
+  agent: AgentEndpointOptions | undefined,
+  inventory: InventoryOptions = {},
+): (http: BucketHttpContext) => Promise<Response> | null {
   let mcp: Promise<McpHandler> | null = null;
   return (http) => {
     if (http.route === 'buckets' || http.route === 'buckets/') {
-      return handleInventory(bucketAccessFromManager(manager()), { request: http.request, prefix: http.prefix, identity: http.identity, ...(inventory.signInPath === undefined ? {} : { signInPath: inventory.signInPath }) });
+      return handleInventory(bucketAccessFromManager(manager()), {
+        request: http.request,
+        prefix: http.prefix,
+        identity: http.identity,
+        ...(inventory.signInPath === undefined ? {} : { signInPath: inventory.signInPath }),
+      });
     }
     if (http.route === 'mcp' && agent !== undefined) {
       mcp ??= import('./create-mcp-handler.js').then(({ createMcpHandler }) =>

@@ -14,10 +14,14 @@ export function checkVariantOutput(output: TransformOutput, variant: VariantDefi
   if (claimed !== wanted) throw new RuntimeError('SVC_BUCKET_TYPE_MISMATCH', `The variant must be ${wanted}; the transformer produced ${claimed}.`);
   const head = output.bytes.subarray(0, SNIFF_BYTES);
   const sniffed = sniffImage(head);
-  if (sniffed === null || sniffed.type !== wanted) throw new RuntimeError('SVC_BUCKET_TYPE_MISMATCH', `The variant bytes are ${sniffed?.type ?? 'not an image'}, not ${wanted}.`);
+  if (sniffed === null || sniffed.type !== wanted)
+    throw new RuntimeError('SVC_BUCKET_TYPE_MISMATCH', `The variant bytes are ${sniffed?.type ?? 'not an image'}, not ${wanted}.`);
   const content = verifyContent(claimed, head, definition);
   if (content.width === null || content.height === null || content.width > variant.width || content.height > variant.height) {
-    throw new RuntimeError('SVC_BUCKET_IMAGE_INVALID', `The variant is ${content.width}x${content.height}, larger than its ${variant.width}x${variant.height} box.`);
+    throw new RuntimeError(
+      'SVC_BUCKET_IMAGE_INVALID',
+      `The variant is ${content.width}x${content.height}, larger than its ${variant.width}x${variant.height} box.`,
+    );
   }
   return content;
 }

@@ -37,5 +37,11 @@ export async function generateVariant(store: VariantStore, transformer: ImageTra
   const original = await store.readBytes({ bucket: request.bucket, owner: request.owner, key: request.key });
   const output = await transformer.transform(original.bytes, variant, image);
   checkVariantOutput(output, variant, definition);
-  return store.put({ bucket: request.bucket, owner: request.owner, key: variantKey(request.key, request.variant), contentType: output.contentType, body: output.bytes });
+  return store.put({
+    bucket: request.bucket,
+    owner: request.owner,
+    key: variantKey(request.key, request.variant),
+    contentType: output.contentType,
+    body: output.bytes,
+  });
 }

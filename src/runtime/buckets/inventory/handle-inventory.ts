@@ -36,7 +36,10 @@ function page(status: number, body: string, extra: Record<string, string> = {}):
 }
 
 function errorPage(status: number, message: string): Response {
-  return page(status, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Files</title></head><body><h1>Files</h1><p>${escapeHtml(message)}</p></body></html>`);
+  return page(
+    status,
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Files</title></head><body><h1>Files</h1><p>${escapeHtml(message)}</p></body></html>`,
+  );
 }
 
 /** Serve the inventory page. */

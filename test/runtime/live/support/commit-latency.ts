@@ -8,7 +8,15 @@ import type { RuntimeEngine } from '../../../../src/runtime/index.js';
 export async function alternatingCommitLatency(quiet: RuntimeEngine, busy: RuntimeEngine, pairs: number): Promise<{ quiet: number[]; busy: number[] }> {
   const out = { quiet: [] as number[], busy: [] as number[] };
   for (let i = 0; i < pairs; i++) {
-    for (const [name, engine] of i % 2 === 0 ? ([['quiet', quiet], ['busy', busy]] as const) : ([['busy', busy], ['quiet', quiet]] as const)) {
+    for (const [name, engine] of i % 2 === 0
+      ? ([
+          ['quiet', quiet],
+          ['busy', busy],
+        ] as const)
+      : ([
+          ['busy', busy],
+          ['quiet', quiet],
+        ] as const)) {
       const t0 = performance.now();
       engine.runMutation('tasks/add', { text: `c${i}`, list: 'lat' }, null);
       out[name].push(performance.now() - t0);

@@ -67,10 +67,13 @@ function openOne(port: number, path: string): Promise<Conn> {
 
 function post(port: number, path: string, method: string, body: string, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, method, agent, headers: { 'content-type': 'application/json', origin: `http://127.0.0.1:${port}`, ...headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path, method, agent, headers: { 'content-type': 'application/json', origin: `http://127.0.0.1:${port}`, ...headers } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -82,7 +85,9 @@ async function handle(cmd: LoadCommand): Promise<LoadReply> {
     let failed = 0;
     const batch = cmd.batch ?? 250;
     for (let i = 0; i < cmd.count; i += batch) {
-      const opened = await Promise.allSettled(Array.from({ length: Math.min(batch, cmd.count - i) }, (_, j) => openOne(cmd.port, cmd.paths[(i + j) % cmd.paths.length]!)));
+      const opened = await Promise.allSettled(
+        Array.from({ length: Math.min(batch, cmd.count - i) }, (_, j) => openOne(cmd.port, cmd.paths[(i + j) % cmd.paths.length]!)),
+      );
       for (const r of opened) {
         if (r.status === 'fulfilled') conns.push(r.value);
         else failed++;

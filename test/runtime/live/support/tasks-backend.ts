@@ -14,12 +14,22 @@ export const backend = defineBackend({
       /** Tasks of one list, oldest first (tracks the table). */
       list: query({
         args: { list: v.string() },
-        handler: (ctx, args) => ctx.db.query('tasks').where('list', args.list).collect().map((t) => ({ id: t._id, text: t.text })),
+        handler: (ctx, args) =>
+          ctx.db
+            .query('tasks')
+            .where('list', args.list)
+            .collect()
+            .map((t) => ({ id: t._id, text: t.text })),
       }),
       /** The newest `limit` tasks of any list (tracks the table). */
       latest: query({
         args: { limit: v.number({ integer: true, min: 1, max: 1000 }) },
-        handler: (ctx, args) => ctx.db.query('tasks').order('desc').take(args.limit).map((t) => t.text),
+        handler: (ctx, args) =>
+          ctx.db
+            .query('tasks')
+            .order('desc')
+            .take(args.limit)
+            .map((t) => t.text),
       }),
       /** One task by id (tracks that document). */
       get: query({
