@@ -108,18 +108,29 @@ async function place(projectId: string, request: Record<string, unknown>, browse
   return inject('PUT', `/api/projects/${projectId}/placement`, browser, request);
 }
 
-function upload(projectId: string, artifact: Artifact, options: { wait?: boolean; key?: string; headers?: Record<string, string> } = {}) {
-  return h.app.inject({
-    method: 'POST',
-    url: `/api/projects/${projectId}/releases${options.wait === false ? '?wait=false' : ''}`,
-    headers: owner.headers({
-      'content-type': 'application/vnd.svc.deploy+gzip',
-      'x-svc-artifact-digest': artifact.digest,
-      'idempotency-key': options.key ?? `key-${Math.random().toString(36).slice(2)}`,
-      ...options.headers,
-    }),
-    payload: artifact.bytes,
-  });
+/**
+ * Upload as the CLI and the Action do: a 409 SVC_PROJECT_LOCKED (the previous operation still settling
+ * and letting go of the project's lock) is retryable and sent again with the same idempotency key.
+ */
+async function upload(projectId: string, artifact: Artifact, options: { wait?: boolean; key?: string; headers?: Record<string, string> } = {}) {
+  const key = options.key ?? `key-${Math.random().toString(36).slice(2)}`;
+  const send = () =>
+    h.app.inject({
+      method: 'POST',
+      url: `/api/projects/${projectId}/releases${options.wait === false ? '?wait=false' : ''}`,
+      headers: owner.headers({
+        'content-type': 'application/vnd.svc.deploy+gzip',
+        'x-svc-artifact-digest': artifact.digest,
+        'idempotency-key': key,
+        ...options.headers,
+      }),
+      payload: artifact.bytes,
+    });
+  for (let attempt = 1; ; attempt++) {
+    const res = await send();
+    if (res.statusCode !== 409 || res.json().error?.code !== 'SVC_PROJECT_LOCKED' || attempt === 50) return res;
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 beforeAll(async () => {
