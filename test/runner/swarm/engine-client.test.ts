@@ -106,7 +106,13 @@ describe.skipIf(gate.skip)('EngineClient against a real swarm', () => {
     const id = await client.createNetwork({ name: 'svc-test-net-a', labels: LABELS });
     expect(await client.hasNetwork('svc-test-net-a')).toBe(true);
     expect(await client.hasNetwork('svc-test-net')).toBe(false);
-    const inspected = await new Docker({ socketPath: engine.socketPath }).getNetwork(id).inspect();
+    // The manager's allocator fills in a swarm network's driver shortly after the create returned.
+    const network = new Docker({ socketPath: engine.socketPath }).getNetwork(id);
+    let inspected = await network.inspect();
+    for (let i = 0; i < 50 && !inspected.Driver; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      inspected = await network.inspect();
+    }
     expect(inspected).toMatchObject({ Driver: 'overlay', Scope: 'swarm', Attachable: false, Internal: false, Labels: LABELS });
     await expect(client.createNetwork({ name: 'svc-test-net-a', labels: LABELS })).rejects.toMatchObject({
       code: 'SVC_SWARM_REQUEST_FAILED',
