@@ -3,13 +3,11 @@
 // Five interleaved rounds (order alternating) after a warm-up; the ratio is the median of the per-round
 // ratios, which shrugs off a round disturbed by other load on the host. Target: svc >= 80 % of bare.
 // Informational rows: server CPU per request, and the floor of the same server answering /livez.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
 import type { BenchResult } from './bench-types.js';
+import { autocannon, type CannonSummary } from './autocannon.js';
 import { bootstrapAccount } from '../support/account.js';
-import { repoRoot } from '../support/repo-root.js';
 import { startPlatform } from '../support/start-platform.js';
 
 const CONNECTIONS = 50;
@@ -19,38 +17,6 @@ const ROUNDS = Number(process.env.SVC_B4_ROUNDS ?? 5);
 // The informational Fastify floor (/livez) gets fewer, shorter rounds.
 const FLOOR_ROUNDS = 3;
 const FLOOR_SECONDS = 3;
-
-interface CannonSummary {
-  requests: { average: number; total: number };
-  latency: { p99: number; average: number };
-  non2xx: number;
-  errors: number;
-}
-
-/** Run autocannon as a separate process and return its JSON summary. */
-function autocannon(url: string, headers: Record<string, string>, seconds: number): Promise<CannonSummary> {
-  const args = ['-j', '-n', '-c', String(CONNECTIONS), '-d', String(seconds)];
-  for (const [key, value] of Object.entries(headers)) args.push('-H', `${key}=${value}`);
-  args.push(url);
-  return new Promise((resolve, reject) => {
-    const child = spawn(join(repoRoot, 'node_modules', '.bin', 'autocannon'), args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), (seconds + 30) * 1000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      try {
-        if (code !== 0) throw new Error(`autocannon exited ${code}: ${err}`);
-        resolve(JSON.parse(out) as CannonSummary);
-      } catch (error) {
-        reject(error instanceof Error ? error : new Error(String(error)));
-      }
-    });
-  });
-}
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux; clock ticks of 1/100 s). */
 function processCpuSeconds(pid: number): number {
@@ -92,8 +58,8 @@ export default async function b4(): Promise<BenchResult[]> {
     const bareUrl = bare.url;
 
     // Warm both (JIT, prepared statements, connection pools) before measuring.
-    await autocannon(target, auth, 3);
-    await autocannon(bareUrl, auth, 2);
+    await autocannon(target, auth, 3, CONNECTIONS);
+    await autocannon(bareUrl, auth, 2, CONNECTIONS);
     const pid = platform.child.pid as number;
     // CPU time per request is far less sensitive to other load on the host than req/s.
     interface Side {
@@ -102,7 +68,7 @@ export default async function b4(): Promise<BenchResult[]> {
     }
     const measure = async (url: string, side: Side, cpuSeconds: () => number, seconds: number): Promise<void> => {
       const before = cpuSeconds();
-      side.runs.push(await autocannon(url, auth, seconds));
+      side.runs.push(await autocannon(url, auth, seconds, CONNECTIONS));
       side.cpu += cpuSeconds() - before;
     };
     const paired = async (svcUrl: string, rounds: number, seconds: number): Promise<{ svc: Side; bare: Side }> => {

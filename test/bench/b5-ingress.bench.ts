@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchResult } from './bench-types.js';
-import { repoRoot } from '../support/repo-root.js';
+import { autocannon, type CannonSummary } from './autocannon.js';
 import { freePort } from '../support/free-port.js';
 import { startListeningPlane, startUpstream } from '../ingress/support.js';
 import { routeTableCanaryRouting } from '../../src/canary/canary-routing.js';
@@ -16,38 +16,6 @@ import { SampleWindow } from '../../src/canary/sample-window.js';
 const CONNECTIONS = 50;
 const SECONDS = Number(process.env.SVC_B5_SECONDS ?? 5);
 const ROUNDS = 2;
-
-interface CannonSummary {
-  requests: { average: number; total: number };
-  latency: { p99: number };
-  non2xx: number;
-  errors: number;
-}
-
-/** Run autocannon as a separate process and return its JSON summary. */
-function autocannon(url: string, headers: Record<string, string>, seconds: number): Promise<CannonSummary> {
-  const args = ['-j', '-n', '-c', String(CONNECTIONS), '-d', String(seconds)];
-  for (const [key, value] of Object.entries(headers)) args.push('-H', `${key}=${value}`);
-  args.push(url);
-  return new Promise((resolve, reject) => {
-    const child = spawn(join(repoRoot, 'node_modules', '.bin', 'autocannon'), args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), (seconds + 30) * 1000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      try {
-        if (code !== 0) throw new Error(`autocannon exited ${code}: ${err}`);
-        resolve(JSON.parse(out) as CannonSummary);
-      } catch (error) {
-        reject(error instanceof Error ? error : new Error(String(error)));
-      }
-    });
-  });
-}
 
 /** CPU seconds (user + system) of a process from /proc (Linux; clock ticks of 1/100 s); 0 when unreadable. */
 function processCpuSeconds(pid: number | undefined): number {
@@ -149,24 +117,24 @@ export default async function b5(): Promise<BenchResult[]> {
     );
     const stopSampling = plane.plane.ingress.onRequestComplete((record) => void (record.projectId === 'prj_benchcanary' && samples.offer(record)));
     const canaryHost = { host: `benchcanary.localhost:${plane.port}` };
-    await autocannon(direct, {}, 2);
-    await autocannon(ingress, host, 3);
-    await autocannon(ingress, canaryHost, 2);
-    if (nginx) await autocannon(nginx.url, {}, 2);
+    await autocannon(direct, {}, 2, CONNECTIONS);
+    await autocannon(ingress, host, 3, CONNECTIONS);
+    await autocannon(ingress, canaryHost, 2, CONNECTIONS);
+    if (nginx) await autocannon(nginx.url, {}, 2, CONNECTIONS);
     const runs = { direct: [] as CannonSummary[], ingress: [] as CannonSummary[], nginx: [] as CannonSummary[], canary: [] as CannonSummary[] };
     // CPU seconds spent by each proxy and by the app when hit directly (less sensitive to host load than req/s).
     const cpu = { ingress: 0, nginx: 0, app: 0 };
     for (let round = 0; round < ROUNDS; round++) {
       let before = ownCpuSeconds();
-      runs.ingress.push(await autocannon(ingress, host, SECONDS));
+      runs.ingress.push(await autocannon(ingress, host, SECONDS, CONNECTIONS));
       cpu.ingress += ownCpuSeconds() - before;
-      runs.canary.push(await autocannon(ingress, canaryHost, SECONDS));
+      runs.canary.push(await autocannon(ingress, canaryHost, SECONDS, CONNECTIONS));
       before = processCpuSeconds(app.child.pid);
-      runs.direct.push(await autocannon(direct, {}, SECONDS));
+      runs.direct.push(await autocannon(direct, {}, SECONDS, CONNECTIONS));
       cpu.app += processCpuSeconds(app.child.pid) - before;
       if (nginx) {
         before = processCpuSeconds(nginx.pid);
-        runs.nginx.push(await autocannon(nginx.url, {}, SECONDS));
+        runs.nginx.push(await autocannon(nginx.url, {}, SECONDS, CONNECTIONS));
         cpu.nginx += processCpuSeconds(nginx.pid) - before;
       }
     }
