@@ -2,6 +2,7 @@
 // field is newer than the console's contract, so it is read leniently and may be absent.
 import { z } from 'zod';
 import { formatRelative, formatTime, shortId } from '../lib/format.js';
+import { DataTable } from './data-table.js';
 import { isoOf } from './operations-incidents.js';
 import { Empty, Pill } from './status.js';
 
@@ -39,37 +40,24 @@ export function DrillReceipts({ drills, projectNames }: { drills: NonNullable<Re
   if (drills.length === 0)
     return <Empty title="No restore drills yet">Drills restore the newest backup into a scratch copy and check that the app answers.</Empty>;
   return (
-    <div class="table-wrap">
-      <table class="table" id="drills-table">
-        <thead>
-          <tr>
-            <th scope="col">Project</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">Started</th>
-            <th scope="col">Checks</th>
-            <th scope="col">Error</th>
-          </tr>
-        </thead>
-        <tbody>
-          {drills.map((d, index) => (
-            <tr
-              key={d.id ?? `${d.projectId}-${String(d.startedAt ?? index)}`}
-              data-drill-outcome={d.outcome}
-              title={d.backupId ? `backup ${d.backupId}${d.releaseId ? `, release ${d.releaseId}` : ''}` : undefined}
-            >
-              <td>{projectNames.get(d.projectId) ?? shortId(d.projectId)}</td>
-              <td>
-                <Pill tone={d.outcome === 'passed' ? 'ok' : 'bad'}>{d.outcome}</Pill>
-              </td>
-              <td title={formatTime(iso(d.startedAt))}>{formatRelative(iso(d.startedAt))}</td>
-              <td class="small-text">{d.checks ? `${d.checks.filter((c) => c.ok).length}/${d.checks.length} passed` : '—'}</td>
-              <td class="small-text">
-                {d.code ? <code class="code">{d.code}</code> : null} {d.error ?? (d.code ? '' : '—')}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable id="drills-table" columns={['Project', 'Outcome', 'Started', 'Checks', 'Error']}>
+      {drills.map((d, index) => (
+        <tr
+          key={d.id ?? `${d.projectId}-${String(d.startedAt ?? index)}`}
+          data-drill-outcome={d.outcome}
+          title={d.backupId ? `backup ${d.backupId}${d.releaseId ? `, release ${d.releaseId}` : ''}` : undefined}
+        >
+          <td>{projectNames.get(d.projectId) ?? shortId(d.projectId)}</td>
+          <td>
+            <Pill tone={d.outcome === 'passed' ? 'ok' : 'bad'}>{d.outcome}</Pill>
+          </td>
+          <td title={formatTime(iso(d.startedAt))}>{formatRelative(iso(d.startedAt))}</td>
+          <td class="small-text">{d.checks ? `${d.checks.filter((c) => c.ok).length}/${d.checks.length} passed` : '—'}</td>
+          <td class="small-text">
+            {d.code ? <code class="code">{d.code}</code> : null} {d.error ?? (d.code ? '' : '—')}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

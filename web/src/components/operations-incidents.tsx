@@ -2,6 +2,7 @@
 // of their webhook notifications (attempts, next attempt, last error).
 import type { OperationsState } from '../../../src/ops/contract.js';
 import { formatRelative, formatTime, shortId } from '../lib/format.js';
+import { DataTable } from './data-table.js';
 import { Empty, Pill } from './status.js';
 
 type Incident = OperationsState['incidents'][number];
@@ -31,34 +32,20 @@ export function IncidentsTable({ incidents, projectNames }: { incidents: Inciden
   const open = incidents.filter((i) => i.resolvedAt === null).sort((a, b) => b.openedAt.localeCompare(a.openedAt));
   const resolved = incidents.filter((i) => i.resolvedAt !== null).sort((a, b) => (b.resolvedAt ?? '').localeCompare(a.resolvedAt ?? ''));
   return (
-    <div class="table-wrap">
-      <table class="table" id="incidents-table">
-        <thead>
-          <tr>
-            <th scope="col">State</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Project</th>
-            <th scope="col">Opened</th>
-            <th scope="col">Resolved</th>
-            <th scope="col">Details</th>
-          </tr>
-        </thead>
-        <tbody>
-          {[...open, ...resolved].map((i) => (
-            <tr key={i.id} data-incident={i.id} data-kind={i.kind} data-state={i.resolvedAt === null ? 'open' : 'resolved'}>
-              <td>{i.resolvedAt === null ? <Pill tone="bad">open</Pill> : <Pill tone="ok">resolved</Pill>}</td>
-              <td>
-                <code>{i.kind}</code>
-              </td>
-              <td>{projectLabel(i.projectId, projectNames)}</td>
-              <td title={formatTime(i.openedAt)}>{formatRelative(i.openedAt)}</td>
-              <td title={formatTime(i.resolvedAt)}>{i.resolvedAt ? formatRelative(i.resolvedAt) : '—'}</td>
-              <td class="small-text">{detailsText(i.details) || '—'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable id="incidents-table" columns={['State', 'Kind', 'Project', 'Opened', 'Resolved', 'Details']}>
+      {[...open, ...resolved].map((i) => (
+        <tr key={i.id} data-incident={i.id} data-kind={i.kind} data-state={i.resolvedAt === null ? 'open' : 'resolved'}>
+          <td>{i.resolvedAt === null ? <Pill tone="bad">open</Pill> : <Pill tone="ok">resolved</Pill>}</td>
+          <td>
+            <code>{i.kind}</code>
+          </td>
+          <td>{projectLabel(i.projectId, projectNames)}</td>
+          <td title={formatTime(i.openedAt)}>{formatRelative(i.openedAt)}</td>
+          <td title={formatTime(i.resolvedAt)}>{i.resolvedAt ? formatRelative(i.resolvedAt) : '—'}</td>
+          <td class="small-text">{detailsText(i.details) || '—'}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
@@ -68,39 +55,25 @@ export function NotificationsTable({ notifications }: { notifications: Notificat
     return <Empty title="No notifications yet">Each incident opening and resolution is sent to the webhook and listed here.</Empty>;
   const rows = [...notifications].sort((a, b) => (a.status === b.status ? 0 : a.status === 'pending' ? -1 : 1));
   return (
-    <div class="table-wrap">
-      <table class="table" id="notifications-table">
-        <thead>
-          <tr>
-            <th scope="col">Alert</th>
-            <th scope="col">Transition</th>
-            <th scope="col">Status</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Delivered / next attempt</th>
-            <th scope="col">Last error</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((n) => (
-            <tr key={n.alertId} data-alert={n.alertId} data-status={n.status}>
-              <td>
-                <code title={n.alertId}>{shortId(n.alertId)}</code>
-              </td>
-              <td>{n.transition}</td>
-              <td>{n.status === 'delivered' ? <Pill tone="ok">delivered</Pill> : <Pill tone={n.lastError ? 'bad' : 'warn'}>pending</Pill>}</td>
-              <td>{n.attempts}</td>
-              <td>
-                {n.status === 'delivered' ? (
-                  <span title={formatTime(isoOf(n.deliveredAt))}>{formatRelative(isoOf(n.deliveredAt))}</span>
-                ) : (
-                  <span title={formatTime(isoOf(n.nextAttemptAt))}>{formatRelative(isoOf(n.nextAttemptAt))}</span>
-                )}
-              </td>
-              <td class={n.lastError ? 'failure small-text' : 'small-text'}>{n.lastError ?? '—'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable id="notifications-table" columns={['Alert', 'Transition', 'Status', 'Attempts', 'Delivered / next attempt', 'Last error']}>
+      {rows.map((n) => (
+        <tr key={n.alertId} data-alert={n.alertId} data-status={n.status}>
+          <td>
+            <code title={n.alertId}>{shortId(n.alertId)}</code>
+          </td>
+          <td>{n.transition}</td>
+          <td>{n.status === 'delivered' ? <Pill tone="ok">delivered</Pill> : <Pill tone={n.lastError ? 'bad' : 'warn'}>pending</Pill>}</td>
+          <td>{n.attempts}</td>
+          <td>
+            {n.status === 'delivered' ? (
+              <span title={formatTime(isoOf(n.deliveredAt))}>{formatRelative(isoOf(n.deliveredAt))}</span>
+            ) : (
+              <span title={formatTime(isoOf(n.nextAttemptAt))}>{formatRelative(isoOf(n.nextAttemptAt))}</span>
+            )}
+          </td>
+          <td class={n.lastError ? 'failure small-text' : 'small-text'}>{n.lastError ?? '—'}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

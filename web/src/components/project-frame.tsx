@@ -1,6 +1,6 @@
 // Frame of every project page: loads the project (by slug or id), shows its name, state and
 // address, and the project's sections as a tab row; the page gets the loaded project.
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, ComponentType } from 'preact';
 import { routePath } from '../../../src/identity/contract.js';
 import { projectResponseSchema, projectRoutes, type Project } from '../../../src/projects/contract.js';
 import { useApi } from '../lib/use-api.js';
@@ -67,4 +67,15 @@ export function ProjectFrame({
       <AsyncView state={state}>{(d) => children(d.project, state.reload)}</AsyncView>
     </>
   );
+}
+
+/** The page of project tab `tab`: `Body` rendered for the loaded project inside the frame. */
+export function projectPage(tab: ProjectTab, Body: ComponentType<{ project: Project }>) {
+  return function ProjectPage({ slug }: { slug: string }) {
+    return (
+      <ProjectFrame slug={slug} tab={tab}>
+        {(project) => <Body project={project} />}
+      </ProjectFrame>
+    );
+  };
 }

@@ -7,6 +7,7 @@ import { labelsText } from '../lib/usage-text.js';
 import { useApi } from '../lib/use-api.js';
 import { AdminOnly, isAdminRequired } from './admin-only.js';
 import { AsyncView } from './async-view.js';
+import { DataTable } from './data-table.js';
 import { Empty, Pill } from './status.js';
 
 /** Route of the node list (src/nodes/node-routes.ts). */
@@ -22,38 +23,24 @@ function NodesTable({ nodes }: { nodes: NodeView[] }) {
       <Empty title="No runner nodes enrolled">Create a registration token and enroll a node with the runner agent; it appears here with its status.</Empty>
     );
   return (
-    <div class="table-wrap">
-      <table class="table" id="nodes-table">
-        <thead>
-          <tr>
-            <th scope="col">Node</th>
-            <th scope="col">Region</th>
-            <th scope="col">Status</th>
-            <th scope="col">Placed / capacity</th>
-            <th scope="col">Labels</th>
-            <th scope="col">Last seen</th>
-          </tr>
-        </thead>
-        <tbody>
-          {nodes.map((n) => (
-            <tr key={n.id} data-node={n.id} data-status={n.status}>
-              <td>
-                <code>{n.id}</code>
-              </td>
-              <td>{n.region}</td>
-              <td>
-                <Pill tone={tones[n.status]}>{n.status}</Pill>
-              </td>
-              <td>
-                {n.placed} / {n.capacity}
-              </td>
-              <td class="small-text">{labelsText(n.labels)}</td>
-              <td title={formatTime(n.lastSeenAt)}>{n.lastSeenAt ? formatRelative(n.lastSeenAt) : 'never'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable id="nodes-table" columns={['Node', 'Region', 'Status', 'Placed / capacity', 'Labels', 'Last seen']}>
+      {nodes.map((n) => (
+        <tr key={n.id} data-node={n.id} data-status={n.status}>
+          <td>
+            <code>{n.id}</code>
+          </td>
+          <td>{n.region}</td>
+          <td>
+            <Pill tone={tones[n.status]}>{n.status}</Pill>
+          </td>
+          <td>
+            {n.placed} / {n.capacity}
+          </td>
+          <td class="small-text">{labelsText(n.labels)}</td>
+          <td title={formatTime(n.lastSeenAt)}>{n.lastSeenAt ? formatRelative(n.lastSeenAt) : 'never'}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

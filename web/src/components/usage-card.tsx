@@ -7,6 +7,7 @@ import { exhaustionText, forecastText, formatCount, quotaText } from '../lib/usa
 import { useApi } from '../lib/use-api.js';
 import { Link } from '../router.js';
 import { AsyncView } from './async-view.js';
+import { DataTable } from './data-table.js';
 import { Empty, Pill } from './status.js';
 
 /** Routes of the usage API (src/ops/usage). */
@@ -42,32 +43,19 @@ export function UsageSummary({ data, id }: { data: UsageResponse; id: string }) 
         )}{' '}
         <span class="muted small-text">Billing period: the UTC calendar month, {period} in your time zone.</span>
       </p>
-      <div class="table-wrap">
-        <table class="table" id={`${id}-table`}>
-          <thead>
-            <tr>
-              <th scope="col">Quantity</th>
-              <th scope="col">So far</th>
-              <th scope="col">Quota</th>
-              <th scope="col">Forecast</th>
-              <th scope="col">Estimated exhaustion</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.key} data-quantity={r.key} data-warning={String(r.forecast.warning)}>
-                <th scope="row">{r.label}</th>
-                <td id={`${id}-${r.key}`}>{r.format(r.used)}</td>
-                <td id={`${id}-${r.key}-quota`}>{quotaText(r.quota, r.format)}</td>
-                <td id={`${id}-${r.key}-forecast`}>
-                  {forecastText(r.forecast, r.format)} {r.forecast.warning ? <Pill tone="warn">warning</Pill> : null}
-                </td>
-                <td id={`${id}-${r.key}-exhaustion`}>{exhaustionText(r.forecast.estimatedExhaustionAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable id={`${id}-table`} columns={['Quantity', 'So far', 'Quota', 'Forecast', 'Estimated exhaustion']}>
+        {rows.map((r) => (
+          <tr key={r.key} data-quantity={r.key} data-warning={String(r.forecast.warning)}>
+            <th scope="row">{r.label}</th>
+            <td id={`${id}-${r.key}`}>{r.format(r.used)}</td>
+            <td id={`${id}-${r.key}-quota`}>{quotaText(r.quota, r.format)}</td>
+            <td id={`${id}-${r.key}-forecast`}>
+              {forecastText(r.forecast, r.format)} {r.forecast.warning ? <Pill tone="warn">warning</Pill> : null}
+            </td>
+            <td id={`${id}-${r.key}-exhaustion`}>{exhaustionText(r.forecast.estimatedExhaustionAt)}</td>
+          </tr>
+        ))}
+      </DataTable>
     </>
   );
 }
@@ -88,28 +76,17 @@ export function ProjectUsageCard({ projectId }: { projectId: string }) {
 function WorkspaceProjects({ data }: { data: WorkspaceUsageResponse }) {
   if (data.projects.length === 0) return <Empty title="No projects yet">Usage of this organization's projects adds up here.</Empty>;
   return (
-    <div class="table-wrap">
-      <table class="table" id="workspace-usage-projects">
-        <thead>
-          <tr>
-            <th scope="col">Project</th>
-            <th scope="col">Requests</th>
-            <th scope="col">Transfer</th>
-          </tr>
-        </thead>
-        <tbody>
-          {data.projects.map((p) => (
-            <tr key={p.projectId} data-project={p.slug}>
-              <td>
-                <Link href={`/projects/${encodeURIComponent(p.slug)}`}>{p.slug}</Link>
-              </td>
-              <td>{formatCount(p.requests)}</td>
-              <td>{formatBytes(p.transferBytes)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable id="workspace-usage-projects" columns={['Project', 'Requests', 'Transfer']}>
+      {data.projects.map((p) => (
+        <tr key={p.projectId} data-project={p.slug}>
+          <td>
+            <Link href={`/projects/${encodeURIComponent(p.slug)}`}>{p.slug}</Link>
+          </td>
+          <td>{formatCount(p.requests)}</td>
+          <td>{formatBytes(p.transferBytes)}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

@@ -14,6 +14,7 @@ import { api } from '../api/client.js';
 import { useSession } from '../api/session.js';
 import { AsyncView } from '../components/async-view.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { DataTable } from '../components/data-table.js';
 import { Field, inputValue } from '../components/form-field.js';
 import { useTitle } from '../components/layout.js';
 import { ErrorBox } from '../components/status.js';
@@ -56,55 +57,41 @@ export function OrgPage({ slug }: { slug: string }) {
         {roleChange.error ? <ErrorBox error={roleChange.error} /> : null}
         <AsyncView state={members}>
           {(d) => (
-            <div class="table-wrap">
-              <table class="table" id="members-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Member</th>
-                    <th scope="col">Role</th>
-                    <th scope="col">Joined</th>
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {d.members.map((m) => (
-                    <tr key={m.userId}>
-                      <td>
-                        {m.name ?? m.email} <div class="muted small-text">{m.email}</div>
-                      </td>
-                      <td>
-                        {canAdmin ? (
-                          <select
-                            aria-label={`Role of ${m.email}`}
-                            value={m.role}
-                            disabled={roleChange.busy}
-                            onChange={(e) => changeRole(m.userId, (e.target as HTMLSelectElement).value as Role)}
-                          >
-                            {roles.map((r) => (
-                              <option key={r} value={r}>
-                                {r}
-                              </option>
-                            ))}
-                          </select>
-                        ) : (
-                          m.role
-                        )}
-                      </td>
-                      <td>{formatTime(m.joinedAt)}</td>
-                      <td class="row-actions">
-                        {canAdmin && !(session.status === 'signed-in' && session.user.id === m.userId) ? (
-                          <button type="button" class="small secondary" onClick={() => setRemoving({ userId: m.userId, email: m.email })}>
-                            Remove
-                          </button>
-                        ) : null}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable id="members-table" columns={['Member', 'Role', 'Joined']} actions>
+              {d.members.map((m) => (
+                <tr key={m.userId}>
+                  <td>
+                    {m.name ?? m.email} <div class="muted small-text">{m.email}</div>
+                  </td>
+                  <td>
+                    {canAdmin ? (
+                      <select
+                        aria-label={`Role of ${m.email}`}
+                        value={m.role}
+                        disabled={roleChange.busy}
+                        onChange={(e) => changeRole(m.userId, (e.target as HTMLSelectElement).value as Role)}
+                      >
+                        {roles.map((r) => (
+                          <option key={r} value={r}>
+                            {r}
+                          </option>
+                        ))}
+                      </select>
+                    ) : (
+                      m.role
+                    )}
+                  </td>
+                  <td>{formatTime(m.joinedAt)}</td>
+                  <td class="row-actions">
+                    {canAdmin && !(session.status === 'signed-in' && session.user.id === m.userId) ? (
+                      <button type="button" class="small secondary" onClick={() => setRemoving({ userId: m.userId, email: m.email })}>
+                        Remove
+                      </button>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )}
         </AsyncView>
       </section>

@@ -16,8 +16,9 @@ import type { Project } from '../../../src/projects/contract.js';
 import { api } from '../api/client.js';
 import { AsyncView } from '../components/async-view.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { DataTable } from '../components/data-table.js';
 import { Field, inputValue } from '../components/form-field.js';
-import { ProjectFrame } from '../components/project-frame.js';
+import { projectPage } from '../components/project-frame.js';
 import { Empty, ErrorBox, Pill } from '../components/status.js';
 import { formatBytes, formatRelative, formatTime, shortId } from '../lib/format.js';
 import { useApi } from '../lib/use-api.js';
@@ -114,47 +115,32 @@ function Backups({ project }: { project: Project }) {
             {data.backups.length === 0 ? (
               <Empty title="No backups yet" />
             ) : (
-              <div class="table-wrap">
-                <table class="table">
-                  <thead>
-                    <tr>
-                      <th scope="col">Backup</th>
-                      <th scope="col">Kind</th>
-                      <th scope="col">Taken</th>
-                      <th scope="col">Size</th>
-                      <th scope="col">
-                        <span class="visually-hidden">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.backups.map((b) => (
-                      <tr key={b.id}>
-                        <td>
-                          <code title={b.id}>{shortId(b.id)}</code>
-                        </td>
-                        <td>{b.kind}</td>
-                        <td title={formatTime(b.createdAt)}>{formatRelative(b.createdAt)}</td>
-                        <td>
-                          {formatBytes(b.databaseBytes)}
-                          {!b.hadDatabase ? <div class="muted small-text">no database yet</div> : null}
-                        </td>
-                        <td class="row-actions">
-                          <a class="button small secondary" href={routePath(backupRoutes.download, { id: project.id, backupId: b.id })} download>
-                            Download
-                          </a>
-                          <button type="button" class="small" onClick={() => setRestoring(b)}>
-                            Restore
-                          </button>
-                          <button type="button" class="small secondary" onClick={() => setDeleting(b)}>
-                            Delete
-                          </button>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable columns={['Backup', 'Kind', 'Taken', 'Size']} actions>
+                {data.backups.map((b) => (
+                  <tr key={b.id}>
+                    <td>
+                      <code title={b.id}>{shortId(b.id)}</code>
+                    </td>
+                    <td>{b.kind}</td>
+                    <td title={formatTime(b.createdAt)}>{formatRelative(b.createdAt)}</td>
+                    <td>
+                      {formatBytes(b.databaseBytes)}
+                      {!b.hadDatabase ? <div class="muted small-text">no database yet</div> : null}
+                    </td>
+                    <td class="row-actions">
+                      <a class="button small secondary" href={routePath(backupRoutes.download, { id: project.id, backupId: b.id })} download>
+                        Download
+                      </a>
+                      <button type="button" class="small" onClick={() => setRestoring(b)}>
+                        Restore
+                      </button>
+                      <button type="button" class="small secondary" onClick={() => setDeleting(b)}>
+                        Delete
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </DataTable>
             )}
           </section>
           {restoring ? (
@@ -200,10 +186,4 @@ function Backups({ project }: { project: Project }) {
 }
 
 /** /projects/:slug/backups */
-export function ProjectBackupsPage({ slug }: { slug: string }) {
-  return (
-    <ProjectFrame slug={slug} tab="backups">
-      {(project) => <Backups project={project} />}
-    </ProjectFrame>
-  );
-}
+export const ProjectBackupsPage = projectPage('backups', Backups);

@@ -4,7 +4,8 @@ import { canaryReportResponseSchema, canaryRoutePaths, type CanaryRunReport } fr
 import { routePath } from '../../../src/identity/contract.js';
 import type { Project } from '../../../src/projects/contract.js';
 import { AsyncView } from '../components/async-view.js';
-import { ProjectFrame } from '../components/project-frame.js';
+import { DataTable } from '../components/data-table.js';
+import { projectPage } from '../components/project-frame.js';
 import { Empty, Pill } from '../components/status.js';
 import { formatMs, formatPercent, formatRelative, formatTime, shortId } from '../lib/format.js';
 import { useApi } from '../lib/use-api.js';
@@ -32,38 +33,23 @@ function Run({ run }: { run: CanaryRunReport }) {
           {run.failure.message} <code>{run.failure.code}</code>
         </p>
       ) : null}
-      <div class="table-wrap">
-        <table class="table">
-          <thead>
-            <tr>
-              <th scope="col">Stage</th>
-              <th scope="col">Traffic</th>
-              <th scope="col">State</th>
-              <th scope="col">Samples</th>
-              <th scope="col">Error rate</th>
-              <th scope="col">p95</th>
-              <th scope="col">Reason</th>
-            </tr>
-          </thead>
-          <tbody>
-            {run.stages.map((s) => (
-              <tr key={s.index}>
-                <td>{s.index + 1}</td>
-                <td>{s.trafficPercent} %</td>
-                <td>
-                  <Pill tone={stageTone[s.state]}>{s.state}</Pill>
-                </td>
-                <td>
-                  {s.samples} / {run.policy.stages[s.index]?.minimumSamples ?? '—'}
-                </td>
-                <td>{formatPercent(s.errorRate)}</td>
-                <td>{formatMs(s.p95Ms)}</td>
-                <td class="small-text">{s.reason ?? '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable columns={['Stage', 'Traffic', 'State', 'Samples', 'Error rate', 'p95', 'Reason']}>
+        {run.stages.map((s) => (
+          <tr key={s.index}>
+            <td>{s.index + 1}</td>
+            <td>{s.trafficPercent} %</td>
+            <td>
+              <Pill tone={stageTone[s.state]}>{s.state}</Pill>
+            </td>
+            <td>
+              {s.samples} / {run.policy.stages[s.index]?.minimumSamples ?? '—'}
+            </td>
+            <td>{formatPercent(s.errorRate)}</td>
+            <td>{formatMs(s.p95Ms)}</td>
+            <td class="small-text">{s.reason ?? '—'}</td>
+          </tr>
+        ))}
+      </DataTable>
     </section>
   );
 }
@@ -88,10 +74,4 @@ function Canary({ project }: { project: Project }) {
 }
 
 /** /projects/:slug/canary */
-export function ProjectCanaryPage({ slug }: { slug: string }) {
-  return (
-    <ProjectFrame slug={slug} tab="canary">
-      {(project) => <Canary project={project} />}
-    </ProjectFrame>
-  );
-}
+export const ProjectCanaryPage = projectPage('canary', Canary);

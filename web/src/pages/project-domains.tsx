@@ -6,7 +6,7 @@ import { api } from '../api/client.js';
 import { AsyncView } from '../components/async-view.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Field, inputValue } from '../components/form-field.js';
-import { ProjectFrame } from '../components/project-frame.js';
+import { projectPage } from '../components/project-frame.js';
 import { Empty, ErrorBox } from '../components/status.js';
 import { formatTime } from '../lib/format.js';
 import { useApi } from '../lib/use-api.js';
@@ -95,10 +95,4 @@ function Domains({ project }: { project: Project }) {
 }
 
 /** /projects/:slug/domains */
-export function ProjectDomainsPage({ slug }: { slug: string }) {
-  return (
-    <ProjectFrame slug={slug} tab="domains">
-      {(project) => <Domains project={project} />}
-    </ProjectFrame>
-  );
-}
+export const ProjectDomainsPage = projectPage('domains', Domains);

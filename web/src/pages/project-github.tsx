@@ -8,7 +8,7 @@ import { api } from '../api/client.js';
 import { AsyncView } from '../components/async-view.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Field, inputValue } from '../components/form-field.js';
-import { ProjectFrame } from '../components/project-frame.js';
+import { projectPage } from '../components/project-frame.js';
 import { Empty, ErrorBox, Pill } from '../components/status.js';
 import { formatRelative } from '../lib/format.js';
 import { useApi } from '../lib/use-api.js';
@@ -144,10 +144,4 @@ function Github({ project }: { project: Project }) {
 }
 
 /** /projects/:slug/github */
-export function ProjectGithubPage({ slug }: { slug: string }) {
-  return (
-    <ProjectFrame slug={slug} tab="github">
-      {(project) => <Github project={project} />}
-    </ProjectFrame>
-  );
-}
+export const ProjectGithubPage = projectPage('github', Github);

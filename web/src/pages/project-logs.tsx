@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { routePath } from '../../../src/identity/contract.js';
 import type { Project } from '../../../src/projects/contract.js';
 import { releaseRoutes, type LogEntryWire } from '../../../src/releases/contract.js';
-import { ProjectFrame } from '../components/project-frame.js';
+import { projectPage } from '../components/project-frame.js';
 import { Empty, ErrorBox } from '../components/status.js';
 import { followLogs } from '../lib/follow-logs.js';
 import { formatTime } from '../lib/format.js';
@@ -115,10 +115,4 @@ function Logs({ project }: { project: Project }) {
 }
 
 /** /projects/:slug/logs */
-export function ProjectLogsPage({ slug }: { slug: string }) {
-  return (
-    <ProjectFrame slug={slug} tab="logs">
-      {(project) => <Logs project={project} />}
-    </ProjectFrame>
-  );
-}
+export const ProjectLogsPage = projectPage('logs', Logs);

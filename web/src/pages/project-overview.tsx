@@ -6,7 +6,7 @@ import type { Project } from '../../../src/projects/contract.js';
 import { releaseListResponseSchema, releaseRoutes, type ReleaseListResponse } from '../../../src/releases/contract.js';
 import { AsyncView } from '../components/async-view.js';
 import { PerformancePanel } from '../components/performance-panel.js';
-import { ProjectFrame } from '../components/project-frame.js';
+import { projectPage } from '../components/project-frame.js';
 import { Empty, Pill } from '../components/status.js';
 import { ProjectUsageCard } from '../components/usage-card.js';
 import { formatBytes, formatRelative, formatTime, shortId } from '../lib/format.js';
@@ -159,10 +159,4 @@ function GettingStarted({ project }: { project: Project }) {
 }
 
 /** /projects/:slug */
-export function ProjectOverviewPage({ slug }: { slug: string }) {
-  return (
-    <ProjectFrame slug={slug} tab="overview">
-      {(project) => <Overview project={project} />}
-    </ProjectFrame>
-  );
-}
+export const ProjectOverviewPage = projectPage('overview', Overview);

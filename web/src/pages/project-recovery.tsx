@@ -16,7 +16,7 @@ import { api } from '../api/client.js';
 import { AsyncView } from '../components/async-view.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Field, inputValue } from '../components/form-field.js';
-import { ProjectFrame } from '../components/project-frame.js';
+import { projectPage } from '../components/project-frame.js';
 import { Empty, ErrorBox, Pill } from '../components/status.js';
 import { formatBytes, formatTime, shortId } from '../lib/format.js';
 import { useApi } from '../lib/use-api.js';
@@ -157,10 +157,4 @@ function Recovery({ project }: { project: Project }) {
 }
 
 /** /projects/:slug/recovery */
-export function ProjectRecoveryPage({ slug }: { slug: string }) {
-  return (
-    <ProjectFrame slug={slug} tab="recovery">
-      {(project) => <Recovery project={project} />}
-    </ProjectFrame>
-  );
-}
+export const ProjectRecoveryPage = projectPage('recovery', Recovery);

@@ -14,7 +14,8 @@ import {
 import { api } from '../api/client.js';
 import { AsyncView } from '../components/async-view.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
-import { ProjectFrame } from '../components/project-frame.js';
+import { DataTable } from '../components/data-table.js';
+import { projectPage } from '../components/project-frame.js';
 import { RollbackDialog } from '../components/rollback-dialog.js';
 import { Empty, Pill } from '../components/status.js';
 import { formatBytes, formatRelative, formatTime, shortId } from '../lib/format.js';
@@ -64,96 +65,74 @@ function Releases({ project }: { project: Project }) {
                 </p>
               </Empty>
             ) : (
-              <div class="table-wrap">
-                <table class="table" id="releases-table">
-                  <caption class="visually-hidden">Releases, newest first</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Release</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Created</th>
-                      <th scope="col">Source</th>
-                      <th scope="col">Size</th>
-                      <th scope="col">
-                        <span class="visually-hidden">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.releases.map((r) => {
-                      const links = githubLinks(github.data, r.id);
-                      return (
-                        <tr key={r.id} data-release={r.id} data-status={r.status}>
-                          <td>
-                            <code title={r.id}>{shortId(r.id)}</code>
-                            <div class="muted small-text" title={r.digest}>
-                              sha256 {r.digest.slice(0, 12)}
-                            </div>
-                          </td>
-                          <td>
-                            <Pill tone={tone[r.status]}>{r.status}</Pill>
-                            {r.step ? <div class="muted small-text">step: {r.step}</div> : null}
-                            {r.failure ? (
-                              <div class="small-text failure">
-                                {r.failure.step}: {r.failure.message} <code>{r.failure.code}</code>
+              <DataTable id="releases-table" caption="Releases, newest first" columns={['Release', 'Status', 'Created', 'Source', 'Size']} actions>
+                {data.releases.map((r) => {
+                  const links = githubLinks(github.data, r.id);
+                  return (
+                    <tr key={r.id} data-release={r.id} data-status={r.status}>
+                      <td>
+                        <code title={r.id}>{shortId(r.id)}</code>
+                        <div class="muted small-text" title={r.digest}>
+                          sha256 {r.digest.slice(0, 12)}
+                        </div>
+                      </td>
+                      <td>
+                        <Pill tone={tone[r.status]}>{r.status}</Pill>
+                        {r.step ? <div class="muted small-text">step: {r.step}</div> : null}
+                        {r.failure ? (
+                          <div class="small-text failure">
+                            {r.failure.step}: {r.failure.message} <code>{r.failure.code}</code>
+                          </div>
+                        ) : null}
+                      </td>
+                      <td>
+                        <span title={formatTime(r.createdAt)}>{formatRelative(r.createdAt)}</span>
+                        <div class="muted small-text">by {r.createdBy.name ?? r.createdBy.type}</div>
+                      </td>
+                      <td>
+                        {links ? (
+                          <>
+                            <a href={links.commit} target="_blank" rel="noopener noreferrer">
+                              {links.sha.slice(0, 7)}
+                            </a>
+                            {links.checks.map((c) => (
+                              <div key={c.name} class="small-text">
+                                {c.url ? (
+                                  <a href={c.url} target="_blank" rel="noopener noreferrer">
+                                    {c.name}
+                                  </a>
+                                ) : (
+                                  c.name
+                                )}{' '}
+                                {c.state}
                               </div>
-                            ) : null}
-                          </td>
-                          <td>
-                            <span title={formatTime(r.createdAt)}>{formatRelative(r.createdAt)}</span>
-                            <div class="muted small-text">by {r.createdBy.name ?? r.createdBy.type}</div>
-                          </td>
-                          <td>
-                            {links ? (
-                              <>
-                                <a href={links.commit} target="_blank" rel="noopener noreferrer">
-                                  {links.sha.slice(0, 7)}
-                                </a>
-                                {links.checks.map((c) => (
-                                  <div key={c.name} class="small-text">
-                                    {c.url ? (
-                                      <a href={c.url} target="_blank" rel="noopener noreferrer">
-                                        {c.name}
-                                      </a>
-                                    ) : (
-                                      c.name
-                                    )}{' '}
-                                    {c.state}
-                                  </div>
-                                ))}
-                              </>
-                            ) : (
-                              <span class="muted">{r.createdBy.type === 'github' ? 'GitHub' : 'CLI upload'}</span>
-                            )}
-                          </td>
-                          <td>
-                            {formatBytes(r.storage.bundleBytes)}
-                            {r.storage.snapshotBytes !== null ? <div class="muted small-text">snapshot {formatBytes(r.storage.snapshotBytes)}</div> : null}
-                            {!r.artifactRetained ? <div class="muted small-text">files removed</div> : null}
-                          </td>
-                          <td class="row-actions">
-                            {r.status === 'inactive' && r.artifactRetained ? (
-                              <button type="button" class="small" id={`rollback-${r.id}`} onClick={() => setRollbackTarget(r)}>
-                                Roll back
-                              </button>
-                            ) : null}
-                            {r.status !== 'active' && r.status !== 'candidate' && r.artifactRetained ? (
-                              <button
-                                type="button"
-                                class="small secondary"
-                                id={`delete-release-${r.id}`}
-                                onClick={() => (setAllowLoss(false), setDeleteTarget(r))}
-                              >
-                                Remove files
-                              </button>
-                            ) : null}
-                          </td>
-                        </tr>
-                      );
-                    })}
-                  </tbody>
-                </table>
-              </div>
+                            ))}
+                          </>
+                        ) : (
+                          <span class="muted">{r.createdBy.type === 'github' ? 'GitHub' : 'CLI upload'}</span>
+                        )}
+                      </td>
+                      <td>
+                        {formatBytes(r.storage.bundleBytes)}
+                        {r.storage.snapshotBytes !== null ? <div class="muted small-text">snapshot {formatBytes(r.storage.snapshotBytes)}</div> : null}
+                        {!r.artifactRetained ? <div class="muted small-text">files removed</div> : null}
+                      </td>
+                      <td class="row-actions">
+                        {r.status === 'inactive' && r.artifactRetained ? (
+                          <button type="button" class="small" id={`rollback-${r.id}`} onClick={() => setRollbackTarget(r)}>
+                            Roll back
+                          </button>
+                        ) : null}
+                        {r.status !== 'active' && r.status !== 'candidate' && r.artifactRetained ? (
+                          <button type="button" class="small secondary" id={`delete-release-${r.id}`} onClick={() => (setAllowLoss(false), setDeleteTarget(r))}>
+                            Remove files
+                          </button>
+                        ) : null}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </DataTable>
             )}
             {rollbackTarget ? (
               <RollbackDialog
@@ -206,10 +185,4 @@ function Releases({ project }: { project: Project }) {
 }
 
 /** /projects/:slug/releases */
-export function ProjectReleasesPage({ slug }: { slug: string }) {
-  return (
-    <ProjectFrame slug={slug} tab="releases">
-      {(project) => <Releases project={project} />}
-    </ProjectFrame>
-  );
-}
+export const ProjectReleasesPage = projectPage('releases', Releases);

@@ -6,8 +6,9 @@ import { checkSecretName, deleteSecretResponseSchema, secretListResponseSchema, 
 import { api } from '../api/client.js';
 import { AsyncView } from '../components/async-view.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { DataTable } from '../components/data-table.js';
 import { Field, inputValue } from '../components/form-field.js';
-import { ProjectFrame } from '../components/project-frame.js';
+import { projectPage } from '../components/project-frame.js';
 import { Empty, ErrorBox } from '../components/status.js';
 import { formatRelative, formatTime } from '../lib/format.js';
 import { useApi } from '../lib/use-api.js';
@@ -48,34 +49,21 @@ function Secrets({ project }: { project: Project }) {
             {data.secrets.length === 0 ? (
               <Empty title="No secrets" />
             ) : (
-              <div class="table-wrap">
-                <table class="table" id="secrets-table">
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Updated</th>
-                      <th scope="col">
-                        <span class="visually-hidden">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.secrets.map((s) => (
-                      <tr key={s.name}>
-                        <td>
-                          <code>{s.name}</code>
-                        </td>
-                        <td title={formatTime(s.updatedAt)}>{formatRelative(s.updatedAt)}</td>
-                        <td class="row-actions">
-                          <button type="button" class="small secondary" onClick={() => setRemoving(s.name)}>
-                            Delete
-                          </button>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable id="secrets-table" columns={['Name', 'Updated']} actions>
+                {data.secrets.map((s) => (
+                  <tr key={s.name}>
+                    <td>
+                      <code>{s.name}</code>
+                    </td>
+                    <td title={formatTime(s.updatedAt)}>{formatRelative(s.updatedAt)}</td>
+                    <td class="row-actions">
+                      <button type="button" class="small secondary" onClick={() => setRemoving(s.name)}>
+                        Delete
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </DataTable>
             )}
           </section>
           <section class="card" aria-labelledby="secret-set-title">
@@ -136,10 +124,4 @@ function Secrets({ project }: { project: Project }) {
 }
 
 /** /projects/:slug/secrets */
-export function ProjectSecretsPage({ slug }: { slug: string }) {
-  return (
-    <ProjectFrame slug={slug} tab="secrets">
-      {(project) => <Secrets project={project} />}
-    </ProjectFrame>
-  );
-}
+export const ProjectSecretsPage = projectPage('secrets', Secrets);

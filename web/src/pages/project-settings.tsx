@@ -5,7 +5,7 @@ import { routePath } from '../../../src/identity/contract.js';
 import { deleteProjectResponseSchema, deleteSitePhrase, projectRoutes, type Project } from '../../../src/projects/contract.js';
 import { api } from '../api/client.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
-import { ProjectFrame } from '../components/project-frame.js';
+import { projectPage } from '../components/project-frame.js';
 import { formatTime } from '../lib/format.js';
 import { navigate } from '../router.js';
 
@@ -67,10 +67,4 @@ function Settings({ project }: { project: Project }) {
 }
 
 /** /projects/:slug/settings */
-export function ProjectSettingsPage({ slug }: { slug: string }) {
-  return (
-    <ProjectFrame slug={slug} tab="settings">
-      {(project) => <Settings project={project} />}
-    </ProjectFrame>
-  );
-}
+export const ProjectSettingsPage = projectPage('settings', Settings);

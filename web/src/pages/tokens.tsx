@@ -15,6 +15,7 @@ import { dashboardResponseSchema, projectRoutes } from '../../../src/projects/co
 import { api } from '../api/client.js';
 import { AsyncView } from '../components/async-view.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { DataTable } from '../components/data-table.js';
 import { Field, inputValue } from '../components/form-field.js';
 import { useTitle } from '../components/layout.js';
 import { Empty, ErrorBox, Pill } from '../components/status.js';
@@ -107,43 +108,27 @@ export function TokensPage() {
                 </p>
               </Empty>
             ) : (
-              <div class="table-wrap">
-                <table class="table" id="tokens-table">
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Scope</th>
-                      <th scope="col">Permissions</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Last used</th>
-                      <th scope="col">
-                        <span class="visually-hidden">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {d.tokens.map((t) => (
-                      <tr key={t.id}>
-                        <td>{t.name}</td>
-                        <td>{t.projectId ? (projects.find((p) => p.id === t.projectId)?.slug ?? t.projectId) : 'account'}</td>
-                        <td class="small-text">{t.permissions.join(', ')}</td>
-                        <td>
-                          <Pill tone={t.status === 'active' ? 'ok' : 'idle'}>{t.status}</Pill>
-                          <div class="muted small-text">expires {formatTime(t.expiresAt)}</div>
-                        </td>
-                        <td>{formatRelative(t.lastUsedAt)}</td>
-                        <td class="row-actions">
-                          {t.status === 'active' ? (
-                            <button type="button" class="small secondary" onClick={() => setRevoking(t)}>
-                              Revoke
-                            </button>
-                          ) : null}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable id="tokens-table" columns={['Name', 'Scope', 'Permissions', 'Status', 'Last used']} actions>
+                {d.tokens.map((t) => (
+                  <tr key={t.id}>
+                    <td>{t.name}</td>
+                    <td>{t.projectId ? (projects.find((p) => p.id === t.projectId)?.slug ?? t.projectId) : 'account'}</td>
+                    <td class="small-text">{t.permissions.join(', ')}</td>
+                    <td>
+                      <Pill tone={t.status === 'active' ? 'ok' : 'idle'}>{t.status}</Pill>
+                      <div class="muted small-text">expires {formatTime(t.expiresAt)}</div>
+                    </td>
+                    <td>{formatRelative(t.lastUsedAt)}</td>
+                    <td class="row-actions">
+                      {t.status === 'active' ? (
+                        <button type="button" class="small secondary" onClick={() => setRevoking(t)}>
+                          Revoke
+                        </button>
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </DataTable>
             )
           }
         </AsyncView>
