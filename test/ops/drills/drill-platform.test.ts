@@ -2,7 +2,6 @@
 // the project's active release (the healthy fixture, a real process) started on a private copy of
 // the newest backup, checked on its health path — and a corrupted newest backup fails the drill,
 // raises drill.failed through the signed webhook and leaves the production database untouched.
-import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -11,12 +10,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { projectDatabase } from '../../../src/backups/index.js';
 import { listBackups } from '../../../src/backups/backup-store.js';
-import { testPlatformConfig } from '../../../src/core/config.js';
-import { createLogger } from '../../../src/core/logger.js';
 import type { OperationalAlert } from '../../../src/ops/monitor/incident-store.js';
-import { buildControlPlane, type ControlPlane } from '../../../src/platform.js';
-import { createProject, register } from '../../platform/harness.js';
-import { packFixture, removeDataDir } from '../../releases/release-support.js';
+import type { ControlPlane } from '../../../src/platform.js';
+import { packFixture } from '../../releases/release-support.js';
+import { adminWithProject, closeOpsPlatform, openOpsPlane, uploadRelease } from '../ops-platform.js';
 
 const ENV = {
   SVC_OPS_WEBHOOK_URL: '',
@@ -31,10 +28,7 @@ describe('restore drills in the packaged platform', () => {
   let server: Server | undefined;
   let dataDir: string | undefined;
   afterEach(async () => {
-    for (const k of Object.keys(ENV)) delete process.env[k];
-    await plane?.close();
-    await new Promise((r) => (server ? server.close(r) : r(undefined)));
-    if (dataDir) await removeDataDir(dataDir);
+    await closeOpsPlatform({ plane, server, dataDir }, Object.keys(ENV));
   });
 
   it('drills the active release on a private copy; a corrupted backup fails the drill and alerts; production is untouched', async () => {
@@ -52,25 +46,11 @@ describe('restore drills in the packaged platform', () => {
 
     dataDir = await mkdtemp(join(tmpdir(), 'svc-ops-drill-'));
     let offset = 0;
-    plane = await buildControlPlane({
-      config: testPlatformConfig({ dataDir, publicUrl: 'http://127.0.0.1:7070', logLevel: 'silent' }),
-      clock: { now: () => Date.now() + offset },
-      logger: createLogger({ level: 'silent' }),
-    });
+    plane = await openOpsPlane(dataDir, { now: () => Date.now() + offset });
     const app = plane.app;
-    const admin = await register(app, 'admin@example.com');
-    const project = await createProject(app, admin, { name: 'Shop', slug: `shop-${randomUUID().slice(0, 6)}` });
+    const { admin, project } = await adminWithProject(plane);
     const artifact = await packFixture('healthy', dataDir);
-    const upload = await app.inject({
-      method: 'POST',
-      url: `/api/projects/${project.id}/releases`,
-      headers: admin.headers({
-        'content-type': 'application/vnd.svc.deploy+gzip',
-        'x-svc-artifact-digest': artifact.digest,
-        'idempotency-key': `key-${randomUUID()}`,
-      }),
-      payload: artifact.bytes,
-    });
+    const upload = await uploadRelease(plane, admin, project.id, artifact);
     expect(upload.statusCode, upload.body).toBe(201);
     const release = upload.json().release as { id: string; status: string };
     expect(release.status).toBe('active');

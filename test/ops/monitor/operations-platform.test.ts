@@ -1,20 +1,18 @@
 // End to end: one monitor pass over a project whose deploy failed (a real upload of a fixture app
 // with a failing migration) and whose backup schedule is overdue, with both alerts received by a
 // real HTTP webhook receiver on port 0 that checks the HMAC signature.
-import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { mkdtemp } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { testPlatformConfig } from '../../../src/core/config.js';
-import { createLogger } from '../../../src/core/logger.js';
 import type { OperationalAlert } from '../../../src/ops/monitor/incident-store.js';
 import { verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from '../../../src/ops/monitor/webhook-notifier.js';
-import { buildControlPlane, type ControlPlane } from '../../../src/platform.js';
-import { createProject, invite, personalOrg, register } from '../../platform/harness.js';
-import { packFixture, removeDataDir } from '../../releases/release-support.js';
+import type { ControlPlane } from '../../../src/platform.js';
+import { invite, personalOrg } from '../../platform/harness.js';
+import { packFixture } from '../../releases/release-support.js';
+import { adminWithProject, closeOpsPlatform, openOpsPlane, uploadRelease } from '../ops-platform.js';
 
 const SECRET = 'test-webhook-secret-0123456789';
 const ENV = ['SVC_OPS_WEBHOOK_URL', 'SVC_OPS_WEBHOOK_SECRET', 'SVC_OPS_INTERVAL_MS'] as const;
@@ -24,10 +22,7 @@ describe('operations monitor in the control plane', () => {
   let server: Server | undefined;
   let dataDir: string | undefined;
   afterEach(async () => {
-    for (const k of ENV) delete process.env[k];
-    await plane?.close();
-    await new Promise((r) => (server ? server.close(r) : r(undefined)));
-    if (dataDir) await removeDataDir(dataDir);
+    await closeOpsPlatform({ plane, server, dataDir }, ENV);
   });
 
   it('raises deployment-failed and backup-overdue alerts and delivers both through the signed webhook', async () => {
@@ -49,26 +44,12 @@ describe('operations monitor in the control plane', () => {
     dataDir = await mkdtemp(join(tmpdir(), 'svc-ops-plane-'));
     let offset = 0;
     const clock = { now: () => Date.now() + offset };
-    plane = await buildControlPlane({
-      config: testPlatformConfig({ dataDir, publicUrl: 'http://127.0.0.1:7070', logLevel: 'silent' }),
-      clock,
-      logger: createLogger({ level: 'silent' }),
-    });
+    plane = await openOpsPlane(dataDir, clock);
     const app = plane.app;
-    const admin = await register(app, 'admin@example.com');
-    const project = await createProject(app, admin, { name: 'Shop', slug: `shop-${randomUUID().slice(0, 6)}` });
+    const { admin, project } = await adminWithProject(plane);
 
     const artifact = await packFixture('bad-migration', dataDir);
-    const upload = await app.inject({
-      method: 'POST',
-      url: `/api/projects/${project.id}/releases`,
-      headers: admin.headers({
-        'content-type': 'application/vnd.svc.deploy+gzip',
-        'x-svc-artifact-digest': artifact.digest,
-        'idempotency-key': `key-${randomUUID()}`,
-      }),
-      payload: artifact.bytes,
-    });
+    const upload = await uploadRelease(plane, admin, project.id, artifact);
     expect(upload.statusCode, upload.body).toBe(201);
     expect(upload.json().release.status).toBe('failed');
     const schedule = await app.inject({

@@ -1,18 +1,15 @@
 // Fault: the control plane closes with an undelivered alert (the receiver was down) and is reopened
 // on the same data directory; the pending notification is delivered exactly once, with its id.
-import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { mkdtemp } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { testPlatformConfig } from '../../../src/core/config.js';
-import { createLogger } from '../../../src/core/logger.js';
 import type { OperationalAlert } from '../../../src/ops/monitor/incident-store.js';
-import { buildControlPlane, type ControlPlane } from '../../../src/platform.js';
-import { createProject, login, register } from '../../platform/harness.js';
-import { removeDataDir } from '../../releases/release-support.js';
+import type { ControlPlane } from '../../../src/platform.js';
+import { login } from '../../platform/harness.js';
+import { adminWithProject, closeOpsPlatform, openOpsPlane } from '../ops-platform.js';
 
 const ENV = ['SVC_OPS_WEBHOOK_URL', 'SVC_OPS_WEBHOOK_SECRET', 'SVC_OPS_INTERVAL_MS'] as const;
 
@@ -21,10 +18,7 @@ describe('operations monitor across a control-plane restart', () => {
   let server: Server | undefined;
   let dataDir: string | undefined;
   afterEach(async () => {
-    for (const k of ENV) delete process.env[k];
-    await plane?.close();
-    await new Promise((r) => (server ? server.close(r) : r(undefined)));
-    if (dataDir) await removeDataDir(dataDir);
+    await closeOpsPlatform({ plane, server, dataDir }, ENV);
   });
 
   it('delivers a notification left pending at close once after reopening', async () => {
@@ -45,16 +39,10 @@ describe('operations monitor across a control-plane restart', () => {
     process.env.SVC_OPS_INTERVAL_MS = 'false';
     dataDir = await mkdtemp(join(tmpdir(), 'svc-ops-restart-'));
     let offset = 0;
-    const open = () =>
-      buildControlPlane({
-        config: testPlatformConfig({ dataDir: dataDir!, publicUrl: 'http://127.0.0.1:7070', logLevel: 'silent' }),
-        clock: { now: () => Date.now() + offset },
-        logger: createLogger({ level: 'silent' }),
-      });
+    const open = () => openOpsPlane(dataDir!, { now: () => Date.now() + offset });
 
     plane = await open();
-    const admin = await register(plane.app, 'admin@example.com');
-    const project = await createProject(plane.app, admin, { name: 'Shop', slug: `shop-${randomUUID().slice(0, 6)}` });
+    const { admin, project } = await adminWithProject(plane);
     expect(
       (await plane.app.inject({ method: 'PUT', url: `/api/projects/${project.id}/backup-schedule`, headers: admin.headers(), payload: { intervalMinutes: 5 } }))
         .statusCode,
