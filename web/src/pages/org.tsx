@@ -13,7 +13,7 @@ import {
 import { api } from '../api/client.js';
 import { useSession } from '../api/session.js';
 import { AsyncView } from '../components/async-view.js';
-import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { ConfirmDelete } from '../components/confirm-delete.js';
 import { DataTable } from '../components/data-table.js';
 import { Field, inputValue } from '../components/form-field.js';
 import { useTitle } from '../components/layout.js';
@@ -142,18 +142,15 @@ export function OrgPage({ slug }: { slug: string }) {
         </section>
       ) : null}
       {removing ? (
-        <ConfirmDialog
+        <ConfirmDelete
           title={`Remove ${removing.email}`}
           confirmLabel="Remove member"
-          danger
+          path={routePath(identityRoutes.orgMember, { id: slug, userId: removing.userId })}
+          onDeleted={members.reload}
           onClose={() => setRemoving(null)}
-          onConfirm={async () => {
-            await api('DELETE', routePath(identityRoutes.orgMember, { id: slug, userId: removing.userId }));
-            members.reload();
-          }}
         >
           <p>They lose access to this organization’s projects at once. Their tokens stop working here.</p>
-        </ConfirmDialog>
+        </ConfirmDelete>
       ) : null}
     </>
   );

@@ -15,6 +15,7 @@ import { routePath } from '../../../src/identity/contract.js';
 import type { Project } from '../../../src/projects/contract.js';
 import { api } from '../api/client.js';
 import { AsyncView } from '../components/async-view.js';
+import { ConfirmDelete } from '../components/confirm-delete.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { DataTable } from '../components/data-table.js';
 import { Field, inputValue } from '../components/form-field.js';
@@ -166,18 +167,15 @@ function Backups({ project }: { project: Project }) {
             </ConfirmDialog>
           ) : null}
           {deleting ? (
-            <ConfirmDialog
+            <ConfirmDelete
               title={`Delete backup ${shortId(deleting.id)}`}
               confirmLabel="Delete backup"
-              danger
+              path={routePath(backupRoutes.backup, { id: project.id, backupId: deleting.id })}
+              onDeleted={state.reload}
               onClose={() => setDeleting(null)}
-              onConfirm={async () => {
-                await api('DELETE', routePath(backupRoutes.backup, { id: project.id, backupId: deleting.id }));
-                state.reload();
-              }}
             >
               <p>The encrypted backup file is removed for good.</p>
-            </ConfirmDialog>
+            </ConfirmDelete>
           ) : null}
         </>
       )}

@@ -4,7 +4,7 @@ import { routePath } from '../../../src/identity/contract.js';
 import { domainListResponseSchema, domainResponseSchema, domainRoutes, removeDomainResponseSchema, type Project } from '../../../src/projects/contract.js';
 import { api } from '../api/client.js';
 import { AsyncView } from '../components/async-view.js';
-import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { ConfirmDelete } from '../components/confirm-delete.js';
 import { Field, inputValue } from '../components/form-field.js';
 import { projectPage } from '../components/project-frame.js';
 import { Empty, ErrorBox } from '../components/status.js';
@@ -75,18 +75,16 @@ function Domains({ project }: { project: Project }) {
             </form>
           </section>
           {removing ? (
-            <ConfirmDialog
+            <ConfirmDelete
               title={`Remove ${removing}`}
               confirmLabel="Remove domain"
-              danger
+              path={routePath(domainRoutes.domain, { id: project.id, domain: removing })}
+              schema={removeDomainResponseSchema}
+              onDeleted={state.reload}
               onClose={() => setRemoving(null)}
-              onConfirm={async () => {
-                await api('DELETE', routePath(domainRoutes.domain, { id: project.id, domain: removing }), { schema: removeDomainResponseSchema });
-                state.reload();
-              }}
             >
               <p>Requests for this name stop reaching the app at once.</p>
-            </ConfirmDialog>
+            </ConfirmDelete>
           ) : null}
         </>
       )}

@@ -6,7 +6,7 @@ import { routePath } from '../../../src/identity/contract.js';
 import type { Project } from '../../../src/projects/contract.js';
 import { api } from '../api/client.js';
 import { AsyncView } from '../components/async-view.js';
-import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { ConfirmDelete } from '../components/confirm-delete.js';
 import { Field, inputValue } from '../components/form-field.js';
 import { projectPage } from '../components/project-frame.js';
 import { Empty, ErrorBox, Pill } from '../components/status.js';
@@ -123,18 +123,16 @@ function Github({ project }: { project: Project }) {
               )}
             </section>
             {unlinking ? (
-              <ConfirmDialog
+              <ConfirmDelete
                 title="Unlink the repository"
                 confirmLabel="Unlink"
-                danger
+                path={routePath(githubRoutes.link, { id: project.id })}
+                schema={linkResponseSchema}
+                onDeleted={state.reload}
                 onClose={() => setUnlinking(false)}
-                onConfirm={async () => {
-                  await api('DELETE', routePath(githubRoutes.link, { id: project.id }), { schema: linkResponseSchema });
-                  state.reload();
-                }}
               >
                 <p>Pushes stop creating releases. Existing releases are kept.</p>
-              </ConfirmDialog>
+              </ConfirmDelete>
             ) : null}
           </>
         );

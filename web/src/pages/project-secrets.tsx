@@ -5,7 +5,7 @@ import type { Project } from '../../../src/projects/contract.js';
 import { checkSecretName, deleteSecretResponseSchema, secretListResponseSchema, secretRoutes, setSecretResponseSchema } from '../../../src/secrets/contract.js';
 import { api } from '../api/client.js';
 import { AsyncView } from '../components/async-view.js';
-import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { ConfirmDelete } from '../components/confirm-delete.js';
 import { DataTable } from '../components/data-table.js';
 import { Field, inputValue } from '../components/form-field.js';
 import { projectPage } from '../components/project-frame.js';
@@ -103,19 +103,19 @@ function Secrets({ project }: { project: Project }) {
             </form>
           </section>
           {removing ? (
-            <ConfirmDialog
+            <ConfirmDelete
               title={`Delete ${removing}`}
               confirmLabel="Delete secret"
-              danger
-              onClose={() => setRemoving(null)}
-              onConfirm={async () => {
-                await api('DELETE', routePath(secretRoutes.secret, { id: project.id, name: removing }), { schema: deleteSecretResponseSchema });
+              path={routePath(secretRoutes.secret, { id: project.id, name: removing })}
+              schema={deleteSecretResponseSchema}
+              onDeleted={() => {
                 setMessage(`${removing} deleted. Running apps keep it until their next release or restart.`);
                 state.reload();
               }}
+              onClose={() => setRemoving(null)}
             >
               <p>The app loses this variable from its next release or restart.</p>
-            </ConfirmDialog>
+            </ConfirmDelete>
           ) : null}
         </>
       )}

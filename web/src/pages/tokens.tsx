@@ -14,7 +14,7 @@ import {
 import { dashboardResponseSchema, projectRoutes } from '../../../src/projects/contract.js';
 import { api } from '../api/client.js';
 import { AsyncView } from '../components/async-view.js';
-import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { ConfirmDelete } from '../components/confirm-delete.js';
 import { DataTable } from '../components/data-table.js';
 import { Field, inputValue } from '../components/form-field.js';
 import { useTitle } from '../components/layout.js';
@@ -134,18 +134,16 @@ export function TokensPage() {
         </AsyncView>
       </section>
       {revoking ? (
-        <ConfirmDialog
+        <ConfirmDelete
           title={`Revoke ${revoking.name}`}
           confirmLabel="Revoke token"
-          danger
+          path={routePath(identityRoutes.token, { id: revoking.id })}
+          schema={revokeTokenResponseSchema}
+          onDeleted={state.reload}
           onClose={() => setRevoking(null)}
-          onConfirm={async () => {
-            await api('DELETE', routePath(identityRoutes.token, { id: revoking.id }), { schema: revokeTokenResponseSchema });
-            state.reload();
-          }}
         >
           <p>Anything using this token (a CLI login, CI) stops working at once.</p>
-        </ConfirmDialog>
+        </ConfirmDelete>
       ) : null}
     </>
   );
