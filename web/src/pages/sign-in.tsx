@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { identityRoutes, registrationStatusSchema, sessionResponseSchema } from '../../../src/identity/contract.js';
 import { api, type ApiError } from '../api/client.js';
 import { setSession } from '../api/session.js';
-import { Field, inputValue } from '../components/form-field.js';
+import { CredentialFields } from '../components/credential-fields.js';
 import { useTitle } from '../components/layout.js';
 import { useApi } from '../lib/use-api.js';
 import { useAction } from '../lib/use-action.js';
@@ -52,16 +52,7 @@ export function SignInPage() {
         </p>
       ) : null}
       <form onSubmit={submit} id="login-form" class="stack">
-        <Field id="email" label="Email" type="email" autoComplete="username" required value={email} onInput={(e) => setEmail(inputValue(e))} />
-        <Field
-          id="password"
-          label="Password"
-          type="password"
-          autoComplete="current-password"
-          required
-          value={password}
-          onInput={(e) => setPassword(inputValue(e))}
-        />
+        <CredentialFields email={email} password={password} onEmail={setEmail} onPassword={setPassword} />
         <button id="submit" type="submit" disabled={action.busy}>
           {action.busy ? 'Signing in…' : 'Sign in'}
         </button>

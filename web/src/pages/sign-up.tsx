@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { identityRoutes, registrationStatusSchema, sessionResponseSchema } from '../../../src/identity/contract.js';
 import { api } from '../api/client.js';
 import { setSession } from '../api/session.js';
+import { CredentialFields } from '../components/credential-fields.js';
 import { Field, inputValue } from '../components/form-field.js';
 import { useTitle } from '../components/layout.js';
 import { Loading } from '../components/status.js';
@@ -57,18 +58,7 @@ export function SignUpPage() {
         <p class="muted">The first account owns this platform. Later accounts join by invitation.</p>
       ) : null}
       <form onSubmit={submit} id="register-form" class="stack">
-        <Field id="email" label="Email" type="email" autoComplete="username" required value={email} onInput={(e) => setEmail(inputValue(e))} />
-        <Field
-          id="password"
-          label="Password"
-          type="password"
-          autoComplete="new-password"
-          minLength={10}
-          required
-          hint="At least 10 characters."
-          value={password}
-          onInput={(e) => setPassword(inputValue(e))}
-        />
+        <CredentialFields email={email} password={password} onEmail={setEmail} onPassword={setPassword} newPassword />
         <Field id="name" label="Name (optional)" autoComplete="name" value={name} onInput={(e) => setName(inputValue(e))} />
         <button id="submit" type="submit" disabled={action.busy}>
           {action.busy ? 'Creating…' : 'Create account'}
