@@ -9,7 +9,6 @@ import { findProject } from '../projects/index.js';
 import type { TransactionSubject } from './release-commits.js';
 import type { ReleaseDeps } from './release-deps.js';
 import type { NodeOutcome, NodeRollbackIntent } from './placement-hooks.js';
-import type { ReleaseCanaryRun } from './canary-hooks.js';
 import { observe } from './release-observer.js';
 import {
   nodeFailureStep,
@@ -22,17 +21,8 @@ import {
 } from './release-plan.js';
 import type { ReleaseUpstream } from './release-routing.js';
 import { restorePhrase, transition } from './release-state.js';
-import {
-  activeReleaseRow,
-  findRelease,
-  getRelease,
-  listActiveReleases,
-  listCandidates,
-  loadReleaseSet,
-  releaseConfig,
-  type ReleaseRow,
-} from './release-store.js';
-import { failureOf } from './release-transaction.js';
+import { activeReleaseRow, findRelease, getRelease, listActiveReleases, listCandidates, loadReleaseSet, type ReleaseRow } from './release-store.js';
+import { beginCanary, failureOf } from './release-transaction.js';
 import { newReleaseRun, nodeFailure, runReleaseEffects } from './run-release-effects.js';
 import { decideRollback, type RollbackInput, type RollbackResult } from './rollback-decision.js';
 
@@ -47,7 +37,7 @@ export async function requestNodeDeploy(deps: ReleaseDeps, subject: TransactionS
   run.kept = kept;
   try {
     // A canary: the same decision as a local deploy's, with the baseline the node's reports route.
-    run.canary = beginNodeCanary(deps, subject, candidate, run.prior);
+    run.canary = beginCanary(deps, subject, candidate, run.prior, (projectId) => deps.placement?.routedRelease(projectId));
     await runReleaseEffects(deps, run, run.canary ? planNodeCanaryDeploy(candidate.id) : planNodeDeploy(candidate.id));
     if (run.canary) deps.nodeSettles.keepCanary(candidate.id, run.canary);
     return run.generation ?? null;
@@ -62,24 +52,6 @@ export async function requestNodeDeploy(deps: ReleaseDeps, subject: TransactionS
     if (deps.observer?.onOutcome) observe(deps.ctx.logger, () => deps.observer!.onOutcome!({ id: candidate.id, projectId: candidate.project_id }));
     return null;
   }
-}
-
-/** The canary run of a placed deploy whose baseline the node serves (null: an ordinary node deploy). */
-function beginNodeCanary(deps: ReleaseDeps, subject: TransactionSubject, candidate: ReleaseRow, prior: ReleaseRow | undefined): ReleaseCanaryRun | null {
-  const projectId = subject.project.id;
-  if (!deps.canary || !prior || deps.placement?.routedRelease(projectId) !== prior.id) return null;
-  const authority = async (): Promise<boolean> => {
-    const holder = await deps.locks.holder(projectId);
-    return holder !== null && holder.pid === process.pid && holder.operation === 'deploy';
-  };
-  return deps.canary.begin({
-    projectId,
-    releaseId: candidate.id,
-    baselineReleaseId: prior.id,
-    requested: subject.canaryRequested === true,
-    config: releaseConfig(candidate),
-    authority,
-  });
 }
 
 /**

@@ -31,7 +31,7 @@ export async function runReleaseTransaction(
   if (kept) run.kept = kept; // the original upload, for a driver that keeps artifacts
   try {
     await runReleaseEffects(deps, run, planDeployStart(candidate.id));
-    run.canary = beginCanary(deps, subject, candidate, run.prior);
+    run.canary = beginCanary(deps, subject, candidate, run.prior, (projectId) => deps.driver.current(projectId)?.releaseId);
     if (run.canary && run.pending > 0)
       throw new SvcError(
         'SVC_CANARY_PENDING_MIGRATIONS',
@@ -53,10 +53,19 @@ export async function runReleaseTransaction(
   return getReleaseById(deps.ctx, candidate.id)!;
 }
 
-/** The canary run of a deploy with a running baseline (null: direct activation). */
-function beginCanary(deps: ReleaseDeps, subject: TransactionSubject, candidate: ReleaseRow, prior: ReleaseRow | undefined): ReleaseCanaryRun | null {
+/**
+ * The canary run of a deploy whose baseline still serves (null: direct activation). `served` names
+ * the release that serves the project now: the local driver's running app, or a node's routed one.
+ */
+export function beginCanary(
+  deps: ReleaseDeps,
+  subject: TransactionSubject,
+  candidate: ReleaseRow,
+  prior: ReleaseRow | undefined,
+  served: (projectId: string) => string | null | undefined,
+): ReleaseCanaryRun | null {
   const projectId = subject.project.id;
-  if (!deps.canary || !prior || deps.driver.current(projectId)?.releaseId !== prior.id) return null;
+  if (!deps.canary || !prior || served(projectId) !== prior.id) return null;
   const authority = async (): Promise<boolean> => {
     const holder = await deps.locks.holder(projectId);
     return holder !== null && holder.pid === process.pid && holder.operation === 'deploy';
