@@ -19,6 +19,7 @@ import {
   orgParamsSchema,
   orgResponseSchema,
   updateMemberBodySchema,
+  type Role,
 } from '../contract.js';
 import {
   countOwners,
@@ -48,6 +49,14 @@ export function orgRoutes(ctx: FeatureContext) {
     const org = findOrganization(ctx, idOrSlug);
     if (!org || currentRole(ctx, org.id, principal.user.id) === null) throw new SvcError('SVC_ORG_NOT_FOUND');
     return org;
+  };
+  // Changing or removing a member: the caller administers the organization and the member exists.
+  const memberChange = (principal: Principal, params: { id: string; userId: string }): { org: OrgRow; actorRole: Role; targetRole: Role } => {
+    const org = memberOrg(principal, params.id);
+    const actorRole = authorize(ctx, principal, { permission: 'admin', organizationId: org.id, accountWide: true });
+    const targetRole = currentRole(ctx, org.id, params.userId);
+    if (targetRole === null) throw new SvcError('SVC_MEMBER_NOT_FOUND');
+    return { org, actorRole, targetRole };
   };
   const accountWide = (principal: Principal): void => {
     if (principal.kind === 'token' && principal.token.project_id !== null)
@@ -168,10 +177,7 @@ export function orgRoutes(ctx: FeatureContext) {
       },
       async (request) => {
         const principal = authenticate(ctx, request);
-        const org = memberOrg(principal, request.params.id);
-        const actorRole = authorize(ctx, principal, { permission: 'admin', organizationId: org.id, accountWide: true });
-        const targetRole = currentRole(ctx, org.id, request.params.userId);
-        if (targetRole === null) throw new SvcError('SVC_MEMBER_NOT_FOUND');
+        const { org, actorRole, targetRole } = memberChange(principal, request.params);
         const role = request.body.role;
         if (!canManageRole(actorRole, targetRole) || !canManageRole(actorRole, role))
           throw new SvcError('SVC_FORBIDDEN', `An ${actorRole} cannot change an ${targetRole} to ${role}.`);
@@ -205,10 +211,7 @@ export function orgRoutes(ctx: FeatureContext) {
       },
       async (request) => {
         const principal = authenticate(ctx, request);
-        const org = memberOrg(principal, request.params.id);
-        const actorRole = authorize(ctx, principal, { permission: 'admin', organizationId: org.id, accountWide: true });
-        const targetRole = currentRole(ctx, org.id, request.params.userId);
-        if (targetRole === null) throw new SvcError('SVC_MEMBER_NOT_FOUND');
+        const { org, actorRole, targetRole } = memberChange(principal, request.params);
         if (!canManageRole(actorRole, targetRole)) throw new SvcError('SVC_FORBIDDEN', `An ${actorRole} cannot remove an ${targetRole}.`);
         ctx.db
           .transaction(() => {
