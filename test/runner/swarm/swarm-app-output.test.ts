@@ -2,15 +2,12 @@
 // lines a task prints land in the project log (stream, release, the engine's time) and come back
 // through GET /api/projects/:id/logs; a job task's output lands there too; after a control-plane
 // restart the follow resumes where the log ends: the lines printed meanwhile arrive, none twice.
-import { appendFile, mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSwarmImage } from '../../../runner/swarm/build-swarm-image.js';
-import { createEngineClient } from '../../../runner/swarm/engine-client.js';
-import { freePort } from '../../support/free-port.js';
-import { startSwarmEngine, swarmEngineGate, type SwarmEngine } from '../../support/swarm-engine.js';
-import { eventually, packFixture, removeDataDir, startPlane, type Artifact, type Plane } from '../../releases/release-support.js';
+import { swarmEngineGate, type SwarmEngine } from '../../support/swarm-engine.js';
+import { eventually, packFixture, startPlane, type Artifact, type Plane } from '../../releases/release-support.js';
+import { startSwarmPlane, stopSwarmPlane } from './swarm-plane.js';
 
 const gate = swarmEngineGate('swarm app output');
 
@@ -35,18 +32,8 @@ describe.skipIf(gate.skip)('swarm app output in svc logs', () => {
 
   beforeAll(async () => {
     gate.assertPresent();
-    work = await mkdtemp(join(tmpdir(), 'svc-swarm-output-'));
-    engine = await startSwarmEngine();
-    const { imageId } = await buildSwarmImage(createEngineClient({ dockerHost: engine.dockerHost }));
     // A fixed endpoint port: the restarted control plane serves the same URL the task's spec carries.
-    env = {
-      SVC_DRIVER: 'swarm',
-      DOCKER_HOST: engine.dockerHost,
-      SVC_SWARM_ENDPOINT: `http://${engine.hostAddress}:${await freePort(engine.hostAddress)}`,
-      SVC_SWARM_IMAGE: imageId,
-      SVC_SWARM_DRAIN_MS: '1000',
-    };
-    plane = await startPlane({ env });
+    ({ engine, plane, work, env } = await startSwarmPlane({ workPrefix: 'svc-swarm-output-', buildImage: true, fixedEndpoint: true, drainMs: 1000 }));
     // The app prints a numbered line every 200 ms besides its start-up line.
     art.ticking = await packFixture('healthy', work, async (dir) => {
       await appendFile(join(dir, 'dist', 'server.mjs'), '\nlet tick = 0;\nsetInterval(() => console.log(`tick ${tick++}`), 200).unref();\n');
@@ -56,12 +43,7 @@ describe.skipIf(gate.skip)('swarm app output in svc logs', () => {
     });
   }, 240_000);
 
-  afterAll(async () => {
-    await plane?.close();
-    await engine?.stop();
-    if (plane) await removeDataDir(plane.dataDir);
-    if (work) await removeDataDir(work);
-  }, 120_000);
+  afterAll(() => stopSwarmPlane({ plane, engine, work }), 120_000);
 
   it('writes what the task prints into the project log, with its stream, release and time', async () => {
     const started = Date.now();

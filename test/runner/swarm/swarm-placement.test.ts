@@ -6,21 +6,18 @@
 // image is loaded there the project's jobs and service run on the worker, which answers at its own
 // address through the ingress.
 import { readFile } from 'node:fs/promises';
-import { mkdtemp } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSwarmImage } from '../../../runner/swarm/build-swarm-image.js';
-import { createEngineClient, type EngineClient } from '../../../runner/swarm/engine-client.js';
+import type { EngineClient } from '../../../runner/swarm/engine-client.js';
 import { pinnedNode } from '../../../runner/swarm/project-placement.js';
 import { swarmServiceName, swarmVolumeName } from '../../../runner/swarm/swarm-names.js';
 import { isServing } from '../../../runner/swarm/task-observation.js';
-import { freePort } from '../../support/free-port.js';
 import { engineCall } from '../../support/swarm-engine-daemon.js';
-import { startSwarmEngine, swarmEngineGate, type SwarmEngine } from '../../support/swarm-engine.js';
-import { packFixture, removeDataDir, startPlane, type Artifact, type Plane } from '../../releases/release-support.js';
+import { swarmEngineGate, type SwarmEngine } from '../../support/swarm-engine.js';
+import { packFixture, startPlane, type Artifact, type Plane } from '../../releases/release-support.js';
+import { startSwarmPlane, stopSwarmPlane } from './swarm-plane.js';
 
 const gate = swarmEngineGate('swarm project placement');
 
@@ -63,28 +60,19 @@ describe.skipIf(gate.skip)('swarm project placement on two nodes', () => {
 
   beforeAll(async () => {
     gate.assertPresent();
-    work = await mkdtemp(join(tmpdir(), 'svc-swarm-placement-'));
-    engine = await startSwarmEngine({ workers: 1 });
-    client = createEngineClient({ dockerHost: engine.dockerHost });
-    await labelNode(engine, engine.workers[0]!.nodeId, { 'svc.apps': 'true' });
-    ({ imageId: image } = await buildSwarmImage(client)); // on the manager only, for now
-    env = {
-      SVC_DRIVER: 'swarm',
-      DOCKER_HOST: engine.dockerHost,
-      SVC_SWARM_ENDPOINT: `http://${engine.hostAddress}:${await freePort(engine.hostAddress)}`,
-      SVC_SWARM_IMAGE: image,
-      SVC_SWARM_DRAIN_MS: '1000',
-    };
-    plane = await startPlane({ env });
+    // The base image is built on the manager only, for now.
+    ({ engine, client, plane, work, env, image } = await startSwarmPlane({
+      workPrefix: 'svc-swarm-placement-',
+      workers: 1,
+      prepare: (started) => labelNode(started, started.workers[0]!.nodeId, { 'svc.apps': 'true' }),
+      buildImage: true,
+      fixedEndpoint: true,
+      drainMs: 1000,
+    }));
     art = await packFixture('healthy', work);
   }, 300_000);
 
-  afterAll(async () => {
-    await plane?.close();
-    await engine?.stop();
-    if (plane) await removeDataDir(plane.dataDir);
-    if (work) await removeDataDir(work);
-  }, 120_000);
+  afterAll(() => stopSwarmPlane({ plane, engine, work }), 120_000);
 
   it('chooses the svc.apps=true worker, records it, and fails at once with SVC_SWARM_IMAGE_MISSING while the worker lacks the image', async () => {
     const started = Date.now();

@@ -5,10 +5,9 @@
 // running task; release cleanup removes the kept artifact; a job task that ends without a result
 // fails with SVC_SWARM_JOB_FAILED; site deletion leaves no service, secret, network or volume behind.
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,13 +15,14 @@ import { locateProjectPath, projectLayout, releaseDirOf } from '../../../src/rel
 import { assembleNodeRootfs, writeRootfsTar } from '../../../runner/container/node-rootfs.js';
 import { projectNetworkName } from '../../../runner/container/network-args.js';
 import { keptArtifactPath } from '../../../runner/release-driver.js';
-import { createEngineClient, type EngineClient } from '../../../runner/swarm/engine-client.js';
+import type { EngineClient } from '../../../runner/swarm/engine-client.js';
 import { openSwarmReleaseDriver } from '../../../runner/swarm/open-swarm-release-driver.js';
 import { SWARM_LABELS, swarmServiceName, swarmVolumeName } from '../../../runner/swarm/swarm-names.js';
 import { specGeneration } from '../../../runner/swarm/service-control.js';
-import { startSwarmEngine, swarmEngineGate, type SwarmEngine } from '../../support/swarm-engine.js';
+import { swarmEngineGate, type SwarmEngine } from '../../support/swarm-engine.js';
 import { packCandidate, quickPolicy } from '../../canary/support.js';
-import { eventually, packFixture, removeDataDir, startPlane, type Artifact, type Plane } from '../../releases/release-support.js';
+import { eventually, packFixture, startPlane, type Artifact, type Plane } from '../../releases/release-support.js';
+import { startSwarmPlane, stopSwarmPlane } from './swarm-plane.js';
 import { steadyTraffic } from '../../releases/steady-traffic.js';
 
 const gate = swarmEngineGate('swarm release driver');
@@ -72,11 +72,7 @@ describe.skipIf(gate.skip)('swarm release driver on a real swarm', () => {
 
   beforeAll(async () => {
     gate.assertPresent();
-    work = await mkdtemp(join(tmpdir(), 'svc-swarm-driver-'));
-    engine = await startSwarmEngine();
-    client = createEngineClient({ dockerHost: engine.dockerHost });
-    env = { SVC_DRIVER: 'swarm', DOCKER_HOST: engine.dockerHost, SVC_SWARM_ENDPOINT: `http://${engine.hostAddress}:0`, SVC_SWARM_DRAIN_MS: '2000' };
-    plane = await startPlane({ env });
+    ({ engine, client, plane, work, env } = await startSwarmPlane({ workPrefix: 'svc-swarm-driver-', buildImage: false, fixedEndpoint: false, drainMs: 2000 }));
     origin = await listen(plane);
     art.v1 = await packFixture('healthy', work);
     art.canary = await packCandidate(work, 2, 'ok', quickPolicy());
@@ -86,12 +82,7 @@ describe.skipIf(gate.skip)('swarm release driver on a real swarm', () => {
     ids.v1 = first.id;
   }, 240_000);
 
-  afterAll(async () => {
-    await plane?.close();
-    await engine?.stop();
-    if (plane) await removeDataDir(plane.dataDir);
-    if (work) await removeDataDir(work);
-  }, 120_000);
+  afterAll(() => stopSwarmPlane({ plane, engine, work }), 120_000);
 
   it('reports a task swarm restarted after it was killed, and the ingress follows its new port', async () => {
     const before = plane.plane.releases.current(plane.project.id)!;

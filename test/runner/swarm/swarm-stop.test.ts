@@ -2,16 +2,13 @@
 // real single-node swarm with a long lame-duck window: the scale-down's SIGTERM starts the window, the
 // driver's second SIGTERM to the task's container ends it, so the app shuts down on its own (exit 0,
 // no SIGKILL) in a fraction of the window. A served app's cutover keeps the window.
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSwarmImage } from '../../../runner/swarm/build-swarm-image.js';
-import { createEngineClient, type EngineClient } from '../../../runner/swarm/engine-client.js';
+import type { EngineClient } from '../../../runner/swarm/engine-client.js';
 import { lameDucks } from '../../../runner/swarm/service-control.js';
 import { swarmServiceName } from '../../../runner/swarm/swarm-names.js';
-import { startSwarmEngine, swarmEngineGate, type SwarmEngine } from '../../support/swarm-engine.js';
-import { eventually, packFixture, removeDataDir, startPlane, type Plane } from '../../releases/release-support.js';
+import { swarmEngineGate, type SwarmEngine } from '../../support/swarm-engine.js';
+import { eventually, packFixture, type Plane } from '../../releases/release-support.js';
+import { startSwarmPlane, stopSwarmPlane } from './swarm-plane.js';
 import { swarmTaskSchema } from '../../../runner/swarm/engine-schemas.js';
 
 const gate = swarmEngineGate('swarm stop');
@@ -25,29 +22,12 @@ describe.skipIf(gate.skip)('swarm stop with nothing routed', () => {
 
   beforeAll(async () => {
     gate.assertPresent();
-    work = await mkdtemp(join(tmpdir(), 'svc-swarm-stop-'));
-    engine = await startSwarmEngine();
-    client = createEngineClient({ dockerHost: engine.dockerHost });
-    const { imageId } = await buildSwarmImage(client);
-    plane = await startPlane({
-      env: {
-        SVC_DRIVER: 'swarm',
-        DOCKER_HOST: engine.dockerHost,
-        SVC_SWARM_ENDPOINT: `http://${engine.hostAddress}:0`,
-        SVC_SWARM_IMAGE: imageId,
-        SVC_SWARM_DRAIN_MS: String(DRAIN_MS),
-      },
-    });
+    ({ engine, client, plane, work } = await startSwarmPlane({ workPrefix: 'svc-swarm-stop-', buildImage: true, fixedEndpoint: false, drainMs: DRAIN_MS }));
     const res = await plane.upload(await packFixture('healthy', work));
     expect((res.json() as { release: { status: string } }).release.status, res.body).toBe('active');
   }, 240_000);
 
-  afterAll(async () => {
-    await plane?.close();
-    await engine?.stop();
-    if (plane) await removeDataDir(plane.dataDir);
-    if (work) await removeDataDir(work);
-  }, 120_000);
+  afterAll(() => stopSwarmPlane({ plane, engine, work }), 120_000);
 
   it('ends the lame-duck window with a second SIGTERM: the app exits 0 long before the window', async () => {
     const projectId = plane.project.id;
