@@ -4,6 +4,7 @@ import { auditRoutes } from '../../../src/audit/contract.js';
 import { dashboardResponseSchema, projectRoutes } from '../../../src/projects/contract.js';
 import { AuditFeed } from '../components/audit-feed.js';
 import { useTitle } from '../components/layout.js';
+import { SelectField } from '../components/select-field.js';
 import { useApi } from '../lib/use-api.js';
 
 /** /audit */
@@ -18,17 +19,14 @@ export function AuditPage() {
       <div class="page-head">
         <h1>Activity</h1>
         {orgs.length > 1 ? (
-          <div class="field inline">
-            <label for="audit-org">Organization</label>
-            <select id="audit-org" value={org} onChange={(e) => setOrg((e.target as HTMLSelectElement).value)}>
-              <option value="">All</option>
-              {orgs.map((o) => (
-                <option key={o.id} value={o.id}>
-                  {o.name}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField
+            id="audit-org"
+            label="Organization"
+            inline
+            value={org}
+            options={[{ value: '', label: 'All' }, ...orgs.map((o) => ({ value: o.id, label: o.name }))]}
+            onChange={setOrg}
+          />
         ) : null}
       </div>
       <p class="muted">

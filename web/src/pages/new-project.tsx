@@ -5,6 +5,7 @@ import { checkProjectSlug, projectResponseSchema, projectRoutes, slugFromName } 
 import { api } from '../api/client.js';
 import { Field, inputValue } from '../components/form-field.js';
 import { useTitle } from '../components/layout.js';
+import { SelectField } from '../components/select-field.js';
 import { ErrorBox } from '../components/status.js';
 import { useApi } from '../lib/use-api.js';
 import { useAction } from '../lib/use-action.js';
@@ -51,17 +52,13 @@ export function NewProjectPage() {
           }
         />
         {allowed.length > 1 ? (
-          <div class="field">
-            <label for="project-org">Organization</label>
-            <select id="project-org" value={org} onChange={(e) => setOrg((e.target as HTMLSelectElement).value)}>
-              <option value="">Personal (default)</option>
-              {allowed.map((o) => (
-                <option key={o.id} value={o.id}>
-                  {o.name}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField
+            id="project-org"
+            label="Organization"
+            value={org}
+            options={[{ value: '', label: 'Personal (default)' }, ...allowed.map((o) => ({ value: o.id, label: o.name }))]}
+            onChange={setOrg}
+          />
         ) : null}
         <button id="create-project" type="submit" disabled={action.busy || !name.trim() || slugProblem !== null}>
           {action.busy ? 'Creating…' : 'Create project'}

@@ -17,6 +17,7 @@ import { ConfirmDelete } from '../components/confirm-delete.js';
 import { DataTable } from '../components/data-table.js';
 import { Field, inputValue } from '../components/form-field.js';
 import { useTitle } from '../components/layout.js';
+import { SelectField } from '../components/select-field.js';
 import { ErrorBox } from '../components/status.js';
 import { WorkspaceUsageCard } from '../components/usage-card.js';
 import { formatTime } from '../lib/format.js';
@@ -117,16 +118,7 @@ export function OrgPage({ slug }: { slug: string }) {
           >
             <div class="row-fields">
               <Field id="invite-email" label="Email" type="email" required value={email} onInput={(e) => setEmail(inputValue(e))} />
-              <div class="field">
-                <label for="invite-role">Role</label>
-                <select id="invite-role" value={role} onChange={(e) => setRole((e.target as HTMLSelectElement).value as Role)}>
-                  {roles.map((r) => (
-                    <option key={r} value={r}>
-                      {r}
-                    </option>
-                  ))}
-                </select>
-              </div>
+              <SelectField<Role> id="invite-role" label="Role" value={role} options={roles.map((r) => ({ value: r, label: r }))} onChange={setRole} />
             </div>
             <button type="submit" id="invite-send" disabled={action.busy}>
               Create invitation

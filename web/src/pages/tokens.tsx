@@ -18,6 +18,7 @@ import { ConfirmDelete } from '../components/confirm-delete.js';
 import { DataTable } from '../components/data-table.js';
 import { Field, inputValue } from '../components/form-field.js';
 import { useTitle } from '../components/layout.js';
+import { SelectField } from '../components/select-field.js';
 import { Empty, ErrorBox, Pill } from '../components/status.js';
 import { formatRelative, formatTime } from '../lib/format.js';
 import { useApi } from '../lib/use-api.js';
@@ -62,17 +63,13 @@ export function TokensPage() {
         >
           <div class="row-fields">
             <Field id="token-name" label="Name" required maxLength={100} value={name} onInput={(e) => setName(inputValue(e))} />
-            <div class="field">
-              <label for="token-project">Scope</label>
-              <select id="token-project" value={projectId} onChange={(e) => setProjectId((e.target as HTMLSelectElement).value)}>
-                <option value="">Account-wide</option>
-                {projects.map((p) => (
-                  <option key={p.id} value={p.id}>
-                    Only {p.slug}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <SelectField
+              id="token-project"
+              label="Scope"
+              value={projectId}
+              options={[{ value: '', label: 'Account-wide' }, ...projects.map((p) => ({ value: p.id, label: `Only ${p.slug}` }))]}
+              onChange={setProjectId}
+            />
             <Field id="token-days" label="Expires in (days)" type="number" min={1} max={365} required value={days} onInput={(e) => setDays(inputValue(e))} />
           </div>
           <fieldset class="perms">
