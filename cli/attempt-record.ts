@@ -1,11 +1,12 @@
 // The private local attempt record of an upload (docs/deploy.md): `.svc/attempts/<digest>.json`
 // (file 0600 in a 0700 directory) holds the idempotency key of an upload whose outcome is unknown,
 // so the next identical `svc deploy` within 24 hours reuses the key and never creates a second release.
-import { chmod, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { atomicWriteFile } from '../src/core/atomic-write.js';
 import { SvcError } from '../src/core/errors.js';
+import { readOptionalFile } from './read-optional-file.js';
 
 /** How long a record stays usable (spec: retained 24 hours). */
 export const ATTEMPT_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -82,13 +83,8 @@ export function attemptRecordPath(appDir: string, digest: string): string {
 /** Read the record of `digest`; undefined when missing or unreadable (a corrupt record is removed). */
 export async function readAttemptRecord(appDir: string, digest: string): Promise<AttemptRecord | undefined> {
   const path = attemptRecordPath(appDir, digest);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new SvcError('SVC_IO', `Cannot read ${path}: ${(error as Error).message}`, { cause: error });
-  }
+  const text = await readOptionalFile(path);
+  if (text === undefined) return undefined;
   try {
     const parsed = attemptRecordSchema.safeParse(JSON.parse(text));
     if (parsed.success && parsed.data.digest === digest) return parsed.data;

@@ -1,11 +1,12 @@
 // Stored login for the CLI: ~/.svc/config.json (mode 0600, written atomically), plus the
 // SVC_SERVER / SVC_TOKEN overrides that CI uses instead of a stored login.
-import { chmod, mkdir, readFile } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { atomicWriteFile } from '../src/core/atomic-write.js';
 import { SvcError } from '../src/core/errors.js';
+import { readOptionalFile } from './read-optional-file.js';
 
 /** The server used when neither --server, SVC_SERVER nor a stored login names one (spec: {base_url}). */
 export const DEFAULT_SERVER = 'http://127.0.0.1:7070';
@@ -81,13 +82,8 @@ export function validateServerUrl(raw: string): string {
 
 /** Read ~/.svc/config.json; undefined when it does not exist, SVC_CLI_CREDENTIALS_INVALID when it is corrupt. */
 export async function readStoredConfig(home: string): Promise<StoredConfig | undefined> {
-  let text: string;
-  try {
-    text = await readFile(configPath(home), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new SvcError('SVC_IO', `Cannot read ${configPath(home)}: ${(error as Error).message}`, { cause: error });
-  }
+  const text = await readOptionalFile(configPath(home));
+  if (text === undefined) return undefined;
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -1,10 +1,11 @@
 // The link between an app directory and its project: `.svc/project.json`, written atomically by
 // the first `svc deploy` and read by deploy, releases, rollback and logs (like `.vercel/project.json`).
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { atomicWriteFile } from '../src/core/atomic-write.js';
 import { SvcError } from '../src/core/errors.js';
+import { readOptionalFile } from './read-optional-file.js';
 
 /** Path of the link file inside an app directory. */
 export const PROJECT_LINK_FILE = join('.svc', 'project.json');
@@ -26,13 +27,8 @@ export type ProjectLink = z.infer<typeof projectLinkSchema>;
 /** Read the link of `appDir`; undefined when there is none, SVC_CLI_PROJECT_LINK_INVALID when it is corrupt. */
 export async function readProjectLink(appDir: string): Promise<ProjectLink | undefined> {
   const path = join(appDir, PROJECT_LINK_FILE);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new SvcError('SVC_IO', `Cannot read ${path}: ${(error as Error).message}`, { cause: error });
-  }
+  const text = await readOptionalFile(path);
+  if (text === undefined) return undefined;
   let json: unknown;
   try {
     json = JSON.parse(text);
