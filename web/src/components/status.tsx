@@ -54,3 +54,13 @@ export function ErrorBox({ error, retry, feature }: { error: ApiError | Error; r
 export function Pill({ tone, children }: { tone: 'ok' | 'bad' | 'warn' | 'idle'; children: ComponentChildren }) {
   return <span class={`pill pill-${tone}`}>{children}</span>;
 }
+
+/** The result line of an action. Rendered (hidden) while empty so screen readers already watch the
+ * live region when the message arrives. */
+export function StatusNotice({ message, id }: { message: string; id?: string }) {
+  return (
+    <p role="status" id={id} class={message ? 'notice' : 'visually-hidden'}>
+      {message}
+    </p>
+  );
+}

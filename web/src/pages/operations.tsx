@@ -11,7 +11,7 @@ import { DrillReceipts, readDrills } from '../components/drill-receipts.js';
 import { useTitle } from '../components/layout.js';
 import { IncidentsTable, isoOf, NotificationsTable } from '../components/operations-incidents.js';
 import { RunnerNodes } from '../components/runner-nodes.js';
-import { ErrorBox, Loading, Pill } from '../components/status.js';
+import { ErrorBox, Loading, Pill, StatusNotice } from '../components/status.js';
 import { formatRelative, formatTime } from '../lib/format.js';
 import { useApi } from '../lib/use-api.js';
 import { useAction } from '../lib/use-action.js';
@@ -99,9 +99,7 @@ function Monitor({ state, reload, projectNames }: { state: State; reload(): void
           {open > 0 ? <Pill tone="bad">{`${open} open`}</Pill> : <Pill tone="ok">no open incidents</Pill>}
         </p>
         {run.error ? <ErrorBox error={run.error} /> : null}
-        <p role="status" id="ops-run-result" class={message ? 'notice' : 'visually-hidden'}>
-          {message}
-        </p>
+        <StatusNotice message={message} id="ops-run-result" />
         {state.lastPass ? (
           <>
             <p class="muted">

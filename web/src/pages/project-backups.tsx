@@ -20,7 +20,7 @@ import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { DataTable } from '../components/data-table.js';
 import { Field, inputValue } from '../components/form-field.js';
 import { projectPage } from '../components/project-frame.js';
-import { Empty, ErrorBox, Pill } from '../components/status.js';
+import { Empty, ErrorBox, Pill, StatusNotice } from '../components/status.js';
 import { formatBytes, formatRelative, formatTime, shortId } from '../lib/format.js';
 import { useApi } from '../lib/use-api.js';
 import { useAction } from '../lib/use-action.js';
@@ -110,9 +110,7 @@ function Backups({ project }: { project: Project }) {
               </button>
             </div>
             {now.error ? <ErrorBox error={now.error} /> : null}
-            <p role="status" class={message ? 'notice' : 'visually-hidden'}>
-              {message}
-            </p>
+            <StatusNotice message={message} />
             {data.backups.length === 0 ? (
               <Empty title="No backups yet" />
             ) : (

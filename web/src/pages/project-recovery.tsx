@@ -17,7 +17,7 @@ import { AsyncView } from '../components/async-view.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Field, inputValue } from '../components/form-field.js';
 import { projectPage } from '../components/project-frame.js';
-import { Empty, ErrorBox, Pill } from '../components/status.js';
+import { Empty, ErrorBox, Pill, StatusNotice } from '../components/status.js';
 import { formatBytes, formatTime, shortId } from '../lib/format.js';
 import { useApi } from '../lib/use-api.js';
 import { useAction } from '../lib/use-action.js';
@@ -35,9 +35,7 @@ function Recovery({ project }: { project: Project }) {
         <>
           <section class="card" aria-labelledby="recovery-title">
             <h2 id="recovery-title">Point-in-time recovery</h2>
-            <p role="status" class={message ? 'notice' : 'visually-hidden'}>
-              {message}
-            </p>
+            <StatusNotice message={message} />
             {!s.enabled ? (
               <>
                 <p class="muted">Off. When on, every committed write is journaled, encrypted and exported, so the database can be restored to any moment.</p>

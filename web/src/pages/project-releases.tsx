@@ -17,7 +17,7 @@ import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { DataTable } from '../components/data-table.js';
 import { projectPage } from '../components/project-frame.js';
 import { RollbackDialog } from '../components/rollback-dialog.js';
-import { Empty, Pill } from '../components/status.js';
+import { Empty, Pill, StatusNotice } from '../components/status.js';
 import { formatBytes, formatRelative, formatTime, shortId } from '../lib/format.js';
 import { useApi } from '../lib/use-api.js';
 
@@ -55,9 +55,7 @@ function Releases({ project }: { project: Project }) {
         const active = data.releases.find((r) => r.id === data.activeReleaseId);
         return (
           <>
-            <p id="rollback-result" role="status" class={message ? 'notice' : 'visually-hidden'}>
-              {message}
-            </p>
+            <StatusNotice message={message} id="rollback-result" />
             {data.releases.length === 0 ? (
               <Empty title="No releases yet">
                 <p>

@@ -9,7 +9,7 @@ import { ConfirmDelete } from '../components/confirm-delete.js';
 import { DataTable } from '../components/data-table.js';
 import { Field, inputValue } from '../components/form-field.js';
 import { projectPage } from '../components/project-frame.js';
-import { Empty, ErrorBox } from '../components/status.js';
+import { Empty, ErrorBox, StatusNotice } from '../components/status.js';
 import { formatRelative, formatTime } from '../lib/format.js';
 import { useApi } from '../lib/use-api.js';
 import { useAction } from '../lib/use-action.js';
@@ -43,9 +43,7 @@ function Secrets({ project }: { project: Project }) {
             <p class="muted">
               Values are encrypted at rest and never shown again. Apps receive them as environment variables from their next release or restart.
             </p>
-            <p role="status" class={message ? 'notice' : 'visually-hidden'}>
-              {message}
-            </p>
+            <StatusNotice message={message} />
             {data.secrets.length === 0 ? (
               <Empty title="No secrets" />
             ) : (
