@@ -62,21 +62,29 @@ function ownOperation(n: NodesContext, node: NodeRow, operationId: string): Oper
   return op;
 }
 
-/** Extend a live lease; an expired or superseded one is SVC_NODE_LEASE_LOST. */
-export function renewOperation(n: NodesContext, node: NodeRow, operationId: string, fence?: number): { leaseExpiresAt: string } {
-  const { ctx, settings } = n;
+/** Run `handle` on the node's own operation in one immediate transaction, after noting the node was seen. */
+function withOwnOperation<T>(n: NodesContext, node: NodeRow, operationId: string, handle: (op: OperationRow, now: number) => T): T {
+  const { ctx } = n;
   return ctx.db
     .transaction(() => {
       const now = ctx.clock.now();
       const op = ownOperation(n, node, operationId);
       touchNode(ctx.db, node.id, now);
-      // A fence other than the current one means the lease was re-issued since this holder got it.
-      if (!holdsLease(toRecord(op), node.id, now) || (fence !== undefined && fence !== op.fence)) throw new SvcError('SVC_NODE_LEASE_LOST');
-      const expiresAt = now + settings.operationLeaseMs;
-      renewLease(ctx.db, op.id, expiresAt);
-      return { leaseExpiresAt: isoTime(expiresAt) };
+      return handle(op, now);
     })
     .immediate();
+}
+
+/** Extend a live lease; an expired or superseded one is SVC_NODE_LEASE_LOST. */
+export function renewOperation(n: NodesContext, node: NodeRow, operationId: string, fence?: number): { leaseExpiresAt: string } {
+  const { ctx, settings } = n;
+  return withOwnOperation(n, node, operationId, (op, now) => {
+    // A fence other than the current one means the lease was re-issued since this holder got it.
+    if (!holdsLease(toRecord(op), node.id, now) || (fence !== undefined && fence !== op.fence)) throw new SvcError('SVC_NODE_LEASE_LOST');
+    const expiresAt = now + settings.operationLeaseMs;
+    renewLease(ctx.db, op.id, expiresAt);
+    return { leaseExpiresAt: isoTime(expiresAt) };
+  });
 }
 
 /** The project of a running operation whose current lease holder asks to hold its requests (stop-first cutover). */
@@ -97,53 +105,43 @@ export function observeOperation(
   report: { fence?: number | undefined; result: ObservedResult },
 ): { accepted: true } {
   const { ctx } = n;
-  return ctx.db
-    .transaction(() => {
-      const now = ctx.clock.now();
-      const op = ownOperation(n, node, operationId);
-      touchNode(ctx.db, node.id, now);
-      const decision = judgeObservation(toRecord(op), node.id, now, report);
-      if (decision.kind === 'refuse') throw new SvcError(decision.code);
-      if (decision.kind === 'accept') {
-        finishOperation(ctx.db, op.id, 'observed', null, now);
-        // Only the fixed result shape is recorded (kind, generation, release, state).
-        recordObserved(
-          ctx.db,
-          op.project_id,
-          { kind: report.result.kind, generation: report.result.generation, releaseId: report.result.releaseId, state: report.result.state },
-          now,
-        );
-        notifySettled(n, op);
-      }
-      return { accepted: true as const };
-    })
-    .immediate();
+  return withOwnOperation(n, node, operationId, (op, now) => {
+    const decision = judgeObservation(toRecord(op), node.id, now, report);
+    if (decision.kind === 'refuse') throw new SvcError(decision.code);
+    if (decision.kind === 'accept') {
+      finishOperation(ctx.db, op.id, 'observed', null, now);
+      // Only the fixed result shape is recorded (kind, generation, release, state).
+      recordObserved(
+        ctx.db,
+        op.project_id,
+        { kind: report.result.kind, generation: report.result.generation, releaseId: report.result.releaseId, state: report.result.state },
+        now,
+      );
+      notifySettled(n, op);
+    }
+    return { accepted: true as const };
+  });
 }
 
 /** Record a failure (a stable code only) from the current holder: final, or handed back for a retry. */
 export function failOperation(n: NodesContext, node: NodeRow, operationId: string, report: { fence?: number | undefined; code: string }): { accepted: true } {
   const { ctx } = n;
-  return ctx.db
-    .transaction(() => {
-      const now = ctx.clock.now();
-      const op = ownOperation(n, node, operationId);
-      touchNode(ctx.db, node.id, now);
-      const decision = judgeFailure(toRecord(op), node.id, now, report);
-      if (decision.kind === 'refuse') throw new SvcError(decision.code);
-      if (decision.kind === 'accept') {
-        // A lost exchange or a passing cause is not an outcome: the operation is leased again (same
-        // fence) until it is observed or its attempts run out; only a final failure settles the release.
-        const next = decideFailure(report.code, op.attempts, now, n.settings);
-        if (next.kind === 'retry') {
-          requeueOperation(ctx.db, op.id, report.code, next.retryAt);
-        } else {
-          finishOperation(ctx.db, op.id, 'failed', report.code, now);
-          notifySettled(n, op);
-        }
+  return withOwnOperation(n, node, operationId, (op, now) => {
+    const decision = judgeFailure(toRecord(op), node.id, now, report);
+    if (decision.kind === 'refuse') throw new SvcError(decision.code);
+    if (decision.kind === 'accept') {
+      // A lost exchange or a passing cause is not an outcome: the operation is leased again (same
+      // fence) until it is observed or its attempts run out; only a final failure settles the release.
+      const next = decideFailure(report.code, op.attempts, now, n.settings);
+      if (next.kind === 'retry') {
+        requeueOperation(ctx.db, op.id, report.code, next.retryAt);
+      } else {
+        finishOperation(ctx.db, op.id, 'failed', report.code, now);
+        notifySettled(n, op);
       }
-      return { accepted: true as const };
-    })
-    .immediate();
+    }
+    return { accepted: true as const };
+  });
 }
 
 /**
