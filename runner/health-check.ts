@@ -1,5 +1,6 @@
 // Step 9 of the release transaction: poll the app's health route until it answers 2xx.
 import { systemClock, type Clock } from '../src/core/clock.js';
+import type { RunningApp } from './app-runner.js';
 import { healthCheckDelay } from './health-backoff.js';
 
 export interface HealthCheckOptions {
@@ -68,4 +69,16 @@ export async function checkHealth(options: HealthCheckOptions): Promise<HealthRe
     const remainingMs = Math.max(0, deadline - clock.now());
     await sleep(options.intervalMs === undefined ? healthCheckDelay(attempts, remainingMs) : Math.min(options.intervalMs, remainingMs));
   }
+}
+
+/** Check a started app on its own address, stopping early when it exits (what a driver's checkHealth does for a local process). */
+export function checkAppHealth(app: RunningApp, health: { path: string; timeoutMs: number; signal?: AbortSignal }): Promise<HealthResult> {
+  return checkHealth({
+    host: app.host,
+    port: app.port,
+    path: health.path,
+    timeoutMs: health.timeoutMs,
+    exited: app.wait(),
+    ...(health.signal ? { signal: health.signal } : {}),
+  });
 }

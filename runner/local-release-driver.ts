@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Clock } from '../src/core/clock.js';
 import type { AppRunner, RunningApp, RunningAppRecord } from './app-runner.js';
 import { selectAppRunner } from './container/select-runner.js';
-import { checkHealth, type HealthResult } from './health-check.js';
+import { checkAppHealth, type HealthResult } from './health-check.js';
 import { runReleaseJob } from './jobs/run-release-job.js';
 import { LogStore } from './log-store.js';
 import { platformPackageDir } from './platform-package-dir.js';
@@ -64,14 +64,7 @@ export class LocalReleaseDriver implements ReleaseDriver {
   }
 
   checkHealth(app: RunningApp, health: { path: string; timeoutMs: number; signal?: AbortSignal }): Promise<HealthResult> {
-    return checkHealth({
-      host: app.host,
-      port: app.port,
-      path: health.path,
-      timeoutMs: health.timeoutMs,
-      exited: app.wait(),
-      ...(health.signal ? { signal: health.signal } : {}),
-    });
+    return checkAppHealth(app, health);
   }
 
   serve(app: RunningApp): Promise<void> {

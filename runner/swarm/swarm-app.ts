@@ -25,6 +25,9 @@ export interface SwarmAppInit {
   now: () => number;
 }
 
+/** What the driver knows of an app from its service and task observation; the rest of its init is the driver's. */
+export type SwarmAppObservation = Pick<SwarmAppInit, 'projectId' | 'releaseId' | 'role' | 'serviceName' | 'generation' | 'host'> & { state: CandidateState };
+
 export class SwarmApp implements RunningApp {
   readonly id: string;
   readonly projectId: string;

@@ -6,7 +6,7 @@
 import type { Clock } from '../../src/core/clock.js';
 import { systemClock } from '../../src/core/clock.js';
 import { SvcError } from '../../src/core/errors.js';
-import { checkHealth } from '../health-check.js';
+import { checkAppHealth } from '../health-check.js';
 import type {
   AppStartSpec,
   HealthResult,
@@ -28,7 +28,7 @@ import { SwarmReleaseFiles } from './release-files.js';
 import { launchRelease, projectNode } from './release-launch.js';
 import { SWARM_HEALTH_INTERVAL_MS, SWARM_HEALTH_RETRIES } from './service-spec.js';
 import { awaitCandidate, awaitSettled, candidateTimeoutMs, removeService, rollBackGeneration, scaleService, viewService } from './service-control.js';
-import { SwarmApp, type SwarmRole } from './swarm-app.js';
+import { SwarmApp, type SwarmAppObservation, type SwarmRole } from './swarm-app.js';
 import { checkSwarmHealth } from './swarm-health.js';
 import { SwarmJobs, type LocatePath } from './swarm-jobs.js';
 import { swarmServiceName } from './swarm-names.js';
@@ -160,15 +160,7 @@ export class SwarmReleaseDriver implements ReleaseDriver {
     return this.app({ projectId: spec.projectId, releaseId: spec.releaseId, role, serviceName: name, generation, host: node.address, state });
   }
 
-  private app(init: {
-    projectId: string;
-    releaseId: string;
-    role: SwarmRole;
-    serviceName: string;
-    generation: number;
-    host: string;
-    state: CandidateState;
-  }): SwarmApp {
+  private app(init: SwarmAppObservation): SwarmApp {
     const { state } = init;
     return new SwarmApp({
       ...init,
@@ -182,15 +174,7 @@ export class SwarmReleaseDriver implements ReleaseDriver {
   }
 
   async checkHealth(app: RunningApp, health: { path: string; timeoutMs: number; signal?: AbortSignal }): Promise<HealthResult> {
-    if (!(app instanceof SwarmApp))
-      return checkHealth({
-        host: app.host,
-        port: app.port,
-        path: health.path,
-        timeoutMs: health.timeoutMs,
-        exited: app.wait(),
-        ...(health.signal ? { signal: health.signal } : {}),
-      });
+    if (!(app instanceof SwarmApp)) return checkAppHealth(app, health);
     if (app.failure) return checkSwarmHealth(this.options.engine, this.clock, app, health);
     return checkSwarmHealth((await this.ready()).engine, this.clock, app, health);
   }

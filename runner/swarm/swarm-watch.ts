@@ -7,10 +7,10 @@ import type { Clock } from '../../src/core/clock.js';
 import type { SupervisedStatus, SupervisorEvent } from '../release-driver.js';
 import { SWARM_RESTART_DELAY_MS } from './service-spec.js';
 import { removeService, specGeneration } from './service-control.js';
-import type { SwarmApp, SwarmRole } from './swarm-app.js';
+import type { SwarmApp, SwarmAppObservation } from './swarm-app.js';
 import { SWARM_LABELS, swarmServiceName } from './swarm-names.js';
 import type { SwarmRuntime } from './swarm-runtime.js';
-import { publishedPort, servingTasks, taskEnded, taskExit, type CandidateState } from './task-observation.js';
+import { publishedPort, servingTasks, taskEnded, taskExit } from './task-observation.js';
 import { nextStreak, reconcileServed } from './task-watch.js';
 
 interface Served {
@@ -32,15 +32,7 @@ export interface SwarmWatchDeps {
   onEvent: (event: SupervisorEvent) => void;
   intervalMs: number;
   clock: Clock;
-  appOf: (init: {
-    projectId: string;
-    releaseId: string;
-    role: SwarmRole;
-    serviceName: string;
-    generation: number;
-    host: string;
-    state: CandidateState;
-  }) => SwarmApp;
+  appOf: (init: SwarmAppObservation) => SwarmApp;
 }
 
 export class SwarmWatch {
