@@ -67,74 +67,27 @@ export function renderInventory(view: InventoryView): string {
     }
   }
   const bucketNav = view.buckets.map(
-    (b) => html`<a href="${link({ bucket: b.name })}" ${b.name === view.bucket ? html` aria-current="page"` : ''}>${b.name}</a> `,
+    (b) => html`<a href="${link({ bucket: b.name })}"${b.name === view.bucket ? html` aria-current="page"` : ''}>${b.name}</a> `,
   );
   const folderRows = view.folders.map(
     (f) =>
-      html`<tr>
-        <td><a href="${link({ bucket: view.bucket, prefix: view.prefix + f })}">${f}</a></td>
-        <td class="muted">folder</td>
-        <td></td>
-        <td></td>
-        <td></td>
-      </tr>`,
+      html`<tr><td><a href="${link({ bucket: view.bucket, prefix: view.prefix + f })}">${f}</a></td><td class="muted">folder</td><td></td><td></td><td></td></tr>`,
   );
   const rows = view.entries.map(
     (e) =>
-      html`<tr>
-        <td>${e.name}</td>
-        <td>${e.contentType}</td>
-        <td>${formatBytes(e.size)}</td>
-        <td>${new Date(e.updatedAt).toISOString()}</td>
-        <td><a href="${e.href}" download="${e.key.split('/').pop() ?? 'file'}" rel="noopener noreferrer">download</a></td>
-      </tr>`,
+      html`<tr><td>${e.name}</td><td>${e.contentType}</td><td>${formatBytes(e.size)}</td><td>${new Date(e.updatedAt).toISOString()}</td><td><a href="${e.href}" download="${e.key.split('/').pop() ?? 'file'}" rel="noopener noreferrer">download</a></td></tr>`,
   );
   const usage =
     view.usage === null
       ? ''
-      : html`<p class="muted">
-          Your usage in this bucket: ${view.usage.objects} objects, ${formatBytes(view.usage.bytes)} (${view.usage.reservedObjects} uploads pending,
-          ${formatBytes(view.usage.reservedBytes)} reserved).
-        </p>`;
+      : html`<p class="muted">Your usage in this bucket: ${view.usage.objects} objects, ${formatBytes(view.usage.bytes)} (${view.usage.reservedObjects} uploads pending, ${formatBytes(view.usage.reservedBytes)} reserved).</p>`;
   const body =
     view.bucket === null
       ? html`<p>Choose a bucket.</p>`
-      : html`<p>${crumbs}</p>
-          ${usage}
-          <table>
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Type</th>
-                <th>Size</th>
-                <th>Updated</th>
-                <th></th>
-              </tr>
-            </thead>
-            <tbody>
-              ${folderRows}${rows}
-            </tbody>
-          </table>
-          ${
-            view.entries.length === 0 && view.folders.length === 0 ? html`<p class="muted">No files here.</p>` : ''
-          }${view.nextCursor === null ? '' : html`<p><a href="${link({ bucket: view.bucket, prefix: view.prefix, cursor: view.nextCursor })}">Next page</a></p>`}`;
-  return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="referrer" content="no-referrer" />
-        <meta name="robots" content="noindex" />
-        <title>Files</title>
-        <style>
-          ${new SafeHtml(INVENTORY_STYLE)}
-        </style>
-      </head>
-      <body>
-        <h1>Files</h1>
-        <p class="muted">Signed in as ${view.email}. Download links expire after five minutes.</p>
-        ${view.message === null ? '' : html`<p>${view.message}</p>`}
-        <nav>${bucketNav.length === 0 ? html`<span class="muted">No buckets to show.</span>` : bucketNav}</nav>
-        ${body}
-      </body>
-    </html>`.html;
+      : html`<p>${crumbs}</p>${usage}<table><thead><tr><th>Name</th><th>Type</th><th>Size</th><th>Updated</th><th></th></tr></thead><tbody>${folderRows}${rows}</tbody></table>${
+          view.entries.length === 0 && view.folders.length === 0 ? html`<p class="muted">No files here.</p>` : ''
+        }${view.nextCursor === null ? '' : html`<p><a href="${link({ bucket: view.bucket, prefix: view.prefix, cursor: view.nextCursor })}">Next page</a></p>`}`;
+  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta name="robots" content="noindex"><title>Files</title><style>${new SafeHtml(INVENTORY_STYLE)}</style></head><body><h1>Files</h1><p class="muted">Signed in as ${view.email}. Download links expire after five minutes.</p>${
+    view.message === null ? '' : html`<p>${view.message}</p>`
+  }<nav>${bucketNav.length === 0 ? html`<span class="muted">No buckets to show.</span>` : bucketNav}</nav>${body}</body></html>`.html;
 }
