@@ -6,6 +6,8 @@ export interface Action {
   busy: boolean;
   error: Error | undefined;
   run(work: () => Promise<void>): Promise<void>;
+  /** A form's onSubmit: keep the browser from loading a page, then `run(work)`. */
+  submit(work: () => Promise<void>): (event: Event) => void;
   clear(): void;
 }
 
@@ -13,21 +15,26 @@ export interface Action {
 export function useAction(): Action {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<Error | undefined>();
+  const run = async (work: () => Promise<void>) => {
+    if (busy) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      await work();
+    } catch (caught) {
+      setError(caught instanceof Error ? caught : new ApiError(0, 'SVC_CONSOLE_ERROR', String(caught)));
+    } finally {
+      setBusy(false);
+    }
+  };
   return {
     busy,
     error,
     clear: () => setError(undefined),
-    async run(work) {
-      if (busy) return;
-      setBusy(true);
-      setError(undefined);
-      try {
-        await work();
-      } catch (caught) {
-        setError(caught instanceof Error ? caught : new ApiError(0, 'SVC_CONSOLE_ERROR', String(caught)));
-      } finally {
-        setBusy(false);
-      }
+    run,
+    submit: (work) => (event) => {
+      event.preventDefault();
+      void run(work);
     },
   };
 }

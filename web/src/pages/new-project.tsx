@@ -23,14 +23,11 @@ export function NewProjectPage() {
   const slugProblem = effectiveSlug ? checkProjectSlug(effectiveSlug) : null;
   const allowed = (orgs.data?.organizations ?? []).filter((o) => o.role !== 'viewer');
 
-  const submit = (event: Event) => {
-    event.preventDefault();
-    void action.run(async () => {
-      const body = { name: name.trim(), ...(slug ? { slug } : {}), ...(org ? { organizationId: org } : {}) };
-      const { project } = await api('POST', projectRoutes.projects, { body, schema: projectResponseSchema });
-      navigate(`/projects/${encodeURIComponent(project.slug)}`);
-    });
-  };
+  const submit = action.submit(async () => {
+    const body = { name: name.trim(), ...(slug ? { slug } : {}), ...(org ? { organizationId: org } : {}) };
+    const { project } = await api('POST', projectRoutes.projects, { body, schema: projectResponseSchema });
+    navigate(`/projects/${encodeURIComponent(project.slug)}`);
+  });
 
   return (
     <div class="narrow">

@@ -102,19 +102,16 @@ export function OrgPage({ slug }: { slug: string }) {
           <h2 id="invite-title">Invite someone</h2>
           <form
             class="stack"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void action.run(async () => {
-                const done = await api('POST', routePath(identityRoutes.orgInvitations, { id: slug }), {
-                  body: { email, role },
-                  schema: createInvitationResponseSchema,
-                });
-                // The server's URL opens its registration page; the console's own sign-up takes the same token.
-                const token = new URL(done.invitationUrl, window.location.origin).searchParams.get('invitation') ?? done.invitationToken;
-                setInvite({ url: `${window.location.origin}/sign-up?invitation=${encodeURIComponent(token)}`, email: done.invitation.email });
-                setEmail('');
+            onSubmit={action.submit(async () => {
+              const done = await api('POST', routePath(identityRoutes.orgInvitations, { id: slug }), {
+                body: { email, role },
+                schema: createInvitationResponseSchema,
               });
-            }}
+              // The server's URL opens its registration page; the console's own sign-up takes the same token.
+              const token = new URL(done.invitationUrl, window.location.origin).searchParams.get('invitation') ?? done.invitationToken;
+              setInvite({ url: `${window.location.origin}/sign-up?invitation=${encodeURIComponent(token)}`, email: done.invitation.email });
+              setEmail('');
+            })}
           >
             <div class="row-fields">
               <Field id="invite-email" label="Email" type="email" required value={email} onInput={(e) => setEmail(inputValue(e))} />

@@ -38,13 +38,10 @@ export function OrgsPage() {
         <h2 id="org-new-title">New organization</h2>
         <form
           class="stack"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void action.run(async () => {
-              const { organization } = await api('POST', identityRoutes.orgs, { body: { name: name.trim() }, schema: orgResponseSchema });
-              navigate(`/orgs/${encodeURIComponent(organization.slug)}`);
-            });
-          }}
+          onSubmit={action.submit(async () => {
+            const { organization } = await api('POST', identityRoutes.orgs, { body: { name: name.trim() }, schema: orgResponseSchema });
+            navigate(`/orgs/${encodeURIComponent(organization.slug)}`);
+          })}
         >
           <Field id="org-name" label="Name" required maxLength={100} value={name} onInput={(e) => setName(inputValue(e))} />
           <button type="submit" id="org-create" disabled={action.busy || !name.trim()}>

@@ -34,13 +34,10 @@ function ScheduleForm({ project, schedule, onSaved }: { project: Project; schedu
   return (
     <form
       class="stack"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void action.run(async () => {
-          await api('PUT', path, { body: { intervalMinutes: Number(every), keep: Number(keep), maxAgeDays: Number(maxAge) }, schema: scheduleResponseSchema });
-          onSaved();
-        });
-      }}
+      onSubmit={action.submit(async () => {
+        await api('PUT', path, { body: { intervalMinutes: Number(every), keep: Number(keep), maxAgeDays: Number(maxAge) }, schema: scheduleResponseSchema });
+        onSaved();
+      })}
     >
       <div class="row-fields">
         <Field id="backup-interval" label="Every (minutes)" type="number" min={5} max={43200} required value={every} onInput={(e) => setEvery(inputValue(e))} />

@@ -50,14 +50,11 @@ function Domains({ project }: { project: Project }) {
             <h2 id="domain-add-title">Add a domain</h2>
             <form
               class="stack"
-              onSubmit={(e) => {
-                e.preventDefault();
-                void action.run(async () => {
-                  await api('POST', routePath(domainRoutes.domains, { id: project.id }), { body: { domain: domain.trim() }, schema: domainResponseSchema });
-                  setDomain('');
-                  state.reload();
-                });
-              }}
+              onSubmit={action.submit(async () => {
+                await api('POST', routePath(domainRoutes.domains, { id: project.id }), { body: { domain: domain.trim() }, schema: domainResponseSchema });
+                setDomain('');
+                state.reload();
+              })}
             >
               <Field
                 id="domain-name"

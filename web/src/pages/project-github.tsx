@@ -24,16 +24,13 @@ function LinkForm({ project, link, onSaved }: { project: Project; link: GithubLi
   return (
     <form
       class="stack"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void action.run(async () => {
-          await api('PUT', routePath(githubRoutes.link, { id: project.id }), {
-            body: { repository: repository.trim(), branch: branch.trim(), environment: environment.trim() },
-            schema: linkResponseSchema,
-          });
-          onSaved();
+      onSubmit={action.submit(async () => {
+        await api('PUT', routePath(githubRoutes.link, { id: project.id }), {
+          body: { repository: repository.trim(), branch: branch.trim(), environment: environment.trim() },
+          schema: linkResponseSchema,
         });
-      }}
+        onSaved();
+      })}
     >
       <Field
         id="github-repository"

@@ -76,17 +76,14 @@ function Recovery({ project }: { project: Project }) {
             {s.enabled ? (
               <form
                 class="stack"
-                onSubmit={(e) => {
-                  e.preventDefault();
-                  void action.run(async () => {
-                    const { restore } = await api('POST', routePath(recoveryRoutes.restore, { id: project.id }), {
-                      body: { asOf: new Date(asOf).toISOString() },
-                      schema: restoreRecoveryResponseSchema,
-                    });
-                    setMessage(`Restored into ${restore.id} (sequence ${restore.sequence}). Activate it to make it the live database.`);
-                    state.reload();
+                onSubmit={action.submit(async () => {
+                  const { restore } = await api('POST', routePath(recoveryRoutes.restore, { id: project.id }), {
+                    body: { asOf: new Date(asOf).toISOString() },
+                    schema: restoreRecoveryResponseSchema,
                   });
-                }}
+                  setMessage(`Restored into ${restore.id} (sequence ${restore.sequence}). Activate it to make it the live database.`);
+                  state.reload();
+                })}
               >
                 <Field
                   id="recovery-as-of"

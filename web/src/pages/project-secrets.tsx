@@ -23,16 +23,13 @@ function Secrets({ project }: { project: Project }) {
   const action = useAction();
   const problem = name ? checkSecretName(name) : null;
 
-  const save = (event: Event) => {
-    event.preventDefault();
-    void action.run(async () => {
-      const done = await api('PUT', routePath(secretRoutes.secret, { id: project.id, name }), { body: { value }, schema: setSecretResponseSchema });
-      setMessage(`${done.secret.name} ${done.created ? 'created' : 'replaced'}. It applies on the next release or restart.`);
-      setName('');
-      setValue('');
-      state.reload();
-    });
-  };
+  const save = action.submit(async () => {
+    const done = await api('PUT', routePath(secretRoutes.secret, { id: project.id, name }), { body: { value }, schema: setSecretResponseSchema });
+    setMessage(`${done.secret.name} ${done.created ? 'created' : 'replaced'}. It applies on the next release or restart.`);
+    setName('');
+    setValue('');
+    state.reload();
+  });
 
   return (
     <AsyncView state={state} feature="Secrets">

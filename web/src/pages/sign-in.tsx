@@ -34,14 +34,11 @@ export function SignInPage() {
   const action = useAction();
   const registration = useApi(identityRoutes.registration, registrationStatusSchema);
 
-  const submit = (event: Event) => {
-    event.preventDefault();
-    void action.run(async () => {
-      const session = await api('POST', identityRoutes.login, { body: { email, password }, anonymous: true, schema: sessionResponseSchema });
-      setSession({ status: 'signed-in', user: session.user, csrfToken: session.csrfToken });
-      navigate(next, { replace: true });
-    });
-  };
+  const submit = action.submit(async () => {
+    const session = await api('POST', identityRoutes.login, { body: { email, password }, anonymous: true, schema: sessionResponseSchema });
+    setSession({ status: 'signed-in', user: session.user, csrfToken: session.csrfToken });
+    navigate(next, { replace: true });
+  });
 
   return (
     <div class="narrow">

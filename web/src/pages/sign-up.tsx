@@ -37,19 +37,16 @@ export function SignUpPage() {
     );
   }
 
-  const submit = (event: Event) => {
-    event.preventDefault();
-    void action.run(async () => {
-      const body = { email, password, ...(name.trim() ? { name: name.trim() } : {}), ...(invitation ? { invitation } : {}) };
-      const session = await api('POST', invitation ? identityRoutes.invitedRegister : identityRoutes.register, {
-        body,
-        anonymous: true,
-        schema: sessionResponseSchema,
-      });
-      setSession({ status: 'signed-in', user: session.user, csrfToken: session.csrfToken });
-      navigate(next, { replace: true });
+  const submit = action.submit(async () => {
+    const body = { email, password, ...(name.trim() ? { name: name.trim() } : {}), ...(invitation ? { invitation } : {}) };
+    const session = await api('POST', invitation ? identityRoutes.invitedRegister : identityRoutes.register, {
+      body,
+      anonymous: true,
+      schema: sessionResponseSchema,
     });
-  };
+    setSession({ status: 'signed-in', user: session.user, csrfToken: session.csrfToken });
+    navigate(next, { replace: true });
+  });
 
   return (
     <div class="narrow">

@@ -50,16 +50,13 @@ export function TokensPage() {
         <h2 id="token-new-title">New token</h2>
         <form
           class="stack"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void action.run(async () => {
-              const body = { name: name.trim(), permissions: chosen, expiresInDays: Number(days), ...(projectId ? { projectId } : {}) };
-              const done = await api('POST', identityRoutes.tokens, { body, schema: createTokenResponseSchema });
-              setCreated({ name: done.token.name, value: done.accessToken });
-              setName('');
-              state.reload();
-            });
-          }}
+          onSubmit={action.submit(async () => {
+            const body = { name: name.trim(), permissions: chosen, expiresInDays: Number(days), ...(projectId ? { projectId } : {}) };
+            const done = await api('POST', identityRoutes.tokens, { body, schema: createTokenResponseSchema });
+            setCreated({ name: done.token.name, value: done.accessToken });
+            setName('');
+            state.reload();
+          })}
         >
           <div class="row-fields">
             <Field id="token-name" label="Name" required maxLength={100} value={name} onInput={(e) => setName(inputValue(e))} />
