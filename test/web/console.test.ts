@@ -260,7 +260,9 @@ describe.skipIf(gate.skip)('browser console end to end', () => {
     expect(await page.textContent('main')).not.toContain('not shown again');
     await page.goto(`${url}/projects/${SLUG}/backups`);
     await page.click('#backup-now');
-    await expect.poll(() => page.textContent('main')).toMatch(/Backup \S+ created/);
+    // A backup copies the project's database and files: under a loaded machine it takes longer than
+    // the default one-second poll.
+    await expect.poll(() => page.textContent('main'), { timeout: 20_000 }).toMatch(/Backup \S+ created/);
     await page.goto(`${url}/tokens`);
     await page.fill('#token-name', 'ci');
     await page.click('#token-create');
