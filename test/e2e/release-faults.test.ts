@@ -10,6 +10,7 @@ import type { ReleaseListResponse } from '../../src/releases/contract.js';
 import { bootstrapAccount, type TestAccount } from '../support/account.js';
 import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
 import { eventually, packFixture, removeDataDir, type Artifact } from '../releases/release-support.js';
+import { postRelease } from '../support/post-release.js';
 
 let work: string;
 let dataDir: string;
@@ -19,16 +20,7 @@ let projectId: string;
 const art: Record<string, Artifact> = {};
 
 function upload(url: string, artifact: Artifact, key: string): Promise<Response> {
-  return fetch(`${url}/api/projects/${projectId}/releases`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${account.accessToken}`,
-      'content-type': 'application/vnd.svc.deploy+gzip',
-      'x-svc-artifact-digest': artifact.digest,
-      'idempotency-key': key,
-    },
-    body: new Uint8Array(artifact.bytes),
-  });
+  return postRelease(url, account.accessToken, projectId, artifact, { key });
 }
 
 /** GET with the bearer token against the currently running platform (its port changes per start). */

@@ -20,6 +20,7 @@ import { startPlatform, type StartedPlatform } from '../support/start-platform.j
 import { swarmEngineGate } from '../support/swarm-engine.js';
 import { eventually, packFixture, removeDataDir, type Artifact } from '../releases/release-support.js';
 import { enginePost, orphans, projectInSwarm, startSwarmSetup, taskContainer, type SwarmSetup } from './support/swarm-setup.js';
+import { postRelease } from '../support/post-release.js';
 
 const gate = swarmEngineGate('kill -9 of the control plane during a swarm deploy');
 
@@ -48,17 +49,7 @@ describe.skipIf(gate.skip)('kill -9 of the control plane during a swarm deploy',
     return platform;
   };
   const get = async <T>(path: string): Promise<T> => account.api<T>('GET', path);
-  const upload = (artifact: Artifact, key: string): Promise<Response> =>
-    fetch(`${platform!.url}/api/projects/${projectId}/releases`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${account.accessToken}`,
-        'content-type': 'application/vnd.svc.deploy+gzip',
-        'x-svc-artifact-digest': artifact.digest,
-        'idempotency-key': key,
-      },
-      body: new Uint8Array(artifact.bytes),
-    });
+  const upload = (artifact: Artifact, key: string): Promise<Response> => postRelease(platform!.url, account.accessToken, projectId, artifact, { key });
   /** GET through the ingress by the project's host (the ingress process outlives a killed control plane). */
   const viaIngress = async (path: string): Promise<{ status: number; body: string }> => {
     const res = await request(`http://127.0.0.1:${port}${path}`, { headers: { host: `${slug}.localhost:${port}` }, headersTimeout: 5_000, bodyTimeout: 5_000 });

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { packFixture } from '../releases/release-support.js';
 import type { TestAccount } from './account.js';
+import { postRelease } from './post-release.js';
 
 export interface DeployedFixture {
   projectId: string;
@@ -19,16 +20,7 @@ export async function deployFixture(url: string, account: TestAccount, options: 
 /** Deploy a fixture as the next release of an existing project and wait until it is active; its release id. */
 export async function deployNext(url: string, account: TestAccount, projectId: string, app: string, workDir: string): Promise<string> {
   const artifact = await packFixture(app, workDir);
-  const res = await fetch(`${url}/api/projects/${projectId}/releases?wait=true`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${account.accessToken}`,
-      'content-type': 'application/vnd.svc.deploy+gzip',
-      'x-svc-artifact-digest': artifact.digest,
-      'idempotency-key': `key-${randomUUID()}`,
-    },
-    body: new Uint8Array(artifact.bytes),
-  });
+  const res = await postRelease(url, account.accessToken, projectId, artifact, { key: `key-${randomUUID()}`, wait: true });
   const body = (await res.json()) as { release?: { id: string; status: string } };
   if (body.release?.status !== 'active') throw new Error(`deploy of ${app} → ${res.status} ${JSON.stringify(body)}`);
   return body.release.id;

@@ -16,6 +16,7 @@ import { packCandidate, quickPolicy } from '../../canary/support.js';
 import { eventually, packFixture, removeDataDir, type Artifact } from '../../releases/release-support.js';
 import { steadyTraffic } from '../../releases/steady-traffic.js';
 import { startRunner, type RunnerProcess } from './runner-processes.js';
+import { postRelease } from '../../support/post-release.js';
 
 let work: string;
 let platform: StartedPlatform;
@@ -26,17 +27,7 @@ const art: Record<string, Artifact> = {};
 type UploadedRelease = { id: string; status: string; failure?: { step: string; code: string } };
 
 async function upload(projectId: string, artifact: Artifact, key: string, canary: boolean): Promise<{ status: number; release: UploadedRelease }> {
-  const response = await fetch(`${platform.url}/api/projects/${projectId}/releases`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${account.accessToken}`,
-      'content-type': 'application/vnd.svc.deploy+gzip',
-      'x-svc-artifact-digest': artifact.digest,
-      'idempotency-key': key,
-      ...(canary ? { 'x-svc-canary': '1' } : {}),
-    },
-    body: new Uint8Array(artifact.bytes),
-  });
+  const response = await postRelease(platform.url, account.accessToken, projectId, artifact, { key, ...(canary ? { headers: { 'x-svc-canary': '1' } } : {}) });
   const body = (await response.json()) as { release: UploadedRelease };
   return { status: response.status, release: body.release };
 }

@@ -26,6 +26,7 @@ import { startPlatform, type StartedPlatform } from '../../support/start-platfor
 import { eventually, packFixture, removeDataDir, type Artifact } from '../../releases/release-support.js';
 import { podmanComponent } from '../container/podman-gate.js';
 import { projectContainers, removeProjectContainers, startRunner, type RunnerProcess } from './runner-processes.js';
+import { postRelease } from '../../support/post-release.js';
 
 // The bridge's provider runs containers; the last node runs its apps in the default sandbox.
 const gate = requireComponents('runner node e2e', [podmanComponent(), ...sandboxComponents()]);
@@ -63,16 +64,7 @@ function agentEnv(extra: Record<string, string> = {}): Record<string, string> {
 const startAgent = (extra: Record<string, string> = {}) => startRunner(['agent'], agentEnv(extra), /svc-runner agent: node \S+ ready/);
 
 function upload(artifact: Artifact, key: string, wait = true, project = projectId): Promise<Response> {
-  return fetch(`${platform.url}/api/projects/${project}/releases${wait ? '' : '?wait=false'}`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${account.accessToken}`,
-      'content-type': 'application/vnd.svc.deploy+gzip',
-      'x-svc-artifact-digest': artifact.digest,
-      'idempotency-key': key,
-    },
-    body: new Uint8Array(artifact.bytes),
-  });
+  return postRelease(platform.url, account.accessToken, project, artifact, { key, ...(wait ? {} : { wait: false }) });
 }
 const generations = async (project = projectId): Promise<GenerationStatus> =>
   generationStatusSchema.parse(await account.api('GET', `/api/projects/${project}/generations`));

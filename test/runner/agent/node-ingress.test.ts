@@ -21,6 +21,7 @@ import { startPlatform, type StartedPlatform } from '../../support/start-platfor
 import { eventually, packFixture, removeDataDir, type Artifact } from '../../releases/release-support.js';
 import { steadyTraffic } from '../../releases/steady-traffic.js';
 import { startRunner, type RunnerProcess } from './runner-processes.js';
+import { postRelease } from '../../support/post-release.js';
 
 const PROVIDER_TOKEN = randomBytes(24).toString('hex');
 let work: string;
@@ -39,16 +40,7 @@ async function upload(
   artifact: Artifact,
   key: string,
 ): Promise<{ status: number; release: { id: string; status: string; failure?: { step: string; code: string } } }> {
-  const response = await fetch(`${platform.url}/api/projects/${projectId}/releases`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${account.accessToken}`,
-      'content-type': 'application/vnd.svc.deploy+gzip',
-      'x-svc-artifact-digest': artifact.digest,
-      'idempotency-key': key,
-    },
-    body: new Uint8Array(artifact.bytes),
-  });
+  const response = await postRelease(platform.url, account.accessToken, projectId, artifact, { key });
   const body = (await response.json()) as { release: { id: string; status: string; failure?: { step: string; code: string } } };
   return { status: response.status, release: body.release };
 }

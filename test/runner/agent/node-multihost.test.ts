@@ -33,6 +33,7 @@ import {
   type NetnsProcess,
   type TestPki,
 } from './netns-support.js';
+import { postRelease } from '../../support/post-release.js';
 
 // Namespaces need root and kernel support, the certificates openssl, the node's apps the default sandbox.
 const gate = requireComponents('multi-host runner node', [netnsComponent(), commandComponent('openssl', ['openssl', 'version']), ...sandboxComponents()]);
@@ -182,16 +183,7 @@ describe.skipIf(gate.skip)('svc-runner agent on another network namespace, contr
     expect((await account.api<{ nodeId: string }>('PUT', `/api/projects/${projectId}/placement`, { region: 'eu-2', labels: { site: 'b' } })).nodeId).toBe(
       NODE_ID,
     );
-    const uploaded = await fetch(`${relay!.url}/api/projects/${projectId}/releases`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${account.accessToken}`,
-        'content-type': 'application/vnd.svc.deploy+gzip',
-        'x-svc-artifact-digest': artifact.digest,
-        'idempotency-key': 'multihost-v1',
-      },
-      body: new Uint8Array(artifact.bytes),
-    });
+    const uploaded = await postRelease(relay!.url, account.accessToken, projectId, artifact, { key: 'multihost-v1' });
     expect(uploaded.status, `${await uploaded.clone().text()}${diagnostics()}`).toBe(201);
     const running = await observedDesired();
     expect(running.observed).toMatchObject({ kind: 'local-sandbox', state: 'running', releaseId: running.desired!.releaseId });
