@@ -10,13 +10,14 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generationStatusSchema, registrationTokenSchema } from '../../../src/nodes/contract.js';
-import { bootstrapAccount, type TestAccount } from '../../support/account.js';
-import { startPlatform, type StartedPlatform } from '../../support/start-platform.js';
+import type { TestAccount } from '../../support/account.js';
+import type { StartedPlatform } from '../../support/start-platform.js';
 import { packCandidate, quickPolicy } from '../../canary/support.js';
-import { eventually, packFixture, removeDataDir, type Artifact } from '../../releases/release-support.js';
+import { eventually, packFixture, type Artifact } from '../../releases/release-support.js';
 import { steadyTraffic } from '../../releases/steady-traffic.js';
 import { startRunner, type RunnerProcess } from './runner-processes.js';
 import { postRelease } from '../../support/post-release.js';
+import { startNodePlatform, stopNodeSuite } from './node-platform.js';
 
 let work: string;
 let platform: StartedPlatform;
@@ -43,17 +44,10 @@ beforeAll(async () => {
   // Code-only candidates (the same migrations) with a short policy: two stages of 600 ms, 5 samples each.
   art.good = await packCandidate(work, 3, 'ok', quickPolicy());
   art.bad = await packCandidate(work, 4, 'fail', quickPolicy());
-  platform = await startPlatform({
-    env: { SVC_LOG_LEVEL: 'warn', SVC_NODE_LEASE_MS: '3000', SVC_NODE_OPERATION_LEASE_MS: '10000', SVC_NODE_RETRY_DELAY_MS: '200' },
-  });
-  account = await bootstrapAccount(platform.url);
+  ({ platform, account } = await startNodePlatform());
 }, 120_000);
 
-afterAll(async () => {
-  for (const runner of runners) await runner.stop(30_000);
-  await platform?.stop();
-  if (work) await removeDataDir(work);
-}, 120_000);
+afterAll(() => stopNodeSuite({ runners, platform, work }), 120_000);
 
 describe('canaries of a placed project', () => {
   it('promotes under steady traffic with both releases answering, then fails a 500-answering candidate with the baseline serving', async () => {

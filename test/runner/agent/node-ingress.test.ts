@@ -15,13 +15,14 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActivePointer } from '../../../runner/provider/local-provider.js';
 import { generationStatusSchema, registrationTokenSchema, type GenerationStatus } from '../../../src/nodes/contract.js';
-import { bootstrapAccount, type TestAccount } from '../../support/account.js';
+import type { TestAccount } from '../../support/account.js';
 import { runCli } from '../../support/run-cli.js';
-import { startPlatform, type StartedPlatform } from '../../support/start-platform.js';
-import { eventually, packFixture, removeDataDir, type Artifact } from '../../releases/release-support.js';
+import type { StartedPlatform } from '../../support/start-platform.js';
+import { eventually, packFixture, type Artifact } from '../../releases/release-support.js';
 import { steadyTraffic } from '../../releases/steady-traffic.js';
 import { startRunner, type RunnerProcess } from './runner-processes.js';
 import { postRelease } from '../../support/post-release.js';
+import { startNodePlatform, stopNodeSuite } from './node-platform.js';
 
 const PROVIDER_TOKEN = randomBytes(24).toString('hex');
 let work: string;
@@ -85,17 +86,10 @@ beforeAll(async () => {
   art.v1b = await packFixture('healthy', work, async (_dir, config) => ({ ...config, env: { ...config.env, FLAVOUR: 'b' } }));
   art.v2 = await packFixture('healthy-v2', work);
   art.badMigration = await packFixture('bad-migration', work);
-  platform = await startPlatform({
-    env: { SVC_LOG_LEVEL: 'warn', SVC_NODE_LEASE_MS: '3000', SVC_NODE_OPERATION_LEASE_MS: '10000', SVC_NODE_RETRY_DELAY_MS: '200' },
-  });
-  account = await bootstrapAccount(platform.url);
+  ({ platform, account } = await startNodePlatform());
 }, 120_000);
 
-afterAll(async () => {
-  for (const runner of runners) await runner.stop(30_000);
-  await platform?.stop();
-  if (work) await removeDataDir(work);
-}, 120_000);
+afterAll(() => stopNodeSuite({ runners, platform, work }), 120_000);
 
 describe('placed projects through the ingress', () => {
   it('deploy → served by Host from the node; CLI rollback waits and the older release answers; an offline node is unrouted', async () => {
