@@ -231,7 +231,11 @@ export class SwarmReleaseDriver implements ReleaseDriver {
   /** A candidate's stop: roll its update back (or remove its canary); the served app's: stop the project. */
   private async stopApp(app: SwarmApp): Promise<void> {
     const rt = await this.ready();
-    await this.watch.paused(app.projectId, app.role === 'app', async () => {
+    // Rolling back a candidate leaves the served task alone, as a rule; should the engine replace it
+    // anyway (it stops it with a lame-duck window), the unpaused watch follows the new task and the
+    // ingress moves to it instead of pointing at the stopped one.
+    const servedStaysWatched = app.role === 'app' && this.watch.current(app.projectId) !== app;
+    await this.watch.paused(app.projectId, app.role === 'app' && !servedStaysWatched, async () => {
       if (app.role === 'canary') {
         this.watch.unwatchCanary(app.projectId);
         await this.removeCanary(rt, app.projectId);
