@@ -87,6 +87,11 @@ function parseInfo(text: string): number | null {
 
 class PortTaken extends Error {}
 
+/** Pure: whether the launcher's output says the host forward could not bind 127.0.0.1:`port`. */
+export function forwardBindRefused(output: string, port: number): boolean {
+  return output.includes(`127.0.0.1:${port}`) && /Address already in use/.test(output);
+}
+
 // A picked port may be bound by another process before the host forward binds it; the start is then
 // repeated on another port (only when the caller did not ask for a port).
 const PORT_ATTEMPTS = 5;
@@ -216,6 +221,8 @@ export class SandboxRunner implements AppRunner {
       const said = [tailOf(join(runDir, 'stderr')), tailOf(join(runDir, 'net.log'))].filter(Boolean).join(' | ');
       rmSync(runDir, { recursive: true, force: true });
       if (error instanceof PortTaken || error instanceof SvcError) throw error;
+      // The host forward can fail its bind before the sandbox reports in; the sandbox then just ends.
+      if (forwardBindRefused(said, port)) throw new PortTaken(`127.0.0.1:${port} is taken`);
       throw new SvcError(
         'SVC_SANDBOX_START_FAILED',
         `Could not start ${spec.releaseId} in its sandbox: ${(error as Error).message}${said ? ` (${said})` : ''}`,
