@@ -9,6 +9,8 @@ export interface BenchResult {
   baselineName: string;
   /** value / baseline for times (lower is better) or baseline / value — say which in `name`. */
   ratio: number;
+  /** The spread of the per-round ratios and how many interleaved rounds there were (see rounds.ts). */
+  range?: { min: number; max: number; rounds: number };
   /** Human-readable target such as "<= 1.5x". */
   target?: string;
   pass?: boolean;

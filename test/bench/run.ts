@@ -1,8 +1,11 @@
 // Benchmark harness: `npm run bench [-- <id>...]` imports test/bench/*.bench.ts (optionally only the ids given,
 // matched against the file-name prefix such as "b6-"), runs each default export and prints one table.
 // Every benchmark measures its own baseline in the same run; the exit code is 1 if any row misses its target.
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+// `--json <file>` also writes the rows with the machine they came from (written atomically).
+import { randomUUID } from 'node:crypto';
+import { open, readdir, rename } from 'node:fs/promises';
+import { cpus, release, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Benchmark, BenchResult } from './bench-types.js';
 
@@ -18,13 +21,14 @@ export async function findBenchmarks(filters: string[]): Promise<string[]> {
 
 /** Render rows as an aligned text table. */
 export function formatTable(rows: BenchResult[]): string {
-  const header = ['id', 'benchmark', 'value', 'baseline', 'ratio', 'target', 'pass'];
+  const header = ['id', 'benchmark', 'value', 'baseline', 'ratio', 'min–max (rounds)', 'target', 'pass'];
   const body = rows.map((r) => [
     r.id,
     r.name,
     `${format(r.value)} ${r.unit}`,
     `${format(r.baseline)} ${r.unit} (${r.baselineName})`,
     `${r.ratio.toFixed(2)}x`,
+    r.range ? `${r.range.min.toFixed(2)}–${r.range.max.toFixed(2)} (${r.range.rounds})` : '',
     r.target ?? '',
     r.pass === undefined ? '' : r.pass ? 'yes' : 'NO',
   ]);
@@ -41,8 +45,47 @@ function format(n: number): string {
   return Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(2);
 }
 
+/** Where `--json <file>` asks the rows to go, and the id filters (every other argument). */
+export function parseArgs(argv: string[]): { filters: string[]; json?: string } {
+  const filters: string[] = [];
+  let json: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--json') {
+      json = argv[++i];
+      if (!json) throw new Error('--json needs a file name: npm run bench -- --json bench.json');
+    } else if (arg.startsWith('--json=')) json = arg.slice('--json='.length);
+    else if (!arg.startsWith('-')) filters.push(arg);
+  }
+  return json === undefined ? { filters } : { filters, json };
+}
+
+/** The machine a run came from, so a reader can tell which figures are comparable. */
+export function machine(): Record<string, unknown> {
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    kernel: release(),
+  };
+}
+
+async function writeJsonAtomically(file: string, value: unknown): Promise<void> {
+  const target = resolve(file);
+  const temp = join(dirname(target), `.${randomUUID()}.tmp`);
+  const handle = await open(temp, 'w');
+  try {
+    await handle.writeFile(`${JSON.stringify(value, null, 2)}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temp, target);
+}
+
 async function main(): Promise<void> {
-  const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const { filters, json } = parseArgs(process.argv.slice(2));
   const files = await findBenchmarks(filters);
   if (files.length === 0) {
     console.error(`No benchmarks match ${filters.join(', ') || '(none found)'} in ${benchDir}`);
@@ -63,6 +106,7 @@ async function main(): Promise<void> {
     process.stderr.write(`  ${file} done in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
   }
   console.log(formatTable(rows));
+  if (json) await writeJsonAtomically(json, { at: new Date().toISOString(), machine: machine(), rows });
   if (rows.some((r) => r.pass === false)) process.exitCode = 1;
 }
 
