@@ -8,14 +8,13 @@
 // put the data back and restart the previous release. A canary request starts a code-only candidate
 // beside the baseline without switching (canary-candidates.ts, decisions in node-canary.ts); a later
 // request for its release promotes it without a restart, any other request aborts it first.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DeployConfig } from '../../src/artifacts/index.js';
 import { systemClock, type Clock } from '../../src/core/clock.js';
 import { SvcError, isSvcError } from '../../src/core/errors.js';
 import type { AppRunner, RunningApp } from '../app-runner.js';
-import { checkHealth } from '../health-check.js';
 import { migrateDatabase } from '../jobs/apply-migrations.js';
 import { createSnapshot } from '../jobs/snapshot.js';
 import {
@@ -37,8 +36,10 @@ import { createCanarySteps } from './canary-steps.js';
 import { decideStagedCanary } from './node-canary.js';
 import { planNodeCutover } from './node-cutover.js';
 import { createProjectFiles, type ActivePointer } from './project-files.js';
+import { projectIdsUnder, projectRunStates } from './project-run-states.js';
+import { createReleaseStarter } from './release-starter.js';
 import { RetiringApps } from './retiring-apps.js';
-import { idSchema, type DeploymentProvider, type ProjectRunState, type ReconcileRequest } from './provider-contract.js';
+import type { DeploymentProvider, ProjectRunState, ReconcileRequest } from './provider-contract.js';
 
 export type { ActivePointer } from './project-files.js';
 
@@ -98,70 +99,15 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
   const drainMs = options.drainMs ?? 10_000;
   const failpoint = options.failpoint ?? (() => undefined);
   const files = createProjectFiles(options);
-  const { projectDir, active, writePointer, readDeployConfig, migrationTarget, stage } = files;
+  const { projectDir, active, writePointer, migrationTarget, stage } = files;
   const report = (error: unknown, context: string): void => options.onError?.(error, context);
   const canaries = new CanaryCandidates({ projectDir, stopGraceMs: drainMs });
-
-  /** Start one release and wait for its health route; a failed start leaves nothing running. */
-  async function startRelease(
-    projectId: string,
-    releaseId: string,
-    config: DeployConfig,
-    at: { host?: string; port?: number },
-    signal?: AbortSignal,
-  ): Promise<RunningApp> {
-    const dataDir = files.dataDirOf(projectId);
-    await mkdir(dataDir, { recursive: true });
-    const releaseDir = files.releaseDirOf(projectId, releaseId);
-    const app = await options.runner.start({
-      projectId,
-      releaseId,
-      releaseDir,
-      entry: config.entry,
-      dataDir,
-      databasePath: migrationTarget(projectId, releaseDir, config).databasePath,
-      env: config.env ?? {},
-      secrets: (await options.secrets?.(projectId)) ?? {},
-      ...(at.host ? { host: at.host } : {}),
-      ...(at.port ? { port: at.port } : {}),
-    });
-    const health = await checkHealth({
-      host: app.host,
-      port: app.port,
-      path: config.health.path,
-      timeoutMs: config.health.timeoutMs,
-      exited: app.wait(),
-      ...(signal ? { signal } : {}),
-    });
-    if (!health.ok) {
-      await app.stop({ graceMs: 2000 });
-      if (health.reason === 'aborted' || signal?.aborted) throw new SvcError('SVC_PROVIDER_ABORTED', 'Aborted while the candidate started');
-      throw new SvcError('SVC_HEALTH_CHECK_FAILED', `Health check of ${releaseId} failed (${health.reason})`);
-    }
-    return app;
-  }
-
-  /**
-   * Start the pointer's release again at the pointer's address, so the unchanged pointer stays true. If
-   * that address was taken meanwhile (another process bound the port while nothing listened), start it
-   * on a fresh port and move the pointer (same generation) in one atomic write.
-   */
-  async function restartActive(projectId: string, pointer: ActivePointer & { releaseId: string }): Promise<RunningApp> {
-    const config = await readDeployConfig(projectId, pointer.releaseId);
-    let app: RunningApp;
-    try {
-      app = await startRelease(projectId, pointer.releaseId, config, {
-        ...(pointer.host ? { host: pointer.host } : {}),
-        ...(pointer.port ? { port: pointer.port } : {}),
-      });
-    } catch (error) {
-      if (!pointer.port) throw error;
-      report(error, `restart of ${pointer.releaseId} at its recorded port`);
-      app = await startRelease(projectId, pointer.releaseId, config, pointer.host ? { host: pointer.host } : {});
-    }
-    if (app.host !== pointer.host || app.port !== pointer.port) writePointer(projectId, { ...pointer, host: app.host, port: app.port });
-    return app;
-  }
+  const { startRelease, restartActive } = createReleaseStarter({
+    runner: options.runner,
+    files,
+    report,
+    ...(options.secrets ? { secrets: options.secrets } : {}),
+  });
 
   /** Undo a deploy that did not switch: the candidate is stopped, the database restored, the previous release restarted. */
   async function rollbackDeploy(projectId: string, candidate: RunningApp | null, previous: ActivePointer | null): Promise<void> {
@@ -346,46 +292,18 @@ export function createLocalProvider(options: LocalProviderOptions): LocalProvide
     return { projectId, outcome: 'started' };
   }
 
-  /** What runs per project: the pointer's generation and release, and the app's address while it is up. */
-  async function running(): Promise<ProjectRunState[]> {
-    const names = existsSync(options.rootDir) ? readdirSync(options.rootDir) : [];
-    const states: ProjectRunState[] = [];
-    for (const projectId of names.filter((name) => idSchema.safeParse(name).success)) {
-      const pointer = active(projectId);
-      if (!pointer) continue;
-      const app = apps.get(projectId);
-      const up = pointer.releaseId !== null && app !== undefined && !app.exited && app.releaseId === pointer.releaseId;
-      let canary;
-      try {
-        canary = canaries.runState(projectId);
-      } catch (error) {
-        report(error, `reading the canary record of ${projectId}`);
-      }
-      states.push({
-        projectId,
-        generation: pointer.generation,
-        state: pointer.releaseId ? 'running' : 'stopped',
-        releaseId: pointer.releaseId,
-        upstream: up ? { host: app.host, port: app.port } : null,
-        ...(canary ? { canary } : {}),
-      });
-    }
-    return states;
-  }
-
   return {
     kind: `local-${options.runner.kind}`,
     supportsCanary: true,
     active,
-    running,
+    running: async () => projectRunStates({ rootDir: options.rootDir, active, apps, canaries, report }),
     async reconcile(request: ReconcileRequest): Promise<void> {
       if (request.desired.state === 'running') await run(request);
       else await stop(request);
     },
     async resume(): Promise<ResumeOutcome[]> {
       const outcomes: ResumeOutcome[] = [];
-      const names = existsSync(options.rootDir) ? readdirSync(options.rootDir) : [];
-      for (const projectId of names.filter((name) => idSchema.safeParse(name).success)) {
+      for (const projectId of projectIdsUnder(options.rootDir)) {
         try {
           outcomes.push(await resumeProject(projectId));
         } catch (error) {
