@@ -13,17 +13,12 @@ import { ProcessRunner } from '../../runner/process-runner.js';
 import { createSandboxRunner, readSandboxSettings } from '../../runner/sandbox/sandbox-settings.js';
 import { appSpec, makeRoot } from '../runner/runner-helpers.js';
 import type { BenchResult } from './bench-types.js';
+import { median, roundsFrom } from './rounds.js';
 
-const ROUNDS = Math.max(5, Number(process.env.SVC_B14_ROUNDS ?? 9));
+const ROUNDS = roundsFrom(process.env.SVC_B14_ROUNDS, 9);
 const TARGET_ADDED_MS = 100;
 /** A uid no account uses, for the benchmark's one project (only when svc runs as root). */
 const BENCH_UID = 231_000;
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** Milliseconds from start() to the first 200 of /healthz; the app is stopped afterwards. */
 async function spawnToFirst200(runner: AppRunner, spec: ReturnType<typeof appSpec>): Promise<number> {
@@ -84,6 +79,7 @@ export default async function b14(): Promise<BenchResult[]> {
         baseline: Number(plainMs.toFixed(1)),
         baselineName: 'ProcessRunner, no sandbox',
         ratio: Number(ratio.toFixed(3)),
+        range: { min: Math.min(...ratios), max: Math.max(...ratios), rounds: ratios.length },
       },
       {
         id: 'B14',

@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packFixture, removeDataDir, startPlane } from '../releases/release-support.js';
 import type { BenchResult } from './bench-types.js';
-import { livezRow, percentile, probeWhile } from './b15-probe.js';
+import { livezRow, probeWhile } from './b15-probe.js';
+import { percentile, roundsFrom } from './rounds.js';
 
-const ROUNDS = Math.max(5, Number(process.env.SVC_B15_ROUNDS ?? 5));
+const ROUNDS = roundsFrom(process.env.SVC_B15_ROUNDS);
 const HEAVY = (n: number) =>
   `CREATE TABLE heavy_${n} AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 6000000) SELECT sum(x) AS s FROM c;\n`;
 

@@ -21,10 +21,11 @@ import { packFixture, ROOT, type Artifact } from '../releases/release-support.js
 import { bootstrapAccount } from '../support/account.js';
 import { startPlatform } from '../support/start-platform.js';
 import type { BenchResult } from './bench-types.js';
-import { idleP99, livezRow, percentile, probeWhile } from './b15-probe.js';
+import { idleP99, livezRow, probeWhile } from './b15-probe.js';
+import { percentile, roundsFrom } from './rounds.js';
 
 const MiB = 1024 * 1024;
-const ROUNDS = Math.max(1, Number(process.env.SVC_B15_HEAVY_ROUNDS ?? 3));
+const ROUNDS = roundsFrom(process.env.SVC_B15_HEAVY_ROUNDS);
 const IDLE_MS = 3_000;
 // ~110 ms of SQLite per million rows on the 2-core box: about 10 s per migration.
 const LONG_ROWS = Number(process.env.SVC_B15_MIGRATION_ROWS ?? 90_000_000);

@@ -2,14 +2,9 @@
 // the row that compares p99 during the work with p99 of the same idle control plane.
 import { spawn } from 'node:child_process';
 import type { BenchResult } from './bench-types.js';
+import { median, percentile } from './rounds.js';
 
 export const TARGET_P99_MS = 50;
-
-export const percentile = (values: number[], p: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-};
-export const median = (values: number[]): number => percentile(values, 50);
 
 // The prober runs in its own process (the control plane's event loop is what is measured, so the client
 // must not share it) and sends one /livez every 10 ms whether or not earlier ones answered (open loop:
@@ -60,6 +55,7 @@ export function livezRow(id: string, what: string, busyP99: number[], idleP99s: 
     baseline: Number(idle.toFixed(1)),
     baselineName: 'idle control plane',
     ratio: Number((busy / idle).toFixed(2)),
+    range: { min: Math.min(...ratios), max: Math.max(...ratios), rounds: ratios.length },
     target: `p99 < ${TARGET_P99_MS} ms`,
     pass: busy < TARGET_P99_MS,
   };

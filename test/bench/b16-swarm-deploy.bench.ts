@@ -17,16 +17,16 @@ import { startPlatform, type StartedPlatform } from '../support/start-platform.j
 import { swarmEngineGate } from '../support/swarm-engine.js';
 import { startSwarmSetup } from '../e2e/support/swarm-setup.js';
 import type { BenchResult } from './bench-types.js';
+import { median, roundsFrom } from './rounds.js';
 import { defaultHttpClient } from '../../src/core/http/http-client.js';
 
 /** Pairs after one warm-up each: about 23 s per pair on a 2-CPU box (the swarm deploy ~10 s to its first 200, ~16 s until active), so the row fits in ~3 minutes. */
-const RUNS = 5;
+const RUNS = roundsFrom(process.env.SVC_B16_ROUNDS);
 const POLL_MS = 5;
 const FIRST_200_TIMEOUT_MS = 120_000;
 /** The lame-duck window of a replaced task (it runs after the cutover, so it only spaces the runs). */
 const SWARM_DRAIN_MS = '2000';
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Target {
@@ -151,6 +151,7 @@ export default async function b16(): Promise<BenchResult[]> {
         baseline: median(localTimes),
         baselineName: 'the same deploy under the local runner (default sandbox)',
         ratio,
+        range: { min: Math.min(...ratios), max: Math.max(...ratios), rounds: ratios.length },
       },
     ];
   } finally {
