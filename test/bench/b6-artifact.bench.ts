@@ -1,5 +1,6 @@
 // B6: pack and verify+extract of a 50 MB / 5,000-file tree against `tar czf` / `tar xzf` on the same tree.
-// Targets: pack <= 1.5x tar czf, verify+extract <= 2x tar xzf. Median of several alternating runs.
+// Targets: pack <= 1.5x tar czf, verify+extract <= 2x tar xzf. Interleaved rounds (order alternating);
+// each row is the median of the per-round ratios with their min–max.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,10 +8,11 @@ import { decodeArtifact, extractArtifact, packArtifact } from '../../src/artifac
 import { command } from '../../src/core/command.js';
 import { execChecked } from '../../src/core/exec.js';
 import type { BenchResult } from './bench-types.js';
+import { interleave, median, pairedRatios, roundsFrom } from './rounds.js';
 
 const FILES = 5_000;
 const TOTAL_BYTES = 50 * 1000 * 1000;
-const RUNS = 3;
+const ROUNDS = roundsFrom(process.env.SVC_B6_ROUNDS);
 
 /** Deterministic PRNG (mulberry32) so every run packs the same tree. */
 function prng(seed: number): () => number {
@@ -96,8 +98,6 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - started;
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
 /** Run B6 and return its rows. */
 export default async function b6(): Promise<BenchResult[]> {
   const work = await mkdtemp(join(tmpdir(), 'svc-bench-b6-'));
@@ -106,57 +106,62 @@ export default async function b6(): Promise<BenchResult[]> {
     await mkdir(app);
     await makeTree(app);
     const tgz = join(work, 'tree.tgz');
-    const packTimes: number[] = [];
-    const tarCzfTimes: number[] = [];
-    const extractTimes: number[] = [];
-    const tarXzfTimes: number[] = [];
     let artifactBytes = 0;
     let artifactPath = '';
-    for (let run = 0; run < RUNS; run++) {
-      tarCzfTimes.push(await time(() => execChecked(command('tar', ['czf', tgz, '-C', app, 'dist']))));
-      packTimes.push(
-        await time(async () => {
+    const packs = await interleave(
+      ROUNDS,
+      () =>
+        time(async () => {
           const packed = await packArtifact(app);
           artifactBytes = packed.bytes.length;
           artifactPath = join(work, `${packed.digest}.svc.gz`);
           await writeFile(artifactPath, packed.bytes);
         }),
-      );
-      const tarTarget = join(work, `tar-${run}`);
-      await mkdir(tarTarget);
-      tarXzfTimes.push(await time(() => execChecked(command('tar', ['xzf', tgz, '-C', tarTarget]))));
-      const target = join(work, `svc-${run}`);
-      extractTimes.push(await time(async () => extractArtifact(await decodeArtifact(await readFile(artifactPath)), target)));
-      await rm(tarTarget, { recursive: true, force: true });
-      await rm(target, { recursive: true, force: true });
-    }
+      () => time(() => execChecked(command('tar', ['czf', tgz, '-C', app, 'dist']))),
+    );
+    const extracts = await interleave(
+      ROUNDS,
+      async (round) => {
+        const target = join(work, `svc-${round}`);
+        const ms = await time(async () => extractArtifact(await decodeArtifact(await readFile(artifactPath)), target));
+        await rm(target, { recursive: true, force: true });
+        return ms;
+      },
+      async (round) => {
+        const tarTarget = join(work, `tar-${round}`);
+        await mkdir(tarTarget);
+        const ms = await time(() => execChecked(command('tar', ['xzf', tgz, '-C', tarTarget])));
+        await rm(tarTarget, { recursive: true, force: true });
+        return ms;
+      },
+    );
     const tgzBytes = (await readFile(tgz)).length;
-    const pack = median(packTimes);
-    const czf = median(tarCzfTimes);
-    const extract = median(extractTimes);
-    const xzf = median(tarXzfTimes);
+    const packRatio = pairedRatios(packs);
+    const extractRatio = pairedRatios(extracts);
     return [
       {
         id: 'B6',
         name: 'pack 50 MB / 5,000 files (time, value/baseline)',
-        value: pack,
+        value: median(packs.ours),
         unit: 'ms',
-        baseline: czf,
+        baseline: median(packs.baseline),
         baselineName: 'tar czf',
-        ratio: pack / czf,
+        ratio: packRatio.median,
+        range: packRatio,
         target: '<= 1.5x',
-        pass: pack / czf <= 1.5,
+        pass: packRatio.median <= 1.5,
       },
       {
         id: 'B6',
         name: 'verify + extract, fsync (time, value/baseline)',
-        value: extract,
+        value: median(extracts.ours),
         unit: 'ms',
-        baseline: xzf,
+        baseline: median(extracts.baseline),
         baselineName: 'tar xzf',
-        ratio: extract / xzf,
+        ratio: extractRatio.median,
+        range: extractRatio,
         target: '<= 2x',
-        pass: extract / xzf <= 2,
+        pass: extractRatio.median <= 2,
       },
       {
         id: 'B6',
