@@ -21,6 +21,7 @@ import { createSecrets, secretRoutes, secretsMigrations, type SecretsFeature } f
 import { backupsMigrations, createBackups, type BackupsFeature } from './backups/index.js';
 import { createIngress, ingressMigrations, ingressRoutes, serveUpgrades, type Ingress } from './ingress/index.js';
 import {
+  combineObservers,
   createReleases,
   deleteReleaseRoutes,
   isolationSchema,
@@ -37,7 +38,7 @@ import { createGithub, githubMigrations, type GithubFeature, type GithubOptions,
 import { createRecovery, recoveryEnabled, recoveryMigrations } from './recovery/platform/index.js';
 import { bucketLimitsFromEnv, projectBucketEnvironment } from './projects/bucket-environment.js';
 import { canaryMigrations, createCanary, type CanaryFeature, type CanaryOptions } from './canary/index.js';
-import { createOps, opsMigrations, type OpenDrillDriver, type OpsFeature } from './ops/index.js';
+import { createOps, createPrometheusMetrics, opsMigrations, type OpenDrillDriver, type OpsFeature } from './ops/index.js';
 import { createNodes, nodesMigrations, type NodeReleaseListener, type NodesFeature } from './nodes/index.js';
 import { openLocalReleaseDriver } from '../runner/local-release-driver.js';
 import { openSwarmReleaseDriver } from '../runner/swarm/open-swarm-release-driver.js';
@@ -130,6 +131,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const identity = createIdentity(ctx, { resolveProject: (idOrSlug) => resolveProject(ctx, idOrSlug) });
 
   const ingress = createIngress(ctx);
+  const metrics = await createPrometheusMetrics(ctx, { ingress }); // GET /metrics behind SVC_METRICS_TOKEN; refused without one
   const secrets = createSecrets(ctx); // loads the master key: a wrong key stops start-up here
   const uploadPrincipal = createOidcUploadAuth(ctx, { links: githubLinkLookup(ctx) }); // GitHub Actions OIDC bearers on the upload route
   const bucketLimits = bucketLimitsFromEnv(config.env); // administrator limits for every project's buckets
@@ -180,16 +182,17 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
       traversableRoots: [dirname(config.dataDir), workDir],
     });
   const releases = createReleases(ctx, {
-    driver,
+    driver: metrics.instrumentDriver(driver),
     routing: ingress.routes,
     loadSecrets: secrets.loadSecrets,
     uploadPrincipal,
     recovery: recovery.hooks,
-    observer: github.observer,
+    observer: combineObservers([github.observer, metrics.releaseObserver]),
     canary: canary.hooks,
     appEnv: (projectId, layout) => projectBucketEnvironment(projectId, layout.dataDir, secrets.keyring.secretsKey, bucketLimits),
     placement: nodes.placement,
   });
+  metrics.watchApps({ driver: releases.driver, isPlaced: (projectId) => nodes.placement.isPlaced(projectId) });
   logIsolation(logger, releases.isolation()); // once per start: apps unisolated or unable to start must not go unnoticed
   const apps = releases.apps; // restore, recovery and site deletion stop and restart apps through the release pipeline
   const backups = createBackups(ctx, { locks: releases.locks, keyring: secrets.keyring, apps, jobs: releases.driver });
@@ -246,6 +249,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     canary.routes, // GET /api/projects/:id/canary
     ops.routes, // /api/admin/operations, /api/admin/audit-export
     nodes.routes, // /api/admin/nodes*, /api/nodes/*, /api/projects/:id/placement|generations
+    metrics.routes, // GET /metrics, and the API request counts
     consoleRoutes(ctx), // keep last: GET /* serves the console and its history-routing fallback
   ];
   for (const plugin of routePlugins) await plugin(app);

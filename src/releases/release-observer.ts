@@ -51,3 +51,30 @@ export function observe(logger: Logger, call: () => void, options: { rethrowSvcE
     logger.error({ err: error }, 'a release observer failed (ignored)');
   }
 }
+
+/**
+ * One observer that calls each of `observers` in order. Every observer of an event runs even when
+ * an earlier one throws (the first error is rethrown afterwards, for `observe` to log); `admit`
+ * stops at the first refusal.
+ */
+export function combineObservers(observers: readonly (ReleaseObserver | null | undefined)[]): ReleaseObserver {
+  const all = observers.filter((o): o is ReleaseObserver => o !== null && o !== undefined);
+  const each = (call: (o: ReleaseObserver) => void): void => {
+    let first: { error: unknown } | null = null;
+    for (const o of all) {
+      try {
+        call(o);
+      } catch (error) {
+        first ??= { error };
+      }
+    }
+    if (first !== null) throw first.error;
+  };
+  return {
+    admit: (projectId, source) => all.forEach((o) => o.admit?.(projectId, source)),
+    onCandidate: (release, source) => each((o) => o.onCandidate?.(release, source)),
+    onPhase: (release, step, details) => each((o) => o.onPhase?.(release, step, details)),
+    onOutcome: (release) => each((o) => o.onOutcome?.(release)),
+    onRollback: (event) => each((o) => o.onRollback?.(event)),
+  };
+}

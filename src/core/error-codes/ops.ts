@@ -92,4 +92,22 @@ export const opsCodes = defineCodes({
     summary: 'A restore drill booted the restored copy but the application or one of its loopback checks failed.',
     hint: 'Check that the app boots from the restored backup and that SVC_RESTORE_DRILL_CHECKS matches its routes (see docs/operations-monitoring.md).',
   },
+  SVC_METRICS_DISABLED: {
+    status: 404,
+    retryable: false,
+    summary: 'GET /metrics is off: the platform has no SVC_METRICS_TOKEN, so it serves no metrics to anyone.',
+    hint: 'Set SVC_METRICS_TOKEN (at least 32 characters) and restart the platform; give Prometheus the same token as a bearer credential (see docs/operations.md).',
+  },
+  SVC_METRICS_UNAUTHORIZED: {
+    status: 401,
+    retryable: false,
+    summary: 'GET /metrics needs the metrics token as a bearer credential (Authorization: Bearer <SVC_METRICS_TOKEN>).',
+    hint: "Set the scrape job's `authorization: { type: Bearer, credentials_file: ... }` to the platform's SVC_METRICS_TOKEN (see docs/operations.md).",
+  },
+  SVC_METRICS_CONFIG: {
+    status: 500,
+    retryable: false,
+    summary: 'SVC_METRICS_TOKEN is set but too short or not printable (it needs 32–512 visible ASCII characters).',
+    hint: 'Generate one with `openssl rand -hex 32`, set SVC_METRICS_TOKEN to it and restart the platform (see docs/operations.md).',
+  },
 });
