@@ -1,6 +1,6 @@
 // The benchmark harness's own logic (no benchmark runs here): interleaving, ratios, arguments, table.
 import { describe, expect, it } from 'vitest';
-import { formatTable, parseArgs } from '../bench/run.js';
+import { formatMarkdown, formatTable, parseArgs } from '../bench/run.js';
 import { interleave, median, pairedRatios, percentile, roundsFrom } from '../bench/rounds.js';
 
 describe('benchmark rounds', () => {
@@ -42,9 +42,10 @@ describe('benchmark rounds', () => {
 
 describe('npm run bench arguments and table', () => {
   it('takes id filters and --json <file>', () => {
-    expect(parseArgs(['b4', '--json', 'out.json', 'b5'])).toEqual({ filters: ['b4', 'b5'], json: 'out.json' });
-    expect(parseArgs(['--json=x.json'])).toEqual({ filters: [], json: 'x.json' });
+    expect(parseArgs(['b4', '--json', 'out.json', 'b5'])).toEqual({ filters: ['b4', 'b5'], json: 'out.json', markdown: false });
+    expect(parseArgs(['--json=x.json'])).toEqual({ filters: [], json: 'x.json', markdown: false });
     expect(() => parseArgs(['--json'])).toThrow(/--json needs a file name/);
+    expect(parseArgs(['--markdown', 'b6'])).toEqual({ filters: ['b6'], markdown: true });
   });
 
   it("shows each row's range and rounds", () => {
@@ -64,5 +65,9 @@ describe('npm run bench arguments and table', () => {
     ]);
     expect(table).toContain('1.50–2.50 (5)');
     expect(table).toMatch(/B9\s+thing\s+2\.00 ms/);
+    const markdown = formatMarkdown([
+      { id: 'B9', name: 'a | b', value: 2, unit: 'ms', baseline: 1, baselineName: 'bare', ratio: 2, range: { min: 1.5, max: 2.5, rounds: 5 } },
+    ]);
+    expect(markdown.split('\n')[2]).toBe('| B9 | a \\| b | 2.00 ms | 1.00 ms (bare) | 2.00× | 1.50–2.50 (5) |  |  |');
   });
 });
