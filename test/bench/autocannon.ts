@@ -11,10 +11,14 @@ export interface CannonSummary {
   errors: number;
 }
 
-/** Run `connections` clients against `url` for `seconds`; rejects when autocannon fails or overruns by 30 s. */
-export function autocannon(url: string, headers: Record<string, string>, seconds: number, connections: number): Promise<CannonSummary> {
+/**
+ * Run `connections` clients against `url` for `seconds`; rejects when autocannon fails or overruns by 30 s.
+ * With `socketPath`, connects to that unix socket (the URL still gives the path and Host).
+ */
+export function autocannon(url: string, headers: Record<string, string>, seconds: number, connections: number, socketPath?: string): Promise<CannonSummary> {
   const args = ['-j', '-n', '-c', String(connections), '-d', String(seconds)];
   for (const [key, value] of Object.entries(headers)) args.push('-H', `${key}=${value}`);
+  if (socketPath !== undefined) args.push('-S', socketPath);
   args.push(url);
   return new Promise((resolve, reject) => {
     const child = spawn(join(repoRoot, 'node_modules', '.bin', 'autocannon'), args, { stdio: ['ignore', 'pipe', 'pipe'] });
