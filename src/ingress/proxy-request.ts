@@ -23,6 +23,8 @@ export interface ProxyOptions {
   bodyTimeoutMs?: number;
   /** Connection cap per upstream; more requests queue (default 256). */
   connectionsPerUpstream?: number;
+  /** Set `endedAt` on each record (the ingress process: its records reach the control plane later). */
+  stampEndedAt?: boolean;
   logger?: Logger;
 }
 
@@ -79,7 +81,8 @@ export class IngressProxy {
       headersTimeoutMs: this.headersTimeoutMs,
       begin: () => void this.active++,
       end: () => this.#leave(),
-      observe: (record) => this.#observe(record),
+      // Upgrades are rare: a copy with the end time is fine here (requests stamp theirs in place).
+      observe: (record) => this.#observe(options.stampEndedAt === true ? { ...record, endedAt: Date.now() } : record),
     };
   }
 
@@ -181,6 +184,10 @@ export class IngressProxy {
 
   get trustProxy(): boolean {
     return this.#options.trustProxy;
+  }
+
+  get stampEndedAt(): boolean {
+    return this.#options.stampEndedAt === true;
   }
 
   /** Resolve true once no proxied request is active, false after timeoutMs. */
@@ -365,7 +372,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     const target = this.#target;
     if (target !== null) this.#proxy.routes.release(target);
     // Write callbacks of the last chunk run before 'close'; anything still queued never reached the client.
-    this.#proxy.emit({
+    const record: { -readonly [K in keyof RequestRecord]: RequestRecord[K] } = {
       projectId: this.#entry.projectId,
       releaseId: target === null ? null : target.releaseId,
       generation: this.#generation,
@@ -375,6 +382,9 @@ class Exchange implements Dispatcher.DispatchHandler {
       bytes: this.#bytes,
       aborted: !finished && !this.#streamError,
       streamError: this.#streamError,
-    });
+    };
+    // Stamped here rather than copied into a new object by the observer: one record per request.
+    if (this.#proxy.stampEndedAt) record.endedAt = Date.now();
+    this.#proxy.emit(record);
   };
 }

@@ -126,7 +126,8 @@ export class EdgeRouting {
     this.#proxy = proxy = new IngressProxy({
       routes: table,
       trustProxy: settings.trustProxy,
-      observers: [(record) => this.outbox.push({ ...record, endedAt: Date.now() })],
+      stampEndedAt: true,
+      observers: [this.outbox.push],
     });
     this.#settings = settings;
     this.#table = table;

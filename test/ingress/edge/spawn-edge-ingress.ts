@@ -11,19 +11,21 @@ export interface SpawnedEdgeIngress {
   port: number;
 }
 
-/** Spawn the ingress on `listen` (default an ephemeral loopback port) for data directory `dir`. */
-export async function spawnEdgeIngress(options: { dir: string; holdMs: number; listen?: string }): Promise<SpawnedEdgeIngress> {
-  const args = [
-    '--import',
-    'tsx',
-    join(repoRoot, 'src/ingress/edge/ingress-main.ts'),
-    '--listen',
-    options.listen ?? '127.0.0.1:0',
-    '--data',
-    options.dir,
-    '--hold-ms',
-    String(options.holdMs),
-  ];
+export interface SpawnEdgeIngressOptions {
+  dir: string;
+  holdMs: number;
+  /** Default an ephemeral loopback port. */
+  listen?: string;
+  /** Flags for node itself (e.g. `--cpu-prof`). */
+  nodeArgs?: string[];
+  /** A built entry such as `bin/svc-ingress.js`, run as it is; default the sources through tsx. */
+  entry?: string;
+}
+
+/** Spawn the ingress for data directory `dir`. */
+export async function spawnEdgeIngress(options: SpawnEdgeIngressOptions): Promise<SpawnedEdgeIngress> {
+  const entry = options.entry === undefined ? ['--import', 'tsx', join(repoRoot, 'src/ingress/edge/ingress-main.ts')] : [options.entry];
+  const args = [...(options.nodeArgs ?? []), ...entry, '--listen', options.listen ?? '127.0.0.1:0', '--data', options.dir, '--hold-ms', String(options.holdMs)];
   // stdout is not read by any test: ignoring it keeps a chatty ingress from blocking on a full pipe.
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const message = await new Promise<{ type: string; status: EdgeStatus }>((resolve, reject) => {
