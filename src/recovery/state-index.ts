@@ -3,7 +3,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { SvcError } from '../core/errors.js';
 import { quoteIdent, type ManagedTable } from './managed-tables.js';
-import { accumulate, rowDigest } from './state-seal.js';
+import { accumulate, rowDigestOfJson } from './state-seal.js';
 import { encodeValue, type EncodedValue } from './value-codec.js';
 
 /** At most 200,000 captured rows per table (docs/recovery.md, limits). */
@@ -31,7 +31,7 @@ export function encodeRow(
   const values = raw.map((value, i) => encodeValue(value, () => `${table.name}.${table.columns[i]}`));
   const json = JSON.stringify(values);
   const key = JSON.stringify(keyPositions.map((p) => values[p]));
-  return { values, key, state: { digest: rowDigest(table.name, values), bytes: json.length + table.name.length } };
+  return { values, key, state: { digest: rowDigestOfJson(table.name, json), bytes: json.length + table.name.length } };
 }
 
 /** Positions of the key columns within the column list. */

@@ -9,7 +9,12 @@ const MOD = 1n << 256n;
 
 /** Digest of one row (table name + canonical values) as a 256-bit integer. */
 export function rowDigest(table: string, row: readonly EncodedValue[]): bigint {
-  return BigInt(`0x${hash('sha256', JSON.stringify([table, row]), 'hex')}`);
+  return rowDigestOfJson(table, JSON.stringify(row));
+}
+
+/** rowDigest from the row's JSON text, for callers that already serialised it (the text is the same). */
+export function rowDigestOfJson(table: string, rowJson: string): bigint {
+  return BigInt(`0x${hash('sha256', `[${JSON.stringify(table)},${rowJson}]`, 'hex')}`);
 }
 
 /** Add (sign 1) or remove (sign -1) a row digest from the accumulator. */

@@ -1,9 +1,10 @@
 // Pure tests of the entry codec and chain verification: no disk, no clock.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { checkTarget, createChainVerifier, entryWithinTarget } from '../../src/recovery/chain.js';
 import { openEntry, parseEntryLine, sealEntry } from '../../src/recovery/journal-entry.js';
 import { deriveRecoveryKeys } from '../../src/recovery/recovery-keys.js';
-import { accumulate, accumulatorHex, computeSeal, genesisDigest, rowDigest } from '../../src/recovery/state-seal.js';
+import { accumulate, accumulatorHex, computeSeal, genesisDigest, rowDigest, rowDigestOfJson } from '../../src/recovery/state-seal.js';
 import { decodeValue, encodeValue } from '../../src/recovery/value-codec.js';
 
 const keys = deriveRecoveryKeys(Buffer.alloc(32, 3), 'epoch_test');
@@ -63,6 +64,22 @@ describe('journal entry codec', () => {
     expect(accumulate(accumulate(accumulate(0n, a, 1), b, 1), a, -1)).toBe(accumulate(0n, b, 1));
     const input = { epochId: 'e', sequence: 1, previous: genesis, schemaHash: 'c'.repeat(64), accumulator: accumulatorHex(a) };
     expect(computeSeal(input)).not.toBe(computeSeal({ ...input, sequence: 2 }));
+  });
+
+  it('digests a row as SHA-256 of the JSON of [table, values], also when given the values already serialised', () => {
+    // The digest is part of the on-disk seal: existing journals must keep verifying.
+    for (const [table, row] of [
+      ['t', [1, 'a']],
+      ['we"ird\\name\u2028', [null, { f: 1.5 }, { b: 'AQI=' }, 'line\nbreak']],
+    ] as const) {
+      const expected = BigInt(
+        `0x${createHash('sha256')
+          .update(JSON.stringify([table, row]))
+          .digest('hex')}`,
+      );
+      expect(rowDigest(table, row)).toBe(expected);
+      expect(rowDigestOfJson(table, JSON.stringify(row))).toBe(expected);
+    }
   });
 });
 

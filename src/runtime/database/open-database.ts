@@ -1,6 +1,6 @@
 // Opening a database: pragmas and file-backed defaults (WAL, synchronous FULL, integrity check, 0600
 // permissions, busy timeout, cross-process polling), schema tables and indexes, and row revalidation.
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { RuntimeError } from '../errors.js';
@@ -27,11 +27,20 @@ export interface OpenDatabaseOptions {
   onListenerError?: (error: unknown) => void;
 }
 
+// Ids draw from a pool refilled 4 KiB at a time: one CSPRNG call per 341 ids instead of one per insert
+// (the per-call randomBytes was ~5% of a mutation's CPU).
+const idPool = Buffer.alloc(12 * 341);
+let idPoolOffset = idPool.length;
+
 /** 96 random bits as 20 base-36 characters. */
 export function randomId(): string {
-  return BigInt(`0x${randomBytes(12).toString('hex')}`)
-    .toString(36)
-    .padStart(20, '0');
+  if (idPoolOffset + 12 > idPool.length) {
+    randomFillSync(idPool);
+    idPoolOffset = 0;
+  }
+  const hex = idPool.toString('hex', idPoolOffset, idPoolOffset + 12);
+  idPoolOffset += 12;
+  return BigInt(`0x${hex}`).toString(36).padStart(20, '0');
 }
 
 /** Open (or create) the app database for a schema; throws RuntimeError on corrupt files or rows that no longer fit the schema. */
