@@ -20,6 +20,8 @@ import { createDomains, deleteProjectRoutes, domainsMigrations, domainsRoutes, t
 import { createSecrets, secretRoutes, secretsMigrations, type SecretsFeature } from './secrets/index.js';
 import { backupsMigrations, createBackups, type BackupsFeature } from './backups/index.js';
 import { createIngress, ingressMigrations, ingressRoutes, serveUpgrades, type Ingress } from './ingress/index.js';
+import { askEdge } from './ingress/edge/edge-control.js';
+import { edgePaths } from './ingress/edge/edge-paths.js';
 import {
   combineObservers,
   createReleases,
@@ -131,7 +133,9 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const identity = createIdentity(ctx, { resolveProject: (idOrSlug) => resolveProject(ctx, idOrSlug) });
 
   const ingress = createIngress(ctx);
-  const metrics = await createPrometheusMetrics(ctx, { ingress }); // GET /metrics behind SVC_METRICS_TOKEN; refused without one
+  // GET /metrics behind SVC_METRICS_TOKEN (refused without one); the ingress process adds its in-flight counts.
+  const askEdgeRoutes = () => askEdge(edgePaths(config.dataDir).ingressSocket, { op: 'routes' });
+  const metrics = await createPrometheusMetrics(ctx, { ingress, askEdge: askEdgeRoutes });
   const secrets = createSecrets(ctx); // loads the master key: a wrong key stops start-up here
   const uploadPrincipal = createOidcUploadAuth(ctx, { links: githubLinkLookup(ctx) }); // GitHub Actions OIDC bearers on the upload route
   const bucketLimits = bucketLimitsFromEnv(config.env); // administrator limits for every project's buckets

@@ -10,6 +10,7 @@ import type { Ingress } from '../../ingress/index.js';
 import { listActiveReleases, type ReleaseObserver } from '../../releases/index.js';
 import type { ReleaseDriver, ReleaseDriverHooks } from '../../../runner/release-driver.js';
 import { countApiRequests } from './api-requests.js';
+import { edgeFamilies, type EdgeRoutesReply } from './edge-series.js';
 import { instrumentDriver, type DriverMetrics } from './driver-series.js';
 import { metricsRoute } from './metrics-route.js';
 import { readMetricsToken, tokenDigest } from './metrics-token.js';
@@ -34,7 +35,11 @@ export interface PrometheusMetrics {
 /** Read SVC_METRICS_TOKEN (a malformed one throws SVC_METRICS_CONFIG) and build the metrics, or the disabled stand-in. */
 export async function createPrometheusMetrics(
   ctx: FeatureContext,
-  deps: { ingress: Pick<Ingress, 'onRequestComplete' | 'routes'> },
+  deps: {
+    ingress: Pick<Ingress, 'onRequestComplete' | 'routes'>;
+    /** Ask the ingress process for its routes (`{ op: 'routes' }` on its command socket); null when none answers. */
+    askEdge?: () => Promise<EdgeRoutesReply>;
+  },
 ): Promise<PrometheusMetrics> {
   const token = readMetricsToken(ctx.config.env);
   if (token === null) {
@@ -50,11 +55,7 @@ export async function createPrometheusMetrics(
   for (const f of ingressSeries.families()) add(f);
   const apiSeries = new RequestSeries('svc_api', 'control-plane API requests');
   for (const f of apiSeries.families((key) => (key === '' ? null : (findProject(ctx, key)?.id ?? null)))) add(f);
-  add(
-    family('svc_ingress_in_flight_requests', 'Requests this process is proxying to each project now (open live-query streams included).', 'gauge', () =>
-      deps.ingress.routes.list().map((e) => ({ labels: { project: e.projectId }, value: e.inFlight })),
-    ),
-  );
+  for (const f of edgeFamilies(() => deps.ingress.routes.list(), deps.askEdge ?? (async () => null))) add(f);
 
   const labels = ['project', 'outcome'] as const;
   const releaseObserver = releaseMetricsObserver(ctx, {

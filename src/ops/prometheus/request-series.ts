@@ -143,12 +143,12 @@ export class RequestSeries {
 }
 
 /** A family whose samples are computed when the registry prints it. */
-export function family(name: string, help: string, type: SampledFamily['type'], sample: () => Sample[]): SampledFamily {
+export function family(name: string, help: string, type: SampledFamily['type'], sample: () => Sample[] | Promise<Sample[]>): SampledFamily {
   return {
     name,
     help,
     type,
     aggregator: 'sum',
-    get: async () => ({ name, help, type, aggregator: 'sum', values: sample() }),
+    get: async () => ({ name, help, type, aggregator: 'sum', values: await sample() }),
   };
 }

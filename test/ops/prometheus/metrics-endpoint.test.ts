@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import parsePrometheusTextFormat, { type ParsedFamily, type ParsedSample } from 'parse-prometheus-text-format';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -163,6 +164,26 @@ describe('GET /metrics', () => {
     expect(value(families, 'svc_apps', { state: 'running' })).toBe(1);
     expect(value(families, 'svc_apps', { state: 'stopped' })).toBe(0);
     expect(value(families, 'svc_app_crashes_total', mine)).toBe(0);
+
+    // A request held open (its body still arriving) counts in flight for the project, wherever it is proxied.
+    expect(value(families, 'svc_ingress_in_flight_requests', mine)).toBe(0);
+    expect(value(families, 'svc_edge_records_dropped_total')).toBe(0);
+    const body = new PassThrough();
+    const held = request(`${platform.url}/notes`, {
+      method: 'POST',
+      headers: { host: `${SLUG}.localhost:${platform.port}`, 'content-type': 'application/json' },
+      body,
+    });
+    body.write('{"text":');
+    const during = await eventually(async () => {
+      const f = await scrapeParsed();
+      return value(f, 'svc_ingress_in_flight_requests', mine) === 1 ? f : null;
+    });
+    expect(value(during, 'svc_ingress_in_flight_requests', mine)).toBe(1);
+    body.end('"held"}');
+    const answer = await held;
+    await answer.body.text();
+    expect(answer.statusCode).toBe(201);
 
     // The control plane itself: memory and event-loop lag.
     expect(value(families, 'process_resident_memory_bytes')).toBeGreaterThan(0);

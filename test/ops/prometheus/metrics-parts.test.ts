@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { binIndex, emptyHistogram } from '../../../src/ingress/index.js';
 import { apiRequestKey } from '../../../src/ops/prometheus/api-requests.js';
+import { addInFlight } from '../../../src/ops/prometheus/edge-series.js';
 import { bearerMatches, readMetricsToken, tokenDigest } from '../../../src/ops/prometheus/metrics-token.js';
 import { foldedBounds, foldHistogram, RequestSeries } from '../../../src/ops/prometheus/request-series.js';
 import { combineObservers, type ReleaseObserver } from '../../../src/releases/index.js';
@@ -102,5 +103,27 @@ describe('combineObservers', () => {
     const both = combineObservers([failing, null, counting]);
     expect(() => both.onOutcome!({ id: 'r1', projectId: 'p' })).toThrow('a failed');
     expect(seen).toEqual(['a', 'b:r1']);
+  });
+});
+
+describe('in-flight requests', () => {
+  it("adds the control plane's table and the ingress process's per project", () => {
+    const local = [
+      { projectId: 'p1', inFlight: 0 },
+      { projectId: 'p2', inFlight: 2 },
+    ];
+    const edge = [
+      { projectId: 'p1', inFlight: 3 },
+      { projectId: 'p3', inFlight: 1 },
+    ];
+    expect([...addInFlight(local, edge)]).toEqual([
+      ['p1', 3],
+      ['p2', 2],
+      ['p3', 1],
+    ]);
+    expect([...addInFlight(local, [])]).toEqual([
+      ['p1', 0],
+      ['p2', 2],
+    ]);
   });
 });

@@ -1,0 +1,71 @@
+// What the ingress process (the data plane in front of the control plane) knows and the control plane
+// does not: the requests it is proxying now, per project (long ones such as live-query streams and
+// WebSockets included), the platform requests it held while no control plane answered, and request
+// records it had to drop. Asked over its command socket once per scrape; no answer (no ingress
+// process, embedded platform) counts as none.
+import { family, type SampledFamily } from './request-series.js';
+
+/** The part of the ingress process's `routes` reply read here (src/ingress/edge/edge-control.ts). */
+export type EdgeRoutesReply =
+  | {
+      ok: true;
+      status: { holds: { count: number; unavailable: number }; routing: { recordsDropped: number } };
+      routes?: readonly { projectId: string; inFlight: number }[];
+    }
+  | { ok: false }
+  | null;
+
+/** In-flight counts per project of several route tables added up. Pure. */
+export function addInFlight(...tables: readonly (readonly { projectId: string; inFlight: number }[])[]): Map<string, number> {
+  const total = new Map<string, number>();
+  for (const table of tables) for (const { projectId, inFlight } of table) total.set(projectId, (total.get(projectId) ?? 0) + inFlight);
+  return total;
+}
+
+/** The families: in-flight requests of this process's table and the ingress process's, holds and dropped records. */
+export function edgeFamilies(local: () => readonly { projectId: string; inFlight: number }[], askEdge: () => Promise<EdgeRoutesReply>): SampledFamily[] {
+  // One question per scrape: every family below reads the same answer.
+  let asked: { at: number; reply: Promise<EdgeRoutesReply> } | null = null;
+  const edge = (): Promise<EdgeRoutesReply> => {
+    if (asked === null || Date.now() - asked.at > 1_000) asked = { at: Date.now(), reply: askEdge() };
+    return asked.reply;
+  };
+  const status = async () => {
+    const reply = await edge();
+    return reply?.ok ? reply.status : null;
+  };
+  return [
+    family(
+      'svc_ingress_in_flight_requests',
+      'Requests being proxied to each project now, by the control plane and the ingress process (open live-query streams and WebSockets included).',
+      'gauge',
+      async () => {
+        const reply = await edge();
+        const inFlight = addInFlight(local(), reply?.ok ? (reply.routes ?? []) : []);
+        return [...inFlight].map(([project, value]) => ({ labels: { project }, value }));
+      },
+    ),
+    family(
+      'svc_edge_held_requests_total',
+      'Platform requests the ingress process held while no control plane answered (since it started).',
+      'counter',
+      async () => {
+        const s = await status();
+        return s ? [{ labels: {}, value: s.holds.count }] : [];
+      },
+    ),
+    family('svc_edge_hold_unavailable_total', 'Held platform requests answered 503 because no control plane came back in time.', 'counter', async () => {
+      const s = await status();
+      return s ? [{ labels: {}, value: s.holds.unavailable }] : [];
+    }),
+    family(
+      'svc_edge_records_dropped_total',
+      'Request records the ingress process dropped before the control plane took them (missing from the ingress series).',
+      'counter',
+      async () => {
+        const s = await status();
+        return s ? [{ labels: {}, value: s.routing.recordsDropped }] : [];
+      },
+    ),
+  ];
+}
