@@ -12,6 +12,7 @@ import { isCrossSite } from './is-cross-site.js';
 import { QueryCache } from './query-cache.js';
 import { MAX_BODY_BYTES, readJsonBody } from './read-body.js';
 import { errorResponse, jsonResponse } from './responses.js';
+import { urlPathname } from './url-pathname.js';
 
 /** Options of createFetchHandler. */
 export interface FetchHandlerOptions {
@@ -131,7 +132,7 @@ export function createFetchHandler(backend: Backend, db: AppDatabase, options: F
 
   const handler = async (request: Request): Promise<Response> => {
     try {
-      const pathname = new URL(request.url).pathname;
+      const pathname = urlPathname(request.url);
       if (!pathname.startsWith(`${prefix}/`)) throw new RuntimeError('SVC_RUNTIME_NOT_FOUND', `Not a runtime route (prefix ${prefix}).`);
       if (isCrossSite(request, options.allowedOrigins)) throw new RuntimeError('SVC_RUNTIME_CROSS_SITE', 'Cross-site requests are rejected.');
       return await route(request, pathname.slice(prefix.length + 1));
@@ -143,7 +144,7 @@ export function createFetchHandler(backend: Backend, db: AppDatabase, options: F
   return Object.assign(handler, {
     engine,
     prefix,
-    matches: (request: Request) => new URL(request.url).pathname.startsWith(`${prefix}/`),
+    matches: (request: Request) => urlPathname(request.url).startsWith(`${prefix}/`),
     session: (request: Request) => auth?.session(request) ?? null,
   });
 }

@@ -6,14 +6,13 @@
  * TLS often ends at a proxy); `allowedOrigins` lists extra origins (e.g. "https://app.example.com").
  */
 export function isCrossSite(request: Request, allowedOrigins: readonly string[] = []): boolean {
-  const url = new URL(request.url);
   const origin = request.headers.get('origin');
   const fetchSite = request.headers.get('sec-fetch-site');
   if (origin !== null) {
     if (allowedOrigins.includes(origin)) return false;
     if (origin === 'null') return true;
     try {
-      if (new URL(origin).host !== url.host) return true;
+      if (new URL(origin).host !== new URL(request.url).host) return true;
     } catch {
       return true;
     }

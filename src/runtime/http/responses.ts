@@ -12,7 +12,9 @@ export const JSON_HEADERS: Record<string, string> = {
 
 /** A JSON response (body given as a value or as already-serialized text). */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}, serialized?: string): Response {
-  return new Response(serialized ?? JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+  // Response copies its init headers, so the shared constant is safe to pass when nothing is added.
+  const init = { status, headers: Object.keys(headers).length === 0 ? JSON_HEADERS : { ...JSON_HEADERS, ...headers } };
+  return new Response(serialized ?? JSON.stringify(body), init);
 }
 
 /** The response for a thrown error; calls `report` for server-side failures with the real error. */
