@@ -2,8 +2,7 @@
 // environment (no I/O): selectAppRunner builds from them, describeIsolation reports from them.
 import { z } from 'zod';
 import { SvcError } from '../src/core/errors.js';
-import { DEFAULT_CONTAINER_IMAGE } from './container/build-node-image.js';
-import type { ContainerLimits } from './container/podman-args.js';
+import { DEFAULT_CONTAINER_IMAGE, type ContainerLimits } from './container/podman-args.js';
 import { defaultSandboxLimits, type SandboxLimits } from './sandbox/bwrap-args.js';
 
 const runnerEnvSchema = z.object({

@@ -5,12 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execChecked } from '../../src/core/exec.js';
 import { assembleNodeRootfs, writeRootfsTar } from './node-rootfs.js';
-import { buildImportCommand, defaultContainerLimits, defaultPodmanGlobal, type PodmanGlobal } from './podman-args.js';
+import { buildImportCommand, DEFAULT_CONTAINER_IMAGE, defaultContainerLimits, defaultPodmanGlobal, type PodmanGlobal } from './podman-args.js';
 
 export { imageAccounts, parseLddOutput } from './node-rootfs.js';
-
-/** The image name used when SVC_CONTAINER_IMAGE is not set. */
-export const DEFAULT_CONTAINER_IMAGE = 'localhost/svc-node:20';
+// The settings read the default name from podman-args.ts: importing this file loads tar (node-rootfs.ts).
+export { DEFAULT_CONTAINER_IMAGE } from './podman-args.js';
 
 export interface BuildNodeImageOptions {
   image?: string;

@@ -39,6 +39,9 @@ export const defaultContainerLimits: ContainerLimits = {
 /** PATH inside the image built by build-node-image.ts. */
 export const CONTAINER_PATH = '/usr/bin:/bin';
 
+/** The image name used when SVC_CONTAINER_IMAGE is not set (build-node-image.ts builds it). */
+export const DEFAULT_CONTAINER_IMAGE = 'localhost/svc-node:20';
+
 export interface RunContext {
   image: string;
   /** Container name (also the record's containerId). */

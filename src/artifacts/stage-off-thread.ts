@@ -2,7 +2,8 @@
 // upload of any size (or a decompression bomb) never run on the control plane's event loop, which only
 // reads the body and forwards it, a few chunks ahead of the decoder at most. One decoder thread serves
 // the process (uploads run side by side in it); it starts on first use, or early with
-// warmArtifactDecoder, and never keeps the process alive.
+// warmArtifactDecoder, never keeps the process alive, and stops after a minute without a job: a thread
+// is a V8 isolate of its own (~18 MiB resident), which an idle control plane should not hold.
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { MessageChannel, type Worker } from 'node:worker_threads';
@@ -19,11 +20,15 @@ const PIECE_BYTES = 256 * 1024;
 // A small young generation: the decoder makes short-lived garbage (buffers per chunk) and should
 // collect it often rather than let it pile up to the default semi-space size.
 const LIMITS = { maxYoungGenerationSizeMb: 4 };
+/** A decoder this long without a job is stopped; the next upload starts another (tens of milliseconds). */
+const IDLE_STOP_MS = 60_000;
 
 interface Decoder {
   worker: Worker;
   /** Jobs in flight: told when the thread dies under them. */
   lost: Set<(reason: string) => void>;
+  /** Stops the thread once it has had no job for IDLE_STOP_MS. */
+  idle?: NodeJS.Timeout;
 }
 
 let decoder: Decoder | undefined;
@@ -39,10 +44,23 @@ function startDecoder(): Decoder {
   };
   worker.once('error', (error) => die(error.message));
   worker.once('exit', (code) => die(`exit ${code}`));
+  stopWhenIdle(started);
   return started;
 }
 
-/** Start the decoder thread now, so the first upload neither waits for it nor pays its start-up memory. */
+/** Arm the idle stop of a decoder whose last job ended (or that has had none yet). */
+function stopWhenIdle(current: Decoder): void {
+  clearTimeout(current.idle);
+  if (current.lost.size > 0) return;
+  current.idle = setTimeout(() => {
+    if (current.lost.size > 0) return;
+    if (decoder === current) decoder = undefined;
+    void current.worker.terminate();
+  }, IDLE_STOP_MS);
+  current.idle.unref();
+}
+
+/** Start the decoder thread now, so the next upload does not wait for it (it stops again when idle). */
 export function warmArtifactDecoder(): void {
   decoder ??= startDecoder();
 }
@@ -70,6 +88,7 @@ export function stageArtifactOffThread(source: AsyncIterable<Uint8Array>, dir: s
       if (settled) return;
       settled = true;
       current.lost.delete(lost);
+      stopWhenIdle(current);
       port.close();
       wakeSender();
       outcome();
@@ -81,6 +100,7 @@ export function stageArtifactOffThread(source: AsyncIterable<Uint8Array>, dir: s
       settle(() => reject(new SvcError('SVC_INTERNAL', `The artifact decoder stopped without an answer (${reason}); nothing was staged.`)));
     };
     current.lost.add(lost);
+    clearTimeout(current.idle);
     port.on('message', (message: StageToMain) => {
       if (message.type === 'ack') {
         inFlight--;

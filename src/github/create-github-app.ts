@@ -1,7 +1,9 @@
 // The probot instance svc runs: app JWT + installation tokens (cached), Octokit pointed at the
 // configured API base (api.github.com, GHE, or a test server), fetch injectable for unit tests.
 // Every GitHub request svc makes goes through the GithubClient built here.
-import { Probot, ProbotOctokit } from 'probot';
+// probot and Octokit weigh several MiB of resident memory: they are imported by the first delivery,
+// sync or link check that needs GitHub, never at start-up (only their types are imported here).
+import type { Probot } from 'probot';
 import type { Logger } from '../core/logger.js';
 import type { GithubConfig } from './github-config.js';
 
@@ -22,8 +24,9 @@ export interface CreateProbotOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-/** Build the probot instance (never listens: svc mounts the webhook route itself). */
-export function createProbot(config: GithubConfig, options: CreateProbotOptions): Probot {
+/** Build the probot instance (never listens: svc mounts the webhook route itself); imports probot. */
+export async function createProbot(config: GithubConfig, options: CreateProbotOptions): Promise<Probot> {
+  const { Probot, ProbotOctokit } = await import('probot');
   const Octokit = ProbotOctokit.defaults({
     throttle: { enabled: config.throttle },
     // svc's durable queue retries with backoff; Octokit's own retries would only stack delays.
@@ -41,10 +44,10 @@ export function createProbot(config: GithubConfig, options: CreateProbotOptions)
   });
 }
 
-/** The GithubClient of a probot instance. */
-export function githubClientOf(probot: Probot): GithubClient {
+/** The GithubClient of a probot instance that is built on first use. */
+export function githubClientOf(probot: () => Promise<Probot>): GithubClient {
   return {
-    installation: (installationId) => probot.auth(installationId),
-    app: () => probot.auth(),
+    installation: async (installationId) => (await probot()).auth(installationId),
+    app: async () => (await probot()).auth(),
   };
 }

@@ -54,8 +54,32 @@ export interface GithubReleases {
 /** Build the GitHub feature (nothing runs until start()). */
 export function createGithub(ctx: FeatureContext, releases: GithubReleases, options: GithubOptions = {}): GithubFeature {
   const config = parseGithubConfig(options.env ?? process.env);
-  const probot: Probot | null = config ? createProbot(config, { logger: ctx.logger, ...(options.fetch ? { fetch: options.fetch } : {}) }) : null;
-  const github: GithubClient | null = probot ? githubClientOf(probot) : null;
+  // probot is built, with svc's handlers loaded, by the first delivery or GitHub request (see create-github-app.ts).
+  let loading: Promise<Probot> | null = null;
+  const probot = (): Promise<Probot> => {
+    if (!config) return Promise.reject(new Error('GitHub App is not configured'));
+    loading ??= loadProbot(config).catch((error: unknown) => {
+      loading = null; // a failed import or build is tried again by the next job
+      throw error;
+    });
+    return loading;
+  };
+  const github: GithubClient | null = config ? githubClientOf(probot) : null;
+  const loadProbot = async (settings: GithubConfig): Promise<Probot> => {
+    const instance = await createProbot(settings, { logger: ctx.logger, ...(options.fetch ? { fetch: options.fetch } : {}) });
+    await instance.load(
+      svcGithubApp({
+        ctx,
+        github: githubClientOf(probot),
+        appId: settings.appId,
+        buildTimeoutMs: settings.buildTimeoutMs,
+        rollback: (input) => releases.rollback(input),
+        wake,
+        ...(options.onResult ? { onResult: options.onResult } : {}),
+      }),
+    );
+    return instance;
+  };
   const wake = (): void => queue.wake();
   const needGithub = (): GithubClient => {
     if (!github) throw new Error('GitHub App is not configured');
@@ -65,10 +89,7 @@ export function createGithub(ctx: FeatureContext, releases: GithubReleases, opti
   const queue = new JobQueue(
     ctx,
     {
-      delivery: async (payload) => {
-        if (!probot) throw new Error('GitHub App is not configured');
-        await probot.receive(payload as EmitterWebhookEvent);
-      },
+      delivery: async (payload) => (await probot()).receive(payload as EmitterWebhookEvent),
       'sync-check': async (payload, job) => syncCheck(syncDeps(), (payload as { checkId: string }).checkId, job.attempts > 0),
       'sync-deployment': async (payload) => syncDeployment(syncDeps(), (payload as { releaseId: string }).releaseId),
     },
@@ -93,18 +114,7 @@ export function createGithub(ctx: FeatureContext, releases: GithubReleases, opti
     },
     sweep,
     async start() {
-      if (!probot || !config || !github) return; // unconfigured: nothing to deliver or sync
-      await probot.load(
-        svcGithubApp({
-          ctx,
-          github,
-          appId: config.appId,
-          buildTimeoutMs: config.buildTimeoutMs,
-          rollback: (input) => releases.rollback(input),
-          wake,
-          ...(options.onResult ? { onResult: options.onResult } : {}),
-        }),
-      );
+      if (!config) return; // unconfigured: nothing to deliver or sync
       queue.start();
       timer = setInterval(() => {
         try {

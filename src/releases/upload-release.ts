@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { SvcError } from '../core/errors.js';
 import { appendAudit } from '../audit/append-audit.js';
-import { discardStagedArtifact, resolveLimits, stageArtifactOffThread, warmArtifactDecoder, type StagedArtifact } from '../artifacts/index.js';
+import { discardStagedArtifact, resolveLimits, stageArtifactOffThread, type StagedArtifact } from '../artifacts/index.js';
 import { IDEMPOTENCY_KEY_PATTERN } from './contract.js';
 import { databasePathOf, projectLayout } from './project-layout.js';
 import { checkReleaseCapacity } from './release-limits.js';
@@ -34,14 +34,10 @@ export interface UploadResult {
   done: Promise<ReleaseRow>;
 }
 
+// Uploads are decoded in the process's decoder thread, which the first upload starts (it stops again when
+// idle): an idle control plane does not hold a second V8 isolate.
 /** In-flight uploads of this process by project + key, so a concurrent retry joins instead of racing. */
 export class UploadTracker {
-  constructor() {
-    // Uploads are decoded in the process's decoder thread; a control plane that takes uploads starts
-    // it now, so the first upload neither waits for it nor is charged its start-up memory.
-    warmArtifactDecoder();
-  }
-
   private readonly byKey = new Map<string, { digest: string; release: Promise<ReleaseRow>; done: Promise<ReleaseRow> }>();
   private readonly byRelease = new Map<string, Promise<ReleaseRow>>();
 

@@ -1,7 +1,8 @@
 // Where the issuer's signing keys come from: SVC_OIDC_JWKS_URL, or the `jwks_uri` of the issuer's
 // discovery document (fetched once, then cached). jose caches the key set and refetches it when a
 // token names an unknown `kid` (at most every 30 s), so GitHub's key rotation needs no restart.
-import { createRemoteJWKSet, customFetch, errors, type JWTVerifyGetKey } from 'jose';
+// jose is imported by the first OIDC token, not at start-up (most control planes never see one).
+import type { JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
 import { SvcError } from '../../core/errors.js';
 
@@ -25,6 +26,7 @@ export function createJwksSource(options: JwksSourceOptions): JWTVerifyGetKey {
   const resolveKeys = (): Promise<JWTVerifyGetKey> => {
     keys ??= (async () => {
       const url = options.jwksUrl ?? (await discoverJwksUrl(options.issuer, fetchImpl, timeoutMs));
+      const { createRemoteJWKSet, customFetch } = await import('jose');
       return createRemoteJWKSet(new URL(url), { timeoutDuration: timeoutMs, [customFetch]: fetchImpl });
     })();
     // A failed discovery is retried on the next token instead of being cached.
@@ -32,6 +34,7 @@ export function createJwksSource(options: JwksSourceOptions): JWTVerifyGetKey {
     return keys;
   };
   return async (header, token) => {
+    const { errors } = await import('jose');
     try {
       return await (
         await resolveKeys()

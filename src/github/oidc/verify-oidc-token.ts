@@ -1,6 +1,7 @@
 // Verify a GitHub Actions OIDC token: signature against the issuer's JWKS, then iss, aud, exp, nbf
 // and a bounded lifetime (so the jti replay table stays small), then the claims svc relies on.
-import { errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+// jose is imported by the first token verified, not at start-up.
+import type { JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
 import { SvcError } from '../../core/errors.js';
 
@@ -36,6 +37,7 @@ const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
 
 /** Verify `token` and return its claims; throws SVC_OIDC_TOKEN_INVALID / _EXPIRED / SVC_OIDC_UNAVAILABLE. */
 export async function verifyOidcToken(token: string, options: VerifyOidcOptions): Promise<GithubOidcClaims> {
+  const { errors, jwtVerify } = await import('jose');
   let payload: unknown;
   try {
     ({ payload } = await jwtVerify(token, options.getKey, {
