@@ -43,7 +43,6 @@ import { canaryMigrations, createCanary, type CanaryFeature, type CanaryOptions 
 import { createOps, createPrometheusMetrics, opsMigrations, type OpenDrillDriver, type OpsFeature } from './ops/index.js';
 import { createNodes, nodesMigrations, type NodeReleaseListener, type NodesFeature } from './nodes/index.js';
 import { openLocalReleaseDriver } from '../runner/local-release-driver.js';
-import { openSwarmReleaseDriver } from '../runner/swarm/open-swarm-release-driver.js';
 import { readDriverChoice } from '../runner/runner-settings.js';
 import type { ReleaseDriver, ReleaseDriverHooks } from '../runner/release-driver.js';
 
@@ -156,10 +155,11 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   });
   // Where apps run: the local release driver over the runner SVC_RUNNER / SVC_SANDBOX select, or the swarm
   // driver (SVC_DRIVER=swarm; invalid settings stop start-up, never a fallback). Releases give it its hooks.
-  const driverChoice = readDriverChoice(config.env);
+  // The swarm driver (dockerode, ssh2 and grpc under it) is imported only when chosen: ~25 MiB resident.
+  const swarm = readDriverChoice(config.env) === 'swarm' ? await import('../runner/swarm/open-swarm-release-driver.js') : null;
   const driver = (hooks: ReleaseDriverHooks) =>
-    driverChoice === 'swarm'
-      ? openSwarmReleaseDriver(config.env, {
+    swarm
+      ? swarm.openSwarmReleaseDriver(config.env, {
           ...hooks,
           dataDir: config.dataDir,
           clock,
