@@ -1,5 +1,8 @@
 #!/usr/bin/env node
-// Thin launcher: the CLI is compiled to dist/ by `npm install` (prepare) or `npm run build`.
-import { main } from '../dist/cli/main.js';
+// Thin launcher: the CLI is bundled into dist/cli-bundle/ by `npm install` (prepare) or `npm run build`
+// (scripts/build-cli.ts). Node >= 22.1 can keep compiled code between runs; older Node skips it.
+import module from 'node:module';
 
+module.enableCompileCache?.();
+const { main } = await import('../dist/cli-bundle/main.js');
 process.exitCode = await main(process.argv.slice(2));

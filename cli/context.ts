@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { systemClock, type Clock } from '../src/core/clock.js';
-import { defaultHttpClient, type HttpClient } from '../src/core/http/http-client.js';
+import type { HttpClient } from '../src/core/http/http-client.js';
 import type { Output } from './output.js';
 import type { Writer } from './writer.js';
 
@@ -48,8 +48,17 @@ export function defaultEffects(): CliEffects {
     cwd: process.cwd(),
     home: homedir(),
     clock: systemClock,
-    http: defaultHttpClient,
+    http: lazyHttpClient(),
     self: currentProcessCommand(),
+  };
+}
+
+// The HTTP client (undici) is loaded by the first request: offline commands and --version never pay for it.
+function lazyHttpClient(): HttpClient {
+  const client = async (): Promise<HttpClient> => (await import('../src/core/http/http-client.js')).defaultHttpClient;
+  return {
+    send: async (req) => (await client()).send(req),
+    open: async (req) => (await client()).open(req),
   };
 }
 

@@ -3,7 +3,9 @@
 import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { exitCodeFor, SvcError } from '../src/core/errors.js';
-import { commands } from './commands/index.js';
+import type { CommandModule } from './command-module.js';
+import { commandNameOf } from './command-name.js';
+import { loadCommands } from './commands/index.js';
 import { defaultEffects, type CliContext, type CliEffects } from './context.js';
 import { Output, ReportedError, toSvcError } from './output.js';
 import { packageRoot } from './package-root.js';
@@ -13,7 +15,8 @@ export async function main(argv: string[], effects: Partial<CliEffects> = {}): P
   const base: CliEffects = { ...defaultEffects(), ...effects };
   const json = wantsJson(argv);
   const ctx: CliContext = { ...base, json, out: new Output({ stdout: base.stdout, stderr: base.stderr, json, clock: base.clock, env: base.env }) };
-  const program = buildProgram(ctx);
+  // Only the named command's module is loaded (its imports are most of the start-up time).
+  const program = buildProgram(ctx, await loadCommands(commandNameOf(argv)));
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
@@ -24,8 +27,8 @@ export async function main(argv: string[], effects: Partial<CliEffects> = {}): P
   }
 }
 
-/** The commander program with global flags and every registered command. */
-export function buildProgram(ctx: CliContext): Command {
+/** The commander program with global flags and the given commands. */
+function buildProgram(ctx: CliContext, commands: readonly CommandModule[]): Command {
   const program = new Command('svc');
   // Settings first: subcommands copy them from the program when they are created.
   program

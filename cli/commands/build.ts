@@ -1,7 +1,15 @@
 import { relative, resolve } from 'node:path';
 import { formatBytes } from '../../src/core/format-bytes.js';
 import type { CommandModule } from '../command-module.js';
-import { buildTree } from '../build-tree.js';
+import { buildTree, type BuildSummary } from '../build-tree.js';
+import type { Output } from '../output.js';
+
+/** The human line of a build (also printed when `svc deploy` runs `svc build` in-process). */
+export function builtLine(summary: BuildSummary, cwd: string, paint: Output['paint']): string {
+  const shown = (path: string): string => relative(cwd, path) || '.';
+  const count = summary.files.length;
+  return `${paint('green')('✓')} Built ${count} file${count === 1 ? '' : 's'} (${summary.transpiled} transpiled, ${formatBytes(summary.bytes)}) from ${shown(summary.src)} into ${shown(summary.dist)}`;
+}
 
 /** `svc build <src> <dist>`: the default build.command (copy, transpiling .ts/.mts/.cts). */
 export const buildCommand: CommandModule = {
@@ -18,10 +26,8 @@ export const buildCommand: CommandModule = {
         });
         progress.done();
         const shown = (path: string): string => relative(ctx.cwd, path) || '.';
-        ctx.out.result(
-          { src: shown(summary.src), dist: shown(summary.dist), files: summary.files, transpiled: summary.transpiled, bytes: summary.bytes },
-          () =>
-            `${ctx.out.paint('green')('✓')} Built ${summary.files.length} file${summary.files.length === 1 ? '' : 's'} (${summary.transpiled} transpiled, ${formatBytes(summary.bytes)}) from ${shown(summary.src)} into ${shown(summary.dist)}`,
+        ctx.out.result({ src: shown(summary.src), dist: shown(summary.dist), files: summary.files, transpiled: summary.transpiled, bytes: summary.bytes }, () =>
+          builtLine(summary, ctx.cwd, (color) => ctx.out.paint(color)),
         );
       });
   },

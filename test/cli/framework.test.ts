@@ -2,26 +2,34 @@ import { describe, expect, it } from 'vitest';
 import { Command } from 'commander';
 import { manualClock } from '../../src/core/clock.js';
 import { exitCodeFor, SvcError } from '../../src/core/errors.js';
-import { commands } from '../../cli/commands/index.js';
+import { commandEntries } from '../../cli/commands/index.js';
 import { Output } from '../../cli/output.js';
 import type { CliContext } from '../../cli/context.js';
-import { resolveBuildCommand } from '../../cli/run-build-command.js';
+import { inProcessBuild, resolveBuildCommand } from '../../cli/run-build-command.js';
 import { ROOT, runCli } from './run-cli.js';
 import { textSink } from './text-sink.js';
 
-function registeredNames(): string[] {
+async function registeredNames(): Promise<string[]> {
   const program = new Command('svc');
-  for (const module of commands) module.register(program, {} as CliContext);
+  for (const entry of commandEntries) (await entry.load()).register(program, {} as CliContext);
   return program.commands.map((cmd) => cmd.name());
 }
 
 describe('svc command framework', () => {
-  it('registers the offline commands', () => {
-    expect(registeredNames()).toEqual(expect.arrayContaining(['create', 'build', 'doctor', 'deploy', 'inspect']));
+  it('registers the offline commands', async () => {
+    expect(await registeredNames()).toEqual(expect.arrayContaining(['create', 'build', 'doctor', 'deploy', 'inspect']));
+  });
+
+  it('names under each lazily loaded entry exactly the commands its module registers', async () => {
+    for (const entry of commandEntries) {
+      const program = new Command('svc');
+      (await entry.load()).register(program, {} as CliContext);
+      expect(program.commands.map((cmd) => cmd.name())).toEqual(entry.names);
+    }
   });
 
   it('answers --help for every command with exit 0 on stdout, listing the global --json flag', async () => {
-    for (const name of registeredNames()) {
+    for (const name of await registeredNames()) {
       const run = await runCli([name, '--help'], { cwd: ROOT });
       expect(run.code, name).toBe(0);
       expect(run.stdout, name).toContain(`Usage: svc ${name}`);
@@ -99,5 +107,17 @@ describe('svc command framework', () => {
     expect(viaNpm.file).toBe('npm');
     expect(viaNpm.args).toEqual(['run', 'build; rm -rf /']);
     expect(viaNpm.env?.PATH).toBe('/app/node_modules/.bin');
+  });
+
+  it('runs exactly `svc build <src> <dist>` in-process and every other build.command as a child', () => {
+    expect(inProcessBuild(['svc', 'build', 'src', 'dist'])).toEqual({ src: 'src', dist: 'dist' });
+    for (const argv of [
+      ['svc', 'build', 'src'],
+      ['svc', 'build', 'src', 'dist', '--json'],
+      ['svc', 'build', '--json', 'dist'],
+      ['svc', 'deploy', 'a', 'b'],
+      ['npx', 'build', 'src', 'dist'],
+    ])
+      expect(inProcessBuild(argv), argv.join(' ')).toBeNull();
   });
 });

@@ -94,6 +94,8 @@ function packProblems(files: string[], manifest: Manifest, read: (path: string) 
 
 /** The source a dist file was compiled from exists (dist/x/y.js or .d.ts ← x/y.ts or .tsx). */
 function sourceExists(path: string): boolean {
+  // The CLI bundle (scripts/build-cli.ts): one entry and content-named chunks, all built from cli/main.ts and its imports.
+  if (path.startsWith('dist/cli-bundle/')) return existsSync(join(repoRoot, 'cli', 'main.ts'));
   const base = path.replace(/^dist\//, '').replace(/(?:\.d\.ts|\.js)$/, '');
   return existsSync(join(repoRoot, `${base}.ts`)) || existsSync(join(repoRoot, `${base}.tsx`));
 }
