@@ -1,10 +1,9 @@
 // What the bucket services share: catalog, backend, validated definitions, limits, key and effects.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, type Hash } from 'node:crypto';
 import { RuntimeError } from '../errors.js';
 import type { Catalog, ObjectRow } from './catalog.js';
 import type { BucketDefinition } from './define-bucket.js';
 import type { DeploymentLimits } from './effective-limits.js';
-import type { HashPool, RunningHash } from './running-hash.js';
 import type { StorageBackend } from './storage-backend.js';
 
 /** Shared state of one bucket manager (internal). */
@@ -19,9 +18,7 @@ export interface BucketContext {
   readonly prefix: string;
   readonly reservationTtlMs: number;
   /** Running SHA-256 per reservation at its durable offset (lost on restart: rebuilt from staging). */
-  readonly hashes: Map<string, { offset: number; hash: RunningHash | null }>;
-  /** Worker-thread SHA-256 states (running-hash.ts). */
-  readonly hashPool: HashPool;
+  readonly hashes: Map<string, { offset: number; hash: Hash }>;
   /** Reservations with a chunk in flight (one writer at a time). */
   readonly locks: Set<string>;
   /** Sweep expired reservations and the garbage ledger (runs before every new reservation). */

@@ -14,7 +14,6 @@ import type { StorageBackend } from './storage-backend.js';
 import { generateVariant } from './images/generate-variant.js';
 import type { ImageTransformer } from './images/image-transformer.js';
 import { createExtraRoutes, type AgentEndpointOptions, type InventoryOptions } from './agent/extra-routes.js';
-import { createHashPool } from './running-hash.js';
 import { sweep } from './sweep.js';
 import { cancelUpload, createUpload, putObject, writeChunk } from './upload-service.js';
 
@@ -71,7 +70,6 @@ export async function createBucketManager(options: BucketManagerOptions): Promis
     prefix: (options.prefix ?? '/__svc').replace(/\/+$/, ''),
     reservationTtlMs: Math.min(options.reservationTtlMs ?? 6 * 60 * 60 * 1000, 24 * 60 * 60 * 1000),
     hashes: new Map(),
-    hashPool: createHashPool(),
     locks: new Set(),
     sweep: async () => {
       await sweep(catalog, options.backend, now);
@@ -149,7 +147,6 @@ export async function createBucketManager(options: BucketManagerOptions): Promis
     },
     sweep: (sweepOptions = {}) => sweep(catalog, options.backend, now, { orphans: sweepOptions.orphans ?? false, orphanGraceMs }),
     async close() {
-      await ctx.hashPool.close();
       catalog.close();
       await options.backend.close();
     },

@@ -1,7 +1,7 @@
 // Uploads: a reservation holds quota; chunks append at the durable offset only (offset-checked, one writer);
 // completion verifies length, SHA-256, type and image signature, then publishes a new generation in one
 // catalog transaction (the prior generation stays current until then and goes to the garbage ledger).
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { RuntimeError } from '../errors.js';
 import { definitionOf, partitionOf, checkKey, toInfo, type BucketContext, type ObjectInfo } from './bucket-context.js';
@@ -9,7 +9,6 @@ import { signCapability } from './capability.js';
 import type { ReservationRow } from './catalog.js';
 import { SNIFF_BYTES, checkDeclaredType, verifyContent } from './content-sniff.js';
 import { effectiveMaxObjectBytes, quotaViolation, reservationFor } from './effective-limits.js';
-import type { RunningHash } from './running-hash.js';
 
 /** Start an upload. `ifSha256`: compare-and-set on the current object ('' = the key must not exist yet). */
 export interface CreateUploadInput {
@@ -109,7 +108,7 @@ export async function createUpload(ctx: BucketContext, input: CreateUploadInput)
     await cancelUpload(ctx, id);
     throw error;
   }
-  ctx.hashes.set(id, { offset: 0, hash: ctx.hashPool.create() });
+  ctx.hashes.set(id, { offset: 0, hash: createHash('sha256') });
   const capability = signCapability(ctx.signingKey, { op: 'upload', bucket: definition.name, owner, key, reservation: id, expiresAt: now + ttl }, now);
   return {
     id,
@@ -173,24 +172,15 @@ export async function writeChunk(
     try {
       state = await ctx.backend.writeChunk(row.stagingState, offset, meter.pass(body), length);
     } catch (error) {
-      running?.dispose();
       if (error instanceof RuntimeError) throw error;
       throw new RuntimeError('SVC_BUCKET_INVALID_REQUEST', 'The chunk was interrupted; resume from the offset HEAD reports.', { cause: error });
     }
-    // Wait for the hashing worker to catch up (bounds its backlog to one chunk); a lost state is rebuilt later.
-    const hashed =
-      running === null
-        ? false
-        : await running.flush().then(
-            () => true,
-            () => false,
-          );
     if (!ctx.catalog.advance(id, offset, offset + length, state, meter.head())) {
-      running?.dispose();
       throw new RuntimeError('SVC_BUCKET_UPLOAD_NOT_FOUND', 'The upload was cancelled meanwhile.');
     }
-    ctx.hashes.get(id)?.hash?.dispose();
-    ctx.hashes.set(id, { offset: offset + length, hash: hashed ? running : null });
+    // The fork fed by this chunk becomes the state at the new durable offset (a failed chunk dropped its fork).
+    if (running === null) ctx.hashes.delete(id);
+    else ctx.hashes.set(id, { offset: offset + length, hash: running });
     // Completion runs under the chunk lock, so a second (empty) final PATCH cannot complete twice.
     return { offset: offset + length, object: final ? await completeUpload(ctx, id) : null };
   } finally {
@@ -198,24 +188,24 @@ export async function writeChunk(
   }
 }
 
-/** A fork of the running hash at the durable offset; rebuilt from staging after a restart (null: cannot). */
-async function runningHash(ctx: BucketContext, row: ReservationRow): Promise<RunningHash | null> {
+/**
+ * A fork of the running SHA-256 at the durable offset (hashed on the event loop while the chunk streams:
+ * with SHA extensions that costs less than handing every piece to another thread). After a restart the
+ * state is rebuilt from staging once; null when the backend cannot read staging (hashed after commit).
+ */
+async function runningHash(ctx: BucketContext, row: ReservationRow): Promise<Hash | null> {
   const known = ctx.hashes.get(row.id);
-  if (known !== undefined && known.offset === row.offset && known.hash !== null) return known.hash.copy();
-  const hash = ctx.hashPool.create();
+  if (known !== undefined && known.offset === row.offset) return known.hash.copy();
+  const hash = createHash('sha256');
   if (row.offset === 0) return hash;
   const staged = ctx.backend.readStaging(row.stagingState!, row.offset);
-  if (staged === null) {
-    hash.dispose();
-    return null;
-  }
+  if (staged === null) return null;
   for await (const piece of staged) hash.update(piece as Buffer);
   return hash;
 }
 
-/** Release the running hash of a reservation. */
+/** Forget the running hash of a reservation. */
 function dropHash(ctx: BucketContext, id: string): void {
-  ctx.hashes.get(id)?.hash?.dispose();
   ctx.hashes.delete(id);
 }
 
@@ -224,13 +214,13 @@ function dropHash(ctx: BucketContext, id: string): void {
  * on a chunk longer or shorter than declared, or one whose tus checksum does not match.
  */
 class ChunkMeter {
-  readonly hash: RunningHash | null;
+  readonly hash: Hash | null;
   private readonly expected: number;
   private readonly checksum: ChunkChecksum | undefined;
   private headParts: Buffer[];
   private headSize: number;
 
-  constructor(expected: number, hash: RunningHash | null, head: Buffer, checksum?: ChunkChecksum) {
+  constructor(expected: number, hash: Hash | null, head: Buffer, checksum?: ChunkChecksum) {
     this.expected = expected;
     this.hash = hash;
     this.checksum = checksum;
@@ -270,7 +260,7 @@ export async function completeUpload(ctx: BucketContext, id: string): Promise<Ob
   try {
     if (row.offset !== row.length) throw new RuntimeError('SVC_BUCKET_LENGTH_MISMATCH', `Only ${row.offset} of ${row.length} bytes arrived.`);
     const running = await runningHash(ctx, row);
-    let digest = running === null ? null : await running.digest().catch(() => null);
+    let digest = running === null ? null : running.digest('hex');
     if (digest !== null && row.sha256 !== null && digest !== row.sha256)
       throw new RuntimeError('SVC_BUCKET_CHECKSUM_MISMATCH', 'The bytes do not match the declared SHA-256.');
     const content = verifyContent(row.contentType, row.head ?? Buffer.alloc(0), definition);
