@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** One audit event as exported: the stored row, with metadata kept as its stored JSON text. */
 export interface CanonicalAuditEvent {
@@ -55,12 +55,51 @@ export function canonicalJson(value: unknown): string {
   throw new TypeError(`canonical JSON cannot encode a ${typeof value}`);
 }
 
-/** SHA-256 (hex) of the canonical encoding of one event at its sequence. */
-export function eventDigest(sequence: number, event: CanonicalAuditEvent): string {
-  return sha256Hex(canonicalJson({ sequence, event }));
+/**
+ * `canonicalJson({ sequence, event })` for an event's fixed shape, written out in sorted key order: the
+ * same bytes as the generic encoder without its per-object entry lists and sorts (each entry hashes it).
+ */
+export function canonicalEventJson(sequence: number, event: CanonicalAuditEvent): string {
+  const { actor } = event;
+  if (!hasFixedShape(event)) return canonicalJson({ sequence, event });
+  return (
+    `{"event":{"actor":{"id":${JSON.stringify(actor.id)},"name":${JSON.stringify(actor.name)},"type":${JSON.stringify(actor.type)}}` +
+    `,"createdAt":${finite(event.createdAt)},"id":${JSON.stringify(event.id)},"kind":${JSON.stringify(event.kind)}` +
+    `,"metadata":${JSON.stringify(event.metadata)},"organizationId":${JSON.stringify(event.organizationId)}` +
+    `,"projectId":${JSON.stringify(event.projectId)}},"sequence":${finite(sequence)}}`
+  );
 }
 
-/** SHA-256 of a UTF-8 string, hex. */
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+/** Every field present with a string/null/number value (otherwise the generic encoder decides). */
+function hasFixedShape(event: CanonicalAuditEvent): boolean {
+  const { actor } = event;
+  const text = (v: unknown): boolean => typeof v === 'string' || v === null;
+  return (
+    typeof actor === 'object' &&
+    actor !== null &&
+    text(actor.id) &&
+    text(actor.name) &&
+    text(actor.type) &&
+    typeof event.createdAt === 'number' &&
+    text(event.id) &&
+    text(event.kind) &&
+    text(event.metadata) &&
+    text(event.organizationId) &&
+    text(event.projectId)
+  );
+}
+
+function finite(value: number): string {
+  if (!Number.isFinite(value)) throw new TypeError('canonical JSON cannot encode a non-finite number');
+  return JSON.stringify(value);
+}
+
+/** SHA-256 (hex) of the canonical encoding of one event at its sequence. */
+export function eventDigest(sequence: number, event: CanonicalAuditEvent): string {
+  return sha256Hex(canonicalEventJson(sequence, event));
+}
+
+/** SHA-256 of a UTF-8 string or of bytes, hex (one-shot: no hash object per call). */
+export function sha256Hex(data: string | Buffer): string {
+  return hash('sha256', data, 'hex');
 }

@@ -37,17 +37,16 @@ export interface AuditExportCheckpoint {
   digest: string;
 }
 
-/** The bytes that are hashed into `digest` and signed. */
+/** The bytes that are hashed into `digest` and signed: the domain, then the canonical JSON of these fields. */
 export function signingPayload(entry: Pick<AuditExportEntry, 'version' | 'sequence' | 'eventDigest' | 'previousDigest' | 'keyId'>): string {
+  const { version, sequence, eventDigest, previousDigest, keyId } = entry;
+  // Written out in sorted key order, as canonicalJson writes it; other value types take the generic encoder.
+  const fixed = typeof eventDigest === 'string' && typeof previousDigest === 'string' && typeof keyId === 'string';
+  if (!fixed || !Number.isFinite(sequence) || !Number.isFinite(version))
+    return SIGNING_DOMAIN + canonicalJson({ version, sequence, eventDigest, previousDigest, keyId });
   return (
-    SIGNING_DOMAIN +
-    canonicalJson({
-      version: entry.version,
-      sequence: entry.sequence,
-      eventDigest: entry.eventDigest,
-      previousDigest: entry.previousDigest,
-      keyId: entry.keyId,
-    })
+    `${SIGNING_DOMAIN}{"eventDigest":${JSON.stringify(eventDigest)},"keyId":${JSON.stringify(keyId)}` +
+    `,"previousDigest":${JSON.stringify(previousDigest)},"sequence":${sequence},"version":${version}}`
   );
 }
 
@@ -66,15 +65,16 @@ export function signExportEntry(input: {
     previousDigest: input.previousDigest,
     keyId: input.keyId,
   };
-  const payload = signingPayload(base);
-  const signature = sign(null, Buffer.from(payload, 'utf8'), input.privateKey).toString('base64');
+  // One encoding of the payload serves both the digest and the signature.
+  const payload = Buffer.from(signingPayload(base), 'utf8');
+  const signature = sign(null, payload, input.privateKey).toString('base64');
   return { ...base, event: input.event, digest: sha256Hex(payload), signature };
 }
 
 /** True when the entry's signature verifies under `publicKey`. */
-export function signatureValid(entry: AuditExportEntry, publicKey: KeyObject): boolean {
+export function signatureValid(entry: AuditExportEntry, publicKey: KeyObject, payload = Buffer.from(signingPayload(entry), 'utf8')): boolean {
   try {
-    return verify(null, Buffer.from(signingPayload(entry), 'utf8'), publicKey, Buffer.from(entry.signature, 'base64'));
+    return verify(null, payload, publicKey, Buffer.from(entry.signature, 'base64'));
   } catch {
     return false;
   }

@@ -55,10 +55,11 @@ function checkEntry(entry: AuditExportEntry, head: AuditExportCheckpoint, keys: 
   if (eventDigest(entry.sequence, entry.event) !== entry.eventDigest)
     throw new SvcError('SVC_AUDIT_EXPORT_TAMPERED', `Entry ${entry.sequence}: the event does not match its digest.`);
   if (entry.previousDigest !== head.digest) throw new SvcError('SVC_AUDIT_EXPORT_TAMPERED', `Entry ${entry.sequence} does not link to the previous entry.`);
-  if (sha256Hex(signingPayload(entry)) !== entry.digest) throw new SvcError('SVC_AUDIT_EXPORT_TAMPERED', `Entry ${entry.sequence}: the entry digest is wrong.`);
+  const payload = Buffer.from(signingPayload(entry), 'utf8');
+  if (sha256Hex(payload) !== entry.digest) throw new SvcError('SVC_AUDIT_EXPORT_TAMPERED', `Entry ${entry.sequence}: the entry digest is wrong.`);
   const key = keys.get(entry.keyId);
   if (!key) throw new SvcError('SVC_AUDIT_EXPORT_UNKNOWN_KEY', `Entry ${entry.sequence} is signed with key "${entry.keyId}", which is not trusted.`);
-  if (!signatureValid(entry, key)) throw new SvcError('SVC_AUDIT_EXPORT_TAMPERED', `Entry ${entry.sequence}: the signature does not verify.`);
+  if (!signatureValid(entry, key, payload)) throw new SvcError('SVC_AUDIT_EXPORT_TAMPERED', `Entry ${entry.sequence}: the signature does not verify.`);
 }
 
 function resolveKeys(publicKeys: Readonly<Record<string, AuditExportPublicKey>> | ReadonlyMap<string, AuditExportPublicKey>): Map<string, KeyObject> {
