@@ -147,7 +147,12 @@ async function startIngress(routes: RouteTable, report: (record: RequestRecord) 
     settings: { baseDomain: 'localhost', platformHosts: ['127.0.0.1', 'localhost'], trustProxy: false },
     logger: createLogger({ level: 'silent' }),
   });
-  if (!(await follower.attached(10_000))) throw new Error('B5: the ingress process did not take the route session');
+  if (!(await follower.attached(10_000))) {
+    follower.close();
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error('B5: the ingress process did not take the route session');
+  }
   return {
     port,
     /** The processes that serve requests. */
@@ -216,19 +221,28 @@ const round3 = (n: number) => Number(n.toFixed(3));
 
 /** B5 benchmark entry (see test/bench/run.ts). */
 export default async function b5(): Promise<BenchResult[]> {
-  const [app, candidate] = await Promise.all([startUpstream('bench'), startUpstream('bench-canary')]);
   const routes = new RouteTable();
   const samples = new SampleWindow();
   let recordsCpu = 0;
   let records = 0;
-  const ingress = await startIngress(routes, (record) => {
-    records++;
-    if (record.projectId === 'prj_benchcanary') samples.offer(record);
-  });
-  const workers = ingress.pids.length;
-  const nginx = await startNginx(app.port, workers);
-  const bare = await startBareProxy(app.port);
+  const stops: (() => Promise<void>)[] = [];
+  const started = <T extends { stop(): Promise<void> }>(value: T): T => {
+    stops.unshift(() => value.stop());
+    return value;
+  };
   try {
+    const app = started(await startUpstream('bench'));
+    const candidate = started(await startUpstream('bench-canary'));
+    const ingress = started(
+      await startIngress(routes, (record) => {
+        records++;
+        if (record.projectId === 'prj_benchcanary') samples.offer(record);
+      }),
+    );
+    const workers = ingress.pids.length;
+    const nginxStarted = await startNginx(app.port, workers);
+    const nginx = nginxStarted && started(nginxStarted);
+    const bare = started(await startBareProxy(app.port));
     routes.setProject({ id: 'prj_bench', slug: 'bench' }, { host: '127.0.0.1', port: app.port }, 'rel_bench');
     // A second project with a 10 % canary split to another app process, samples collected as a canary does.
     routes.setProject({ id: 'prj_benchcanary', slug: 'benchcanary' }, { host: '127.0.0.1', port: app.port }, 'rel_bench');
@@ -245,7 +259,7 @@ export default async function b5(): Promise<BenchResult[]> {
       bare: side(bare.url, {}, [bare.pid]),
     };
     const order = Object.values(sides);
-    for (const s of order) await autocannon(s.url, s.headers, 1, CONNECTIONS); // warm-up (JIT, pools)
+    for (const s of order) await autocannon(s.url, s.headers, 2, CONNECTIONS); // warm-up (JIT, pools)
     const recordsBefore = records;
     for (let round = 0; round < ROUNDS; round++) {
       for (let i = 0; i < order.length; i++) {
@@ -255,9 +269,9 @@ export default async function b5(): Promise<BenchResult[]> {
         if (s === sides.ingress || s === sides.canary) recordsCpu += ownCpuSeconds() - before;
       }
     }
-    // Records arrive in batches every 100 ms; the last ones may still be on their way.
-    await new Promise((r) => setTimeout(r, 300));
     const proxied = [...sides.ingress.runs, ...sides.canary.runs].reduce((n, r) => n + r.requests.total, 0);
+    // Records arrive in batches every 100 ms; the last ones may still be on their way.
+    for (let waited = 0; records - recordsBefore < proxied && waited < 5_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
     if (records - recordsBefore < proxied) throw new Error(`B5: ${proxied} requests proxied but ${records - recordsBefore} records reached the control plane`);
     if (samples.accepted === 0) throw new Error('B5: the canary split sent no requests to the candidate');
 
@@ -357,10 +371,6 @@ export default async function b5(): Promise<BenchResult[]> {
     });
     return rows;
   } finally {
-    await nginx?.stop();
-    await bare.stop();
-    await ingress.stop();
-    await app.stop();
-    await candidate.stop();
+    for (const stop of stops) await stop();
   }
 }
