@@ -59,7 +59,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     bodyLimit: options.bodyLimitBytes,
     trustProxy: options.trustProxy,
     return503OnClosing: true,
-    logController: new OneLineRequestLog(),
+    logController: new OneLineRequestLog(options.logger.child({}, { redact: [] })),
     // Our own node:http server so the ingress runs before Fastify routing and body parsing.
     ...(options.intercept ? { serverFactory: interceptingServerFactory(options.intercept) } : {}),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
