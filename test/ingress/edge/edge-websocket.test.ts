@@ -12,7 +12,7 @@ import { createLogger } from '../../../src/core/logger.js';
 import { askEdge } from '../../../src/ingress/edge/edge-control.js';
 import { edgePaths } from '../../../src/ingress/edge/edge-paths.js';
 import { followEdgeRoutes, type EdgeRoutes } from '../../../src/ingress/edge/follow-edge-routes.js';
-import { RouteTable } from '../../../src/ingress/index.js';
+import { RouteTable, type RequestRecord } from '../../../src/ingress/index.js';
 import { spawnEdgeIngress } from './spawn-edge-ingress.js';
 import { startEchoApp, type EchoApp } from '../websocket-app.js';
 import { openWebSocket } from '../websocket-client.js';
@@ -46,9 +46,10 @@ it('joins app WebSockets to the release with no control plane, keeps them across
   apps.push(blue, green);
   const routes = new RouteTable();
   routes.setProject({ id: 'prj_ws', slug: 'ws' }, blue, 'rel_blue');
+  const records: RequestRecord[] = [];
   let follower: EdgeRoutes = followEdgeRoutes({
     socketPath: edgePaths(dir).ingressSocket,
-    ingress: { routes, report: () => undefined },
+    ingress: { routes, report: (record) => records.push(record) },
     settings: { baseDomain: 'localhost', platformHosts: [], trustProxy: false },
     logger,
   });
@@ -63,6 +64,10 @@ it('joins app WebSockets to the release with no control plane, keeps them across
   for (let i = 0; i < 10; i++) expect(await socket.echo(`m${i}`)).toBe(`m${i}`);
   const live = await askEdge(edgePaths(dir).ingressSocket, { op: 'routes' });
   expect(live?.ok && live.routes).toMatchObject([{ projectId: 'prj_ws', inFlight: 1 }]);
+  // The handshake's record reaches the control plane with its end time, like a request's.
+  await expect.poll(() => records.length, { timeout: 5_000 }).toBeGreaterThan(0);
+  expect(records[0]).toMatchObject({ projectId: 'prj_ws', releaseId: 'rel_blue', status: 101 });
+  expect(records[0]!.endedAt).toBeGreaterThan(Date.now() - 5_000);
 
   // The control plane goes away: the open socket keeps echoing and new ones open.
   follower.close();
