@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createEngine, createFetchHandler, defineBackend, defineSchema, defineTable, functionsFor, openDatabase, v } from '../../src/runtime/index.js';
 import type { BenchResult } from './bench-types.js';
-import { median, pairedRatios, roundsFrom, type Paired } from './rounds.js';
+import { pairedRow } from './paired-row.js';
+import { median, roundsFrom, type Paired } from './rounds.js';
 
 const schema = defineSchema({ tasks: defineTable({ text: v.string({ max: 200 }), done: v.boolean() }).index('by_done', ['done']) });
 const { mutation } = functionsFor(schema);
@@ -98,19 +99,9 @@ function httpMutation(handler: ReturnType<typeof createFetchHandler>): (i: numbe
   };
 }
 
-function row(name: string, paired: Paired, unit: string, baselineName: string, target?: number): BenchResult {
-  const summary = pairedRatios(paired);
-  const result: BenchResult = {
-    id: 'B3',
-    name,
-    value: median(paired.ours),
-    unit,
-    baseline: median(paired.baseline),
-    baselineName,
-    ratio: summary.median,
-    range: { min: summary.min, max: summary.max, rounds: summary.rounds },
-  };
-  return target === undefined ? result : { ...result, target: `>= ${target}x`, pass: summary.median >= target };
+function row(name: string, paired: Paired, unit: string, baselineName: string, atLeast?: number): BenchResult {
+  const target = atLeast === undefined ? undefined : { text: `>= ${atLeast}x`, pass: (ratio: number) => ratio >= atLeast };
+  return pairedRow('B3', name, paired, unit, baselineName, target);
 }
 
 /** B3 mutation-throughput rows. */
