@@ -30,6 +30,12 @@ const ROUNDS = roundsFrom(process.env.SVC_B7_ROUNDS);
 
 const CLIENT = join(import.meta.dirname, 'b7-upload-client.ts');
 
+/** What one upload cost: the client's wall seconds and the server process's CPU seconds meanwhile. */
+interface Upload {
+  seconds: number;
+  cpu: number;
+}
+
 /** Run the uploading client in its own process; resolves with the seconds it measured. */
 async function runClient(mode: 'raw' | 'tus', url: string): Promise<number> {
   const child = spawn(process.execPath, ['--import', 'tsx', CLIENT, mode, url, String(TOTAL), String(CHUNK)], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -42,6 +48,11 @@ async function runClient(mode: 'raw' | 'tus', url: string): Promise<number> {
   return (JSON.parse(out) as { seconds: number }).seconds;
 }
 
+function cpuSeconds(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1e6;
+}
+
 function listen(server: Server): Promise<string> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`)));
 }
@@ -52,7 +63,7 @@ function close(server: Server): Promise<void> {
 }
 
 /** Raw baseline: one PUT streamed into a file, fsync at the end. Returns seconds. */
-async function rawPut(dir: string): Promise<number> {
+async function rawPut(dir: string): Promise<Upload> {
   const target = join(dir, 'raw.bin');
   const server = createServer((req, res) => {
     void (async () => {
@@ -65,7 +76,9 @@ async function rawPut(dir: string): Promise<number> {
   });
   const url = await listen(server);
   try {
-    return await runClient('raw', `${url}/raw`);
+    const cpu = process.cpuUsage();
+    const seconds = await runClient('raw', `${url}/raw`);
+    return { seconds, cpu: cpuSeconds(cpu) };
   } finally {
     await close(server);
     await unlink(target).catch(() => undefined);
@@ -73,7 +86,7 @@ async function rawPut(dir: string): Promise<number> {
 }
 
 /** The resumable upload through the bucket manager. Returns seconds (creation through commit). */
-async function resumable(dir: string, expectedSha: string, round: number): Promise<number> {
+async function resumable(dir: string, expectedSha: string, round: number): Promise<Upload> {
   const manager = await createBucketManager({
     definitions: [
       {
@@ -96,14 +109,16 @@ async function resumable(dir: string, expectedSha: string, round: number): Promi
   const server = createServer((req, res) => void app.fetch(toFetchRequest(req, {}, res)).then((response) => sendFetchResponse(res, response)));
   const url = await listen(server);
   try {
+    const cpu = process.cpuUsage();
     const ticket = await manager
       .bucket('bench')
       .createUpload({ key: `big-${round}.bin`, length: TOTAL, contentType: 'application/octet-stream', sha256: expectedSha });
     const seconds = await runClient('tus', `${url}${ticket.path}`);
+    const used = cpuSeconds(cpu);
     const info = manager.bucket('bench').stat({ key: `big-${round}.bin` });
     if (info.size !== TOTAL || info.sha256 !== expectedSha) throw new Error('B7 upload did not publish the expected object');
     await manager.bucket('bench').delete({ key: `big-${round}.bin` });
-    return seconds;
+    return { seconds, cpu: used };
   } finally {
     await close(server);
     app.close();
@@ -120,14 +135,13 @@ export default async function b7(): Promise<BenchResult[]> {
     const hash = createHash('sha256');
     for (let i = 0; i < TOTAL / piece.length; i++) hash.update(piece);
     const expectedSha = hash.digest('hex');
-    // CPU seconds of the server process per side (the client is its own process, the same for both).
+    // CPU seconds of the server process per side, from the upload's creation to the client's exit (the
+    // client is its own process, the same for both).
     const cpu = { ours: [] as number[], baseline: [] as number[] };
-    const timed = async (side: 'ours' | 'baseline', run: () => Promise<number>): Promise<number> => {
-      const start = process.cpuUsage();
-      const seconds = await run();
-      const used = process.cpuUsage(start);
-      cpu[side].push((used.user + used.system) / 1e6);
-      if (process.env.B7_VERBOSE === '1') process.stderr.write(`  B7 ${side}: ${seconds.toFixed(2)} s (cpu ${cpu[side].at(-1)!.toFixed(2)} s)\n`);
+    const timed = async (side: 'ours' | 'baseline', run: () => Promise<Upload>): Promise<number> => {
+      const { seconds, cpu: used } = await run();
+      cpu[side].push(used);
+      if (process.env.B7_VERBOSE === '1') process.stderr.write(`  B7 ${side}: ${seconds.toFixed(2)} s (cpu ${used.toFixed(2)} s)\n`);
       return TOTAL / MiB / seconds;
     };
     const paired = await interleave(
