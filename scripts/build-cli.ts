@@ -2,8 +2,7 @@
 // is mostly module loading: ~45 small files (main, output, the error registry's 30 files, commander,
 // picocolors) each resolved, read and compiled. The bundle is one entry plus shared chunks, and every
 // command stays a chunk of its own behind its dynamic import, so a run still loads only its command.
-// Packages other than the two start-up needs stay external: they resolve from node_modules as they do
-// for the control plane. Usage: node --import tsx scripts/build-cli.ts (part of `npm run build`).
+// Usage: node --import tsx scripts/build-cli.ts (part of `npm run build`).
 import { readFileSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -14,8 +13,11 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Where the bundle goes (bin/svc.js imports ../dist/cli-bundle/main.js). */
 export const CLI_BUNDLE_DIR = join(repoRoot, 'dist', 'cli-bundle');
 
-// Loaded by every run (even `svc --version`), small and pure JavaScript: inlined.
-const INLINED = new Set(['commander', 'picocolors']);
+// Pure JavaScript packages the CLI loads, inlined: commander and picocolors on every run, zod and semver
+// by every command that talks to a server. undici stays in node_modules with esbuild (a native binary
+// behind its JS API) and the rest: its sources carry `import('./x')` type comments that would read as
+// module paths to whoever scans the package.
+const INLINED = new Set(['commander', 'picocolors', 'zod', 'semver']);
 
 function externalPackages(): string[] {
   const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };

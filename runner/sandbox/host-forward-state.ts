@@ -74,6 +74,10 @@ function socketInodes(pid: number): Set<string> {
 /** Read /proc: is the launcher's socat listening on 127.0.0.1:`port`? */
 export function hostForwardState(launcherPid: number, port: number): HostForwardState {
   return decideHostForward(childrenOf(launcherPid), (pid) => {
+    // socat's own fds first: until it holds a socket it cannot be listening, and the TCP table it would
+    // be looked up in is the host's whole table (large on a busy host), read every poll while socat starts.
+    const sockets = socketInodes(pid);
+    if (sockets.size === 0) return sockets;
     let table = '';
     try {
       table = readFileSync(`/proc/${pid}/net/tcp`, 'utf8');
@@ -81,6 +85,6 @@ export function hostForwardState(launcherPid: number, port: number): HostForward
       return new Set();
     }
     const listening = listeningInodesOn(table, port);
-    return new Set([...socketInodes(pid)].filter((inode) => listening.has(inode)));
+    return new Set([...sockets].filter((inode) => listening.has(inode)));
   });
 }

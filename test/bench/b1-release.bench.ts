@@ -1,12 +1,13 @@
 // B1: release latency of a small app until the first 200 from the NEW release through the ingress,
 // against the minimal way to ship the same app in the same run: `tar czf` + spawn `node` + first 200.
-// Three rows, each interleaved rounds of ours and the baseline (order alternating), reported as the
-// median of the per-round ratios with their min–max:
+// Each row is interleaved rounds of ours and the baseline (order alternating), reported as the
+// median of the per-round ratios with their min–max. The control plane runs from dist/ (npm run
+// build), as users run it. Rows:
 // - in-process: pack + upload from this process (no CLI start, no build), release transaction
 //   (snapshot, migrations, start, health gate, activate); target <= 1.5x;
 // - `svc deploy` as a user runs it: the real CLI (bin/svc.js, the built bundle) spawned in the app
-//   directory — CLI start, build.command (`svc build src dist`, itself a CLI run), pack, upload,
-//   release, the CLI's report — then the first 200; target <= 3x;
+//   directory — CLI start, build.command (`svc build src dist`), pack, upload, release, the CLI's
+//   report — then the first 200; target <= 3x;
 // - the same with `svc deploy --no-build`; target <= 3x.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -30,6 +31,9 @@ const ROUNDS = roundsFrom(process.env.SVC_B1_ROUNDS, 7);
 const POLL_MS = 5;
 const FIRST_200_TIMEOUT_MS = 20_000;
 const SLUG = 'bench-b1';
+// The control plane as a user runs it: the compiled one (from sources, every worker thread it starts
+// for a snapshot would first load tsx and compile TypeScript).
+const PLATFORM_ENTRY = join('dist', 'src', 'platform-main.js');
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -157,9 +161,10 @@ function row(name: string, paired: Paired, target: number): BenchResult {
 
 /** Run B1 and return its rows. */
 export default async function b1(): Promise<BenchResult[]> {
-  if (!existsSync(join(repoRoot, 'dist', 'cli-bundle', 'main.js'))) throw new Error('B1 runs the built CLI (bin/svc.js): run `npm run build` first');
+  for (const built of [join('dist', 'cli-bundle', 'main.js'), PLATFORM_ENTRY])
+    if (!existsSync(join(repoRoot, built))) throw new Error(`B1 runs the built CLI and control plane (${built}): run \`npm run build\` first`);
   const work = await mkdtemp(join(tmpdir(), 'svc-bench-b1-'));
-  const platform = await startPlatform({ env: { SVC_PROJECT_MAX_RELEASES: String(3 * ROUNDS + 20) } });
+  const platform = await startPlatform({ entry: PLATFORM_ENTRY, env: { SVC_PROJECT_MAX_RELEASES: String(3 * ROUNDS + 20) } });
   try {
     const app = await prepareApp(work);
     const home = join(work, 'home');
