@@ -2,6 +2,7 @@
 // (streamed chunk by chunk so server-sent events flow; a closed socket cancels the body).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { knownJsonBody } from './responses.js';
 
 /** Options of toFetchRequest. */
 export interface NodeRequestOptions {
@@ -57,6 +58,14 @@ export async function sendFetchResponse(res: ServerResponse, response: Response)
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers['set-cookie'] = cookies;
+  const known = knownJsonBody(response);
+  if (known !== undefined) {
+    // The runtime's own JSON: headers and body in one write, with Content-Length; the stream is never read.
+    headers['content-length'] = String(Buffer.byteLength(known));
+    res.writeHead(response.status, headers);
+    res.end(known);
+    return;
+  }
   res.writeHead(response.status, headers);
   if (response.body === null) {
     res.end();
