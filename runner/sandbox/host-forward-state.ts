@@ -71,13 +71,42 @@ function socketInodes(pid: number): Set<string> {
   return inodes;
 }
 
-/** Read /proc: is the launcher's socat listening on 127.0.0.1:`port`? */
-export function hostForwardState(launcherPid: number, port: number): HostForwardState {
+/** What the caller keeps across polls of one start, so most polls skip the TCP table. */
+export interface ForwardPoll {
+  /** socat's socket inodes when it was first seen (those it inherited: Node's stdio pipes are socket pairs). */
+  baseline: ReadonlySet<string> | null;
+  /** When the TCP table was last read (ms). */
+  lastReadAt: number;
+}
+
+/** Longest a poll goes without reading the TCP table, so a socket opened just before `baseline` was taken is still noticed. */
+export const FORWARD_TABLE_MAX_AGE_MS = 25;
+
+/**
+ * Whether this poll must read the TCP table: socat is seen for the first time, holds a socket it did not
+ * start with (the listening one is always new), or the last read is FORWARD_TABLE_MAX_AGE_MS old. Pure.
+ */
+export function needsTableRead(sockets: ReadonlySet<string>, poll: ForwardPoll, now: number): boolean {
+  if (sockets.size === 0) return false;
+  if (poll.baseline === null || now - poll.lastReadAt >= FORWARD_TABLE_MAX_AGE_MS) return true;
+  for (const inode of sockets) if (!poll.baseline.has(inode)) return true;
+  return false;
+}
+
+/**
+ * Read /proc: is the launcher's socat listening on 127.0.0.1:`port`? The TCP table is the host's whole
+ * table (large on a busy host): re-read and parsed every poll while socat starts, it cost more event-loop
+ * time than the rest of the start, so `poll` (kept by the caller) lets most polls look at socat's fds only.
+ */
+export function hostForwardState(launcherPid: number, port: number, poll: ForwardPoll, now: number = Date.now()): HostForwardState {
   return decideHostForward(childrenOf(launcherPid), (pid) => {
-    // socat's own fds first: until it holds a socket it cannot be listening, and the TCP table it would
-    // be looked up in is the host's whole table (large on a busy host), read every poll while socat starts.
     const sockets = socketInodes(pid);
-    if (sockets.size === 0) return sockets;
+    if (!needsTableRead(sockets, poll, now)) {
+      poll.baseline ??= sockets;
+      return new Set();
+    }
+    poll.baseline ??= sockets;
+    poll.lastReadAt = now;
     let table = '';
     try {
       table = readFileSync(`/proc/${pid}/net/tcp`, 'utf8');

@@ -20,7 +20,7 @@ import { readRunOffsets, type RunOffsets } from '../run-output.js';
 import { sandboxLayout } from '../sandbox-layout.js';
 import type { SandboxStatus } from '../sandbox-status.js';
 import { buildSandboxCommand, encodeArgs, SANDBOX_FDS, type SandboxForward, type SandboxHost, type SandboxLimits } from './bwrap-args.js';
-import { hostForwardState } from './host-forward-state.js';
+import { hostForwardState, type ForwardPoll } from './host-forward-state.js';
 import { ensureTraversable } from './ensure-traversable.js';
 import { grantTree } from './grant-tree.js';
 import { SandboxApp } from './sandbox-app.js';
@@ -242,8 +242,9 @@ export class SandboxRunner implements AppRunner {
   /** Wait until the host forward listens on `port`; PortTaken when it could not bind it. */
   private async awaitHostForward(launcherPid: number, port: number, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
+    const poll: ForwardPoll = { baseline: null, lastReadAt: 0 };
     for (;;) {
-      const state = hostForwardState(launcherPid, port);
+      const state = hostForwardState(launcherPid, port, poll);
       if (state === 'listening') return;
       if (state === 'gone') throw new PortTaken(`127.0.0.1:${port} is taken`);
       if (Date.now() > deadline) throw new Error(`the host port forward did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);

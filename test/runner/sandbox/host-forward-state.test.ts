@@ -1,6 +1,6 @@
 // The host forward's start-up as /proc shows it: listening, still starting, or gone (it could not bind).
 import { describe, expect, it } from 'vitest';
-import { decideHostForward, listeningInodesOn } from '../../../runner/sandbox/host-forward-state.js';
+import { decideHostForward, FORWARD_TABLE_MAX_AGE_MS, listeningInodesOn, needsTableRead } from '../../../runner/sandbox/host-forward-state.js';
 
 const table = [
   '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode',
@@ -39,5 +39,16 @@ describe('host forward state', () => {
     expect(decideHostForward(new Map([[11, 'sh']]), listening([]))).toBe('starting');
     expect(decideHostForward(new Map([[10, 'bwrap']]), listening([]))).toBe('gone');
     expect(decideHostForward(new Map(), listening([]))).toBe('gone');
+  });
+});
+
+describe('when a poll reads the TCP table', () => {
+  it('on the first look at socat, on a socket it did not start with, and at least every FORWARD_TABLE_MAX_AGE_MS', () => {
+    const inherited = new Set(['1', '2']);
+    expect(needsTableRead(new Set(), { baseline: null, lastReadAt: 0 }, 100)).toBe(false);
+    expect(needsTableRead(inherited, { baseline: null, lastReadAt: 0 }, 100)).toBe(true);
+    expect(needsTableRead(inherited, { baseline: inherited, lastReadAt: 100 }, 101)).toBe(false);
+    expect(needsTableRead(new Set(['1', '2', '3']), { baseline: inherited, lastReadAt: 100 }, 101)).toBe(true);
+    expect(needsTableRead(inherited, { baseline: inherited, lastReadAt: 100 }, 100 + FORWARD_TABLE_MAX_AGE_MS)).toBe(true);
   });
 });
