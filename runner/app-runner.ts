@@ -82,6 +82,12 @@ export interface RunningApp {
   onExit(listener: (exit: AppExit) => void): () => void;
   /** Stop observing without stopping the app (control-plane shutdown); `adopt(record())` resumes later. */
   detach(): void;
+  /**
+   * Resolves once the app listens on a TCP port, as far as the runner sees it without a request (until
+   * `signal` aborts). Only a hint to probe health at once instead of after the next back-off pause, never
+   * health itself; runners that cannot tell cheaply leave it out.
+   */
+  listening?(signal: AbortSignal): Promise<void>;
 }
 
 /** Starts apps and re-adopts ones started by an earlier control-plane process. */

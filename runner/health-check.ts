@@ -20,6 +20,8 @@ export interface HealthCheckOptions {
   /** Resolves when the app exited: the check stops at once instead of waiting out the timeout. */
   exited?: Promise<unknown>;
   signal?: AbortSignal;
+  /** Resolves once the app listens (RunningApp.listening): the pause it ends early is followed by a probe at once; used once. */
+  listening?: (signal: AbortSignal) => Promise<void>;
 }
 
 /** Why a health check failed. */
@@ -46,28 +48,48 @@ export async function checkHealth(options: HealthCheckOptions): Promise<HealthRe
   let lastStatus: number | null = null;
   let lastError: string | null = null;
   const fail = (reason: HealthFailure): HealthResult => ({ ok: false, reason, attempts, elapsedMs: clock.now() - started, lastStatus, lastError });
-  for (;;) {
-    if (options.signal?.aborted) return fail('aborted');
-    if (exited) return fail('exited');
-    const remaining = deadline - clock.now();
-    if (remaining <= 0) return fail('timeout');
-    attempts++;
-    try {
-      const timeout = AbortSignal.timeout(Math.max(1, Math.min(options.requestTimeoutMs ?? 2000, remaining)));
-      const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
-      const response = await doFetch(url, { signal, redirect: 'manual', headers: { 'user-agent': 'svc-health-check' } });
-      await response.body?.cancel();
-      lastStatus = response.status;
-      lastError = null;
-      if (response.status >= 200 && response.status < 300) return { ok: true, status: response.status, attempts, elapsedMs: clock.now() - started };
-    } catch (error) {
-      lastError = (error as Error).message;
+  // A starting app is usually not listening at the first probe; the back-off pause after it would
+  // otherwise outlast the start by up to its whole length. Woken once, the schedule goes on unchanged.
+  const stopListening = new AbortController();
+  // A failed look (the runner could not tell) only means no early wake.
+  let woken: Promise<'woken'> | null = options.listening
+    ? options.listening(stopListening.signal).then(
+        () => 'woken' as const,
+        () => new Promise<never>(() => {}),
+      )
+    : null;
+  try {
+    return await probeLoop();
+  } finally {
+    stopListening.abort();
+  }
+
+  async function probeLoop(): Promise<HealthResult> {
+    for (;;) {
+      if (options.signal?.aborted) return fail('aborted');
+      if (exited) return fail('exited');
+      const remaining = deadline - clock.now();
+      if (remaining <= 0) return fail('timeout');
+      attempts++;
+      try {
+        const timeout = AbortSignal.timeout(Math.max(1, Math.min(options.requestTimeoutMs ?? 2000, remaining)));
+        const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+        const response = await doFetch(url, { signal, redirect: 'manual', headers: { 'user-agent': 'svc-health-check' } });
+        await response.body?.cancel();
+        lastStatus = response.status;
+        lastError = null;
+        if (response.status >= 200 && response.status < 300) return { ok: true, status: response.status, attempts, elapsedMs: clock.now() - started };
+      } catch (error) {
+        lastError = (error as Error).message;
+      }
+      // Let a pending exit notification land before deciding to wait again.
+      await Promise.resolve();
+      if (exited) return fail('exited');
+      const remainingMs = Math.max(0, deadline - clock.now());
+      const pause = sleep(options.intervalMs === undefined ? healthCheckDelay(attempts, remainingMs) : Math.min(options.intervalMs, remainingMs));
+      if (woken && (await Promise.race([pause.then(() => 'slept' as const), woken])) === 'woken') woken = null;
+      else await pause;
     }
-    // Let a pending exit notification land before deciding to wait again.
-    await Promise.resolve();
-    if (exited) return fail('exited');
-    const remainingMs = Math.max(0, deadline - clock.now());
-    await sleep(options.intervalMs === undefined ? healthCheckDelay(attempts, remainingMs) : Math.min(options.intervalMs, remainingMs));
   }
 }
 
@@ -80,5 +102,6 @@ export function checkAppHealth(app: RunningApp, health: { path: string; timeoutM
     timeoutMs: health.timeoutMs,
     exited: app.wait(),
     ...(health.signal ? { signal: health.signal } : {}),
+    ...(app.listening ? { listening: (signal: AbortSignal) => app.listening!(signal) } : {}),
   });
 }

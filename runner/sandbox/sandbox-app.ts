@@ -2,6 +2,7 @@
 // init whose session holds the app, and the network helper. Stop is graceful for the app itself.
 import { checkProcess } from '../../src/core/process-identity.js';
 import { ProcessApp } from '../process-app.js';
+import { waitForAppListening } from './app-listening.js';
 
 function killIfSame(pid: number | undefined, startTime: string | null | undefined, signal: NodeJS.Signals, group = false): void {
   if (pid === undefined || checkProcess(pid, startTime ?? null) !== 'alive') return;
@@ -35,6 +36,13 @@ export class SandboxApp extends ProcessApp {
     } catch {
       // The launcher is gone already.
     }
+  }
+
+  /** Resolves once the app listens inside its sandbox (an isolated network namespace only: a shared one holds the host's sockets). */
+  listening(signal: AbortSignal): Promise<void> {
+    const sandbox = this.rec.sandbox;
+    if (!sandbox || sandbox.netPid === undefined) return new Promise<never>(() => {});
+    return waitForAppListening(sandbox.initPid, signal);
   }
 
   /** Nothing of the sandbox outlives the app: init's namespace, the launcher group, the network helper. */

@@ -56,3 +56,46 @@ describe('checkHealth with the default schedule', () => {
     expect(result).toEqual({ ok: true, status: 200, attempts: 3, elapsedMs: 300 });
   });
 });
+
+describe('checkHealth woken by the app listening', () => {
+  it('probes at once when the app starts listening during a pause, then keeps its schedule', async () => {
+    const clock = manualClock(0);
+    const at: number[] = [];
+    let listeningNow: () => void = () => {};
+    const result = await checkHealth({
+      host: '127.0.0.1',
+      port: 1,
+      timeoutMs: 5_000,
+      clock,
+      // A pause that never ends by itself: only the wake can end the first one.
+      sleep: (ms) => (at.length === 1 ? new Promise<void>(() => {}) : Promise.resolve(clock.advance(ms))),
+      listening: () => new Promise<void>((resolve) => (listeningNow = resolve)),
+      fetch: async () => {
+        at.push(clock.now());
+        if (at.length === 1) {
+          clock.advance(30);
+          queueMicrotask(() => listeningNow());
+        }
+        if (at.length < 3) throw new Error('connect ECONNREFUSED');
+        return new Response(null, { status: 200 });
+      },
+    });
+    // Second probe right after the wake (no pause counted), the third after the normal 200 ms pause.
+    expect(at).toEqual([0, 30, 230]);
+    expect(result).toEqual({ ok: true, status: 200, attempts: 3, elapsedMs: 230 });
+  });
+
+  it('ignores a runner that cannot tell (its look fails)', async () => {
+    const clock = manualClock(0);
+    const result = await checkHealth({
+      host: '127.0.0.1',
+      port: 1,
+      timeoutMs: 5_000,
+      clock,
+      sleep: async (ms) => clock.advance(ms),
+      listening: () => Promise.reject(new Error('no /proc')),
+      fetch: async () => (clock.now() >= 250 ? new Response(null, { status: 200 }) : Promise.reject(new Error('refused'))),
+    });
+    expect(result).toEqual({ ok: true, status: 200, attempts: 3, elapsedMs: 300 });
+  });
+});
