@@ -89,6 +89,11 @@ export default async function b14(): Promise<BenchResult[]> {
         baseline: Number(plainMs.toFixed(1)),
         baselineName: 'ProcessRunner, no sandbox',
         ratio: Number((added / plainMs).toFixed(3)),
+        range: {
+          min: Math.min(...sandboxed.map((ms, i) => (ms - unsandboxed[i]!) / unsandboxed[i]!)),
+          max: Math.max(...sandboxed.map((ms, i) => (ms - unsandboxed[i]!) / unsandboxed[i]!)),
+          rounds: ROUNDS,
+        },
         target: `< ${TARGET_ADDED_MS} ms added`,
         pass: added < TARGET_ADDED_MS,
       },

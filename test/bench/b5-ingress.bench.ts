@@ -210,7 +210,8 @@ async function measure(s: Side, seconds: number): Promise<void> {
   const before = cpu();
   const run = await autocannon(s.url, s.headers, seconds, CONNECTIONS);
   const bad = run.non2xx + run.errors;
-  if (bad > 0) throw new Error(`B5: ${bad} non-2xx responses or errors (${s.url})`);
+  if (bad > 0)
+    throw new Error(`B5: ${bad} non-2xx responses or errors (${s.url}${s.headers.host ? `, Host ${s.headers.host}` : ''}; pids ${s.pids.join(' ')})`);
   s.runs.push(run);
   s.cpuPerRequest.push(((cpu() - before) * 1e6) / Math.max(1, run.requests.total));
 }
