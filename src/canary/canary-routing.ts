@@ -15,6 +15,7 @@ function candidateTarget(candidate: CanaryCandidate): UpstreamTarget {
     origin: `http://${host}:${candidate.port}`,
     releaseId: candidate.releaseId,
     inFlight: 0,
+    liveStreams: 0,
     routed: true,
     dispatcher: null,
     waiters: null,

@@ -118,6 +118,7 @@ export class IngressProxy {
     const target = this.#options.routes.acquire(entry);
     this.active++;
     const exchange = new Exchange(this, req, res, entry, target, startedAt);
+    if (target !== null && isLiveQueryStream(req)) exchange.countLiveStream(target);
     if (target !== null) exchange.dispatch(this.#dispatcher(target));
     else if (hold !== null) exchange.sendError(503, HOLD_EXPIRED, RETRY_AFTER_SECONDS);
     else exchange.sendError(503, NO_RELEASE);
@@ -217,6 +218,15 @@ export class IngressProxy {
 }
 
 /** One proxied request: undici dispatch handler + downstream writer + its metrics record. */
+// The svc runtime serves live queries as server-sent events under its default prefix; an app that moved
+// the prefix still has its streams counted as in-flight requests, just not as live-query streams.
+const LIVE_QUERY_PATH = '/__svc/live/';
+
+/** Whether a request opens a live-query stream of the svc runtime. Hot path: one method and one prefix check. */
+export function isLiveQueryStream(req: { method?: string | undefined; url?: string | undefined }): boolean {
+  return req.method === 'GET' && req.url !== undefined && req.url.startsWith(LIVE_QUERY_PATH);
+}
+
 class Exchange implements Dispatcher.DispatchHandler {
   readonly #proxy: IngressProxy;
   readonly #req: IncomingMessage;
@@ -239,6 +249,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   #upstreamDone = false;
   #streamError = false;
   #closed = false;
+  #liveStream = false;
 
   constructor(proxy: IngressProxy, req: IncomingMessage, res: ServerResponse, entry: RouteEntry, target: UpstreamTarget | null, startedAt: number) {
     this.#proxy = proxy;
@@ -249,6 +260,12 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.#startedAt = startedAt;
     this.#generation = entry.generation;
     res.on('close', this.#onClose);
+  }
+
+  /** Count this request as an open live-query stream of its target until it closes. */
+  countLiveStream(target: UpstreamTarget): void {
+    target.liveStreams++;
+    this.#liveStream = true;
   }
 
   dispatch(dispatcher: Dispatcher): void {
@@ -370,7 +387,10 @@ class Exchange implements Dispatcher.DispatchHandler {
     const finished = res.writableFinished;
     if (!finished && !this.#upstreamDone) this.#controller?.abort(new ClientGoneError());
     const target = this.#target;
-    if (target !== null) this.#proxy.routes.release(target);
+    if (target !== null) {
+      if (this.#liveStream) target.liveStreams--;
+      this.#proxy.routes.release(target);
+    }
     // Write callbacks of the last chunk run before 'close'; anything still queued never reached the client.
     const record: { -readonly [K in keyof RequestRecord]: RequestRecord[K] } = {
       projectId: this.#entry.projectId,

@@ -375,6 +375,7 @@ export class RouteTable {
     releaseId: string | null;
     generation: number;
     inFlight: number;
+    liveStreams: number;
   }[] {
     return [...this.#entries.values()].map((e) => ({
       projectId: e.projectId,
@@ -384,6 +385,7 @@ export class RouteTable {
       releaseId: e.target?.releaseId ?? null,
       generation: e.generation,
       inFlight: e.target?.inFlight ?? 0,
+      liveStreams: e.target?.liveStreams ?? 0,
     }));
   }
 }

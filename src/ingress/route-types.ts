@@ -29,6 +29,8 @@ export interface UpstreamTarget {
   readonly releaseId: string | null;
   /** Requests dispatched to this target and not yet finished towards the client. */
   inFlight: number;
+  /** Of those, open live-query streams of the svc runtime (GET under its default `/__svc/live/` path). */
+  liveStreams: number;
   /** False once another target replaced it (it only finishes what it has). */
   routed: boolean;
   /** Connection pool owned by the proxy; closed when the target retires. */
@@ -126,6 +128,7 @@ export function newTarget(upstream: Upstream, releaseId: string | null): Upstrea
     origin: `http://${host}:${upstream.port}`,
     releaseId,
     inFlight: 0,
+    liveStreams: 0,
     routed: true,
     dispatcher: null,
     waiters: null,

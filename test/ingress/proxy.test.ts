@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Pool } from 'undici';
 import type { RequestRecord } from '../../src/ingress/index.js';
+import { isLiveQueryStream } from '../../src/ingress/proxy-request.js';
 import { startListeningPlane, startUpstream, type ListeningPlane, type UpstreamProcess } from './support.js';
 
 let plane: ListeningPlane;
@@ -170,6 +171,31 @@ describe('ingress proxy over a real listener', () => {
     let rest = '';
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) rest += String(next.value);
     expect(rest).toContain('data: last');
+  });
+
+  it('counts an open live-query stream of its project until it ends; other streams only as in flight', async () => {
+    const counts = () => plane.plane.ingress.routes.list().find((r) => r.projectId === 'prj_app')!;
+    const open = async (path: string) => {
+      const res = await client.request({ path, method: 'GET', headers: { host: appHost(), accept: 'text/event-stream' } });
+      const iterator = res.body[Symbol.asyncIterator]();
+      expect(String((await iterator.next()).value)).toContain('data: first A');
+      return async () => {
+        for (let next = await iterator.next(); !next.done; next = await iterator.next());
+      };
+    };
+    const drainLive = await open('/__svc/live/tasks/list?id=live1&args=%7B%7D');
+    const drainPlain = await open('/sse?id=plain1');
+    expect(counts()).toMatchObject({ inFlight: 2, liveStreams: 1 });
+    expect((await get('/sse-finish?id=live1')).json().finished).toBe(true);
+    await drainLive();
+    await until(() => counts().liveStreams === 0);
+    expect(counts().inFlight).toBe(1);
+    expect((await get('/sse-finish?id=plain1')).json().finished).toBe(true);
+    await drainPlain();
+    await until(() => counts().inFlight === 0);
+    expect(isLiveQueryStream({ method: 'POST', url: '/__svc/live/tasks/list' })).toBe(false);
+    expect(isLiveQueryStream({ method: 'GET', url: '/__svc/livez' })).toBe(false);
+    expect(isLiveQueryStream({ method: 'GET', url: '/app/__svc/live/x' })).toBe(false);
   });
 
   it('answers reserved paths from the control plane on an app host', async () => {

@@ -105,7 +105,16 @@ describe('RouteTable', () => {
     routes.setProject({ id: 'p1', slug: 'shop' }, { host: '::1', port: 4001 }, 'r1');
     expect(routes.get('p1')!.target!.origin).toBe('http://[::1]:4001');
     expect(routes.list()).toEqual([
-      { projectId: 'p1', slug: 'shop', hosts: ['shop.localhost'], upstream: { host: '::1', port: 4001 }, releaseId: 'r1', generation: 1, inFlight: 0 },
+      {
+        projectId: 'p1',
+        slug: 'shop',
+        hosts: ['shop.localhost'],
+        upstream: { host: '::1', port: 4001 },
+        releaseId: 'r1',
+        generation: 1,
+        inFlight: 0,
+        liveStreams: 0,
+      },
     ]);
     const previous = routes.removeProject('p1');
     expect(previous?.port).toBe(4001);

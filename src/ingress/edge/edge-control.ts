@@ -17,6 +17,8 @@ export interface EdgeRoute {
   releaseId: string | null;
   generation: number;
   inFlight: number;
+  /** Of those, open live-query streams (absent from ingress processes older than the count). */
+  liveStreams?: number;
 }
 
 export interface EdgeStatus {

@@ -293,13 +293,14 @@ export class EdgeRouting {
 
   /** The live table with in-flight counts. */
   list(): EdgeRoute[] {
-    return (this.#table?.list() ?? []).map(({ projectId, hosts, upstream, releaseId, generation, inFlight }) => ({
+    return (this.#table?.list() ?? []).map(({ projectId, hosts, upstream, releaseId, generation, inFlight, liveStreams }) => ({
       projectId,
       hosts,
       upstream,
       releaseId,
       generation,
       inFlight,
+      liveStreams,
     }));
   }
 

@@ -10,20 +10,27 @@ export type EdgeRoutesReply =
   | {
       ok: true;
       status: { holds: { count: number; unavailable: number }; routing: { recordsDropped: number } };
-      routes?: readonly { projectId: string; inFlight: number }[];
+      routes?: readonly RouteCounts[];
     }
   | { ok: false }
   | null;
 
-/** In-flight counts per project of several route tables added up. Pure. */
-export function addInFlight(...tables: readonly (readonly { projectId: string; inFlight: number }[])[]): Map<string, number> {
+/** What a route table counts per project now. `liveStreams` is absent from ingress processes older than that count. */
+export interface RouteCounts {
+  projectId: string;
+  inFlight: number;
+  liveStreams?: number;
+}
+
+/** One count per project of several route tables added up. Pure. */
+export function addCounts(count: 'inFlight' | 'liveStreams', ...tables: readonly (readonly RouteCounts[])[]): Map<string, number> {
   const total = new Map<string, number>();
-  for (const table of tables) for (const { projectId, inFlight } of table) total.set(projectId, (total.get(projectId) ?? 0) + inFlight);
+  for (const table of tables) for (const route of table) total.set(route.projectId, (total.get(route.projectId) ?? 0) + (route[count] ?? 0));
   return total;
 }
 
 /** The families: in-flight requests of this process's table and the ingress process's, holds and dropped records. */
-export function edgeFamilies(local: () => readonly { projectId: string; inFlight: number }[], askEdge: () => Promise<EdgeRoutesReply>): SampledFamily[] {
+export function edgeFamilies(local: () => readonly RouteCounts[], askEdge: () => Promise<EdgeRoutesReply>): SampledFamily[] {
   // One question per scrape: every family below reads the same answer.
   let asked: { at: number; reply: Promise<EdgeRoutesReply> } | null = null;
   const edge = (): Promise<EdgeRoutesReply> => {
@@ -41,8 +48,18 @@ export function edgeFamilies(local: () => readonly { projectId: string; inFlight
       'gauge',
       async () => {
         const reply = await edge();
-        const inFlight = addInFlight(local(), reply?.ok ? (reply.routes ?? []) : []);
+        const inFlight = addCounts('inFlight', local(), reply?.ok ? (reply.routes ?? []) : []);
         return [...inFlight].map(([project, value]) => ({ labels: { project }, value }));
+      },
+    ),
+    family(
+      'svc_live_query_streams',
+      'Open live-query streams (server-sent events of the svc runtime under its default /__svc prefix) per project, through the control plane and the ingress process.',
+      'gauge',
+      async () => {
+        const reply = await edge();
+        const streams = addCounts('liveStreams', local(), reply?.ok ? (reply.routes ?? []) : []);
+        return [...streams].map(([project, value]) => ({ labels: { project }, value }));
       },
     ),
     family(

@@ -151,6 +151,8 @@ describe('GET /metrics', () => {
     expect(ingressLatency.sum).toBeGreaterThan(0);
     expect(value(families, 'svc_ingress_response_bytes_total', mine)).toBeGreaterThan(0);
     expect(samples(families, 'svc_ingress_in_flight_requests', mine)).toHaveLength(1);
+    expect(samples(families, 'svc_live_query_streams', mine)).toHaveLength(1);
+    expect(value(families, 'svc_live_query_streams', mine)).toBe(0);
 
     // API calls by id and by slug count under the project's id; never under its slug.
     const apiCalls = API_BY_ID + API_BY_SLUG + 3; // + two uploads and the rollback

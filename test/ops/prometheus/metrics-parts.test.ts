@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { binIndex, emptyHistogram } from '../../../src/ingress/index.js';
 import { apiRequestKey } from '../../../src/ops/prometheus/api-requests.js';
-import { addInFlight } from '../../../src/ops/prometheus/edge-series.js';
+import { addCounts } from '../../../src/ops/prometheus/edge-series.js';
 import { bearerMatches, readMetricsToken, tokenDigest } from '../../../src/ops/prometheus/metrics-token.js';
 import { foldedBounds, foldHistogram, RequestSeries } from '../../../src/ops/prometheus/request-series.js';
 import { combineObservers, type ReleaseObserver } from '../../../src/releases/index.js';
@@ -116,14 +116,26 @@ describe('in-flight requests', () => {
       { projectId: 'p1', inFlight: 3 },
       { projectId: 'p3', inFlight: 1 },
     ];
-    expect([...addInFlight(local, edge)]).toEqual([
+    expect([...addCounts('inFlight', local, edge)]).toEqual([
       ['p1', 3],
       ['p2', 2],
       ['p3', 1],
     ]);
-    expect([...addInFlight(local, [])]).toEqual([
+    expect([...addCounts('inFlight', local, [])]).toEqual([
       ['p1', 0],
       ['p2', 2],
+    ]);
+  });
+
+  it('adds live-query streams the same way; an ingress process that does not count them counts none', () => {
+    const local = [{ projectId: 'p1', inFlight: 2, liveStreams: 1 }];
+    const edge = [
+      { projectId: 'p1', inFlight: 3, liveStreams: 2 },
+      { projectId: 'p2', inFlight: 1 },
+    ];
+    expect([...addCounts('liveStreams', local, edge)]).toEqual([
+      ['p1', 3],
+      ['p2', 0],
     ]);
   });
 });
