@@ -41,26 +41,23 @@ export function edgeFamilies(local: () => readonly RouteCounts[], askEdge: () =>
     const reply = await edge();
     return reply?.ok ? reply.status : null;
   };
+  // A gauge per project: one count of this process's route table and the ingress process's, added up.
+  const perProject = (name: string, help: string, count: 'inFlight' | 'liveStreams'): SampledFamily =>
+    family(name, help, 'gauge', async () => {
+      const reply = await edge();
+      const totals = addCounts(count, local(), reply?.ok ? (reply.routes ?? []) : []);
+      return [...totals].map(([project, value]) => ({ labels: { project }, value }));
+    });
   return [
-    family(
+    perProject(
       'svc_ingress_in_flight_requests',
       'Requests being proxied to each project now, by the control plane and the ingress process (open live-query streams and WebSockets included).',
-      'gauge',
-      async () => {
-        const reply = await edge();
-        const inFlight = addCounts('inFlight', local(), reply?.ok ? (reply.routes ?? []) : []);
-        return [...inFlight].map(([project, value]) => ({ labels: { project }, value }));
-      },
+      'inFlight',
     ),
-    family(
+    perProject(
       'svc_live_query_streams',
       'Open live-query streams (server-sent events of the svc runtime under its default /__svc prefix) per project, through the control plane and the ingress process.',
-      'gauge',
-      async () => {
-        const reply = await edge();
-        const streams = addCounts('liveStreams', local(), reply?.ok ? (reply.routes ?? []) : []);
-        return [...streams].map(([project, value]) => ({ labels: { project }, value }));
-      },
+      'liveStreams',
     ),
     family(
       'svc_edge_held_requests_total',
