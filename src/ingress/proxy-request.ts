@@ -10,6 +10,17 @@ import { clientAddress, downstreamResponseHeaders, upstreamRequestHeaders } from
 import { proxyUpgrade, type UpgradeOwner } from './proxy-upgrade.js';
 import type { RequestObserver, RequestRecord } from './request-record.js';
 import type { RouteEntry, RouteTable, UpstreamTarget } from './route-table.js';
+import {
+  ClientGoneError,
+  HOLD_EXPIRED,
+  isLiveQueryStream,
+  MAX_HELD_PER_PROJECT,
+  NO_RELEASE,
+  RETRY_AFTER_SECONDS,
+  RETRYABLE,
+  SAFE_METHODS,
+  UNAVAILABLE,
+} from './proxy-policy.js';
 
 export interface ProxyOptions {
   routes: RouteTable;
@@ -26,27 +37,6 @@ export interface ProxyOptions {
   /** Set `endedAt` on each record (the ingress process: its records reach the control plane later). */
   stampEndedAt?: boolean;
   logger?: Logger;
-}
-
-function errorBody(code: string, message: string): Buffer {
-  return Buffer.from(JSON.stringify({ error: { code, message } }));
-}
-const UNAVAILABLE = errorBody('SVC_INGRESS_UPSTREAM_UNAVAILABLE', "The project's release did not answer the request.");
-const NO_RELEASE = errorBody('SVC_INGRESS_NO_ACTIVE_RELEASE', 'This project has no active release.');
-const HOLD_EXPIRED = errorBody('SVC_INGRESS_NO_ACTIVE_RELEASE', 'This project is being released or restored and did not come back in time; retry shortly.');
-/** How long a client is told to wait after a hold ran out. */
-const RETRY_AFTER_SECONDS = 5;
-/** Held requests per project beyond which new ones are answered at once (bounded memory and sockets). */
-const MAX_HELD_PER_PROJECT = 2_000;
-// Socket failures on a reused keep-alive connection that are safe to retry for body-less requests.
-const RETRYABLE = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
-const SAFE_METHODS = new Set<string>(['GET', 'HEAD', 'OPTIONS']);
-
-class ClientGoneError extends Error {
-  constructor() {
-    super('client closed the request');
-    this.name = 'ClientGoneError';
-  }
 }
 
 /** The proxy: forward(req, res, entry) takes over the response for an app host. */
@@ -218,15 +208,6 @@ export class IngressProxy {
 }
 
 /** One proxied request: undici dispatch handler + downstream writer + its metrics record. */
-// The svc runtime serves live queries as server-sent events under its default prefix; an app that moved
-// the prefix still has its streams counted as in-flight requests, just not as live-query streams.
-const LIVE_QUERY_PATH = '/__svc/live/';
-
-/** Whether a request opens a live-query stream of the svc runtime. Hot path: one method and one prefix check. */
-export function isLiveQueryStream(req: { method?: string | undefined; url?: string | undefined }): boolean {
-  return req.method === 'GET' && req.url !== undefined && req.url.startsWith(LIVE_QUERY_PATH);
-}
-
 class Exchange implements Dispatcher.DispatchHandler {
   readonly #proxy: IngressProxy;
   readonly #req: IncomingMessage;

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Pool } from 'undici';
 import type { RequestRecord } from '../../src/ingress/index.js';
-import { isLiveQueryStream } from '../../src/ingress/proxy-request.js';
+import { isLiveQueryStream } from '../../src/ingress/proxy-policy.js';
 import { startListeningPlane, startUpstream, type ListeningPlane, type UpstreamProcess } from './support.js';
 
 let plane: ListeningPlane;
