@@ -9,7 +9,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../support/repo-root.js';
 import type { BenchResult } from './bench-types.js';
-import { interleave, median, pairedRatios, roundsFrom } from './rounds.js';
+import { pairedRow } from './paired-row.js';
+import { interleave, median, roundsFrom } from './rounds.js';
 
 const ROUNDS = roundsFrom(process.env.SVC_B18_ROUNDS, 7);
 const SPAWNS = 10;
@@ -71,37 +72,14 @@ export default async function b18(): Promise<BenchResult[]> {
     () => medianOf(svc, /^\d+\.\d+\.\d+/),
     () => medianOf(bare),
   );
-  const ratio = pairedRatios(paired);
   const cpu = await interleave(
     ROUNDS,
     () => cpuPerRun(svc),
     () => cpuPerRun(bare),
   );
-  const cpuRatio = pairedRatios(cpu);
+  const target = { text: `<= ${TARGET}x`, pass: (r: number) => r <= TARGET };
   return [
-    {
-      id: 'B18',
-      name: 'CLI start-up: `svc --version` spawned (time, value/baseline)',
-      value: median(paired.ours),
-      unit: 'ms',
-      baseline: median(paired.baseline),
-      baselineName: 'node -e 0',
-      ratio: ratio.median,
-      range: ratio,
-      target: `<= ${TARGET}x`,
-      pass: ratio.median <= TARGET,
-    },
-    {
-      id: 'B18',
-      name: 'CLI start-up: CPU (user + system) per `svc --version` (value/baseline)',
-      value: median(cpu.ours),
-      unit: 'ms',
-      baseline: median(cpu.baseline),
-      baselineName: 'node -e 0',
-      ratio: cpuRatio.median,
-      range: cpuRatio,
-      target: `<= ${TARGET}x`,
-      pass: cpuRatio.median <= TARGET,
-    },
+    pairedRow('B18', 'CLI start-up: `svc --version` spawned (time, value/baseline)', paired, 'ms', 'node -e 0', target),
+    pairedRow('B18', 'CLI start-up: CPU (user + system) per `svc --version` (value/baseline)', cpu, 'ms', 'node -e 0', target),
   ];
 }

@@ -8,7 +8,8 @@ import { decodeArtifact, extractArtifact, packArtifact } from '../../src/artifac
 import { command } from '../../src/core/command.js';
 import { execChecked } from '../../src/core/exec.js';
 import type { BenchResult } from './bench-types.js';
-import { interleave, median, pairedRatios, roundsFrom } from './rounds.js';
+import { pairedRow } from './paired-row.js';
+import { interleave, roundsFrom } from './rounds.js';
 
 const FILES = 5_000;
 const TOTAL_BYTES = 50 * 1000 * 1000;
@@ -136,33 +137,9 @@ export default async function b6(): Promise<BenchResult[]> {
       },
     );
     const tgzBytes = (await readFile(tgz)).length;
-    const packRatio = pairedRatios(packs);
-    const extractRatio = pairedRatios(extracts);
     return [
-      {
-        id: 'B6',
-        name: 'pack 50 MB / 5,000 files (time, value/baseline)',
-        value: median(packs.ours),
-        unit: 'ms',
-        baseline: median(packs.baseline),
-        baselineName: 'tar czf',
-        ratio: packRatio.median,
-        range: packRatio,
-        target: '<= 1.5x',
-        pass: packRatio.median <= 1.5,
-      },
-      {
-        id: 'B6',
-        name: 'verify + extract, fsync (time, value/baseline)',
-        value: median(extracts.ours),
-        unit: 'ms',
-        baseline: median(extracts.baseline),
-        baselineName: 'tar xzf',
-        ratio: extractRatio.median,
-        range: extractRatio,
-        target: '<= 2x',
-        pass: extractRatio.median <= 2,
-      },
+      pairedRow('B6', 'pack 50 MB / 5,000 files (time, value/baseline)', packs, 'ms', 'tar czf', { text: '<= 1.5x', pass: (r) => r <= 1.5 }),
+      pairedRow('B6', 'verify + extract, fsync (time, value/baseline)', extracts, 'ms', 'tar xzf', { text: '<= 2x', pass: (r) => r <= 2 }),
       {
         id: 'B6',
         name: 'compressed size (value/baseline)',
