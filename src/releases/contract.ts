@@ -39,11 +39,16 @@ export type ReleaseStep = (typeof releaseStepValues)[number];
 
 const isoTime = z.string().describe('ISO 8601 timestamp');
 
-/** Why a release failed: the step, a stable SVC_* code and a message. */
+/** Why a release failed: the step, a stable SVC_* code and a message, the code's hint and the output tail. */
 export const releaseFailureSchema = z.object({
   step: z.enum(releaseStepValues),
   code: z.string().describe('stable SVC_* error code, e.g. SVC_HEALTH_CHECK_FAILED'),
   message: z.string(),
+  hint: z.string().optional().describe("what to do next: the code's hint from the error registry (docs/errors.md)"),
+  outputTail: z
+    .array(z.string())
+    .optional()
+    .describe("the release's last output lines before it failed (app stdout/stderr and platform lines; at most 20 lines / 4 KiB, escapes removed)"),
 });
 export type ReleaseFailure = z.infer<typeof releaseFailureSchema>;
 

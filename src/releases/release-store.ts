@@ -3,7 +3,7 @@
 import type { Migration } from '../core/db-migrations.js';
 import type { FeatureContext } from '../core/feature-context.js';
 import { isoTime } from '../core/feature-context.js';
-import { SvcError } from '../core/errors.js';
+import { SvcError, errorCodes } from '../core/errors.js';
 import { deployConfigSchema, type DeployConfig } from '../artifacts/index.js';
 import type { RunningAppRecord } from '../../runner/release-driver.js';
 import type { Release, ReleaseFailure, ReleaseStatus, ReleaseStep } from './contract.js';
@@ -51,6 +51,14 @@ export const releasesMigrations: readonly Migration[] = [
           PRIMARY KEY (project_id, key)) STRICT;`);
     },
   },
+  {
+    scope: 'releases',
+    version: 2,
+    name: 'output tail of a failed release',
+    up(db) {
+      db.exec('ALTER TABLE releases ADD COLUMN failure_output TEXT');
+    },
+  },
 ];
 
 /** A releases row. */
@@ -72,6 +80,8 @@ export interface ReleaseRow {
   failure_step: ReleaseStep | null;
   failure_code: string | null;
   failure_message: string | null;
+  /** JSON array of the output tail kept with a failure (null: none recorded). */
+  failure_output: string | null;
   created_by_type: string;
   created_by_id: string;
   created_by_name: string | null;
@@ -301,8 +311,10 @@ export function persistReleaseSet(ctx: Ctx, projectId: string, state: ReleaseSet
   if (options.failed) {
     const { releaseId, failure } = options.failed;
     ctx.db
-      .prepare('UPDATE releases SET step = NULL, finished_at = ?, failure_step = ?, failure_code = ?, failure_message = ?, run_record = NULL WHERE id = ?')
-      .run(now, failure.step, failure.code, failure.message.slice(0, 2000), releaseId);
+      .prepare(
+        'UPDATE releases SET step = NULL, finished_at = ?, failure_step = ?, failure_code = ?, failure_message = ?, failure_output = ?, run_record = NULL WHERE id = ?',
+      )
+      .run(now, failure.step, failure.code, failure.message.slice(0, 2000), failure.outputTail?.length ? JSON.stringify(failure.outputTail) : null, releaseId);
   }
 }
 
@@ -324,6 +336,20 @@ function sameSetRow(a: StoredSetRow | undefined, b: StoredSetRow): boolean {
   );
 }
 
+/** The stored reason of a failed release with its code's hint from the registry (the console does not bundle the registry). */
+function failureOfRow(row: ReleaseRow): ReleaseFailure | null {
+  if (!row.failure_code) return null;
+  const failure: ReleaseFailure = { step: row.failure_step ?? 'recovery', code: row.failure_code, message: row.failure_message ?? '' };
+  const hint = hintFor(row.failure_code);
+  if (hint) failure.hint = hint;
+  if (row.failure_output) failure.outputTail = JSON.parse(row.failure_output) as string[];
+  return failure;
+}
+
+function hintFor(code: string): string | undefined {
+  return Object.hasOwn(errorCodes, code) ? errorCodes[code]?.hint : undefined;
+}
+
 /** Wire shape of a release. */
 export function toRelease(ctx: Ctx, row: ReleaseRow): Release {
   const config = JSON.parse(row.config) as DeployConfig;
@@ -337,7 +363,7 @@ export function toRelease(ctx: Ctx, row: ReleaseRow): Release {
     createdAt: isoTime(row.created_at),
     activatedAt: row.activated_at === null ? null : isoTime(row.activated_at),
     finishedAt: row.finished_at === null ? null : isoTime(row.finished_at),
-    failure: row.failure_code ? { step: row.failure_step ?? 'recovery', code: row.failure_code, message: row.failure_message ?? '' } : null,
+    failure: failureOfRow(row),
     predecessorId: row.predecessor_id,
     artifactRetained: row.artifact_retained === 1,
     storage: {

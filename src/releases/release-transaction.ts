@@ -10,6 +10,7 @@ import { failEvent, type TransactionSubject } from './release-commits.js';
 import { note, servingFacts, type ReleaseDeps } from './release-deps.js';
 import type { ReleaseCanaryRun } from './canary-hooks.js';
 import { observe } from './release-observer.js';
+import { OUTPUT_TAIL_LINES, outputTail } from './output-tail.js';
 import { planDeploy, planDeployFailure, planDeployStart } from './release-plan.js';
 import { transition, type ReleaseEffect } from './release-state.js';
 import { activeReleaseRow, getReleaseById, loadReleaseSet, releaseConfig, type ReleaseRow } from './release-store.js';
@@ -85,12 +86,24 @@ export function failureOf(step: ReleaseStep, error: unknown): ReleaseFailure {
   return { step, code: isSvcError(error) ? error.code : 'SVC_INTERNAL', message: error instanceof Error ? error.message : String(error) };
 }
 
+/** The release's last output lines (read before the failure line is written); empty when none or unreadable. */
+function tailOf(deps: ReleaseDeps, projectId: string, releaseId: string): { outputTail?: string[] } {
+  try {
+    const entries = deps.driver.logs.read(projectId, { releaseId, limit: OUTPUT_TAIL_LINES });
+    const tail = outputTail(entries.map((e) => e.line));
+    return tail.length ? { outputTail: tail } : {};
+  } catch (error) {
+    deps.ctx.logger.warn({ err: error, projectId, releaseId }, 'could not read the output tail of a failed release');
+    return {};
+  }
+}
+
 /** Plan the undo from the state machine's `fail` effects and what the run had done, then run it. */
 async function failCandidate(deps: ReleaseDeps, run: ReleaseRun, error: unknown): Promise<void> {
   const { ctx } = deps;
   const { release } = run;
   const projectId = release.project_id;
-  run.failure = failureOf(run.step, error);
+  run.failure = { ...failureOf(run.step, error), ...tailOf(deps, projectId, release.id) };
   if (!isSvcError(error)) ctx.logger.error({ err: error, projectId, releaseId: release.id }, 'release transaction failed');
   note(deps, projectId, release.id, `deploy failed at ${run.step}: ${run.failure.code}: ${run.failure.message}`);
   const facts = { started: run.app !== null, priorStopped: run.priorStopped, routed: run.routed, priorId: run.prior?.id ?? null };

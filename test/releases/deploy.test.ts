@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorCodes, type ErrorCode } from '../../src/core/errors.js';
 import type { Release, ReleaseListResponse, UploadResponse } from '../../src/releases/contract.js';
 import { packFixture, removeDataDir, startPlane, type Artifact, type Plane } from './release-support.js';
 
@@ -71,13 +72,13 @@ describe('release transaction', () => {
   });
 
   it.each([
-    ['crash-on-boot', 'SVC_APP_START_FAILED', 'health'],
-    ['failing-health', 'SVC_HEALTH_CHECK_FAILED', 'health'],
-    ['slow-start', 'SVC_HEALTH_CHECK_FAILED', 'health'],
-    ['bad-migration', 'SVC_MIGRATION_FAILED', 'migrate'],
+    ['crash-on-boot', 'SVC_APP_START_FAILED', 'health', null],
+    ['failing-health', 'SVC_HEALTH_CHECK_FAILED', 'health', 'failing-health listening on http://'],
+    ['slow-start', 'SVC_HEALTH_CHECK_FAILED', 'health', null],
+    ['bad-migration', 'SVC_MIGRATION_FAILED', 'migrate', null],
   ])(
     '%s: marked failed with its reason; previous release serves; database restored',
-    async (app, code, step) => {
+    async (app, code, step, output) => {
       await fetch(`${plane.appUrl()}/notes`, { method: 'POST', body: JSON.stringify({ text: `before ${app}` }) });
       const before = await notes();
       const res = await plane.upload(art[app]!);
@@ -92,6 +93,12 @@ describe('release transaction', () => {
       expect(columns('notes')).not.toContain('done');
       const one = (await plane.api('GET', `/api/projects/${plane.project.id}/releases/${release.id}`)).json() as { release: Release };
       expect(one.release.failure?.code).toBe(code);
+      // The registry's hint comes with the failure (the console does not bundle the registry).
+      expect(one.release.failure?.hint).toBe(errorCodes[code as ErrorCode].hint);
+      // The app's output before the failure is kept with it, bounded, without the platform's own failure line.
+      if (output) expect(one.release.failure?.outputTail?.join('\n')).toContain(output);
+      expect(one.release.failure?.outputTail?.length ?? 0).toBeLessThanOrEqual(20);
+      expect(one.release.failure?.outputTail?.join('\n') ?? '').not.toContain('deploy failed at');
       expect(await auditKinds()).toContain('release.fail');
     },
     60_000,
