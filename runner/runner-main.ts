@@ -2,6 +2,7 @@
 // provider; `agent` (runner/agent/run-agent.ts) enrolls the node and converges the projects placed on it.
 import { createServer } from 'node:http';
 import { SvcError } from '../src/core/errors.js';
+import { runnerExitStatus } from '../src/core/exit-status.js';
 import { runAgent, stopOnSignals } from './agent/run-agent.js';
 import { isLoopbackHost } from './provider/bridge-protocol.js';
 import { createDeploymentProviderHandler } from './provider/create-deployment-provider-handler.js';
@@ -44,7 +45,7 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
   } catch (error) {
     if (error instanceof SvcError) {
       process.stderr.write(`${error.code}: ${error.message}\n`);
-      return error.code === 'SVC_USAGE' || error.code === 'SVC_RUNNER_CONFIG' ? 64 : error.code === 'SVC_NOT_AVAILABLE' ? 69 : 1;
+      return runnerExitStatus(error);
     }
     process.stderr.write(`svc-runner: ${(error as Error).message}\n`);
     return 1;

@@ -3,6 +3,7 @@
 import { pathToFileURL } from 'node:url';
 import { parsePlatformConfig, envNames, flagNames, type PlatformConfig } from './core/config.js';
 import { isSvcError } from './core/errors.js';
+import { configurationExitStatus, platformStartExitStatus } from './core/exit-status.js';
 import { createLogger, type Logger } from './core/logger.js';
 import { askEdge } from './ingress/edge/edge-control.js';
 import { edgePaths } from './ingress/edge/edge-paths.js';
@@ -120,7 +121,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     config = { ...parsed, env: { ...parsed.env, SVC_KEEP_APPS_ON_SHUTDOWN: parsed.env.SVC_KEEP_APPS_ON_SHUTDOWN ?? 'true' } };
   } catch (error) {
     process.stderr.write(`svc-platform: ${isSvcError(error) ? `${error.message} (${error.code})` : String((error as Error).message ?? error)}\n${usage}\n`);
-    process.exitCode = 2;
+    process.exitCode = configurationExitStatus['svc-platform'];
     return undefined;
   }
   const logger = createLogger({ level: config.logLevel });
@@ -142,7 +143,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     await plane?.close().catch(() => undefined);
     // An ingress this start created serves nothing yet; one found running keeps serving apps.
     if (ingress?.started) await stopIngress(config.dataDir).catch(() => false);
-    process.exitCode = 1;
+    // A feature's invalid setting (read while building) ends like one of the flags above.
+    process.exitCode = platformStartExitStatus(error);
     return undefined;
   }
   const running = plane;

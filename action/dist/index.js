@@ -27226,8 +27226,9 @@ var coreServerCodes = defineCodes({
   SVC_PLATFORM_CONFIG_INVALID: {
     status: 400,
     retryable: false,
+    configuration: "svc-platform",
     summary: "A flag or SVC_* environment variable has an invalid value.",
-    hint: "See docs/operations.md."
+    hint: "Fix the flag or variable named in the message (allowed values in docs/configuration.md) and start again."
   },
   SVC_DB_SCHEMA_TOO_NEW: { status: 500, retryable: false, summary: "The control database was written by a newer svc version.", hint: "Upgrade svc-platform." },
   SVC_DB_MIGRATION_FAILED: {
@@ -27870,6 +27871,7 @@ var githubCodes = defineCodes({
   SVC_GITHUB_CONFIG_INVALID: {
     status: 500,
     retryable: false,
+    configuration: "svc-platform",
     summary: "A GitHub App setting (APP_ID, private key, GHE_HOST, GHE_PROTOCOL, SVC_GITHUB_*) is invalid.",
     hint: "Fix the setting named in the message (see docs/github.md), or unset APP_ID to run without the GitHub App."
   },
@@ -28004,6 +28006,7 @@ var runnerCodes = defineCodes({
   SVC_RUNNER_CONFIG: {
     status: 400,
     retryable: false,
+    configuration: "svc-runner",
     summary: "The runner configuration (SVC_RUNNER, SVC_CONTAINER_*, SVC_PROVIDER_*) is invalid.",
     hint: "Fix the setting named in the message (see docs/container-runner.md or `svc-runner --help`)."
   },
@@ -28190,6 +28193,7 @@ var opsCodes = defineCodes({
   SVC_AUDIT_EXPORT_CONFIG: {
     status: 500,
     retryable: false,
+    configuration: "svc-platform",
     summary: "The audit export configuration is invalid (key file, key id or destination).",
     hint: "Fix SVC_AUDIT_EXPORT_KEY_FILE, SVC_AUDIT_EXPORT_KEY_ID or SVC_AUDIT_EXPORT_URL as described in docs/audit-export.md."
   },
@@ -28202,12 +28206,14 @@ var opsCodes = defineCodes({
   SVC_OPS_CONFIG: {
     status: 500,
     retryable: false,
+    configuration: "svc-platform",
     summary: "The operations monitor configuration is invalid.",
     hint: "Fix the SVC_OPS_* variable named in the message (see docs/operations-monitoring.md) and restart the platform."
   },
   SVC_OPS_USAGE_CONFIG: {
     status: 500,
     retryable: false,
+    configuration: "svc-platform",
     summary: "The usage quota configuration is invalid (SVC_PROJECT_MONTHLY_REQUESTS, SVC_PROJECT_MONTHLY_TRANSFER_BYTES or SVC_OPS_USAGE_WARNING_PERCENT).",
     hint: "Fix the variable named in the message to a positive number (see docs/operations-monitoring.md) and restart the platform."
   },
@@ -28226,6 +28232,7 @@ var opsCodes = defineCodes({
   SVC_OPS_DRILL_CONFIG: {
     status: 500,
     retryable: false,
+    configuration: "svc-platform",
     summary: "The restore drill configuration is invalid (SVC_RESTORE_DRILL_INTERVAL_MS, _TIMEOUT_MS, _CHECKS or _SECRETS).",
     hint: "Fix the SVC_RESTORE_DRILL_* variable named in the message (see docs/operations-monitoring.md) and restart the platform."
   },
@@ -28250,6 +28257,7 @@ var opsCodes = defineCodes({
   SVC_METRICS_CONFIG: {
     status: 500,
     retryable: false,
+    configuration: "svc-platform",
     summary: "SVC_METRICS_TOKEN is set but too short or not printable (it needs 32–512 visible ASCII characters).",
     hint: "Generate one with `openssl rand -hex 32`, set SVC_METRICS_TOKEN to it and restart the platform (see docs/operations.md)."
   }
@@ -28360,6 +28368,7 @@ var sandboxCodes = defineCodes({
   SVC_SANDBOX_CONFIG: {
     status: 400,
     retryable: false,
+    configuration: "svc-runner",
     summary: "A sandbox setting (SVC_SANDBOX, SVC_SANDBOX_*) is invalid.",
     hint: "See docs/security.md for the settings and their allowed values."
   },
@@ -28460,6 +28469,7 @@ var swarmDriverCodes = defineCodes({
   SVC_SWARM_CONFIG: {
     status: 400,
     retryable: false,
+    configuration: "svc-platform",
     summary: "The swarm driver settings (SVC_DRIVER, DOCKER_HOST, SVC_SWARM_*) are invalid, or the release endpoint cannot listen where they say.",
     hint: "Fix the setting named in the message (see docs/swarm.md); svc does not start on another driver instead."
   },

@@ -3,6 +3,7 @@
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { z } from 'zod';
+import { SvcError } from '../core/errors.js';
 import { bearerOrSession, type HttpApp } from '../core/http/create-http-app.js';
 import { actorOf, type Principal } from '../identity/index.js';
 import { requireProjectPermission, type ProjectRow } from '../projects/index.js';
@@ -25,6 +26,15 @@ import type { BackupSubject } from './backup-service.js';
 const tags = ['backups'];
 const security = bearerOrSession;
 const projectParams = z.object({ id: z.string().min(1).max(100).describe('project id or slug') });
+
+/** A schedule body out of range is the schedule's own error (with the rule), not a generic validation failure. */
+function scheduleBodyError(errors: readonly { instancePath?: string; message?: string }[], dataVar: string): Error {
+  const first = errors[0];
+  const where = `${dataVar}${(first?.instancePath ?? '').replace(/\//g, '.')}`;
+  const message = `${where}: ${first?.message ?? 'invalid'}`;
+  if (dataVar !== 'body') return new Error(message);
+  return new SvcError('SVC_BACKUP_SCHEDULE_INVALID', `${message}. The interval is 5 to 43200 minutes, keep 1–1000, and the maximum age at least one interval.`);
+}
 
 function subjectOf(project: ProjectRow, principal: Principal): BackupSubject {
   return { project: { id: project.id, slug: project.slug, organizationId: project.organization_id }, actor: actorOf(principal) };
@@ -146,6 +156,7 @@ export function backupRoutes(backups: BackupOperations) {
           body: setScheduleBodySchema,
           response: { 200: scheduleResponseSchema },
         },
+        schemaErrorFormatter: scheduleBodyError,
       },
       async (request) => {
         const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'deploy');

@@ -55,8 +55,10 @@ const publicUrlSchema = z
 
 const intFromString = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
-const rawSchema = z.object({
-  listen: listenSchema.default({ host: '127.0.0.1', port: 7070 }),
+/** Every setting svc-platform reads at start-up; docs/configuration.md's table is generated from it (npm run docs:settings). */
+export const platformSettingsSchema = z.object({
+  // Defaults are given as input values (prefault) so the documented default is the text a user would write.
+  listen: listenSchema.prefault('127.0.0.1:7070'),
   dataDir: z.string().min(1).default('.svc-data'),
   registration: z.enum(registrationModeValues).default('bootstrap'),
   publicUrl: publicUrlSchema.optional(),
@@ -73,11 +75,11 @@ const rawSchema = z.object({
   trustProxy: z
     .enum(['true', 'false', '1', '0'])
     .transform((v) => v === 'true' || v === '1')
-    .default(false),
+    .prefault('false'),
   // OIDC issuer: "off" disables OIDC uploads; http is accepted for loopback test issuers.
   oidcIssuer: z
     .union([z.literal('off').transform(() => null), z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))])
-    .default('https://token.actions.githubusercontent.com'),
+    .prefault('https://token.actions.githubusercontent.com'),
   oidcJwksUrl: z.url({ protocol: /^https?$/ }).optional(),
   oidcAudience: z.string().min(1).max(500).optional(),
 });
@@ -99,7 +101,7 @@ export const envNames = {
   oidcIssuer: 'SVC_OIDC_ISSUER',
   oidcJwksUrl: 'SVC_OIDC_JWKS_URL',
   oidcAudience: 'SVC_OIDC_AUDIENCE',
-} as const satisfies Record<keyof z.input<typeof rawSchema>, string>;
+} as const satisfies Record<keyof z.input<typeof platformSettingsSchema>, string>;
 
 export const flagNames = {
   listen: 'listen',
@@ -131,7 +133,7 @@ export function parsePlatformConfig(argv: readonly string[], env: Readonly<Recor
     const value = (fromFlag ? flags[fromFlag] : undefined) ?? env[name];
     if (value !== undefined && value !== '') input[key] = value;
   }
-  const parsed = rawSchema.safeParse(input);
+  const parsed = platformSettingsSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0] ?? '');

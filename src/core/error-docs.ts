@@ -1,6 +1,7 @@
 import { errorCodes } from './error-codes/index.js';
 import type { ErrorCodeDefinition } from './error-codes/define.js';
-import { exitCodeFor, SvcError, type ErrorCode } from './errors.js';
+import type { ErrorCode } from './errors.js';
+import { configurationExitStatus, documentedExitStatus } from './exit-status.js';
 
 /** Render docs/errors.md from the registry, so the page cannot drift from the code. */
 export function renderErrorDocs(): string {
@@ -17,7 +18,8 @@ export function renderErrorDocs(): string {
     '| Exit code | Meaning |',
     '| --- | --- |',
     '| 0 | success |',
-    '| 2 | bad command-line usage (unknown flag, missing argument) |',
+    `| ${configurationExitStatus['svc-platform']} | bad command-line usage (unknown flag, missing argument); \`svc-platform\`: an invalid setting |`,
+    `| ${configurationExitStatus['svc-runner']} | \`svc-runner\`: bad usage or an invalid setting |`,
     '| 65 | bad input (validation, limits, rejected artifact) |',
     '| 66 | not found |',
     '| 70 | internal error |',
@@ -25,13 +27,17 @@ export function renderErrorDocs(): string {
     '| 75 | temporary failure: retrying the same command may succeed |',
     '| 77 | not authenticated or not permitted |',
     '',
+    `A code for an invalid setting read at start-up shows the program whose setting it is: \`svc-platform\``,
+    `exits ${configurationExitStatus['svc-platform']} and \`svc-runner\` exits ${configurationExitStatus['svc-runner']} with it (any other start-up failure exits 1).`,
+    '',
     'Messages may change between versions; scripts should match on the code.',
     '',
     '| Code | HTTP | Retryable | Exit | Meaning |',
     '| --- | --- | --- | --- | --- |',
   ];
   for (const [code, def] of rows) {
-    const exit = exitCodeFor(new SvcError(code as ErrorCode));
+    const documented = documentedExitStatus(code as ErrorCode);
+    const exit = documented.program === 'svc' ? String(documented.status) : `${documented.status} (${documented.program})`;
     const meaning = def.hint ? `${def.summary} ${def.hint}` : def.summary;
     lines.push(`| \`${code}\` | ${def.status} | ${def.retryable ? 'yes' : 'no'} | ${exit} | ${meaning.replace(/\|/g, '\\|')} |`);
   }

@@ -5,8 +5,9 @@ export const coreServerCodes = defineCodes({
   SVC_PLATFORM_CONFIG_INVALID: {
     status: 400,
     retryable: false,
+    configuration: 'svc-platform',
     summary: 'A flag or SVC_* environment variable has an invalid value.',
-    hint: 'See docs/operations.md.',
+    hint: 'Fix the flag or variable named in the message (allowed values in docs/configuration.md) and start again.',
   },
   SVC_DB_SCHEMA_TOO_NEW: { status: 500, retryable: false, summary: 'The control database was written by a newer svc version.', hint: 'Upgrade svc-platform.' },
   SVC_DB_MIGRATION_FAILED: {

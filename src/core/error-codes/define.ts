@@ -5,6 +5,11 @@ export interface ErrorCodeDefinition {
   readonly summary: string;
   /** What the user should do next (one concrete sentence); shown by the CLI and in docs/errors.md. Required. */
   readonly hint: string;
+  /**
+   * Set on codes for an invalid setting read at start-up: the program whose setting it is. Such errors
+   * stop svc-platform and svc-runner with their configuration exit status (src/core/exit-status.ts).
+   */
+  readonly configuration?: 'svc-platform' | 'svc-runner';
 }
 
 /** Identity helper that keeps literal keys while checking every entry's shape and SVC_ prefix. */

@@ -11,6 +11,7 @@ export const githubCodes = defineCodes({
   SVC_GITHUB_CONFIG_INVALID: {
     status: 500,
     retryable: false,
+    configuration: 'svc-platform',
     summary: 'A GitHub App setting (APP_ID, private key, GHE_HOST, GHE_PROTOCOL, SVC_GITHUB_*) is invalid.',
     hint: 'Fix the setting named in the message (see docs/github.md), or unset APP_ID to run without the GitHub App.',
   },

@@ -47,6 +47,7 @@ export const opsCodes = defineCodes({
   SVC_AUDIT_EXPORT_CONFIG: {
     status: 500,
     retryable: false,
+    configuration: 'svc-platform',
     summary: 'The audit export configuration is invalid (key file, key id or destination).',
     hint: 'Fix SVC_AUDIT_EXPORT_KEY_FILE, SVC_AUDIT_EXPORT_KEY_ID or SVC_AUDIT_EXPORT_URL as described in docs/audit-export.md.',
   },
@@ -59,12 +60,14 @@ export const opsCodes = defineCodes({
   SVC_OPS_CONFIG: {
     status: 500,
     retryable: false,
+    configuration: 'svc-platform',
     summary: 'The operations monitor configuration is invalid.',
     hint: 'Fix the SVC_OPS_* variable named in the message (see docs/operations-monitoring.md) and restart the platform.',
   },
   SVC_OPS_USAGE_CONFIG: {
     status: 500,
     retryable: false,
+    configuration: 'svc-platform',
     summary: 'The usage quota configuration is invalid (SVC_PROJECT_MONTHLY_REQUESTS, SVC_PROJECT_MONTHLY_TRANSFER_BYTES or SVC_OPS_USAGE_WARNING_PERCENT).',
     hint: 'Fix the variable named in the message to a positive number (see docs/operations-monitoring.md) and restart the platform.',
   },
@@ -83,6 +86,7 @@ export const opsCodes = defineCodes({
   SVC_OPS_DRILL_CONFIG: {
     status: 500,
     retryable: false,
+    configuration: 'svc-platform',
     summary: 'The restore drill configuration is invalid (SVC_RESTORE_DRILL_INTERVAL_MS, _TIMEOUT_MS, _CHECKS or _SECRETS).',
     hint: 'Fix the SVC_RESTORE_DRILL_* variable named in the message (see docs/operations-monitoring.md) and restart the platform.',
   },
@@ -107,6 +111,7 @@ export const opsCodes = defineCodes({
   SVC_METRICS_CONFIG: {
     status: 500,
     retryable: false,
+    configuration: 'svc-platform',
     summary: 'SVC_METRICS_TOKEN is set but too short or not printable (it needs 32–512 visible ASCII characters).',
     hint: 'Generate one with `openssl rand -hex 32`, set SVC_METRICS_TOKEN to it and restart the platform (see docs/operations.md).',
   },

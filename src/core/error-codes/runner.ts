@@ -35,6 +35,7 @@ export const runnerCodes = defineCodes({
   SVC_RUNNER_CONFIG: {
     status: 400,
     retryable: false,
+    configuration: 'svc-runner',
     summary: 'The runner configuration (SVC_RUNNER, SVC_CONTAINER_*, SVC_PROVIDER_*) is invalid.',
     hint: 'Fix the setting named in the message (see docs/container-runner.md or `svc-runner --help`).',
   },

@@ -11,6 +11,7 @@ export const sandboxCodes = defineCodes({
   SVC_SANDBOX_CONFIG: {
     status: 400,
     retryable: false,
+    configuration: 'svc-runner',
     summary: 'A sandbox setting (SVC_SANDBOX, SVC_SANDBOX_*) is invalid.',
     hint: 'See docs/security.md for the settings and their allowed values.',
   },

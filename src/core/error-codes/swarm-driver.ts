@@ -5,6 +5,7 @@ export const swarmDriverCodes = defineCodes({
   SVC_SWARM_CONFIG: {
     status: 400,
     retryable: false,
+    configuration: 'svc-platform',
     summary: 'The swarm driver settings (SVC_DRIVER, DOCKER_HOST, SVC_SWARM_*) are invalid, or the release endpoint cannot listen where they say.',
     hint: 'Fix the setting named in the message (see docs/swarm.md); svc does not start on another driver instead.',
   },

@@ -1,0 +1,116 @@
+// Pure readers of what markdown docs state about svc: the SVC_* names they mention, and the exit
+// statuses they pair with an error code. The docs-drift test checks both against the registry.
+
+/** An `SVC_*` name as written; `family` for a wildcard such as `SVC_ARTIFACT_*` (name is the prefix, with "_"). */
+export interface NameMention {
+  name: string;
+  family: boolean;
+  line: number;
+}
+
+/** An exit status the docs pair with a code: "`SVC_X` (exit 65)", "exits 75 with `SVC_X`", or a table row. */
+export interface ExitStatement {
+  name: string;
+  family: boolean;
+  exit: number;
+  line: number;
+}
+
+// A name, then optionally "_*", "*" or "_…" marking a family of names.
+const namePattern = /SVC_[A-Z0-9]+(?:_[A-Z0-9]+)*(_\*|\*|_…)?/g;
+
+/** Every SVC_* name in the text, with its 1-based line. A bare "SVC_" or "SVC_*" (the prefix itself) is not a name. */
+export function nameMentions(markdown: string): NameMention[] {
+  const mentions: NameMention[] = [];
+  markdown.split('\n').forEach((text, index) => {
+    for (const match of text.matchAll(namePattern)) {
+      const family = match[1] !== undefined;
+      const base = family ? match[0].slice(0, match[0].length - match[1]!.length) : match[0];
+      mentions.push({ name: family ? `${base}_` : base, family, line: index + 1 });
+    }
+  });
+  return mentions;
+}
+
+function codeAt(raw: string): { name: string; family: boolean } {
+  const family = /(_\*|\*|_…)$/.exec(raw);
+  return family ? { name: `${raw.slice(0, raw.length - family[0].length)}_`, family: true } : { name: raw, family: false };
+}
+
+const code = '`(SVC_[A-Z0-9_]*[A-Z0-9](?:_\\*|\\*|_…)?)`';
+// "`SVC_X` (exit 65)", "`SVC_X`, exit 77", "`SVC_X` … exits 2": the status follows within the clause.
+const codeThenExit = new RegExp(`${code}[^\`.;]{0,40}?\\bexit(?:s| code| status)?\\s+(\\d+)\\b`, 'g');
+// "exits 75 with `SVC_X`".
+const exitThenCode = new RegExp(`\\bexits?\\s+(\\d+)\\s+with\\s+${code}`, 'g');
+
+function isTableLine(line: string): boolean {
+  return line.trimStart().startsWith('|');
+}
+
+function cells(line: string): string[] {
+  return line
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim());
+}
+
+/** Prose statements, read paragraph by paragraph so a statement may wrap across lines. */
+function proseStatements(lines: readonly string[]): ExitStatement[] {
+  const found: ExitStatement[] = [];
+  // The paragraph's lines joined with spaces, and where each line starts in that text.
+  let flat = '';
+  let starts: { offset: number; line: number }[] = [];
+  const lineOf = (offset: number) => starts.filter((s) => s.offset <= offset).at(-1)!.line;
+  const flush = () => {
+    for (const m of flat.matchAll(codeThenExit)) found.push({ ...codeAt(m[1]!), exit: Number(m[2]), line: lineOf(m.index) });
+    for (const m of flat.matchAll(exitThenCode)) found.push({ ...codeAt(m[2]!), exit: Number(m[1]), line: lineOf(m.index) });
+    flat = '';
+    starts = [];
+  };
+  lines.forEach((text, index) => {
+    if (text.trim() === '' || isTableLine(text) || text.startsWith('#')) return flush();
+    if (flat) flat += ' ';
+    starts.push({ offset: flat.length, line: index + 1 });
+    flat += text;
+  });
+  flush();
+  return found;
+}
+
+/** Table rows under a header with an "Exit", "Exit code" or "Exit status" column: the row's codes exit with that cell's number. */
+function tableStatements(lines: readonly string[]): ExitStatement[] {
+  const found: ExitStatement[] = [];
+  let exitColumn = -1;
+  lines.forEach((text, index) => {
+    if (!isTableLine(text)) return void (exitColumn = -1);
+    const row = cells(text);
+    if (row.every((c) => /^:?-+:?$/.test(c))) return;
+    const previous = lines[index - 1];
+    if (previous === undefined || !isTableLine(previous)) {
+      exitColumn = row.findIndex((c) => /^exit( code| status)?$/i.test(c));
+      return;
+    }
+    if (exitColumn < 0) return;
+    const exit = /^(\d+)\b/.exec(row[exitColumn] ?? '');
+    if (!exit) return;
+    row.forEach((cell, column) => {
+      if (column === exitColumn) return;
+      for (const m of cell.matchAll(new RegExp(code, 'g'))) found.push({ ...codeAt(m[1]!), exit: Number(exit[1]), line: index + 1 });
+    });
+  });
+  return found;
+}
+
+/** Every exit status the text pairs with an SVC_* code (inside fenced code blocks nothing is read). */
+export function exitStatements(markdown: string): ExitStatement[] {
+  let fenced = false;
+  const lines = markdown.split('\n').map((line) => {
+    if (line.trimStart().startsWith('```')) {
+      fenced = !fenced;
+      return '';
+    }
+    return fenced ? '' : line;
+  });
+  return [...proseStatements(lines), ...tableStatements(lines)].sort((a, b) => a.line - b.line);
+}
