@@ -140,13 +140,13 @@ const zones = [
     },
     { target, from: ['./runner', ...tools.filter((t) => !target.startsWith(t))], message: `${target} imports no driver and no other tool.` },
   ]),
-  // The console is a browser app: only contract files (HTTP schemas) from src/, and the byte formatter
-  // (pure, importing nothing) so sizes read the same in the console, the CLI and the inventory.
+  // The console is a browser app: only contract files (HTTP schemas) from src/, and the byte and usage
+  // wording (pure, importing nothing) so sizes and forecasts read the same in the console and the CLI.
   {
     target: './web',
     from: './src',
-    except: [...contracts, './core/format-bytes.ts'],
-    message: 'web/ imports from src/ only features\u2019 contract.ts (HTTP schemas) and src/core/format-bytes.ts.',
+    except: [...contracts, './core/format-bytes.ts', './core/usage-text.ts'],
+    message: 'web/ imports from src/ only features\u2019 contract.ts (HTTP schemas), src/core/format-bytes.ts and src/core/usage-text.ts.',
   },
   { target: './web', from: ['./runner', './cli', './action'], message: 'web/ imports no driver and no other tool.' },
 ];

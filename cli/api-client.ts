@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { healthPaths, readinessSchema } from '../src/core/http/health-contract.js';
 import {
   createTokenResponseSchema,
+  currentTokenResponseSchema,
   deviceStartResponseSchema,
   deviceTokenResponseSchema,
   identityRoutes,
@@ -15,6 +16,7 @@ import {
 } from '../src/identity/contract.js';
 import { projectListResponseSchema, projectResponseSchema, projectRoutes } from '../src/projects/contract.js';
 import { auditPageSchema, auditRoutes } from '../src/audit/contract.js';
+import { usageResponseSchema, usagePaths, workspaceUsageResponseSchema } from '../src/ops/contract.js';
 import { isolationSchema } from '../src/releases/contract.js';
 import { getStatusBody, sendRequest, type HttpClientOptions, type RequestSpec } from './http-request.js';
 import { loadCredentials, requireCredentials, type ResolvedCredentials } from './credentials.js';
@@ -56,6 +58,11 @@ export class ApiClient {
     return this.request({ method: 'GET', path: identityRoutes.me, schema: meResponseSchema });
   }
 
+  /** GET /api/tokens/current: the token making this request (its scope, permissions and expiry). */
+  currentToken(): Promise<z.output<typeof currentTokenResponseSchema>> {
+    return this.request({ method: 'GET', path: identityRoutes.currentToken, schema: currentTokenResponseSchema });
+  }
+
   /** GET /api/tokens: the caller's tokens (never raw values). */
   listTokens(): Promise<z.output<typeof tokenListResponseSchema>> {
     return this.request({ method: 'GET', path: identityRoutes.tokens, schema: tokenListResponseSchema });
@@ -89,6 +96,16 @@ export class ApiClient {
   /** GET /api/projects/:id (id or slug). */
   getProject(id: string): Promise<z.output<typeof projectResponseSchema>> {
     return this.request({ method: 'GET', path: routePath(projectRoutes.project, { id }), schema: projectResponseSchema });
+  }
+
+  /** GET /api/projects/:id/usage: this month's metered usage of one project, with forecasts. */
+  projectUsage(id: string): Promise<z.output<typeof usageResponseSchema>> {
+    return this.request({ method: 'GET', path: routePath(usagePaths.project, { id }), schema: usageResponseSchema });
+  }
+
+  /** GET /api/orgs/:id/usage: this month's usage of a workspace (organization), with forecasts. */
+  workspaceUsage(id: string): Promise<z.output<typeof workspaceUsageResponseSchema>> {
+    return this.request({ method: 'GET', path: routePath(usagePaths.workspace, { id }), schema: workspaceUsageResponseSchema });
   }
 
   /** GET /readyz (no token needed): 200 ready or 503 not ready, both with the body. */

@@ -4,6 +4,8 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { systemClock, type Clock } from '../src/core/clock.js';
+import type { Command } from '../src/core/command.js';
+import { execCommand, type ExecOptions, type ExecResult } from '../src/core/exec.js';
 import type { HttpClient } from '../src/core/http/http-client.js';
 import type { Output } from './output.js';
 import type { Writer } from './writer.js';
@@ -29,6 +31,10 @@ export interface CliEffects {
   /** Every request to a control plane goes through it (svc's one HTTP client). */
   http: HttpClient;
   self: SelfCommand;
+  /** The operating system; chooses the browser opener of `svc open` (cli/browser-opener.ts). */
+  platform: NodeJS.Platform;
+  /** Runs a program without a shell (src/core/exec.ts), e.g. the browser opener built as argv data. */
+  exec(cmd: Command, options?: ExecOptions): Promise<ExecResult>;
 }
 
 /** What every command's action sees: the effects plus the output renderer for this run. */
@@ -50,6 +56,8 @@ export function defaultEffects(): CliEffects {
     clock: systemClock,
     http: lazyHttpClient(),
     self: currentProcessCommand(),
+    platform: process.platform,
+    exec: (cmd, options) => execCommand(cmd, options),
   };
 }
 

@@ -48845,9 +48845,7 @@ var isoTime = external_exports.string().describe("ISO 8601 timestamp");
 var releaseFailureSchema = external_exports.object({
   step: external_exports.enum(releaseStepValues),
   code: external_exports.string().describe("stable SVC_* error code, e.g. SVC_HEALTH_CHECK_FAILED"),
-  message: external_exports.string(),
-  hint: external_exports.string().optional().describe("what to do next: the code's hint from the error registry (docs/errors.md)"),
-  outputTail: external_exports.array(external_exports.string()).optional().describe("the release's last output lines before it failed (app stdout/stderr and platform lines; at most 20 lines / 4 KiB, escapes removed)")
+  message: external_exports.string()
 });
 var releaseSchema = external_exports.object({
   id: external_exports.string(),

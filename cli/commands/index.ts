@@ -36,6 +36,9 @@ export const commandEntries: readonly CommandEntry[] = [
   { names: ['nodes'], load: async () => (await import('./nodes.js')).nodesCommand },
   { names: ['place'], load: async () => (await import('./place.js')).placeCommand },
   { names: ['generations', 'stop'], load: async () => (await import('./generations.js')).generationsCommand },
+  { names: ['whoami'], load: async () => (await import('./whoami.js')).whoamiCommand },
+  { names: ['open'], load: async () => (await import('./open.js')).openCommand },
+  { names: ['usage'], load: async () => (await import('./usage.js')).usageCommand },
 ];
 
 /**

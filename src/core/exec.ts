@@ -12,6 +12,11 @@ export interface ExecResult {
 export interface ExecOptions {
   /** Stream output to the parent's stdio instead of capturing it. */
   inherit?: boolean;
+  /**
+   * Send output nowhere. For programs that hand off to a long-lived child (a browser opener): that
+   * child would inherit capture pipes and hold them open, so the run would not end until it exits.
+   */
+  discard?: boolean;
   /** Called with each captured chunk (for progress or logs). */
   onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
   signal?: AbortSignal;
@@ -19,6 +24,10 @@ export interface ExecOptions {
   maxCapture?: number;
   /** Standard input to write, then close. */
   input?: string | Uint8Array;
+}
+
+function outputStdio(options: ExecOptions): 'ignore' | 'inherit' | 'pipe' {
+  return options.discard ? 'ignore' : options.inherit ? 'inherit' : 'pipe';
 }
 
 /** Spawns a Command; the seam tests replace to observe argv without running anything. */
@@ -34,7 +43,7 @@ export function execCommand(cmd: Command, options: ExecOptions = {}, spawner: Sp
     const child = spawner(cmd, {
       cwd: cmd.cwd,
       env,
-      stdio: [options.input === undefined ? 'ignore' : 'pipe', options.inherit ? 'inherit' : 'pipe', options.inherit ? 'inherit' : 'pipe'],
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', outputStdio(options), outputStdio(options)],
       signal: options.signal,
     });
     const max = options.maxCapture ?? 4 * 1024 * 1024;

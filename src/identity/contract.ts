@@ -157,6 +157,8 @@ export const createTokenBodySchema = z.object({
 export const createTokenResponseSchema = z.object({ token: tokenInfoSchema, accessToken: z.string() });
 export const tokenIdParamsSchema = z.object({ id: z.string().min(1).max(100) });
 export const revokeTokenResponseSchema = z.object({ token: tokenInfoSchema });
+/** `GET /api/tokens/current`: the token presenting the request (expiry already includes its ancestors'). */
+export const currentTokenResponseSchema = z.object({ token: tokenInfoSchema });
 
 // --- organizations -----------------------------------------------------------
 export const orgSlugSchema = z.string().min(1).max(100);

@@ -80,6 +80,12 @@ export const operationsRunSchema = z.object({ pass: monitorPassSchema });
 /** Wire type of `GET /api/admin/operations`. */
 export type OperationsState = z.infer<typeof operationsStateSchema>;
 
+/** Routes of metered usage: a project's and a workspace's (organization's), each by id or slug. */
+export const usagePaths = {
+  project: '/api/projects/:id/usage',
+  workspace: '/api/orgs/:id/usage',
+} as const;
+
 /** One forecast of `GET /api/projects/:id/usage` (times in ms since the epoch). */
 export const usageForecastSchema = z.object({
   status: z.enum(['ok', 'insufficient-evidence']).describe('insufficient-evidence under one hour of data; thresholds still apply'),

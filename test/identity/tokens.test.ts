@@ -46,6 +46,31 @@ describe('access tokens', () => {
     expect((await h.app.inject({ method: 'GET', url: '/api/me', headers: bearer(accessToken) })).json().error.code).toBe('SVC_TOKEN_REVOKED');
   });
 
+  it('GET /api/tokens/current describes the presenting token (svc whoami), without the `tokens` permission', async () => {
+    h = await startHarness();
+    const owner = await register(h.app, 'owner@example.com');
+    const parent = await createToken(h.app, owner, { name: 'parent', permissions: ['tokens', 'read'], expiresInDays: 3 });
+    const minted = await h.app.inject({
+      method: 'POST',
+      url: '/api/tokens',
+      headers: bearer(parent.accessToken),
+      payload: { name: 'child', permissions: ['read'] },
+    });
+    const child = minted.json<{ accessToken: string; token: { id: string; expiresAt: string } }>();
+    const res = await h.app.inject({ method: 'GET', url: '/api/tokens/current', headers: bearer(child.accessToken) });
+    expect(res.statusCode, res.body).toBe(200);
+    // The child's expiry is its parent's (3 days), not the 90-day default.
+    expect(res.json().token).toMatchObject({ id: child.token.id, name: 'child', parentId: parent.id, permissions: ['read'], status: 'active' });
+    expect(Date.parse(res.json().token.expiresAt) - h.clock.now()).toBe(3 * 86_400_000);
+    expect(res.body).not.toContain(child.accessToken);
+
+    const session = await h.app.inject({ method: 'GET', url: '/api/tokens/current', headers: { cookie: owner.cookie } });
+    expect(session.statusCode).toBe(401);
+    expect(session.json().error.code).toBe('SVC_AUTH_REQUIRED');
+    h.clock.advance(3 * 86_400_000);
+    expect((await h.app.inject({ method: 'GET', url: '/api/tokens/current', headers: bearer(child.accessToken) })).json().error.code).toBe('SVC_TOKEN_EXPIRED');
+  });
+
   it('expired, unknown and malformed tokens are rejected with distinct codes', async () => {
     h = await startHarness();
     const owner = await register(h.app, 'owner@example.com');

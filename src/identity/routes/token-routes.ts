@@ -8,6 +8,7 @@ import {
   identityRoutes as r,
   createTokenBodySchema,
   createTokenResponseSchema,
+  currentTokenResponseSchema,
   revokeTokenResponseSchema,
   tokenIdParamsSchema,
   tokenListResponseSchema,
@@ -40,7 +41,10 @@ function assertParentLive(ctx: FeatureContext, parent: TokenRow): void {
   if (status === 'expired') throw new SvcError('SVC_TOKEN_EXPIRED');
 }
 
-/** `/api/tokens`: list, create (raw value once), revoke by id with its descendants, revoke the presenting token (logout). */
+/**
+ * `/api/tokens`: list, create (raw value once), revoke by id with its descendants, read or revoke
+ * the presenting token (whoami, logout).
+ */
 export function tokenRoutes(ctx: FeatureContext, deps: IdentityDeps) {
   const auditOrg = (row: Pick<TokenRow, 'project_id'>, principal: Principal): string => {
     if (row.project_id) return deps.resolveProject(row.project_id)?.organizationId ?? principal.user.personal_org_id!;
@@ -143,6 +147,25 @@ export function tokenRoutes(ctx: FeatureContext, deps: IdentityDeps) {
           })
           .immediate();
         return reply.status(201).send({ token: toTokenInfo(created.row, ctx.clock.now()), accessToken: created.accessToken });
+      },
+    );
+
+    // Any live token may read itself (no `tokens` permission): it learns nothing it could not
+    // already learn by trying, and `svc whoami` must work with a deploy-only CI token.
+    app.get(
+      r.currentToken,
+      {
+        schema: {
+          tags,
+          security: [{ bearer: [] }],
+          summary: 'The token presented with this request: scope, permissions and expiry (svc whoami)',
+          response: { 200: currentTokenResponseSchema },
+        },
+      },
+      async (request) => {
+        const principal = authenticate(ctx, request, { session: false });
+        if (principal.kind !== 'token') throw new SvcError('SVC_AUTH_REQUIRED', 'This route needs a bearer token.');
+        return { token: toTokenInfo(principal.token, ctx.clock.now()) };
       },
     );
 

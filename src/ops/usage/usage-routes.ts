@@ -3,7 +3,7 @@ import { bearerOrSession, type HttpApp } from '../../core/http/create-http-app.j
 import type { Ingress } from '../../ingress/index.js';
 import { projectParamsSchema } from '../../projects/contract.js';
 import { requireProjectPermission } from '../../projects/index.js';
-import { usageResponseSchema, type UsageResponse } from '../contract.js';
+import { usageResponseSchema, usagePaths, type UsageResponse } from '../contract.js';
 import { forecastUsage } from './forecast-usage.js';
 import type { UsageConfig } from './usage-config.js';
 import { billingPeriod, usageObservations } from './usage-observations.js';
@@ -42,7 +42,7 @@ export function usageRoutes(ctx: FeatureContext, metrics: UsageMetrics | undefin
   return async function register(app: HttpApp): Promise<void> {
     if (!metrics) return;
     app.get(
-      '/api/projects/:id/usage',
+      usagePaths.project,
       {
         schema: {
           tags: ['operations'],

@@ -6,7 +6,7 @@ import { bearerOrSession, type HttpApp } from '../../core/http/create-http-app.j
 import { authenticate, authorize, currentRole, findOrganization } from '../../identity/index.js';
 import { orgParamsSchema } from '../../identity/contract.js';
 import { listProjects } from '../../projects/index.js';
-import { workspaceUsageResponseSchema, type WorkspaceUsageResponse } from '../contract.js';
+import { usagePaths, workspaceUsageResponseSchema, type WorkspaceUsageResponse } from '../contract.js';
 import { forecastUsage, type UsageObservation } from './forecast-usage.js';
 import type { UsageConfig } from './usage-config.js';
 import { billingPeriod, usageObservations } from './usage-observations.js';
@@ -68,7 +68,7 @@ export function workspaceUsageRoutes(ctx: FeatureContext, metrics: UsageMetrics 
   return async function register(app: HttpApp): Promise<void> {
     if (!metrics) return;
     app.get(
-      '/api/orgs/:id/usage',
+      usagePaths.workspace,
       {
         schema: {
           tags: ['operations'],
