@@ -1,11 +1,12 @@
 // `svc deploy` without --dry-run: pack what the dry run packs, link (or create) the project, keep a
-// private attempt record with the idempotency key, upload with progress, and report the release.
+// private attempt record with the idempotency key, upload with progress, follow the release's steps
+// as the server records them (the upload answers once the candidate exists), and report the release.
 import { randomUUID } from 'node:crypto';
 import { relative } from 'node:path';
 import { SvcError, errorCodes, type ErrorCode } from '../src/core/errors.js';
 import { formatBytes } from '../src/core/format-bytes.js';
 import { projectResponseSchema, projectRoutes } from '../src/projects/contract.js';
-import { releaseResponseSchema, releaseRoutes, type Release } from '../src/releases/contract.js';
+import type { Release } from '../src/releases/contract.js';
 import { connect, type ApiClient } from './api-client.js';
 import {
   attemptRecordPath,
@@ -19,6 +20,7 @@ import {
 } from './attempt-record.js';
 import type { CliContext } from './context.js';
 import { ensureProjectLink, type LinkFlags } from './ensure-project-link.js';
+import { followRelease } from './follow-release.js';
 import { formatPairs, ReportedError, toSvcError } from './output.js';
 import { uploadArtifact } from './upload-artifact.js';
 
@@ -40,13 +42,13 @@ export interface DeployResult {
   error?: { code: string; message: string };
 }
 
-const POLL_INTERVAL_MS = 500;
-
 /** Build, upload and report one release; throws (exit code from the error kind) unless it became active. */
 export async function deployRelease(ctx: CliContext, options: DeployReleaseOptions): Promise<void> {
+  const phases = ctx.out.phases();
   const { client, credentials } = await connect(ctx, { server: options.server });
   const token = credentials.token as string;
   const appDir = ctx.cwd;
+  phases.phase('pack');
   const { packApp } = await import('./pack-app.js');
   const { packed, config } = await packApp(appDir, ctx, { build: options.build });
   const { link, created: createdProject } = await ensureProjectLink(ctx, client, credentials.server, appDir, options);
@@ -63,7 +65,7 @@ export async function deployRelease(ctx: CliContext, options: DeployReleaseOptio
   else await writeAttemptRecord(appDir, record);
 
   const timeoutMs = 120_000 + config.health.timeoutMs * 2;
-  const progress = ctx.out.progress('Uploading');
+  phases.phase('upload');
   let answer;
   try {
     answer = await uploadArtifact({
@@ -75,17 +77,20 @@ export async function deployRelease(ctx: CliContext, options: DeployReleaseOptio
       idempotencyKey: record.idempotencyKey,
       http: ctx.http,
       timeoutMs,
-      onProgress: (sent, total) =>
-        progress.update(sent < total ? `${formatBytes(sent)} / ${formatBytes(total)}` : `${formatBytes(total)} sent; release transaction running…`),
+      onProgress: (sent, total) => phases.detail(`Uploading ${formatBytes(sent)} / ${formatBytes(total)}`),
     });
-    progress.done(`${ctx.out.paint('green')('✓')} Uploaded ${formatBytes(packed.bytes.length)} to ${link.slug}`);
   } catch (error) {
-    progress.done();
     throw await uploadFailure(appDir, packed.digest, recordPath, toSvcError(error));
   }
+  ctx.out.note(`${ctx.out.paint('green')('✓')} Uploaded ${formatBytes(packed.bytes.length)} to ${link.slug}`);
 
   let release = answer.body.release;
-  if (release.status === 'candidate') release = await waitForOutcome(ctx, client, link.projectId, release, timeoutMs);
+  if (release.status === 'candidate') {
+    const target = { server: credentials.server, token, client, projectId: link.projectId, release, phases, pollTimeoutMs: timeoutMs };
+    release = await followRelease(ctx, target).catch((error: unknown) => {
+      throw outcomeUnknown(toSvcError(error), release.id, recordPath);
+    });
+  }
   // A definite outcome (active or failed): the key has done its job.
   await deleteAttemptRecord(appDir, packed.digest);
   const url = createdProject?.status.url ?? (await projectUrl(client, link.projectId));
@@ -122,29 +127,13 @@ async function uploadFailure(appDir: string, digest: string, recordPath: string,
   );
 }
 
-// The server answered before the transaction ended (202, or a replay of a running upload): poll it.
-async function waitForOutcome(ctx: CliContext, client: ApiClient, projectId: string, start: Release, timeoutMs: number): Promise<Release> {
-  const progress = ctx.out.progress('Releasing');
-  const deadline = ctx.clock.now() + timeoutMs;
-  let release = start;
-  while (release.status === 'candidate') {
-    if (ctx.clock.now() > deadline) {
-      progress.done();
-      throw new SvcError(
-        'SVC_CLI_UPLOAD_OUTCOME_UNKNOWN',
-        `Release ${release.id} is still at step ${release.step ?? '?'}; check \`svc releases\` or run the same command again.`,
-        {
-          details: { releaseId: release.id },
-        },
-      );
-    }
-    progress.update(`${release.id}: ${release.step ?? 'candidate'}`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
-    const path = releaseRoutes.release.replace(':id', encodeURIComponent(projectId)).replace(':releaseId', encodeURIComponent(release.id));
-    release = (await client.request({ method: 'GET', path, schema: releaseResponseSchema })).release;
-  }
-  progress.done();
-  return release;
+// The release exists but its outcome could not be followed: keep the key, say how to find out.
+function outcomeUnknown(error: SvcError, releaseId: string, recordPath: string): SvcError {
+  return new SvcError(
+    'SVC_CLI_UPLOAD_OUTCOME_UNKNOWN',
+    `Release ${releaseId} was uploaded, but its outcome is unknown (${error.code}: ${error.message}). Check \`svc releases\`, or run the same command again to resume with the key kept in ${recordPath}.`,
+    { cause: error, details: { cause: error.code, releaseId, attemptRecord: recordPath } },
+  );
 }
 
 async function projectUrl(client: ApiClient, projectId: string): Promise<string | null> {

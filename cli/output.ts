@@ -1,8 +1,12 @@
 // Rendering for every command: human text by default, one JSON document with --json,
 // progress only on a TTY, and errors as `error SVC_CODE: message` + hint (or JSON on stdout).
+// Commands with live phases (deploy, rollback, restore) call `phases()`: with --json their output
+// becomes JSON lines, the last one the document with "event": "result".
 import { errorCodes, SvcError } from '../src/core/errors.js';
 import type { Clock } from '../src/core/clock.js';
 import type { ErrorCodeDefinition } from '../src/core/error-codes/define.js';
+import { startPhaseProgress, type PhaseReporter } from './phase-progress.js';
+import { resultJsonLine } from './progress-events.js';
 import { terminalColors, type Colors } from './terminal-colors.js';
 import type { Writer } from './writer.js';
 
@@ -35,21 +39,27 @@ export class Output {
   private readonly clock: Clock;
   private readonly colors: Colors;
   private progressActive = false;
+  private readonly startedAt: number;
+  private phaseReporter: PhaseReporter | undefined;
 
   constructor(options: { stdout: Writer; stderr: Writer; json: boolean; clock: Clock; env: Readonly<Record<string, string | undefined>> }) {
     this.stdout = options.stdout;
     this.stderr = options.stderr;
     this.json = options.json;
     this.clock = options.clock;
+    this.startedAt = options.clock.now();
     this.colors = terminalColors({ env: options.env, isTTY: options.stdout.isTTY === true, json: options.json });
   }
 
   /** Print a command's result: `value` as JSON with --json, otherwise the human text. */
   result(value: unknown, human: () => string | readonly string[]): void {
+    this.phaseReporter?.stop();
     if (this.json) {
-      this.writeJson(value);
+      if (this.phaseReporter) this.stdout.write(resultJsonLine(value));
+      else this.writeJson(value);
       return;
     }
+    this.clearProgress();
     const text = human();
     const lines = typeof text === 'string' ? text : text.join('\n');
     if (lines.length > 0) this.stdout.write(lines.endsWith('\n') ? lines : `${lines}\n`);
@@ -99,11 +109,37 @@ export class Output {
     };
   }
 
+  /**
+   * Live phases of this command (elapsed times count from its start); from now on its --json output
+   * is JSON lines ending with the result line.
+   */
+  phases(): PhaseReporter {
+    this.phaseReporter ??= startPhaseProgress(
+      {
+        mode: this.json ? 'json' : this.stderr.isTTY === true ? 'terminal' : 'lines',
+        stdoutLine: (line) => this.stdout.write(line),
+        stderrLine: (line) => {
+          this.clearProgress();
+          this.stderr.write(line);
+        },
+        draw: (text) => {
+          this.stderr.write(`${CLEAR_LINE}${text}`);
+          this.progressActive = true;
+        },
+        now: () => this.clock.now(),
+      },
+      this.startedAt,
+    );
+    return this.phaseReporter;
+  }
+
   /** Render an error: JSON on stdout with --json, otherwise `error CODE: message` and a hint on stderr. */
   error(error: unknown): void {
     const svc = toSvcError(error);
+    this.phaseReporter?.stop();
     if (this.json) {
-      this.writeJson(svc.toBody());
+      if (this.phaseReporter) this.stdout.write(resultJsonLine(svc.toBody()));
+      else this.writeJson(svc.toBody());
       return;
     }
     this.clearProgress();

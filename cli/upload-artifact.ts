@@ -1,6 +1,7 @@
 // The one HTTP call of `svc deploy`: POST the artifact bytes (streamed, so bytes sent can be shown)
 // with the digest and idempotency key through svc's HTTP client, and validate the answer against the
-// releases contract. Not retried here: deploy-release.ts keeps the idempotency key for a rerun.
+// releases contract. Not retried here: deploy-release.ts keeps the idempotency key for a rerun. It asks
+// the server to answer once the candidate exists (wait=false), so the steps can be followed live.
 import { Readable } from 'node:stream';
 import { DIGEST_HEADER, IDEMPOTENCY_HEADER, UPLOAD_MEDIA_TYPE, releaseRoutes, uploadResponseSchema, type UploadResponse } from '../src/releases/contract.js';
 import { SvcError } from '../src/core/errors.js';
@@ -16,7 +17,7 @@ export interface UploadRequest {
   digest: string;
   idempotencyKey: string;
   http: HttpClient;
-  /** Whole-request bound: the server answers when the release transaction ended. */
+  /** Whole-request bound: the server answers once the upload is verified and the candidate exists. */
   timeoutMs: number;
   /** Called with the bytes handed to the connection so far. */
   onProgress?: (sent: number, total: number) => void;
@@ -33,7 +34,7 @@ const CHUNK_BYTES = 64 * 1024;
 /** Upload an artifact; throws SvcError (SVC_NETWORK / SVC_TIMEOUT / SVC_BAD_RESPONSE / the server's code). */
 export async function uploadArtifact(request: UploadRequest): Promise<UploadResult> {
   const url = new URL(releaseRoutes.releases.replace(':id', encodeURIComponent(request.projectId)), `${request.server}/`);
-  url.searchParams.set('wait', 'true');
+  url.searchParams.set('wait', 'false');
   const total = request.bytes.length;
   const chunks = function* (): Generator<Uint8Array> {
     for (let offset = 0; offset < total;) {

@@ -127,6 +127,7 @@ export const backupsCommand: CommandModule = {
             `Writes made after the backup are lost. Run again with --confirm="${backupRestorePhrase(slug)}".`,
           );
         }
+        ctx.out.phases().phase('restore');
         const answer = await client.request({
           method: 'POST',
           path: routePath(backupRoutes.restore, { id: ref.id, backupId }),

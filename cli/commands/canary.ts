@@ -63,8 +63,8 @@ export const canaryCommand: CommandModule = {
 };
 
 /**
- * `svc deploy --canary`: a client that adds the canary header to the artifact upload and lets that
- * request wait for every stage (the server answers when the release is active or failed).
+ * `svc deploy --canary`: a client that adds the canary header to the artifact upload (the deploy then
+ * follows the release's events through every stage), with a longer bound for a server that holds it.
  */
 export function canaryHttp(base: HttpClient, appDir: string): HttpClient {
   const forCanary = async (req: HttpRequest): Promise<HttpRequest> => {

@@ -125,6 +125,8 @@ export const recoveryCommand: CommandModule = {
             `Activating replaces the project database. Run again with --confirm="${recoveryRestorePhrase(slug)}".`,
           );
         }
+        const phases = ctx.out.phases();
+        phases.phase('restore');
         const restored = await client.request({
           method: 'POST',
           path: routePath(recoveryRoutes.restore, { id: ref.id }),
@@ -139,6 +141,7 @@ export const recoveryCommand: CommandModule = {
           ]);
           return;
         }
+        phases.phase('activate-restore');
         const path = routePath(recoveryRoutes.activate, { id: ref.id, restoreId: r.id });
         const answer = await client.request({
           method: 'POST',

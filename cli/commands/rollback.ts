@@ -47,6 +47,7 @@ async function rollback(ctx: CliContext, releaseId: string, options: RollbackOpt
     }
   }
   // The server decides (and answers SVC_RELEASE_CONFIRMATION_MISMATCH / SVC_RESTORE_NOT_ALLOWED); never retried.
+  ctx.out.phases().phase('rollback', { releaseId });
   const answer = await client.request({
     method: 'POST',
     path: routePath(releaseRoutes.rollback, { id: ref.id }),

@@ -7,6 +7,8 @@ export const releaseRoutes = {
   /** POST: upload an artifact (raw gzip body) and run the release transaction. GET: history. */
   releases: '/api/projects/:id/releases',
   release: '/api/projects/:id/releases/:releaseId',
+  /** GET: the release's steps as they happen (NDJSON), ending with its final row. */
+  events: '/api/projects/:id/releases/:releaseId/events',
   /** POST `{ releaseId, restoreData?, confirm? }`. */
   rollback: '/api/projects/:id/rollback',
   /** GET `?since&limit&stream&releaseId&follow`. */
@@ -117,6 +119,23 @@ export const releaseListResponseSchema = z.object({
 });
 export type ReleaseListResponse = z.infer<typeof releaseListResponseSchema>;
 export const releaseResponseSchema = z.object({ release: releaseSchema });
+
+/** Content-Type of `GET …/releases/:releaseId/events`: one JSON object per line (blank lines are keep-alives). */
+export const RELEASE_EVENTS_MEDIA_TYPE = 'application/x-ndjson';
+/** A step was entered (or finished, with `details` such as `{ applied, done: true }`). */
+export const releaseStepEventSchema = z.object({
+  type: z.literal('step'),
+  step: z.enum(releaseStepValues),
+  at: isoTime.describe('when the transaction recorded it'),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+export type ReleaseStepEvent = z.infer<typeof releaseStepEventSchema>;
+/** The last line of the stream: the release is no longer a candidate (active or failed). */
+export const releaseEventSchema = z.discriminatedUnion('type', [
+  releaseStepEventSchema,
+  z.object({ type: z.literal('end'), at: isoTime, release: releaseSchema }),
+]);
+export type ReleaseEvent = z.infer<typeof releaseEventSchema>;
 
 export const rollbackBodySchema = z.object({
   releaseId: z.string().min(1).max(100),

@@ -13,6 +13,8 @@ import { failpointFromEnv, type Failpoint } from './failpoint.js';
 import type { Isolation } from './isolation-contract.js';
 import { isolationRoute } from './isolation-route.js';
 import { logRoutes } from './log-routes.js';
+import { releaseEventRoutes } from './release-event-routes.js';
+import { ReleaseEventHub } from './release-events.js';
 import { projectAppControl, type ProjectAppControl } from './project-app-control.js';
 import { note, resolveSpec, routeWhenHealthy, type ReleaseDeps, type ReleaseRecoveryHooks } from './release-deps.js';
 import type { ReleaseCanaryHooks } from './canary-hooks.js';
@@ -22,7 +24,7 @@ import { releaseRoutes, type UploadPrincipalResolver } from './release-routes.js
 import { noRouting, type ReleaseRouting, type ReleaseUpstream } from './release-routing.js';
 import { recoverReleases } from './recover-releases.js';
 import { UploadTracker } from './upload-release.js';
-import type { ReleaseObserver } from './release-observer.js';
+import { combineObservers, type ReleaseObserver } from './release-observer.js';
 import { rollbackRelease, type RollbackInput, type RollbackResult } from './rollback.js';
 import { onNodeSettled, routeNodeRelease } from './node-release-driver.js';
 import { NodeSettles } from './node-settles.js';
@@ -119,6 +121,8 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions): R
     resolveSpec: (projectId, releaseId) => resolveSpec(deps, projectId, releaseId),
     onEvent: (event) => onSupervisorEvent(deps, event),
   });
+  // The steps of running releases, for followers of their event stream.
+  const events = new ReleaseEventHub();
   const deps: ReleaseDeps = {
     ctx,
     locks: options.locks ?? createProjectLocks(ctx),
@@ -128,7 +132,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions): R
     settings,
     failpoint: options.failpoint ?? failpointFromEnv(ctx.config.env),
     ...(options.artifactLimits ? { artifactLimits: options.artifactLimits } : {}),
-    ...(options.observer ? { observer: options.observer } : {}),
+    observer: combineObservers([options.observer, events.observer()]),
     ...(options.recovery ? { recovery: options.recovery } : {}),
     ...(options.appEnv ? { appEnv: options.appEnv } : {}),
     ...(options.canary ? { canary: options.canary } : {}),
@@ -147,6 +151,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions): R
     routes: async (app) => {
       await releaseRoutes(deps, tracker, options.uploadPrincipal)(app);
       await logRoutes(ctx, driver.logs, followers)(app);
+      await releaseEventRoutes(ctx, events, followers)(app);
       await isolationRoute(ctx, isolation)(app);
       // Open log streams would keep the server from closing.
       app.addHook('preClose', async () => {

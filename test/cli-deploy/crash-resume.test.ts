@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReleaseListResponse } from '../../src/releases/contract.js';
 import { bootstrapAccount, type TestAccount } from '../support/account.js';
 import { repoRoot } from '../support/repo-root.js';
-import { runCli, spawnCli, type CliResult } from '../support/run-cli.js';
+import { finalJson, runCli, spawnCli, type CliResult } from '../support/run-cli.js';
 import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
 
 let root: string;
@@ -39,7 +39,7 @@ describe('svc deploy across a control-plane crash', () => {
     const account = await bootstrapAccount(crashing.url);
 
     const first = await svc(crashing, account, ['deploy', '--slug', 'crash-site', '--json']);
-    expect(JSON.parse(first.stdout)).toMatchObject({ error: { code: 'SVC_CLI_UPLOAD_OUTCOME_UNKNOWN' } });
+    expect(finalJson(first.stdout)).toMatchObject({ error: { code: 'SVC_CLI_UPLOAD_OUTCOME_UNKNOWN' } });
     expect(first.exitCode).toBe(75);
     await expect.poll(() => crashing.child.exitCode ?? crashing.child.signalCode, { timeout: 10_000 }).toBe('SIGKILL');
     const kept = await readdir(join(app, '.svc', 'attempts'));
@@ -50,7 +50,7 @@ describe('svc deploy across a control-plane crash', () => {
     platforms.push(restarted);
     const second = await svc(restarted, account, ['deploy', '--json']);
     expect(second.exitCode, second.stdout + second.stderr).toBe(0);
-    const out = JSON.parse(second.stdout) as { release: { id: string; status: string }; created: boolean; resumed: boolean };
+    const out = finalJson(second.stdout) as { release: { id: string; status: string }; created: boolean; resumed: boolean };
     expect(out).toMatchObject({ release: { status: 'active' }, created: false, resumed: true });
     expect(await readdir(join(app, '.svc', 'attempts'))).toEqual([]);
 

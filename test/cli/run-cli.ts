@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { main } from '../../cli/main.js';
 import type { CliEffects, SelfCommand } from '../../cli/context.js';
 import type { Writer } from '../../cli/writer.js';
+import { finalJson } from '../support/run-cli.js';
 
 /** Repository root (two levels above this file). */
 export const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -23,7 +24,7 @@ export interface CliRun {
   code: number;
   stdout: string;
   stderr: string;
-  /** stdout parsed as JSON (throws when it is not JSON). */
+  /** stdout parsed as JSON, or its last line after streamed JSON lines (throws when it is not JSON). */
   json<T = Record<string, unknown>>(): T;
 }
 
@@ -37,7 +38,7 @@ class Capture implements Writer {
 }
 
 function result(code: number, stdout: string, stderr: string): CliRun {
-  return { code, stdout, stderr, json: <T>() => JSON.parse(stdout) as T };
+  return { code, stdout, stderr, json: <T>() => finalJson(stdout) as T };
 }
 
 /** Call main() in-process with captured stdout/stderr. */

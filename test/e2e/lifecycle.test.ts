@@ -15,7 +15,7 @@ import type { Backup } from '../../src/backups/contract.js';
 import type { Release } from '../../src/releases/contract.js';
 import { bootstrapAccount, type TestAccount } from '../support/account.js';
 import { repoRoot } from '../support/repo-root.js';
-import { runCli, type CliResult } from '../support/run-cli.js';
+import { finalJson, runCli, type CliResult } from '../support/run-cli.js';
 import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
 import { CADDY, httpsGet, startCaddy, type RunningCaddy } from '../projects/tls-ask-caddy.js';
 
@@ -54,7 +54,7 @@ function svc(args: string[], input?: string): Promise<CliResult> {
 }
 function parse<T>(result: CliResult): T {
   try {
-    return JSON.parse(result.stdout) as T;
+    return finalJson(result.stdout) as T;
   } catch {
     throw new Error(`not JSON (exit ${result.exitCode})\nstdout: ${result.stdout}\nstderr: ${result.stderr}\nserver:\n${platform.logs().slice(-4000)}`);
   }

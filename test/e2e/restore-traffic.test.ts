@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Backup } from '../../src/backups/contract.js';
 import { bootstrapAccount, type TestAccount } from '../support/account.js';
 import { repoRoot } from '../support/repo-root.js';
-import { runCli, type CliResult } from '../support/run-cli.js';
+import { finalJson, runCli, type CliResult } from '../support/run-cli.js';
 import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
 
 const SLUG = 'e2e-restore';
@@ -37,7 +37,7 @@ function svc(args: string[]): Promise<CliResult> {
 
 function parse<T>(result: CliResult): T {
   try {
-    return JSON.parse(result.stdout) as T;
+    return finalJson(result.stdout) as T;
   } catch {
     throw new Error(`not JSON (exit ${result.exitCode})\nstdout: ${result.stdout}\nstderr: ${result.stderr}\nserver:\n${platform.logs().slice(-4000)}`);
   }

@@ -1,6 +1,7 @@
 // Spawn the `svc` CLI from the current TypeScript sources (cli/run.ts through tsx) as a real child process.
 // `runCli` waits for exit and captures output; `spawnCli` streams output so a test can react
-// to what the CLI prints (e.g. read the device-login user code) before it exits.
+// to what the CLI prints (e.g. read the device-login user code) before it exits. `finalJson` reads
+// the document of a `--json` run, also after streamed JSON lines.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from './repo-root.js';
@@ -100,4 +101,18 @@ export function spawnCli(args: readonly string[], options: CliRunOptions = {}): 
 /** Run `svc <args>` from sources to completion and capture its output and exit code. */
 export function runCli(args: readonly string[], options: CliRunOptions = {}): Promise<CliResult> {
   return spawnCli(args, options).exited;
+}
+
+/**
+ * The JSON document of a `--json` run: the whole of stdout, or (deploy, rollback and restore stream
+ * JSON lines) the last line, the result. Throws when neither is JSON.
+ */
+export function finalJson(stdout: string): unknown {
+  try {
+    return JSON.parse(stdout);
+  } catch (error) {
+    const last = stdout.trimEnd().split('\n').at(-1);
+    if (last === undefined || !stdout.includes('"event":"result"')) throw error;
+    return JSON.parse(last);
+  }
 }

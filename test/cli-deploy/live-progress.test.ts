@@ -1,0 +1,143 @@
+// Live progress against the real control plane and real `svc` processes: a release whose health
+// check takes a few seconds shows its steps while `svc deploy --json` is still running (JSON lines,
+// the last one the result); human output off a terminal has one line per phase with the elapsed
+// time; `svc rollback` and `svc backups restore` report their phases too.
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrapAccount, type TestAccount } from '../support/account.js';
+import { repoRoot } from '../support/repo-root.js';
+import { runCli, spawnCli, type CliResult } from '../support/run-cli.js';
+import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
+
+const SLUG = 'live-site';
+// The app listens only after this long, so the health step lasts about as long.
+const START_DELAY_MS = 2500;
+
+let root: string;
+let app: string;
+let platform: StartedPlatform;
+let account: TestAccount;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'svc-cli-live-'));
+  app = join(root, 'app');
+  await cp(join(repoRoot, 'fixtures', 'apps', 'slow-start'), app, { recursive: true });
+  const configPath = join(app, 'svc.deploy.json');
+  const config = JSON.parse(await readFile(configPath, 'utf8')) as { health: { timeoutMs: number }; env: Record<string, string> };
+  config.health.timeoutMs = 30_000;
+  config.env = { ...config.env, SLOW_START_DELAY_MS: String(START_DELAY_MS) };
+  await writeFile(configPath, JSON.stringify(config, null, 2));
+  platform = await startPlatform();
+  account = await bootstrapAccount(platform.url);
+}, 90_000);
+
+afterAll(async () => {
+  await platform?.stop();
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+const env = () => ({ SVC_TOKEN: account.accessToken, SVC_SERVER: platform.url });
+const svc = (args: string[]): Promise<CliResult> => runCli(['--cwd', app, ...args], { home: root, env: env(), timeoutMs: 120_000 });
+
+interface Line {
+  event: string;
+  phase?: string;
+  elapsedMs?: number;
+  [key: string]: unknown;
+}
+
+/** Every stdout line parsed as JSON (throws on one that is not). */
+function jsonLines(result: CliResult): Line[] {
+  const lines = result.stdout.split('\n').filter((line) => line !== '');
+  return lines.map((line) => {
+    try {
+      return JSON.parse(line) as Line;
+    } catch {
+      throw new Error(`not a JSON line: ${line}\nstdout: ${result.stdout}\nstderr: ${result.stderr}\nserver:\n${platform.logs().slice(-3000)}`);
+    }
+  });
+}
+
+function phasesOf(lines: Line[]): string[] {
+  return lines.filter((line) => line.event === 'phase').map((line) => line.phase!);
+}
+
+describe('live progress of svc deploy, rollback and restore', () => {
+  let first: string;
+
+  it('streams the steps as JSON lines while the deploy runs, ending with the result', async () => {
+    const deploy = spawnCli(['--cwd', app, 'deploy', '--slug', SLUG, '--json'], { home: root, env: env(), timeoutMs: 120_000 });
+    try {
+      // The health step is read from stdout while the process is still running.
+      await deploy.waitForOutput(/"event":"phase","phase":"health"/, 60_000);
+      expect(deploy.child.exitCode).toBeNull();
+      expect(deploy.stdout()).not.toContain('"event":"result"');
+    } catch (error) {
+      deploy.kill();
+      throw error;
+    }
+    const result = await deploy.exited;
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    const lines = jsonLines(result);
+    const phases = phasesOf(lines);
+    expect(phases.slice(0, 2)).toEqual(['pack', 'upload']);
+    expect(phases).toEqual(expect.arrayContaining(['migrate', 'start', 'health', 'activate']));
+    expect(phases.indexOf('start')).toBeLessThan(phases.indexOf('health'));
+    expect(phases.indexOf('health')).toBeLessThan(phases.indexOf('activate'));
+    const elapsed = lines.filter((line) => line.event === 'phase').map((line) => line.elapsedMs!);
+    expect(elapsed).toEqual([...elapsed].sort((a, b) => a - b));
+    // The health step lasted about as long as the app took to listen.
+    const health = lines.find((line) => line.phase === 'health')!;
+    const activate = lines.find((line) => line.phase === 'activate')!;
+    expect(activate.elapsedMs! - health.elapsedMs!).toBeGreaterThanOrEqual(START_DELAY_MS - 1000);
+    // The last line is the document `--json` printed before events were streamed, plus "event".
+    const last = lines.at(-1)!;
+    expect(last).toMatchObject({ event: 'result', project: { slug: SLUG, created: true }, release: { status: 'active' }, created: true, resumed: false });
+    expect(lines.filter((line) => line.event === 'result')).toHaveLength(1);
+    first = (last.release as { id: string }).id;
+    expect(lines.find((line) => line.phase === 'health')).toMatchObject({ releaseId: first, at: expect.any(String) });
+  }, 150_000);
+
+  it('prints one plain line per phase with the elapsed time when not on a terminal', async () => {
+    const result = await svc(['deploy']);
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/^\[ *\d+\.\ds\] upload — uploading the artifact$/m);
+    expect(result.stderr).toMatch(/^\[ *\d+\.\ds\] health — waiting for the health check$/m);
+    expect(result.stderr).toMatch(/^\[ *\d+\.\ds\] activate — switching traffic to the release$/m);
+    expect(result.stderr).not.toContain('\r'); // nothing redrawn off a terminal
+    expect(result.stdout).toMatch(/Release \S+ is active/);
+  }, 150_000);
+
+  it('shows rollback progress, as lines and as JSON lines', async () => {
+    const human = await svc(['rollback', first]);
+    expect(human.exitCode, human.stdout + human.stderr).toBe(0);
+    expect(human.stderr).toMatch(/^\[ *\d+\.\ds\] rollback — rolling back/m);
+    expect(human.stdout).toContain(`Release ${first} is active again`);
+
+    const releases = JSON.parse((await svc(['releases', '--json'])).stdout) as { releases: Array<{ id: string; status: string }> };
+    const other = releases.releases.find((r) => r.status === 'inactive' && r.id !== first)!;
+    const json = await svc(['rollback', other.id, '--json']);
+    expect(json.exitCode, json.stdout + json.stderr).toBe(0);
+    const lines = jsonLines(json);
+    expect(lines[0]).toMatchObject({ event: 'phase', phase: 'rollback', releaseId: other.id, elapsedMs: expect.any(Number) });
+    expect(lines.at(-1)).toMatchObject({ event: 'result', release: { id: other.id, status: 'active' }, restoredData: false });
+  }, 150_000);
+
+  it('shows restore progress for svc backups restore', async () => {
+    const created = await svc(['backups', 'create', '--json']);
+    expect(created.exitCode, created.stdout + created.stderr).toBe(0);
+    const backup = (JSON.parse(created.stdout) as { backup: { id: string } }).backup;
+    const restored = await svc(['backups', 'restore', backup.id, `--confirm=restore ${SLUG}`, '--json']);
+    expect(restored.exitCode, restored.stdout + restored.stderr).toBe(0);
+    const lines = jsonLines(restored);
+    expect(phasesOf(lines)).toEqual(['restore']);
+    expect(lines.at(-1)).toMatchObject({ event: 'result', backup: { id: backup.id } });
+
+    const human = await svc(['backups', 'restore', backup.id, `--confirm=restore ${SLUG}`]);
+    expect(human.exitCode, human.stdout + human.stderr).toBe(0);
+    expect(human.stderr).toMatch(/^\[ *\d+\.\ds\] restore — restoring the database$/m);
+    expect(human.stdout).toContain(`Restored backup ${backup.id}`);
+  }, 150_000);
+});
