@@ -32,6 +32,9 @@ export default defineConfig({
   root,
   base: '/',
   plugins: [preact({ devToolsEnabled: false, prefreshEnabled: false }), gzipCopies()],
+  // The contracts' `import { z } from 'zod'` runs on zod/mini in the browser (see src/lib/zod-on-mini.ts):
+  // the same schemas, without shipping classic zod. Only the bare specifier; `zod/mini` itself resolves normally.
+  resolve: { alias: [{ find: /^zod$/, replacement: join(root, 'src', 'lib', 'zod-on-mini.ts') }] },
   // Vite's .env loading is not used: the console takes nothing from the build environment.
   envDir: false,
   publicDir: false,
@@ -44,7 +47,10 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     // Never inline assets as data: URLs into scripts or CSS beyond tiny images.
     assetsInlineLimit: 0,
-    cssCodeSplit: false,
+    // The chart chunk's stylesheet (uPlot) loads with the chunk, not on every page.
+    cssCodeSplit: true,
+    // web/dist/.vite/manifest.json: which scripts a page loads first (test/web/bundle-size.test.ts reads it).
+    manifest: true,
     sourcemap: false,
     reportCompressedSize: false,
     chunkSizeWarningLimit: 600,

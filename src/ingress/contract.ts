@@ -13,12 +13,15 @@ export const metricsQuerySchema = z.object({
   releaseId: z.string().min(1).max(100).optional().describe('only requests served by this release'),
 });
 
+const platformDescription = 'answers svc gave itself, not the app: 503 with no active release, held requests that timed out or found the hold full';
+
 const latency = z.number().nonnegative().nullable().describe('milliseconds at body completion; null without requests');
 
 export const metricsPointSchema = z.object({
   t: z.string().describe('ISO 8601 start of the point'),
   requests: z.number().int().nonnegative(),
-  errors: z.number().int().nonnegative().describe('5xx responses and broken upstream streams'),
+  errors: z.number().int().nonnegative().describe("the app's 5xx responses and broken upstream streams (svc's own answers excluded)"),
+  platform: z.number().int().nonnegative().describe(platformDescription),
   p50: latency,
   p95: latency,
   bytes: z.number().int().nonnegative().describe('response body bytes that reached clients'),
@@ -33,11 +36,12 @@ export const metricsResponseSchema = z.object({
   series: z.array(metricsPointSchema),
   totals: z.object({
     requests: z.number().int().nonnegative(),
-    errors: z.number().int().nonnegative(),
+    errors: z.number().int().nonnegative().describe("the app's 5xx responses and broken upstream streams"),
+    platform: z.number().int().nonnegative().describe(platformDescription),
     clientErrors: z.number().int().nonnegative().describe('4xx responses'),
     aborted: z.number().int().nonnegative().describe('requests the client cancelled before the body completed'),
     bytes: z.number().int().nonnegative(),
-    errorRate: z.number().min(0).max(1),
+    errorRate: z.number().min(0).max(1).describe('errors / (requests − platform): the share of requests the app answered with a 5xx'),
     p50: latency,
     p95: latency,
   }),

@@ -53,6 +53,7 @@ export class MetricsRecorder {
         bucket: minute,
         requests: 0,
         errors: 0,
+        platform: 0,
         clientErrors: 0,
         aborted: 0,
         bytes: 0,
@@ -62,7 +63,8 @@ export class MetricsRecorder {
       byRelease.set(releaseId, d);
     }
     d.requests++;
-    if (r.status >= 500 || r.streamError) d.errors++;
+    if (r.platform === true) d.platform++;
+    else if (r.status >= 500 || r.streamError) d.errors++;
     else if (r.status >= 400) d.clientErrors++;
     if (r.aborted) d.aborted++;
     d.bytes += r.bytes;

@@ -20,7 +20,10 @@ export const windowPlans: Record<MetricsWindow, { spanMs: number; stepMs: number
 export interface MetricsBucket {
   bucket: number;
   requests: number;
+  /** The app's 5xx and broken streams. */
   errors: number;
+  /** Answers svc's ingress gave itself (no active release, hold ran out or full); not in `errors`. */
+  platform: number;
   clientErrors: number;
   aborted: number;
   bytes: number;
@@ -32,8 +35,10 @@ export interface MetricsPoint {
   /** Start of the point (ms). */
   t: number;
   requests: number;
-  /** 5xx responses (including the ingress's own 502/503). */
+  /** The app's 5xx responses, its 502 (no answer) and broken streams. */
   errors: number;
+  /** svc's own answers (503 no active release, held request not served). */
+  platform: number;
   p50: number | null;
   p95: number | null;
   bytes: number;
@@ -42,6 +47,7 @@ export interface MetricsPoint {
 export interface MetricsTotals {
   requests: number;
   errors: number;
+  platform: number;
   clientErrors: number;
   aborted: number;
   bytes: number;
@@ -73,22 +79,24 @@ export function aggregateSeries(window: MetricsWindow, now: number, buckets: Ite
   const histograms: Uint32Array[] = [];
   const series: MetricsPoint[] = [];
   for (let i = 0; i < points; i++) {
-    series.push({ t: from + i * stepMs, requests: 0, errors: 0, p50: null, p95: null, bytes: 0 });
+    series.push({ t: from + i * stepMs, requests: 0, errors: 0, platform: 0, p50: null, p95: null, bytes: 0 });
     histograms.push(emptyHistogram());
   }
   const all = emptyHistogram();
-  const totals: MetricsTotals = { requests: 0, errors: 0, clientErrors: 0, aborted: 0, bytes: 0, errorRate: 0, p50: null, p95: null };
+  const totals: MetricsTotals = { requests: 0, errors: 0, platform: 0, clientErrors: 0, aborted: 0, bytes: 0, errorRate: 0, p50: null, p95: null };
   for (const b of buckets) {
     if (b.bucket < from || b.bucket >= to) continue;
     const i = Math.floor((b.bucket - from) / stepMs);
     const point = series[i]!;
     point.requests += b.requests;
     point.errors += b.errors;
+    point.platform += b.platform;
     point.bytes += b.bytes;
     addHistogram(histograms[i]!, b.histogram);
     addHistogram(all, b.histogram);
     totals.requests += b.requests;
     totals.errors += b.errors;
+    totals.platform += b.platform;
     totals.clientErrors += b.clientErrors;
     totals.aborted += b.aborted;
     totals.bytes += b.bytes;
@@ -99,6 +107,8 @@ export function aggregateSeries(window: MetricsWindow, now: number, buckets: Ite
   }
   totals.p50 = histogramQuantile(all, 0.5);
   totals.p95 = histogramQuantile(all, 0.95);
-  totals.errorRate = totals.requests === 0 ? 0 : totals.errors / totals.requests;
+  // The app's error rate: over the requests it was sent, so a stretch with no release does not read as app failures.
+  const served = totals.requests - totals.platform;
+  totals.errorRate = served === 0 ? 0 : totals.errors / served;
   return { window, stepMs, from, to, series, totals };
 }

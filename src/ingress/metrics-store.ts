@@ -36,12 +36,23 @@ export const ingressMigrations: readonly Migration[] = [
         CREATE TABLE ingress_metrics_hour (${columns}) STRICT, WITHOUT ROWID;`);
     },
   },
+  {
+    scope: 'ingress',
+    version: 2,
+    name: "svc's own answers counted apart from the app's errors",
+    up(db) {
+      db.exec(`
+        ALTER TABLE ingress_metrics_minute ADD COLUMN platform INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE ingress_metrics_hour ADD COLUMN platform INTEGER NOT NULL DEFAULT 0;`);
+    },
+  },
 ];
 
 interface Row {
   bucket: number;
   requests: number;
   errors: number;
+  platform: number;
   client_errors: number;
   aborted: number;
   bytes: number;
@@ -54,6 +65,7 @@ function toBucket(row: Row): MetricsBucket {
     bucket: row.bucket,
     requests: row.requests,
     errors: row.errors,
+    platform: row.platform,
     clientErrors: row.client_errors,
     aborted: row.aborted,
     bytes: row.bytes,
@@ -81,8 +93,8 @@ export function createMetricsStore(db: ControlDb): MetricsStore {
       resolution,
       {
         get: db.prepare(`SELECT * FROM ${table} WHERE project_id = ? AND bucket = ? AND release_id = ?`),
-        put: db.prepare(`INSERT OR REPLACE INTO ${table} (project_id, release_id, bucket, requests, errors, client_errors, aborted, bytes, latency_sum_ms, histogram)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        put: db.prepare(`INSERT OR REPLACE INTO ${table} (project_id, release_id, bucket, requests, errors, platform, client_errors, aborted, bytes, latency_sum_ms, histogram)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
         range: db.prepare(`SELECT * FROM ${table} WHERE project_id = ? AND bucket >= ? AND bucket < ?`),
         rangeRelease: db.prepare(`SELECT * FROM ${table} WHERE project_id = ? AND bucket >= ? AND bucket < ? AND release_id = ?`),
         prune: db.prepare(`DELETE FROM ${table} WHERE bucket < ?`),
@@ -96,7 +108,7 @@ export function createMetricsStore(db: ControlDb): MetricsStore {
     const existing = s.get.get(d.projectId, bucket, d.releaseId) as Row | undefined;
     const sum = existing
       ? toBucket(existing)
-      : { bucket, requests: 0, errors: 0, clientErrors: 0, aborted: 0, bytes: 0, latencySumMs: 0, histogram: decodeHistogram(null) };
+      : { bucket, requests: 0, errors: 0, platform: 0, clientErrors: 0, aborted: 0, bytes: 0, latencySumMs: 0, histogram: decodeHistogram(null) };
     addHistogram(sum.histogram, d.histogram);
     s.put.run(
       d.projectId,
@@ -104,6 +116,7 @@ export function createMetricsStore(db: ControlDb): MetricsStore {
       bucket,
       sum.requests + d.requests,
       sum.errors + d.errors,
+      sum.platform + d.platform,
       sum.clientErrors + d.clientErrors,
       sum.aborted + d.aborted,
       sum.bytes + d.bytes,

@@ -110,8 +110,8 @@ export class IngressProxy {
     const exchange = new Exchange(this, req, res, entry, target, startedAt);
     if (target !== null && isLiveQueryStream(req)) exchange.countLiveStream(target);
     if (target !== null) exchange.dispatch(this.#dispatcher(target));
-    else if (hold !== null) exchange.sendError(503, HOLD_EXPIRED, RETRY_AFTER_SECONDS);
-    else exchange.sendError(503, NO_RELEASE);
+    else if (hold !== null) exchange.answerForSvc(HOLD_EXPIRED, RETRY_AFTER_SECONDS);
+    else exchange.answerForSvc(NO_RELEASE);
   }
 
   /** Wait (request unread) until the project's hold ends, then forward; a client that leaves is forgotten. */
@@ -119,7 +119,7 @@ export class IngressProxy {
     const hold = entry.hold!;
     if (hold.waiters.size >= MAX_HELD_PER_PROJECT) {
       this.active++;
-      new Exchange(this, req, res, entry, null, startedAt).sendError(503, HOLD_EXPIRED, RETRY_AFTER_SECONDS);
+      new Exchange(this, req, res, entry, null, startedAt).answerForSvc(HOLD_EXPIRED, RETRY_AFTER_SECONDS);
       return;
     }
     const socket = req.socket;
@@ -231,6 +231,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   #streamError = false;
   #closed = false;
   #liveStream = false;
+  #platform = false;
 
   constructor(proxy: IngressProxy, req: IncomingMessage, res: ServerResponse, entry: RouteEntry, target: UpstreamTarget | null, startedAt: number) {
     this.#proxy = proxy;
@@ -263,6 +264,12 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.#options = { path: req.url!, method: req.method as Dispatcher.HttpMethod, headers, body: hasBody ? req : null };
     this.#attempts++;
     dispatcher.dispatch(this.#options, this);
+  }
+
+  /** svc's own 503 (no active release; the hold ran out or is full): the app never sees the request. */
+  answerForSvc(body: Buffer, retryAfterSeconds?: number): void {
+    this.#platform = true;
+    this.sendError(503, body, retryAfterSeconds);
   }
 
   /** Answer with an ingress error (JSON) when no response has started. */
@@ -383,6 +390,7 @@ class Exchange implements Dispatcher.DispatchHandler {
       bytes: this.#bytes,
       aborted: !finished && !this.#streamError,
       streamError: this.#streamError,
+      platform: this.#platform,
     };
     // Stamped here rather than copied into a new object by the observer: one record per request.
     if (this.#proxy.stampEndedAt) record.endedAt = Date.now();

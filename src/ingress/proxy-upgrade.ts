@@ -99,6 +99,8 @@ export function proxyUpgrade(
       bytes: 0,
       aborted,
       streamError: false,
+      // Without a target svc answers the upgrade itself (503).
+      platform: target === null,
     });
   };
   let finished = false;

@@ -21,6 +21,11 @@ export interface RequestRecord {
   /** The upstream failed: 502 before headers, or a broken body stream after them. */
   readonly streamError: boolean;
   /**
+   * svc answered by itself and the app never saw the request: 503 with no active release, or a held
+   * request whose hold ran out or was full. Counted apart from the app's own errors.
+   */
+  readonly platform?: boolean;
+  /**
    * When it ended (epoch ms). Set by the ingress process, whose records may reach the control plane
    * long after (it was down); in-process records leave it out and mean "now".
    */

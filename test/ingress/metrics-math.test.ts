@@ -52,7 +52,18 @@ describe('latency histogram', () => {
 function bucket(t: number, requests: number, latencyMs: number, extra: Partial<MetricsBucket> = {}): MetricsBucket {
   const histogram = emptyHistogram();
   histogram[binIndex(latencyMs)] = requests;
-  return { bucket: t, requests, errors: 0, clientErrors: 0, aborted: 0, bytes: requests * 100, latencySumMs: requests * latencyMs, histogram, ...extra };
+  return {
+    bucket: t,
+    requests,
+    errors: 0,
+    platform: 0,
+    clientErrors: 0,
+    aborted: 0,
+    bytes: requests * 100,
+    latencySumMs: requests * latencyMs,
+    histogram,
+    ...extra,
+  };
 }
 
 describe('aggregateSeries', () => {
@@ -70,6 +81,15 @@ describe('aggregateSeries', () => {
     expect(report.series.at(-1)).toMatchObject({ t: Date.parse('2026-03-01T12:30:00Z'), requests: 10, errors: 2, bytes: 1000 });
     expect(report.series[0]).toMatchObject({ requests: 0, p50: null, p95: null });
     expect(report.totals).toMatchObject({ requests: 10, errors: 2, clientErrors: 1, aborted: 1, bytes: 1000, errorRate: 0.2 });
+  });
+
+  it("keeps svc's own answers apart from the app's errors; the error rate is over what the app answered", () => {
+    const t = Date.parse('2026-03-01T12:30:00Z');
+    const report = aggregateSeries('1h', now, [bucket(t, 10, 5, { errors: 1, platform: 5 }), bucket(t - 60_000, 4, 5, { platform: 4 })]);
+    expect(report.series.at(-1)).toMatchObject({ requests: 10, errors: 1, platform: 5 });
+    expect(report.series.at(-2)).toMatchObject({ requests: 4, errors: 0, platform: 4 });
+    expect(report.totals).toMatchObject({ requests: 14, errors: 1, platform: 9, errorRate: 1 / 5 });
+    expect(aggregateSeries('1h', now, [bucket(t, 3, 5, { platform: 3 })]).totals.errorRate).toBe(0);
   });
 
   it('merges histograms across buckets for window percentiles', () => {

@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 describe('GET /api/projects/:id/metrics', () => {
-  it('answers 503 for a project without a release, then reports proxied traffic per window', async () => {
+  it("answers 503 for a project without a release, then reports proxied traffic per window, svc's 503 apart from the app's 500", async () => {
     const client = new Pool(plane.url);
     const host = `${project.slug}.localhost:${plane.port}`;
     // Found lazily by slug: no release yet.
@@ -49,16 +49,19 @@ describe('GET /api/projects/:id/metrics', () => {
       const body = metricsResponseSchema.parse(res.json());
       expect(body.window).toBe(window);
       expect(body.projectId).toBe(project.id);
-      expect(body.totals).toMatchObject({ requests: 6, errors: 2, clientErrors: 1, bytes });
+      // The idle 503 is svc's own answer; only /status/500 is the app's error (rate over the 5 it answered).
+      expect(body.totals).toMatchObject({ requests: 6, errors: 1, platform: 1, clientErrors: 1, bytes, errorRate: 1 / 5 });
       expect(body.totals.p95).not.toBeNull();
       expect(body.series.reduce((n, p) => n + p.requests, 0)).toBe(6);
+      expect(body.series.reduce((n, p) => n + p.errors, 0)).toBe(1);
+      expect(body.series.reduce((n, p) => n + p.platform, 0)).toBe(1);
     }
     const perRelease = await plane.plane.app.inject({
       method: 'GET',
       url: `/api/projects/${project.id}/metrics?releaseId=rel_m1`,
       headers: { cookie: owner.cookie },
     });
-    expect(perRelease.json().totals.requests).toBe(5);
+    expect(perRelease.json().totals).toMatchObject({ requests: 5, errors: 1, platform: 0 });
   });
 
   it('requires an authorized reader and a known window', async () => {

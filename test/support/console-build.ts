@@ -42,8 +42,11 @@ export async function ensureConsoleBuilt(timeoutMs = 180_000): Promise<void> {
     if (locked) {
       try {
         if (!(await isFresh())) {
+          // NODE_ENV=production as `npm run build:web` has it: vitest sets NODE_ENV=test, under which the Preact
+          // preset compiles JSX in development form (source locations on every element, ~90 KB more script).
           await promisify(execFile)(process.execPath, [join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'web/vite.config.ts'], {
             cwd: repoRoot,
+            env: { ...process.env, NODE_ENV: 'production' },
             timeout: 120_000,
           });
         }

@@ -190,7 +190,9 @@ describe.skipIf(gate.skip)('browser console end to end', () => {
       expect(await page.locator(`${chart} canvas`).count(), chart).toBe(1);
     }
     const legend = await page.locator('#chart-requests .u-legend .u-value').allTextContents();
-    expect(Number(legend[1]), `requests legend: ${legend.join(' | ')}`).toBeGreaterThan(0);
+    // Legend values carry their unit ("33 req / min").
+    expect(legend[1], `requests legend: ${legend.join(' | ')}`).toMatch(/^\d+(\.\d+)?k? req \/ min$/);
+    expect(parseFloat(legend[1]!), `requests legend: ${legend.join(' | ')}`).toBeGreaterThan(0);
     const latency = await page.locator('#chart-latency .u-legend .u-value').allTextContents();
     expect(latency[1], 'p50 legend').toMatch(/\d+(\.\d+)? (ms|s)$/);
     expect(await page.textContent('#total-bytes')).not.toBe('0 B');

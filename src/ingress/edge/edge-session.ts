@@ -18,6 +18,7 @@ export const requestRecordSchema = z.object({
   bytes: z.number(),
   aborted: z.boolean(),
   streamError: z.boolean(),
+  platform: z.boolean().optional(),
   endedAt: z.number().optional(),
 });
 

@@ -124,6 +124,13 @@ describe('svc-ingress routing apps itself', () => {
     await waitFor(() => records.length === 1);
     expect(records[0]).toMatchObject({ projectId: 'p1', releaseId: 'rel-blue', method: 'POST', status: 200, aborted: false });
     expect(records[0]!.endedAt).toBeGreaterThan(Date.now() - 5_000);
+    expect(records[0]!.platform).toBe(false);
+    // A project without a release: svc's own 503 reaches the control plane marked as such (not the app's error).
+    routes.setProject(project(9), null, null);
+    await waitFor(() => routes.get('p9') !== undefined);
+    expect((await send('app9.localhost:80')).status).toBe(503);
+    await waitFor(() => records.length === 2);
+    expect(records[1]).toMatchObject({ projectId: 'p9', releaseId: null, status: 503, platform: true });
     // Reserved paths and the platform's own hosts still go to the control plane (none listens: held, then 503).
     expect((await send('app1.localhost', '/healthz')).json.error?.code).toBe('SVC_CONTROL_PLANE_UNAVAILABLE');
   }, 20_000);

@@ -30,6 +30,7 @@ describe('usage.warning monitor source', () => {
       bucket: t,
       requests,
       errors: 0,
+      platform: 0,
       clientErrors: 0,
       aborted: 0,
       bytes: requests * 10,

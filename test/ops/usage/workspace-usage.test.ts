@@ -52,6 +52,7 @@ describe('workspace usage route', () => {
       bucket: t,
       requests,
       errors: 0,
+      platform: 0,
       clientErrors: 0,
       aborted: 0,
       bytes,

@@ -1,26 +1,15 @@
 // One time-series chart drawn by uPlot (canvas). The legend shows the point under the cursor and,
 // when the cursor is elsewhere, the newest point that has traffic, so the values are always readable.
+// Loaded on demand (performance-panel.tsx imports it dynamically): uPlot and its stylesheet stay
+// out of the first load.
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import type { ChartSeries, ChartSpec } from './chart-data.js';
 
-export interface ChartSeries {
-  label: string;
-  color: string;
-  values: (number | null)[];
-  format(value: number): string;
-  /** Draw a dot on every point (series with gaps, where one lone point has no line). */
-  dots?: boolean;
-}
-
-export interface MetricChartProps {
-  id: string;
-  title: string;
+export interface MetricChartProps extends ChartSpec {
   /** Unix seconds of each point. */
   times: number[];
-  series: ChartSeries[];
-  /** Smallest upper bound of the y axis, so an idle series is drawn flat at the bottom. */
-  minYMax: number;
 }
 
 // The newest index where any series has a non-zero value (else the last index).
@@ -30,7 +19,7 @@ function newestWithData(series: ChartSeries[], length: number): number {
 }
 
 /** A responsive uPlot line chart with a live legend. */
-export function MetricChart({ id, title, times, series, minYMax }: MetricChartProps) {
+export function MetricChart({ id, title, unit, tick, times, series, minYMax }: MetricChartProps) {
   const container = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
@@ -51,7 +40,9 @@ export function MetricChart({ id, title, times, series, minYMax }: MetricChartPr
           grid: { stroke: 'rgba(128,128,128,0.15)' },
           ticks: { stroke: 'rgba(128,128,128,0.3)' },
           size: 72,
-          values: (_u, ticks) => ticks.map((t) => series[0]!.format(t)),
+          label: unit,
+          labelSize: 20,
+          values: (_u, ticks) => ticks.map(tick),
         },
       ],
       series: [
@@ -60,6 +51,7 @@ export function MetricChart({ id, title, times, series, minYMax }: MetricChartPr
           label: s.label,
           stroke: s.color,
           width: 2,
+          ...(s.dashed ? { dash: [6, 4] } : {}),
           spanGaps: false,
           points: s.dots ? { show: true, size: 6, fill: s.color } : { show: false },
           value: (_u: uPlot, v: number | null) => (v === null ? '—' : s.format(v)),
@@ -84,11 +76,13 @@ export function MetricChart({ id, title, times, series, minYMax }: MetricChartPr
       observer.disconnect();
       plot.destroy();
     };
-  }, [times, series, minYMax]);
+  }, [times, series, minYMax, unit, tick]);
 
   return (
-    <figure class="chart" id={id} aria-label={title}>
-      <figcaption>{title}</figcaption>
+    <figure class="chart" id={id} aria-label={`${title} (${unit})`}>
+      <figcaption>
+        {title} <span class="muted">({unit})</span>
+      </figcaption>
       <div ref={container} class="chart-canvas" />
     </figure>
   );

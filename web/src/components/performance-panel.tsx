@@ -1,13 +1,15 @@
 // Ingress performance of one project over 1 h, 24 h, 7 d or 30 d: totals and four uPlot charts
-// (requests and errors, error rate, p50/p95 latency, bytes) from the stored, downsampled metrics.
+// (requests with the app's 5xx and svc's own answers apart, app error rate, p50/p95 latency, bytes/s)
+// from the stored, downsampled metrics. uPlot is loaded only here, when the panel first has data.
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ingressRoutePaths, metricsResponseSchema, type MetricsResponse } from '../../../src/ingress/contract.js';
 import { routePath } from '../../../src/identity/contract.js';
 import { formatBytes, formatMs, formatPercent } from '../lib/format.js';
 import { useApi } from '../lib/use-api.js';
 import { AsyncView } from './async-view.js';
-import { MetricChart, type ChartSeries } from './metric-chart.js';
-import { Empty } from './status.js';
+import { toCharts } from './chart-data.js';
+import type * as MetricChartModule from './metric-chart.js';
+import { Empty, ErrorBox, Loading } from './status.js';
 
 const windows = [
   { value: '1h', label: '1 hour' },
@@ -17,55 +19,27 @@ const windows = [
 ] as const;
 type Window = (typeof windows)[number]['value'];
 
-const count = (v: number) => (v >= 10_000 ? `${(v / 1000).toFixed(0)}k` : String(Math.round(v * 100) / 100));
+type ChartModule = typeof MetricChartModule;
+// One download per page load, shared by every panel that draws charts.
+let chartModule: Promise<ChartModule> | null = null;
 
-/** The charts' data from a metrics response. Pure. */
-export function toCharts(m: MetricsResponse): { times: number[]; charts: { id: string; title: string; minYMax: number; series: ChartSeries[] }[] } {
-  const times = m.series.map((p) => Math.floor(Date.parse(p.t) / 1000));
-  const pick = (f: (p: MetricsResponse['series'][number]) => number | null) => m.series.map(f);
-  return {
-    times,
-    charts: [
-      {
-        id: 'chart-requests',
-        title: 'Requests',
-        minYMax: 5,
-        series: [
-          { label: 'requests', color: '#2f6fde', values: pick((p) => p.requests), format: count },
-          { label: '5xx errors', color: '#d23f3f', values: pick((p) => p.errors), format: count },
-        ],
+/** The chart module (uPlot and its stylesheet), fetched on first use; a failed fetch can be retried. */
+function useChartModule(): { module: ChartModule | null; error: Error | null; retry(): void } {
+  const [state, setState] = useState<{ module: ChartModule | null; error: Error | null }>({ module: null, error: null });
+  const [attempt, setAttempt] = useState(0);
+  useEffect(() => {
+    let live = true;
+    chartModule ??= import('./metric-chart.js');
+    chartModule.then(
+      (module) => live && setState({ module, error: null }),
+      (error: Error) => {
+        chartModule = null;
+        if (live) setState({ module: null, error });
       },
-      {
-        id: 'chart-error-rate',
-        title: 'Error rate',
-        minYMax: 0.05,
-        series: [
-          {
-            label: 'error rate',
-            color: '#d23f3f',
-            dots: true,
-            values: pick((p) => (p.requests ? p.errors / p.requests : null)),
-            format: (v) => formatPercent(v),
-          },
-        ],
-      },
-      {
-        id: 'chart-latency',
-        title: 'Latency',
-        minYMax: 10,
-        series: [
-          { label: 'p50', color: '#2f9e6f', dots: true, values: pick((p) => p.p50), format: formatMs },
-          { label: 'p95', color: '#c77d12', dots: true, values: pick((p) => p.p95), format: formatMs },
-        ],
-      },
-      {
-        id: 'chart-bytes',
-        title: 'Response bytes',
-        minYMax: 1024,
-        series: [{ label: 'bytes', color: '#7a4fd1', values: pick((p) => p.bytes), format: formatBytes }],
-      },
-    ],
-  };
+    );
+    return () => void (live = false);
+  }, [attempt]);
+  return { ...state, retry: () => setAttempt((n) => n + 1) };
 }
 
 /** Window picker, totals and charts for `projectId`. */
@@ -108,7 +82,6 @@ export function PerformancePanel({ projectId }: { projectId: string }) {
 }
 
 function Metrics({ metrics }: { metrics: MetricsResponse }) {
-  const { times, charts } = useMemo(() => toCharts(metrics), [metrics]);
   const t = metrics.totals;
   return (
     <>
@@ -118,8 +91,12 @@ function Metrics({ metrics }: { metrics: MetricsResponse }) {
           <dd id="total-requests">{t.requests}</dd>
         </div>
         <div>
-          <dt>Error rate</dt>
+          <dt>App error rate</dt>
           <dd id="total-error-rate">{formatPercent(t.errorRate)}</dd>
+        </div>
+        <div>
+          <dt>Answered by svc</dt>
+          <dd id="total-platform">{t.platform}</dd>
         </div>
         <div>
           <dt>p50 / p95</dt>
@@ -139,15 +116,27 @@ function Metrics({ metrics }: { metrics: MetricsResponse }) {
         </div>
       </dl>
       {t.requests === 0 ? (
-        <Empty title="No requests in this window">
-          <p class="muted">Traffic to the app’s address appears here within a few seconds.</p>
+        <Empty title="No traffic in this window">
+          <p class="muted">Requests to the app’s address appear here within a few seconds.</p>
         </Empty>
-      ) : null}
-      <div class="charts">
-        {charts.map((c) => (
-          <MetricChart key={c.id} id={c.id} title={c.title} times={times} series={c.series} minYMax={c.minYMax} />
-        ))}
-      </div>
+      ) : (
+        <Charts metrics={metrics} />
+      )}
     </>
+  );
+}
+
+function Charts({ metrics }: { metrics: MetricsResponse }) {
+  const { module, error, retry } = useChartModule();
+  const { times, charts } = useMemo(() => toCharts(metrics), [metrics]);
+  if (error) return <ErrorBox error={error} retry={retry} />;
+  if (!module) return <Loading label="Loading charts…" />;
+  const { MetricChart } = module;
+  return (
+    <div class="charts">
+      {charts.map((c) => (
+        <MetricChart key={c.id} times={times} {...c} />
+      ))}
+    </div>
   );
 }
