@@ -114,3 +114,87 @@ export function exitStatements(markdown: string): ExitStatement[] {
   });
   return [...proseStatements(lines), ...tableStatements(lines)].sort((a, b) => a.line - b.line);
 }
+
+/** A default the docs state for a setting: "`SVC_X` (default 30 s)", "`SVC_X`, default 80", or a table's Default column. */
+export interface DefaultStatement {
+  name: string;
+  /** The value as written ("30 s", "`on`", "900000"). */
+  value: string;
+  line: number;
+}
+
+const defaultInProse =
+  /`(SVC_[A-Z0-9_]*[A-Z0-9])`[^`.;]{0,60}?\bdefaults?(?: to| is)?:?\s+(`[^`]+`|[0-9](?:[0-9,_.]*[0-9])?(?:\s*(?:ms|s|seconds?|minutes?|min|hours?|h|days?|MiB|GiB|KiB)\b|%)?)/g;
+
+/** Every default the text states for a single SVC_* setting (fenced code is skipped). */
+export function defaultStatements(markdown: string): DefaultStatement[] {
+  const found: DefaultStatement[] = [];
+  let fenced = false;
+  let defaultColumn = -1;
+  let nameColumn = -1;
+  const lines = markdown.split('\n');
+  lines.forEach((text, index) => {
+    if (text.trimStart().startsWith('```')) fenced = !fenced;
+    if (fenced) return;
+    for (const m of text.matchAll(defaultInProse)) found.push({ name: m[1]!, value: m[2]!.trim(), line: index + 1 });
+    if (!isTableLine(text)) return void (defaultColumn = -1);
+    const row = cells(text);
+    if (row.every((c) => /^:?-+:?$/.test(c))) return;
+    const previous = lines[index - 1];
+    if (previous === undefined || !isTableLine(previous)) {
+      defaultColumn = row.findIndex((c) => /^default$/i.test(c));
+      nameColumn = row.findIndex((c) => /^(variable|setting|name)$/i.test(c));
+      return;
+    }
+    if (defaultColumn < 0 || nameColumn < 0) return;
+    const names = [...(row[nameColumn] ?? '').matchAll(/`(SVC_[A-Z0-9_]*[A-Z0-9])`/g)];
+    // One setting per row: rows naming several settings state their defaults in prose.
+    if (names.length !== 1 || (row[nameColumn] ?? '').replace(/`[^`]*`/g, '').trim() !== '') return;
+    const value = (row[defaultColumn] ?? '').trim();
+    if (/^(`[^`]+`|[0-9](?:[0-9,_.]*[0-9])?(?:\s*(?:ms|s|seconds?|minutes?|min|hours?|h|days?|MiB|GiB|KiB)|%)?)$/.test(value))
+      found.push({ name: names[0]![1]!, value, line: index + 1 });
+  });
+  return found;
+}
+
+const units: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  second: 1000,
+  seconds: 1000,
+  min: 60_000,
+  minute: 60_000,
+  minutes: 60_000,
+  h: 3_600_000,
+  hour: 3_600_000,
+  hours: 3_600_000,
+  day: 86_400_000,
+  days: 86_400_000,
+};
+const byteUnits: Record<string, number> = { KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
+
+/**
+ * A stated default as the value the code holds: numbers in the setting's own unit (milliseconds for
+ * *_MS, seconds for *_SECONDS, bytes for sizes), words and literals as strings.
+ */
+export function statedValue(name: string, written: string): number | string {
+  const literal = /^`([^`]+)`$/.exec(written);
+  const text = literal ? literal[1]! : written;
+  const m = /^([0-9][0-9,_]*(?:\.[0-9]+)?)\s*([A-Za-z%]*)$/.exec(text);
+  if (!m) return text;
+  const value = Number(m[1]!.replace(/[,_]/g, ''));
+  const unit = m[2]!;
+  if (unit === '' || unit === '%') return value;
+  if (unit in byteUnits) return value * byteUnits[unit]!;
+  if (unit in units) {
+    const perUnit = name.endsWith('_SECONDS') ? 1000 : 1;
+    return (value * units[unit]!) / perUnit;
+  }
+  return text;
+}
+
+/** Whether a code value equals a stated one (booleans match true/false and on/off). */
+export function sameDefault(code: unknown, stated: number | string): boolean {
+  if (typeof code === 'boolean') return String(stated) === String(code) || stated === (code ? 'on' : 'off');
+  return code === stated || ((typeof code === 'number' || typeof code === 'string') && String(code) === String(stated));
+}

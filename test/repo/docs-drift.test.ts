@@ -11,8 +11,21 @@ import { deployConfigSchema, parseDeployConfig } from '../../src/artifacts/deplo
 import { errorCodes } from '../../src/core/error-codes/index.js';
 import type { ErrorCode } from '../../src/core/errors.js';
 import { documentedExitStatus } from '../../src/core/exit-status.js';
-import { withPlatformSettings } from '../../src/core/settings-docs.js';
-import { exitStatements, nameMentions, type ExitStatement, type NameMention } from './doc-statements.js';
+import { envNames } from '../../src/core/config.js';
+import { documentedDefault, withPlatformSettings } from '../../src/core/settings-docs.js';
+import { runnerSettingDocs } from '../../runner/runner-node-settings.js';
+import { readRunnerNodeSettings } from '../../runner/runner-node-settings.js';
+import {
+  defaultStatements,
+  exitStatements,
+  nameMentions,
+  sameDefault,
+  statedValue,
+  type DefaultStatement,
+  type ExitStatement,
+  type NameMention,
+} from './doc-statements.js';
+import { settingDefaults } from './setting-defaults.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const self = relative(root, fileURLToPath(import.meta.url));
@@ -135,6 +148,61 @@ describe('doc readers', () => {
   });
 });
 
+const platformKeys = new Map(Object.entries(envNames).map(([key, name]) => [name as string, key as keyof typeof envNames]));
+
+/** What is wrong with one stated default (undefined: it is the code's, or the setting is listed as unchecked with a reason). */
+function wrongDefault(statement: DefaultStatement, known: Record<string, { read: () => unknown } | { unchecked: string }>): string | undefined {
+  const platformKey = platformKeys.get(statement.name);
+  if (platformKey) {
+    const generated = documentedDefault(platformKey);
+    return generated.startsWith(statement.value) ? undefined : `${statement.name} default ${statement.value} but the schema's is ${generated}`;
+  }
+  const entry = known[statement.name];
+  if (!entry) return `${statement.name} has a documented default (${statement.value}) but no reader in test/repo/setting-defaults.ts`;
+  if ('unchecked' in entry) return undefined;
+  const actual = entry.read();
+  const stated = statedValue(statement.name, statement.value);
+  return sameDefault(actual, stated) ? undefined : `${statement.name} default ${statement.value} but the code's is ${JSON.stringify(actual)}`;
+}
+
+describe('doc defaults', () => {
+  it('read defaults in prose, in a setting table and in a meaning column', () => {
+    const text = [
+      'Requests are held (`SVC_HOLD_REQUESTS_MS`, default 30 s) and the lock waits `SVC_DEPLOY_LOCK_WAIT_MS` (default 0).',
+      '',
+      '| Variable | Default | Meaning |',
+      '| --- | --- | --- |',
+      '| `SVC_RUNNER` | `process` | the runner |',
+      '| `SVC_A` / `SVC_B` | `1` | two at once: not read |',
+      '',
+      '| Variable | Meaning |',
+      '| --- | --- |',
+      '| `SVC_OPS_INTERVAL_MS` | Poll interval (default 60000), or `false`. |',
+    ].join('\n');
+    expect(defaultStatements(text)).toEqual([
+      { name: 'SVC_HOLD_REQUESTS_MS', value: '30 s', line: 1 },
+      { name: 'SVC_DEPLOY_LOCK_WAIT_MS', value: '0', line: 1 },
+      { name: 'SVC_RUNNER', value: '`process`', line: 5 },
+      { name: 'SVC_OPS_INTERVAL_MS', value: '60000', line: 10 },
+    ]);
+    expect(statedValue('SVC_HOLD_REQUESTS_MS', '30 s')).toBe(30_000);
+    expect(statedValue('SVC_GITHUB_BUILD_TIMEOUT_SECONDS', '1 hour')).toBe(3600);
+    expect(statedValue('SVC_SANDBOX_MEMORY', '512 MiB')).toBe(512 * 1024 * 1024);
+    expect(statedValue('SVC_RUNNER', '`process`')).toBe('process');
+  });
+
+  it('report a drifting default, an unknown one, and accept a reasoned exception', () => {
+    const known = { SVC_HOLD_REQUESTS_MS: { read: () => 30_000 }, SVC_X_DIR: { unchecked: 'a path' } };
+    const sample = '`SVC_HOLD_REQUESTS_MS` (default 20 s); `SVC_NEW_MS` (default 5); `SVC_X_DIR` (default 9); `SVC_TOKEN_TTL_DAYS` (default 30).';
+    expect(defaultStatements(sample).map((s) => wrongDefault(s, known))).toEqual([
+      "SVC_HOLD_REQUESTS_MS default 20 s but the code's is 30000",
+      'SVC_NEW_MS has a documented default (5) but no reader in test/repo/setting-defaults.ts',
+      undefined,
+      "SVC_TOKEN_TTL_DAYS default 30 but the schema's is `90`",
+    ]);
+  });
+});
+
 describe('docs against the code', () => {
   it('reads some docs (the file list is not empty)', () => {
     expect(docFiles).toContain('docs/operations.md');
@@ -161,6 +229,23 @@ describe('docs against the code', () => {
       return problem ? [`${path}:${s.line}: ${problem}`] : [];
     });
     expect(problems).toEqual([]);
+  });
+
+  it('every default the docs state for a setting is the one its reader applies', () => {
+    const statements = docFiles.flatMap((path) => defaultStatements(readFileSync(join(root, path), 'utf8')).map((s) => ({ path, s })));
+    expect(statements.length).toBeGreaterThan(40);
+    const problems = statements.flatMap(({ path, s }) => {
+      const problem = wrongDefault(s, settingDefaults);
+      return problem ? [`${path}:${s.line}: ${problem}`] : [];
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it('svc-runner --help states the defaults its schema applies', () => {
+    const parsed = readRunnerNodeSettings({}) as Record<string, unknown>;
+    const checked = runnerSettingDocs.filter((s) => !s.default.startsWith('(') && s.name in parsed);
+    expect(checked.length).toBeGreaterThan(8);
+    for (const s of checked) expect(sameDefault(parsed[s.name], statedValue(s.name, s.default)), s.name).toBe(true);
   });
 
   it('the platform settings table in docs/configuration.md is generated from the schema (npm run docs:settings)', () => {
