@@ -198,3 +198,27 @@ export function sameDefault(code: unknown, stated: number | string): boolean {
   if (typeof code === 'boolean') return String(stated) === String(code) || stated === (code ? 'on' : 'off');
   return code === stated || ((typeof code === 'number' || typeof code === 'string') && String(code) === String(stated));
 }
+
+/**
+ * SVC_* names a source file uses as settings, skipping comments: `read` are environment reads
+ * (`env.SVC_X`, `env['SVC_X']`) and object keys (zod schemas of settings, environments set for
+ * apps); `used` adds whole string literals (`'SVC_X'`, `"SVC_X=…"`) and shell expansions (`$SVC_X`).
+ * A name only inside a message or a comment is neither.
+ */
+export function settingNames(source: string): { read: Set<string>; used: Set<string> } {
+  const read = new Set<string>();
+  const used = new Set<string>();
+  const name = 'SVC_[A-Z0-9]+(?:_[A-Z0-9]+)*';
+  const reads = new RegExp(`\\benv\\??\\.(${name})|\\benv\\[['"](${name})['"]\\]|^\\s*['"]?(${name})['"]?\\s*:\\s*[\\w'"\`\\[{(]`, 'g');
+  const literals = new RegExp(`['"\`](${name})(?:['"\`]|=)|\\$\\{?(${name})`, 'g');
+  for (const line of source.split('\n')) {
+    if (/^\s*(\/\/|\*|\/\*|#)/.test(line)) continue;
+    for (const m of line.matchAll(reads)) {
+      const found = m[1] ?? m[2] ?? m[3]!;
+      read.add(found);
+      used.add(found);
+    }
+    for (const m of line.matchAll(literals)) used.add(m[1] ?? m[2]!);
+  }
+  return { read, used };
+}

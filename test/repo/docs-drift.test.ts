@@ -11,15 +11,16 @@ import { deployConfigSchema, parseDeployConfig } from '../../src/artifacts/deplo
 import { errorCodes } from '../../src/core/error-codes/index.js';
 import type { ErrorCode } from '../../src/core/errors.js';
 import { documentedExitStatus } from '../../src/core/exit-status.js';
+import { runtimeCodes } from '../../src/runtime/errors.js';
 import { envNames } from '../../src/core/config.js';
 import { documentedDefault, withPlatformSettings } from '../../src/core/settings-docs.js';
-import { runnerSettingDocs } from '../../runner/runner-node-settings.js';
-import { readRunnerNodeSettings } from '../../runner/runner-node-settings.js';
+import { readRunnerNodeSettings, runnerSettingDocs } from '../../runner/runner-node-settings.js';
 import {
   defaultStatements,
   exitStatements,
   nameMentions,
   sameDefault,
+  settingNames,
   statedValue,
   type DefaultStatement,
   type ExitStatement,
@@ -51,32 +52,35 @@ const docFiles = [
   ...codeFolders.flatMap((folder) => files(folder, (p) => p.endsWith('README.md'))),
 ].filter((p) => statSync(join(root, p), { throwIfNoEntry: false }));
 
-/**
- * SVC_* names the code reads or sets (settings, test switches): every token on a line that is not a
- * comment, in code files. Error-code tables are left out so a code is never mistaken for a setting.
- */
-function namesInCode(): Set<string> {
-  const names = new Set<string>();
-  const sources = codeFolders.flatMap((folder) => files(folder, (p) => codeExtensions.has(extname(p)) && !p.includes('error-codes') && p !== self));
-  for (const path of sources) {
-    for (const line of readFileSync(join(root, path), 'utf8').split('\n')) {
-      if (/^\s*(\/\/|\*|\/\*|#)/.test(line)) continue;
-      for (const m of line.matchAll(/SVC_[A-Z0-9]+(?:_[A-Z0-9]+)*/g)) names.add(m[0]);
+/** Settings in the code: `read` by the product (src, runner, cli, action), `used` anywhere (tests and scripts too). */
+function settingsInCode(): { read: Set<string>; used: Set<string> } {
+  const read = new Set<string>();
+  const used = new Set<string>();
+  const product = ['src', 'runner', 'cli', 'action/src', 'web/src'];
+  for (const folder of codeFolders) {
+    for (const path of files(folder, (p) => codeExtensions.has(extname(p)) && !p.includes('error-codes') && p !== self)) {
+      const names = settingNames(readFileSync(join(root, path), 'utf8'));
+      names.used.forEach((n) => used.add(n));
+      if (product.includes(folder)) names.read.forEach((n) => read.add(n));
     }
   }
-  return names;
+  return { read, used };
 }
 
 const codes = new Set(Object.keys(errorCodes));
 const isCode = (name: string): name is ErrorCode => codes.has(name);
+/** The app runtime's own codes (src/runtime/errors.ts: it imports nothing from src/core); they have no exit status. */
+const appRuntimeCodes = new Set(Object.keys(runtimeCodes));
 
 /** What is wrong with one mention (undefined: it names a code or a setting, or a family of them). */
 function unknownName(mention: NameMention, settings: ReadonlySet<string>): string | undefined {
   if (mention.family) {
     const prefix = mention.name;
-    return [...codes, ...settings].some((n) => n.startsWith(prefix)) ? undefined : `${prefix}* matches no code or setting`;
+    return [...codes, ...appRuntimeCodes, ...settings].some((n) => n.startsWith(prefix)) ? undefined : `${prefix}* matches no code or setting`;
   }
-  return isCode(mention.name) || settings.has(mention.name) ? undefined : `${mention.name} is neither a registered code nor read by the code`;
+  return isCode(mention.name) || appRuntimeCodes.has(mention.name) || settings.has(mention.name)
+    ? undefined
+    : `${mention.name} is neither a registered code nor a setting the code uses`;
 }
 
 /** What is wrong with one exit statement, checked against the status the registry documents for the code. */
@@ -139,8 +143,8 @@ describe('doc readers', () => {
       .map((m) => unknownName(m, settings))
       .filter(Boolean);
     expect(names).toEqual([
-      'SVC_NO_SUCH_CODE is neither a registered code nor read by the code',
-      'SVC_LISTNE is neither a registered code nor read by the code',
+      'SVC_NO_SUCH_CODE is neither a registered code nor a setting the code uses',
+      'SVC_LISTNE is neither a registered code nor a setting the code uses',
     ]);
     const exits = exitStatements(sample).map(wrongExit);
     expect(exits[0]).toBe('SVC_USAGE (exit 65) but it exits 2');
@@ -164,6 +168,22 @@ function wrongDefault(statement: DefaultStatement, known: Record<string, { read:
   const stated = statedValue(statement.name, statement.value);
   return sameDefault(actual, stated) ? undefined : `${statement.name} default ${statement.value} but the code's is ${JSON.stringify(actual)}`;
 }
+
+describe('settings in code', () => {
+  it('reads env reads, schema keys, literals and shell expansions, not messages or comments', () => {
+    const source = [
+      "const a = env.SVC_ONE ?? env?.SVC_TWO ?? env['SVC_THREE'];",
+      '  SVC_FOUR: z.coerce.number().default(1),',
+      '  SVC_FIVE: dir,',
+      "run(['SVC_SIX=1', \"SVC_SEVEN\"]); sh('echo $SVC_EIGHT ${SVC_NINE}');",
+      "throw new Error('set SVC_MESSAGE to a number');",
+      '// SVC_COMMENT is explained here',
+    ].join('\n');
+    const names = settingNames(source);
+    expect([...names.read].sort()).toEqual(['SVC_FIVE', 'SVC_FOUR', 'SVC_ONE', 'SVC_THREE', 'SVC_TWO']);
+    expect([...names.used].sort()).toEqual(['SVC_EIGHT', 'SVC_FIVE', 'SVC_FOUR', 'SVC_NINE', 'SVC_ONE', 'SVC_SEVEN', 'SVC_SIX', 'SVC_THREE', 'SVC_TWO']);
+  });
+});
 
 describe('doc defaults', () => {
   it('read defaults in prose, in a setting table and in a meaning column', () => {
@@ -210,7 +230,7 @@ describe('docs against the code', () => {
   });
 
   it('every SVC_* name in the docs is a registered code or a setting the code reads', () => {
-    const settings = namesInCode();
+    const settings = settingsInCode().used;
     const problems = docFiles.flatMap((path) =>
       nameMentions(readFileSync(join(root, path), 'utf8')).flatMap((m) => {
         const problem = unknownName(m, settings);
@@ -218,6 +238,13 @@ describe('docs against the code', () => {
       }),
     );
     expect(problems).toEqual([]);
+  });
+
+  it('every setting the product reads is documented (docs/, a README or CONTRIBUTING)', () => {
+    const prose = docFiles.map((path) => readFileSync(join(root, path), 'utf8')).join('\n');
+    const mentioned = new Set(nameMentions(prose).map((m) => m.name));
+    const undocumented = [...settingsInCode().read].filter((name) => !isCode(name) && !appRuntimeCodes.has(name) && !mentioned.has(name)).sort();
+    expect(undocumented).toEqual([]);
   });
 
   it('every exit status the docs pair with a code is the one the registry gives', () => {
