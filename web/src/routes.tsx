@@ -1,26 +1,29 @@
 // Every console page: path pattern, whether it needs a session, and what renders it.
 import type { ComponentChildren } from 'preact';
-import { AuditPage } from './pages/audit.js';
+import { lazyPage } from './lazy-page.js';
 import { DashboardPage } from './pages/dashboard.js';
-import { DeviceLoginPage } from './pages/device-login.js';
-import { NewProjectPage } from './pages/new-project.js';
-import { OperationsPage } from './pages/operations.js';
-import { OrgPage } from './pages/org.js';
-import { OrgsPage } from './pages/orgs.js';
-import { ProjectActivityPage } from './pages/project-activity.js';
-import { ProjectBackupsPage } from './pages/project-backups.js';
-import { ProjectCanaryPage } from './pages/project-canary.js';
-import { ProjectDomainsPage } from './pages/project-domains.js';
-import { ProjectGithubPage } from './pages/project-github.js';
-import { ProjectLogsPage } from './pages/project-logs.js';
 import { ProjectOverviewPage } from './pages/project-overview.js';
-import { ProjectRecoveryPage } from './pages/project-recovery.js';
-import { ProjectReleasesPage } from './pages/project-releases.js';
-import { ProjectSecretsPage } from './pages/project-secrets.js';
-import { ProjectSettingsPage } from './pages/project-settings.js';
 import { SignInPage } from './pages/sign-in.js';
 import { SignUpPage } from './pages/sign-up.js';
-import { TokensPage } from './pages/tokens.js';
+
+// Pages beyond sign-in, the dashboard and the project overview load on first visit (see lazy-page.tsx).
+const AuditPage = lazyPage(() => import('./pages/audit.js').then((m) => m.AuditPage));
+const DeviceLoginPage = lazyPage(() => import('./pages/device-login.js').then((m) => m.DeviceLoginPage));
+const NewProjectPage = lazyPage(() => import('./pages/new-project.js').then((m) => m.NewProjectPage));
+const OperationsPage = lazyPage(() => import('./pages/operations.js').then((m) => m.OperationsPage));
+const OrgPage = lazyPage(() => import('./pages/org.js').then((m) => m.OrgPage));
+const OrgsPage = lazyPage(() => import('./pages/orgs.js').then((m) => m.OrgsPage));
+const ProjectActivityPage = lazyPage(() => import('./pages/project-activity.js').then((m) => m.ProjectActivityPage));
+const ProjectBackupsPage = lazyPage(() => import('./pages/project-backups.js').then((m) => m.ProjectBackupsPage));
+const ProjectCanaryPage = lazyPage(() => import('./pages/project-canary.js').then((m) => m.ProjectCanaryPage));
+const ProjectDomainsPage = lazyPage(() => import('./pages/project-domains.js').then((m) => m.ProjectDomainsPage));
+const ProjectGithubPage = lazyPage(() => import('./pages/project-github.js').then((m) => m.ProjectGithubPage));
+const ProjectLogsPage = lazyPage(() => import('./pages/project-logs.js').then((m) => m.ProjectLogsPage));
+const ProjectRecoveryPage = lazyPage(() => import('./pages/project-recovery.js').then((m) => m.ProjectRecoveryPage));
+const ProjectReleasesPage = lazyPage(() => import('./pages/project-releases.js').then((m) => m.ProjectReleasesPage));
+const ProjectSecretsPage = lazyPage(() => import('./pages/project-secrets.js').then((m) => m.ProjectSecretsPage));
+const ProjectSettingsPage = lazyPage(() => import('./pages/project-settings.js').then((m) => m.ProjectSettingsPage));
+const TokensPage = lazyPage(() => import('./pages/tokens.js').then((m) => m.TokensPage));
 
 export interface RouteDef {
   pattern: string;
