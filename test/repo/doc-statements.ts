@@ -39,7 +39,7 @@ function codeAt(raw: string): { name: string; family: boolean } {
 
 const code = '`(SVC_[A-Z0-9_]*[A-Z0-9](?:_\\*|\\*|_…)?)`';
 // "`SVC_X` (exit 65)", "`SVC_X`, exit 77", "`SVC_X` … exits 2": the status follows within the clause.
-const codeThenExit = new RegExp(`${code}[^\`.;]{0,40}?\\bexit(?:s| code| status)?\\s+(\\d+)\\b`, 'g');
+const codeThenExit = new RegExp(`${code}(?:(?!SVC_)[^\`.;]){0,40}?\\bexit(?:s| code| status)?\\s+(\\d+)\\b`, 'g');
 // "exits 75 with `SVC_X`".
 const exitThenCode = new RegExp(`\\bexits?\\s+(\\d+)\\s+with\\s+${code}`, 'g');
 
@@ -124,7 +124,7 @@ export interface DefaultStatement {
 }
 
 const defaultInProse =
-  /`(SVC_[A-Z0-9_]*[A-Z0-9])`[^`.;]{0,60}?\bdefaults?(?: to| is)?:?\s+(`[^`]+`|[0-9](?:[0-9,_.]*[0-9])?(?:\s*(?:ms|s|seconds?|minutes?|min|hours?|h|days?|MiB|GiB|KiB)\b|%)?)/g;
+  /`(SVC_[A-Z0-9_]*[A-Z0-9])`(?:(?!SVC_)[^`.;]){0,120}?\bdefaults?(?: to| is)?:?\s+(`[^`]+`|[0-9](?:[0-9,_.]*[0-9])?(?:\s*(?:ms|s|seconds?|minutes?|min|hours?|h|days?|MiB|GiB|KiB)\b|%)?)/g;
 
 /** Every default the text states for a single SVC_* setting (fenced code is skipped). */
 export function defaultStatements(markdown: string): DefaultStatement[] {

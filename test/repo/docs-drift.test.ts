@@ -213,7 +213,8 @@ describe('doc defaults', () => {
 
   it('report a drifting default, an unknown one, and accept a reasoned exception', () => {
     const known = { SVC_HOLD_REQUESTS_MS: { read: () => 30_000 }, SVC_X_DIR: { unchecked: 'a path' } };
-    const sample = '`SVC_HOLD_REQUESTS_MS` (default 20 s); `SVC_NEW_MS` (default 5); `SVC_X_DIR` (default 9); `SVC_TOKEN_TTL_DAYS` (default 30).';
+    const sample =
+      '`SVC_HOLD_REQUESTS_MS` (default 20 s); `SVC_NEW_MS` (default 5); `SVC_X_DIR` (default 9); `SVC_TOKEN_TTL_DAYS` (default 30); `SVC_UPLOAD_STALLED` after SVC_UPLOAD_IDLE_TIMEOUT_MS, default 30 s.';
     expect(defaultStatements(sample).map((s) => wrongDefault(s, known))).toEqual([
       "SVC_HOLD_REQUESTS_MS default 20 s but the code's is 30000",
       'SVC_NEW_MS has a documented default (5) but no reader in test/repo/setting-defaults.ts',
