@@ -87,6 +87,16 @@ export class Output {
   /** Start a one-line progress display labelled `label`. */
   progress(label: string): Progress {
     if (this.json || this.stderr.isTTY !== true) return { update() {}, done: (line) => line && this.note(line) };
+    const phases = this.phaseReporter;
+    // During live phases the one terminal line is the phase's: this progress becomes its detail.
+    if (phases)
+      return {
+        update: (text) => phases.detail(`${label} ${text}`),
+        done: (line) => {
+          phases.detail();
+          if (line) this.note(line);
+        },
+      };
     let last = -Infinity;
     let pending: string | undefined;
     const draw = (text: string): void => {

@@ -20,8 +20,8 @@ export interface PhaseSink {
 export interface PhaseReporter {
   /** Enter a phase; repeating the current one changes nothing. */
   phase(name: string, extra?: { releaseId?: string; at?: string }): void;
-  /** A detail of the current phase (bytes sent), shown on the terminal line only. */
-  detail(text: string): void;
+  /** A detail of the current phase (bytes sent, packing), shown on the terminal line only; none clears it. */
+  detail(text?: string): void;
   /** Stop redrawing (the caller prints the result next). */
   stop(): void;
 }
@@ -56,7 +56,7 @@ export function startPhaseProgress(sink: PhaseSink, startedAt: number): PhaseRep
       // The first detail of a phase is drawn at once (a fast upload may end before the next frame).
       const first = detail === undefined;
       detail = text;
-      if (first && sink.mode === 'terminal') redraw();
+      if (first && text !== undefined && sink.mode === 'terminal') redraw();
     },
     stop() {
       if (ticker) clearInterval(ticker);

@@ -1,11 +1,12 @@
 // Live progress against the real control plane and real `svc` processes: a release whose health
 // check takes a few seconds shows its steps while `svc deploy --json` is still running (JSON lines,
 // the last one the result); human output off a terminal has one line per phase with the elapsed
-// time; `svc rollback` and `svc backups restore` report their phases too.
+// time, on a terminal one redrawn line; `svc rollback` and `svc backups restore` report their phases too.
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli as runInProcess } from '../cli/run-cli.js';
 import { bootstrapAccount, type TestAccount } from '../support/account.js';
 import { repoRoot } from '../support/repo-root.js';
 import { runCli, spawnCli, type CliResult } from '../support/run-cli.js';
@@ -14,6 +15,8 @@ import { startPlatform, type StartedPlatform } from '../support/start-platform.j
 const SLUG = 'live-site';
 // The app listens only after this long, so the health step lasts about as long.
 const START_DELAY_MS = 2500;
+// How the terminal line is redrawn: back to column 0 (split on), then erase the line.
+const CLEAR_LINE = '\x1b[2K';
 
 let root: string;
 let app: string;
@@ -108,6 +111,22 @@ describe('live progress of svc deploy, rollback and restore', () => {
     expect(result.stderr).toMatch(/^\[ *\d+\.\ds\] activate — switching traffic to the release$/m);
     expect(result.stderr).not.toContain('\r'); // nothing redrawn off a terminal
     expect(result.stdout).toMatch(/Release \S+ is active/);
+  }, 150_000);
+
+  it('redraws one line on a terminal: the phase and the time so far', async () => {
+    const run = await runInProcess(['deploy'], { cwd: app, home: root, tty: true, env: env() });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    // While the health check waits, the same line is redrawn with a growing time.
+    const redraws = run.stderr
+      .split('\r')
+      .filter((frame) => frame.startsWith(CLEAR_LINE))
+      .map((frame) => /^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] health — waiting for the health check · (\d+\.\d)s$/u.exec(frame.slice(CLEAR_LINE.length)))
+      .filter((match) => match !== null)
+      .map((match) => Number(match[1]));
+    expect(new Set(redraws).size, run.stderr).toBeGreaterThanOrEqual(3);
+    expect(redraws).toEqual([...redraws].sort((x, y) => x - y));
+    expect(run.stderr).not.toMatch(/^\[ *\d+\.\ds\]/m); // no plain phase lines on a terminal
+    expect(run.stdout).toMatch(/Release \S+ is active/);
   }, 150_000);
 
   it('shows rollback progress, as lines and as JSON lines', async () => {

@@ -89,10 +89,13 @@ describe('startPhaseProgress', () => {
     advance(200);
     phases.detail('Uploading 64.0 KiB / 300.0 KiB');
     phases.detail('Uploading 128.0 KiB / 300.0 KiB'); // later details wait for the next frame
+    phases.detail(); // cleared (a step's own progress ended): the next detail is drawn at once again
+    phases.detail('Packing walk 1/1');
     phases.stop();
     expect(writes).toEqual([
       ['draw', '⠋ upload — uploading the artifact · 0.0s'],
       ['draw', '⠙ Uploading 64.0 KiB / 300.0 KiB · 0.2s'],
+      ['draw', '⠹ Packing walk 1/1 · 0.2s'],
     ]);
   });
 
