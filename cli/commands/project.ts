@@ -3,7 +3,18 @@
 import type { Command } from 'commander';
 import { routePath } from '../../src/identity/contract.js';
 import { SvcError } from '../../src/core/errors.js';
-import { deleteProjectResponseSchema, deleteSitePhrase, projectRoutes } from '../../src/projects/contract.js';
+import { backupListResponseSchema, backupRoutes } from '../../src/backups/contract.js';
+import {
+  deleteProjectResponseSchema,
+  deleteSitePhrase,
+  deletionPreview,
+  deletionPreviewLines,
+  domainListResponseSchema,
+  domainRoutes,
+  projectRoutes,
+  type DeletionFacts,
+} from '../../src/projects/contract.js';
+import { releaseListResponseSchema, releaseRoutes } from '../../src/releases/contract.js';
 import { ApiClient, connect } from '../api-client.js';
 import type { CommandModule } from '../command-module.js';
 import type { CliContext } from '../context.js';
@@ -21,8 +32,7 @@ async function deleteProject(ctx: CliContext, projectArg: string | undefined, op
   const client = new ApiClient({ ...base.options, timeoutMs: 300_000 });
   if (options.acknowledgeDataLoss !== true || options.confirm === undefined) {
     const slug = ref.slug ?? (await client.getProject(ref.id)).project.slug;
-    ctx.out.note(`This permanently deletes ${slug}: its database, releases, snapshots, backups, secrets, logs, metrics, domains and project tokens.`);
-    ctx.out.note('Off-host copies (downloaded backups, external databases, edge certificates) are not erased.');
+    for (const line of deletionPreviewLines(deletionPreview(slug, await deletionFacts(client, ref.id)))) ctx.out.note(line);
     if (options.acknowledgeDataLoss !== true)
       throw new SvcError('SVC_DATA_LOSS_NOT_ACKNOWLEDGED', `Run again with --confirm="${deleteSitePhrase(slug)}" --acknowledge-data-loss.`);
     throw new SvcError('SVC_SITE_DELETE_CONFIRMATION_MISMATCH', `Run again with --confirm="${deleteSitePhrase(slug)}".`);
@@ -38,6 +48,21 @@ async function deleteProject(ctx: CliContext, projectArg: string | undefined, op
   ctx.out.result(answer, () => [
     `Deleted site ${answer.slug} (${answer.projectId}); ${answer.revokedTokens} project token(s) revoked. Audit event ${answer.auditEventId}.`,
   ]);
+}
+
+/** What the project holds, as far as this login may read it (a count it cannot read is left out). */
+async function deletionFacts(client: ApiClient, id: string): Promise<DeletionFacts> {
+  const get = <T>(read: () => Promise<T>) => read().catch(() => undefined);
+  const [releases, backups, domains] = await Promise.all([
+    get(() => client.request({ method: 'GET', path: routePath(releaseRoutes.releases, { id }), schema: releaseListResponseSchema })),
+    get(() => client.request({ method: 'GET', path: routePath(backupRoutes.backups, { id }), schema: backupListResponseSchema })),
+    get(() => client.request({ method: 'GET', path: routePath(domainRoutes.domains, { id }), schema: domainListResponseSchema })),
+  ]);
+  return {
+    ...(releases ? { releases: releases.releases.length, databaseBytes: releases.storage.usage.databaseBytes } : {}),
+    ...(backups ? { backups: backups.backups.length } : {}),
+    ...(domains ? { domains: domains.domains.length } : {}),
+  };
 }
 
 /** The `svc project` command group (site deletion). */

@@ -40,3 +40,6 @@ export const projectAuditQuerySchema = z.object({
 /** Newest first; `nextCursor` is the id to pass as `before`, or null on the last page. */
 export const auditPageSchema = z.object({ events: z.array(auditEventSchema), nextCursor: z.string().nullable() });
 export type AuditPage = z.infer<typeof auditPageSchema>;
+
+/** The kinds of `kind` the server emits (src/audit/kinds.ts); the console words each one. */
+export type { AuditKind } from './kinds.js';

@@ -121,3 +121,6 @@ export const dashboardResponseSchema = z.object({
 
 // Custom domains, the edge certificate lookup and site deletion.
 export * from './domains-contract.js';
+
+// What deleting a project erases, shown before the phrase is asked for (`svc project delete`, the console's dialog).
+export * from './deletion-preview.js';

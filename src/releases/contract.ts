@@ -180,3 +180,6 @@ export * from './delete-release-contract.js';
 
 // App isolation mode (`GET /api/isolation`, `/readyz`, `svc doctor`, the console banner).
 export * from './isolation-contract.js';
+
+// What a data-restoring rollback loses, shown before the phrase is asked for (`svc rollback --restore-data`, the console's dialog).
+export * from './restore-preview.js';

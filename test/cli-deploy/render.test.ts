@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveSince, formatLogEntry } from '../../cli/commands/logs.js';
 import { releaseRows } from '../../cli/commands/releases.js';
-import { previewNeedsPlacement, restorePreview } from '../../cli/restore-warning.js';
+import { previewNeedsPlacement, restorePreview } from '../../src/releases/contract.js';
 import type { Release, ReleaseListResponse } from '../../src/releases/contract.js';
 
 function release(id: string, extra: Partial<Release> = {}): Release {

@@ -1,21 +1,28 @@
-// The audit feed (workspace or one project): newest first, "Show older" follows nextCursor.
+// The audit feed (workspace or one project) as sentences with links and relative times, newest
+// first; "Show older" follows nextCursor.
 import { useEffect, useState } from 'preact/hooks';
 import { auditPageSchema, type AuditEvent } from '../../../src/audit/contract.js';
 import { api, type ApiError } from '../api/client.js';
-import { formatRelative, formatTime } from '../lib/format.js';
+import { describeEvent, type SentenceContext } from '../lib/event-sentences.js';
+import { EventSentence } from './event-sentence.js';
+import { RelativeTime } from './relative-time.js';
 import { Empty, ErrorBox, Loading } from './status.js';
 
-/** A short, safe summary of an event's metadata (scalars only). Pure. */
-export function summarizeMetadata(metadata: Record<string, unknown>): string {
-  return Object.entries(metadata)
-    .filter(([, v]) => v !== null && ['string', 'number', 'boolean'].includes(typeof v))
-    .slice(0, 5)
-    .map(([k, v]) => `${k}: ${String(v)}`)
-    .join(' · ');
-}
-
-/** Feed of `path` (GET /api/audit or /api/projects/:id/audit) with optional extra query. */
-export function AuditFeed({ path, query, projectNames }: { path: string; query?: Record<string, string | undefined>; projectNames?: Map<string, string> }) {
+/**
+ * Feed of `path` (GET /api/audit or /api/projects/:id/audit) with optional extra query. `projectSlugs`
+ * (project id → slug) names and links the projects of a workspace feed; `projectSlug` is the one project of a project feed.
+ */
+export function AuditFeed({
+  path,
+  query,
+  projectSlugs,
+  projectSlug,
+}: {
+  path: string;
+  query?: Record<string, string | undefined>;
+  projectSlugs?: Map<string, string>;
+  projectSlug?: string;
+}) {
   const [events, setEvents] = useState<AuditEvent[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<ApiError | undefined>();
@@ -51,20 +58,25 @@ export function AuditFeed({ path, query, projectNames }: { path: string; query?:
   if (error && events.length === 0) return <ErrorBox error={error} retry={() => void load(null)} feature="The audit feed" />;
   if (loading && events.length === 0) return <Loading />;
   if (events.length === 0) return <Empty title="No activity yet" />;
+  const slugOf = (projectId: string) => projectSlug ?? projectSlugs?.get(projectId) ?? null;
+  const context: SentenceContext = {
+    projectPath: (projectId) => {
+      const slug = slugOf(projectId);
+      return slug ? `/projects/${encodeURIComponent(slug)}` : null;
+    },
+  };
   return (
     <>
       <ol class="feed" id="audit-feed">
         {events.map((e) => (
           <li key={e.id} data-kind={e.kind}>
-            <div>
-              <code class="kind">{e.kind}</code> by <strong>{e.actor.name ?? e.actor.id}</strong> <span class="muted small-text">({e.actor.type})</span>
-              {e.projectId ? <span class="muted small-text"> · {projectNames?.get(e.projectId) ?? e.projectId}</span> : null}
+            <div class="sentence">
+              <EventSentence parts={describeEvent(e, context)} />
             </div>
             <div class="muted small-text">
-              <time dateTime={e.createdAt} title={formatTime(e.createdAt)}>
-                {formatRelative(e.createdAt)}
-              </time>
-              {Object.keys(e.metadata).length ? ` · ${summarizeMetadata(e.metadata)}` : ''}
+              <RelativeTime iso={e.createdAt} />
+              {e.projectId && !projectSlug ? ` · project ${slugOf(e.projectId) ?? `${e.projectId} (deleted)`}` : ''}
+              {` · ${e.kind}`}
             </div>
           </li>
         ))}

@@ -1,9 +1,18 @@
 // Roll back to an inactive release: code-only by default; restoring the database from the
-// pre-deploy snapshot is offered only where the server allows it and needs the exact phrase.
+// pre-deploy snapshot is offered only where the server allows it, says what is lost (the same lines
+// as `svc rollback --restore-data`, src/releases/restore-preview.ts) and needs the exact phrase.
 import { useState } from 'preact/hooks';
 import { routePath } from '../../../src/identity/contract.js';
 import type { Project } from '../../../src/projects/contract.js';
-import { releaseRoutes, restoreConfirmation, rollbackResponseSchema, type Release, type RollbackResponse } from '../../../src/releases/contract.js';
+import {
+  releaseRoutes,
+  restoreConfirmation,
+  restorePreview,
+  rollbackResponseSchema,
+  type Release,
+  type ReleaseListResponse,
+  type RollbackResponse,
+} from '../../../src/releases/contract.js';
 import { api } from '../api/client.js';
 import { formatTime, shortId } from '../lib/format.js';
 import { ConfirmDialog } from './confirm-dialog.js';
@@ -17,12 +26,14 @@ export interface RollbackDialogProps {
   project: Project;
   target: Release;
   active: Release | undefined;
+  /** The project's release list (what a data restore loses is worked out from it). */
+  list: ReleaseListResponse;
   onDone(result: RollbackResponse): void;
   onClose(): void;
 }
 
 /** The rollback confirmation dialog. */
-export function RollbackDialog({ project, target, active, onDone, onClose }: RollbackDialogProps) {
+export function RollbackDialog({ project, target, active, list, onDone, onClose }: RollbackDialogProps) {
   const [restoreData, setRestoreData] = useState(false);
   const restorable = canRestoreData(target, active);
   const phrase = restoreConfirmation(project.slug);
@@ -62,11 +73,12 @@ export function RollbackDialog({ project, target, active, onDone, onClose }: Rol
           Data restore is only possible when rolling back to the immediately previous release while the active release still has its pre-deploy snapshot.
         </p>
       )}
-      {restoreData && active ? (
-        <p class="warning" role="alert" id="restore-warning">
-          The database goes back to the snapshot taken before release {active.id} was deployed. Every database write made since{' '}
-          {formatTime(active.activatedAt ?? active.createdAt)} is lost.
-        </p>
+      {restoreData ? (
+        <div class="warning" role="alert" id="restore-warning">
+          {restorePreview(list, target.id, project.slug).lines.map((line) => (
+            <p key={line}>{line.trim()}</p>
+          ))}
+        </div>
       ) : null}
     </ConfirmDialog>
   );

@@ -16,20 +16,20 @@ export function formatTime(iso: string | null | undefined): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 }
 
-/** ISO time relative to `now` → "3 min ago" / "in 2 h". */
+/** ISO time relative to `now` in words → "just now", "3 minutes ago", "in 2 hours", "5 days ago". */
 export function formatRelative(iso: string | null | undefined, now = Date.now()): string {
   if (!iso) return '—';
   const ms = Date.parse(iso) - now;
   if (Number.isNaN(ms)) return iso;
   const abs = Math.abs(ms);
-  const text =
-    abs < 60_000
-      ? `${Math.round(abs / 1000)} s`
-      : abs < 3_600_000
-        ? `${Math.round(abs / 60_000)} min`
-        : abs < 172_800_000
-          ? `${Math.round(abs / 3_600_000)} h`
-          : `${Math.round(abs / 86_400_000)} d`;
+  if (abs < 45_000) return ms < 0 ? 'just now' : 'in a few seconds';
+  const [count, unit] =
+    abs < 3_600_000
+      ? [Math.max(1, Math.round(abs / 60_000)), 'minute']
+      : abs < 172_800_000
+        ? [Math.round(abs / 3_600_000), 'hour']
+        : [Math.round(abs / 86_400_000), 'day'];
+  const text = `${count} ${unit}${count === 1 ? '' : 's'}`;
   return ms < 0 ? `${text} ago` : `in ${text}`;
 }
 

@@ -30,9 +30,10 @@ export function AuditPage() {
         ) : null}
       </div>
       <p class="muted">
-        Releases, failures, rollbacks, backups, tokens, secret-name changes, members and projects, newest first. Deleted projects stay in this history.
+        Deploys, failed releases, rollbacks, backups, domains, access tokens, secret-name changes, members and projects, newest first. Deleted projects stay in
+        this history.
       </p>
-      <AuditFeed path={auditRoutes.feed} query={{ organizationId: org || undefined }} projectNames={names} />
+      <AuditFeed path={auditRoutes.feed} query={{ organizationId: org || undefined }} projectSlugs={names} />
     </>
   );
 }

@@ -11,7 +11,7 @@ export function ProjectActivityPage({ slug }: { slug: string }) {
       {(project) => (
         <section class="card" aria-labelledby="activity-title">
           <h2 id="activity-title">Activity</h2>
-          <AuditFeed path={routePath(auditRoutes.projectFeed, { id: project.id })} />
+          <AuditFeed path={routePath(auditRoutes.projectFeed, { id: project.id })} projectSlug={project.slug} />
         </section>
       )}
     </ProjectFrame>

@@ -1,5 +1,6 @@
 // GitHub: link the project to a repository branch (pushes are built by the Action and released),
-// see the link's health and recent svc/* checks with links to the commit and check run.
+// see the link's health and recent svc/* checks with links to the commit and check run. Without a
+// GitHub App on this control plane "Link repository" is disabled and says what the operator must set.
 import { useState } from 'preact/hooks';
 import { githubRoutes, installationsResponseSchema, linkResponseSchema, type GithubLink } from '../../../src/github/contract.js';
 import { routePath } from '../../../src/identity/contract.js';
@@ -14,7 +15,23 @@ import { formatRelative } from '../lib/format.js';
 import { useApi } from '../lib/use-api.js';
 import { useAction } from '../lib/use-action.js';
 
-function LinkForm({ project, link, onSaved }: { project: Project; link: GithubLink | null; onSaved(): void }) {
+/** What is missing when no GitHub App is configured, and how an operator configures one. */
+function AppMissing() {
+  return (
+    <div class="notice" id="github-app-missing">
+      <p>
+        <strong>No GitHub App is configured on this control plane</strong>, so a repository cannot be linked yet and pushes are not picked up.
+      </p>
+      <p>
+        An operator creates the App from <code>app.yml</code> in the svc repository, then starts svc with <code>APP_ID</code>, <code>PRIVATE_KEY</code> (or{' '}
+        <code>PRIVATE_KEY_PATH</code>) and <code>WEBHOOK_SECRET</code> set (<code>GHE_HOST</code> for GitHub Enterprise Server). Step by step:{' '}
+        <code>docs/github.md</code>, “Create the app from app.yml” and “Configure svc”.
+      </p>
+    </div>
+  );
+}
+
+function LinkForm({ project, link, configured, onSaved }: { project: Project; link: GithubLink | null; configured: boolean; onSaved(): void }) {
   const installations = useApi(githubRoutes.installations, installationsResponseSchema);
   const [repository, setRepository] = useState(link?.repository.fullName ?? '');
   const [branch, setBranch] = useState(link?.branch ?? 'main');
@@ -50,7 +67,7 @@ function LinkForm({ project, link, onSaved }: { project: Project; link: GithubLi
         <Field id="github-branch" label="Branch" required value={branch} onInput={(e) => setBranch(inputValue(e))} />
         <Field id="github-environment" label="Deployment environment" required value={environment} onInput={(e) => setEnvironment(inputValue(e))} />
       </div>
-      <button type="submit" id="github-link-save" disabled={action.busy}>
+      <button type="submit" id="github-link-save" disabled={action.busy || !configured} {...(configured ? {} : { 'aria-describedby': 'github-app-missing' })}>
         {link ? 'Update link' : 'Link repository'}
       </button>
       {action.error ? <ErrorBox error={action.error} /> : null}
@@ -67,11 +84,7 @@ function Github({ project }: { project: Project }) {
         const repo = data.link ? `https://github.com/${data.link.repository.fullName}` : null;
         return (
           <>
-            {!data.configured ? (
-              <p class="notice">
-                No GitHub App is configured on this control plane, so pushes are not picked up yet. See the operator docs (APP_ID, PRIVATE_KEY, WEBHOOK_SECRET).
-              </p>
-            ) : null}
+            {!data.configured ? <AppMissing /> : null}
             <section class="card" aria-labelledby="link-title">
               <h2 id="link-title">Repository</h2>
               {data.link && repo ? (
@@ -89,7 +102,7 @@ function Github({ project }: { project: Project }) {
               ) : (
                 <p class="muted">Not linked. Pushes to the linked branch are built by the svc Action and released here.</p>
               )}
-              <LinkForm key={data.link?.createdAt ?? 'new'} project={project} link={data.link} onSaved={state.reload} />
+              <LinkForm key={data.link?.createdAt ?? 'new'} project={project} link={data.link} configured={data.configured} onSaved={state.reload} />
             </section>
             <section class="card" aria-labelledby="checks-title">
               <h2 id="checks-title">Recent checks</h2>

@@ -1,4 +1,5 @@
-// App logs: the newest lines, then a live tail that follows new output until paused.
+// App logs: the newest lines, then a live tail that follows new output until paused; `?release=<id>`
+// shows one release's lines (a failed release's "View logs").
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { routePath } from '../../../src/identity/contract.js';
 import type { Project } from '../../../src/projects/contract.js';
@@ -6,7 +7,8 @@ import { releaseRoutes, type LogEntryWire } from '../../../src/releases/contract
 import { projectPage } from '../components/project-frame.js';
 import { Empty, ErrorBox } from '../components/status.js';
 import { followLogs } from '../lib/follow-logs.js';
-import { formatTime } from '../lib/format.js';
+import { formatTime, shortId } from '../lib/format.js';
+import { Link, useLocation } from '../router.js';
 
 const MAX_LINES = 2000;
 type Stream = '' | 'stdout' | 'stderr' | 'system';
@@ -19,6 +21,7 @@ function Logs({ project }: { project: Project }) {
   const [connected, setConnected] = useState(false);
   const box = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
+  const releaseId = useLocation().query.get('release') || undefined;
 
   useEffect(() => {
     if (!live) return;
@@ -37,7 +40,7 @@ function Logs({ project }: { project: Project }) {
     };
     followLogs(
       routePath(releaseRoutes.logs, { id: project.id }),
-      { limit: 200, stream: stream || undefined },
+      { limit: 200, stream: stream || undefined, releaseId },
       (entry) => {
         pending.push(entry);
         if (!frame) frame = requestAnimationFrame(flush);
@@ -56,7 +59,7 @@ function Logs({ project }: { project: Project }) {
       if (frame) cancelAnimationFrame(frame);
       setConnected(false);
     };
-  }, [project.id, live, stream]);
+  }, [project.id, live, stream, releaseId]);
 
   useEffect(() => {
     const el = box.current;
@@ -82,6 +85,12 @@ function Logs({ project }: { project: Project }) {
           </button>
         </div>
       </div>
+      {releaseId ? (
+        <p class="small-text" id="log-release">
+          Lines of release <code title={releaseId}>{shortId(releaseId)}</code> only ·{' '}
+          <Link href={`/projects/${encodeURIComponent(project.slug)}/logs`}>show every release</Link>
+        </p>
+      ) : null}
       <p class="muted small-text" role="status" id="log-state">
         {connected ? 'Live: new lines appear as the app writes them.' : 'Paused.'}
       </p>

@@ -1,15 +1,20 @@
-// Project overview: site health, enforced capacity, scheduled backups at a glance, ingress
-// performance charts, and how to deploy when there is no release yet.
+// Project overview: what happened to the newest release when it failed (step, code, message, hint,
+// output tail, roll back / view logs), project health, enforced capacity, scheduled backups at a
+// glance, ingress performance charts, and how to deploy when there is no release yet.
+import { useState } from 'preact/hooks';
 import { backupListResponseSchema, backupRoutes } from '../../../src/backups/contract.js';
 import { routePath } from '../../../src/identity/contract.js';
 import type { Project } from '../../../src/projects/contract.js';
-import { releaseListResponseSchema, releaseRoutes, type ReleaseListResponse } from '../../../src/releases/contract.js';
+import { releaseListResponseSchema, releaseRoutes, type Release, type ReleaseListResponse } from '../../../src/releases/contract.js';
 import { AsyncView } from '../components/async-view.js';
+import { ReleaseFailureDetails, rollbackTargetOf } from '../components/release-failure.js';
+import { RelativeTime } from '../components/relative-time.js';
+import { RollbackDialog } from '../components/rollback-dialog.js';
 import { PerformancePanel } from '../components/performance-panel.js';
 import { projectPage } from '../components/project-frame.js';
-import { Empty, Pill } from '../components/status.js';
+import { Empty, Pill, StatusNotice } from '../components/status.js';
 import { ProjectUsageCard } from '../components/usage-card.js';
-import { formatBytes, formatRelative, formatTime, shortId } from '../lib/format.js';
+import { formatBytes, formatRelative, shortId } from '../lib/format.js';
 import { useApi } from '../lib/use-api.js';
 import { Link } from '../router.js';
 
@@ -46,12 +51,32 @@ function Overview({ project }: { project: Project }) {
   const backups = useApi(routePath(backupRoutes.backups, { id: project.id }), backupListResponseSchema);
   const health = releases.data || releases.error ? healthOf(project, releases.data) : { tone: 'idle' as const, text: 'Checking…' };
   const active = releases.data?.releases.find((r) => r.id === releases.data?.activeReleaseId);
+  const newest = releases.data?.releases[0];
+  const [rollbackTarget, setRollbackTarget] = useState<Release | null>(null);
+  const [message, setMessage] = useState('');
 
   return (
     <>
+      <StatusNotice message={message} id="overview-rollback-result" />
+      {releases.data && newest?.status === 'failed' && newest.failure ? (
+        <NewestFailure base={base} failed={newest} active={active} list={releases.data} onRollBack={setRollbackTarget} />
+      ) : null}
+      {rollbackTarget && releases.data ? (
+        <RollbackDialog
+          project={project}
+          target={rollbackTarget}
+          active={active}
+          list={releases.data}
+          onClose={() => setRollbackTarget(null)}
+          onDone={(result) => {
+            setMessage(`Rolled back: release ${result.release.id} is active${result.restoredData ? ' and the database was restored from the snapshot' : ''}.`);
+            releases.reload();
+          }}
+        />
+      ) : null}
       <div class="grid-2">
         <section class="card" aria-labelledby="health-title">
-          <h2 id="health-title">Site health</h2>
+          <h2 id="health-title">Project health</h2>
           <p id="site-health">
             <Pill tone={health.tone}>{health.tone === 'ok' ? 'healthy' : health.tone === 'idle' ? 'idle' : health.tone === 'bad' ? 'down' : 'attention'}</Pill>{' '}
             {health.text}
@@ -60,7 +85,7 @@ function Overview({ project }: { project: Project }) {
             <dt>Active release</dt>
             <dd id="active-release">{active ? <Link href={`${base}/releases`}>{shortId(active.id)}</Link> : '—'}</dd>
             <dt>Activated</dt>
-            <dd>{active ? `${formatTime(active.activatedAt)} (${formatRelative(active.activatedAt)})` : '—'}</dd>
+            <dd>{active ? <RelativeTime iso={active.activatedAt} /> : '—'}</dd>
             <dt>Health route</dt>
             <dd>{active ? <code>{active.config.healthPath}</code> : '—'}</dd>
             <dt>Address</dt>
@@ -125,6 +150,45 @@ function Overview({ project }: { project: Project }) {
       <ProjectUsageCard projectId={project.id} />
       <PerformancePanel projectId={project.id} />
     </>
+  );
+}
+
+/** The newest release failed: say what happened, prominently, before anything else. */
+function NewestFailure({
+  base,
+  failed,
+  active,
+  list,
+  onRollBack,
+}: {
+  base: string;
+  failed: Release;
+  active: Release | undefined;
+  list: ReleaseListResponse;
+  onRollBack(target: Release): void;
+}) {
+  const target = rollbackTargetOf(list);
+  return (
+    <section class="card release-failure" aria-labelledby="failure-title" id="release-failure">
+      <h2 id="failure-title">The newest deploy failed</h2>
+      <p>
+        Release <code title={failed.id}>{shortId(failed.id)}</code> failed at <strong>{failed.failure!.step}</strong>{' '}
+        <RelativeTime iso={failed.finishedAt ?? failed.createdAt} />.{' '}
+        {active ? (
+          <>
+            Release <code title={active.id}>{shortId(active.id)}</code> is still serving; nothing changed for visitors.
+          </>
+        ) : (
+          'Nothing is serving this project.'
+        )}
+      </p>
+      <ReleaseFailureDetails
+        failure={failed.failure!}
+        releaseId={failed.id}
+        base={base}
+        rollBack={target ? { label: `Roll back to ${shortId(target.id)}`, open: () => onRollBack(target) } : undefined}
+      />
+    </section>
   );
 }
 

@@ -1,5 +1,6 @@
-// Release history with status, failures, storage, GitHub commit and check links; rollback (with
-// the data-restore confirmation) and removal of inactive release files.
+// Release history with status, what happened to failed releases (step, code, message, hint, output
+// tail, roll back / view logs), storage, GitHub commit and check links; rollback (with the data-restore
+// confirmation) and removal of inactive release files.
 import { useState } from 'preact/hooks';
 import { githubRoutes, linkResponseSchema, type LinkResponse } from '../../../src/github/contract.js';
 import { routePath } from '../../../src/identity/contract.js';
@@ -17,8 +18,10 @@ import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { DataTable } from '../components/data-table.js';
 import { projectPage } from '../components/project-frame.js';
 import { RollbackDialog } from '../components/rollback-dialog.js';
+import { failureSentence, ReleaseFailureDetails, rollbackTargetOf } from '../components/release-failure.js';
+import { RelativeTime } from '../components/relative-time.js';
 import { Empty, Pill, StatusNotice } from '../components/status.js';
-import { formatBytes, formatRelative, formatTime, shortId } from '../lib/format.js';
+import { formatBytes, shortId } from '../lib/format.js';
 import { useApi } from '../lib/use-api.js';
 
 const tone = { active: 'ok', inactive: 'idle', failed: 'bad', candidate: 'warn' } as const;
@@ -48,11 +51,13 @@ function Releases({ project }: { project: Project }) {
   const [deleteTarget, setDeleteTarget] = useState<Release | null>(null);
   const [allowLoss, setAllowLoss] = useState(false);
   const [message, setMessage] = useState('');
+  const base = `/projects/${encodeURIComponent(project.slug)}`;
 
   return (
     <AsyncView state={state}>
       {(data) => {
         const active = data.releases.find((r) => r.id === data.activeReleaseId);
+        const target = rollbackTargetOf(data);
         return (
           <>
             <StatusNotice message={message} id="rollback-result" />
@@ -78,13 +83,24 @@ function Releases({ project }: { project: Project }) {
                         <Pill tone={tone[r.status]}>{r.status}</Pill>
                         {r.step ? <div class="muted small-text">step: {r.step}</div> : null}
                         {r.failure ? (
-                          <div class="small-text failure">
-                            {r.failure.step}: {r.failure.message} <code>{r.failure.code}</code>
+                          <div class="small-text">
+                            <p class="failure">{failureSentence(r.failure)}</p>
+                            <ReleaseFailureDetails
+                              compact
+                              failure={r.failure}
+                              releaseId={r.id}
+                              base={base}
+                              rollBack={
+                                target && r === data.releases[0]
+                                  ? { label: `Roll back to ${shortId(target.id)}`, open: () => setRollbackTarget(target) }
+                                  : undefined
+                              }
+                            />
                           </div>
                         ) : null}
                       </td>
                       <td>
-                        <span title={formatTime(r.createdAt)}>{formatRelative(r.createdAt)}</span>
+                        <RelativeTime iso={r.createdAt} />
                         <div class="muted small-text">by {r.createdBy.name ?? r.createdBy.type}</div>
                       </td>
                       <td>
@@ -137,9 +153,12 @@ function Releases({ project }: { project: Project }) {
                 project={project}
                 target={rollbackTarget}
                 active={active}
+                list={data}
                 onClose={() => setRollbackTarget(null)}
                 onDone={(result) => {
-                  setMessage(`Rolled back: ${result.release.id} is active${result.restoredData ? ' and the database was restored from the snapshot' : ''}.`);
+                  setMessage(
+                    `Rolled back: release ${result.release.id} is active${result.restoredData ? ' and the database was restored from the snapshot' : ''}.`,
+                  );
                   state.reload();
                 }}
               />

@@ -1,17 +1,48 @@
-// Project settings: identifiers, and permanent site deletion with the exact phrase and a
-// data-loss acknowledgement (needs an owner or organization administrator).
+// Project settings: identifiers, and permanent project deletion. The dialog says what will be lost
+// (the same lines as `svc project delete`, src/projects/deletion-preview.ts, with the counts this page
+// can read) and needs the exact phrase and a data-loss acknowledgement (owner or organization administrator).
 import { useState } from 'preact/hooks';
+import { backupListResponseSchema, backupRoutes } from '../../../src/backups/contract.js';
 import { routePath } from '../../../src/identity/contract.js';
-import { deleteProjectResponseSchema, deleteSitePhrase, projectRoutes, type Project } from '../../../src/projects/contract.js';
+import {
+  deleteProjectResponseSchema,
+  deleteSitePhrase,
+  domainListResponseSchema,
+  domainRoutes,
+  projectRoutes,
+  type Project,
+  deletionPreview,
+  type DeletionFacts,
+} from '../../../src/projects/contract.js';
+import { releaseListResponseSchema, releaseRoutes } from '../../../src/releases/contract.js';
 import { api } from '../api/client.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { projectPage } from '../components/project-frame.js';
 import { formatTime } from '../lib/format.js';
+import { useApi } from '../lib/use-api.js';
 import { navigate } from '../router.js';
 
 function Settings({ project }: { project: Project }) {
   const [deleting, setDeleting] = useState(false);
   const phrase = deleteSitePhrase(project.slug);
+  const releases = useApi(routePath(releaseRoutes.releases, { id: project.id }), releaseListResponseSchema);
+  const backups = useApi(routePath(backupRoutes.backups, { id: project.id }), backupListResponseSchema);
+  const domains = useApi(routePath(domainRoutes.domains, { id: project.id }), domainListResponseSchema);
+  const facts: DeletionFacts = {
+    ...(releases.data ? { releases: releases.data.releases.length, databaseBytes: releases.data.storage.usage.databaseBytes } : {}),
+    ...(backups.data ? { backups: backups.data.backups.length } : {}),
+    ...(domains.data ? { domains: domains.data.domains.length } : {}),
+  };
+  const preview = deletionPreview(project.slug, facts);
+  const lost = (
+    <ul class="plain-list" id="delete-loss">
+      {preview.lost.map((l) => (
+        <li key={l.label}>
+          <strong>{l.label}:</strong> {l.detail}
+        </li>
+      ))}
+    </ul>
+  );
   return (
     <>
       <section class="card" aria-labelledby="ids-title">
@@ -34,19 +65,16 @@ function Settings({ project }: { project: Project }) {
         </dl>
       </section>
       <section class="card danger-zone" aria-labelledby="delete-title">
-        <h2 id="delete-title">Delete this site</h2>
-        <p>
-          Stops the app and permanently removes its database, releases, rollback snapshots, recovery points, backups, secrets, logs, metrics, domains and
-          project tokens. The audit history keeps a record of the deletion.
-        </p>
+        <h2 id="delete-title">Delete this project</h2>
+        <p>{preview.summary}</p>
         <button type="button" class="danger" id="delete-project" onClick={() => setDeleting(true)}>
-          Delete site…
+          Delete project…
         </button>
       </section>
       {deleting ? (
         <ConfirmDialog
-          title={`Delete ${project.slug}`}
-          confirmLabel="Delete site permanently"
+          title={`Delete the project ${project.slug}`}
+          confirmLabel="Delete project permanently"
           danger
           phrase={phrase}
           acknowledge="I understand the database and every backup on this platform are erased and cannot be recovered."
@@ -59,7 +87,9 @@ function Settings({ project }: { project: Project }) {
             navigate('/');
           }}
         >
-          <p class="warning">Copies outside this platform (downloaded backups, external databases, CDN caches) are not touched.</p>
+          <p>{preview.summary} What will be lost:</p>
+          {lost}
+          <p class="warning">{preview.untouched}</p>
         </ConfirmDialog>
       ) : null}
     </>
