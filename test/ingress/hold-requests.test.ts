@@ -50,6 +50,9 @@ it('holds requests while a project has no target and hands them to the next one'
 
 it('answers 503 with Retry-After once the hold runs out, and at once when the project is simply unrouted', async () => {
   const routes = plane.plane.ingress.routes;
+  const ingress = plane.plane.ingress;
+  ingress.metrics.flush();
+  const before = ingress.metrics.query(project.id, '1h').totals;
   await routes.hold(project.id, 200);
   const began = Date.now();
   const expired = await ask();
@@ -62,6 +65,10 @@ it('answers 503 with Retry-After once the hold runs out, and at once when the pr
   const unrouted = await ask();
   expect(unrouted.status).toBe(503);
   expect(unrouted.retryAfter).toBeNull();
+  // Both are svc's own answers: counted as platform, never as the app's errors.
+  ingress.metrics.flush();
+  const after = ingress.metrics.query(project.id, '1h').totals;
+  expect({ platform: after.platform - before.platform, errors: after.errors - before.errors }).toEqual({ platform: 2, errors: 0 });
 });
 
 it('forgets a held client that goes away, and ends every hold when the ingress closes', async () => {
