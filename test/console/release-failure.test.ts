@@ -5,7 +5,7 @@
 // Guarded actions: "Link repository" is disabled without a GitHub App and says what to configure;
 // the restore-data rollback and project deletion say what is lost and need the exact phrase.
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -85,7 +85,10 @@ describe.skipIf(gate.skip)('console: failed release, sentences and guarded actio
     expect(await card.locator('[data-testid="failure-output"]').textContent()).toContain('failing-health listening on http://');
     expect(await card.locator('time').getAttribute('datetime')).toBe(releases.bad!.finishedAt);
     expect(await card.locator('time').textContent()).toMatch(/ago$|^just now$/);
-    await page.screenshot({ path: join(shotsDir, 'release-failure.png'), fullPage: true });
+    await page.screenshot({ path: join(shotsDir, 'release-failure.png') });
+    // docs/console.md shows it; SVC_UPDATE_DOC_SCREENSHOTS=1 refreshes the committed copy as test/web/console.test.ts does.
+    if (process.env.SVC_UPDATE_DOC_SCREENSHOTS === '1')
+      await copyFile(join(shotsDir, 'release-failure.png'), join(repoRoot, 'docs', 'screenshots', 'release-failure.png'));
 
     // Roll back offers the active release's predecessor; with restore-data it says what is lost and wants the phrase.
     await card.locator('[data-testid="failure-rollback"]').click();
