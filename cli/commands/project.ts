@@ -1,5 +1,5 @@
 // `svc project delete [project-id] --confirm="delete-site <slug>" --acknowledge-data-loss`: permanent
-// site deletion. The server checks everything again (account-wide credential, owner or administrator).
+// project deletion. The server checks everything again (account-wide credential, owner or administrator).
 import type { Command } from 'commander';
 import { routePath } from '../../src/identity/contract.js';
 import { SvcError } from '../../src/core/errors.js';
@@ -46,7 +46,7 @@ async function deleteProject(ctx: CliContext, projectArg: string | undefined, op
     idempotent: false,
   });
   ctx.out.result(answer, () => [
-    `Deleted site ${answer.slug} (${answer.projectId}); ${answer.revokedTokens} project token(s) revoked. Audit event ${answer.auditEventId}.`,
+    `Deleted project ${answer.slug} (${answer.projectId}); ${answer.revokedTokens} project token(s) revoked. Audit event ${answer.auditEventId}.`,
   ]);
 }
 
@@ -65,13 +65,13 @@ async function deletionFacts(client: ApiClient, id: string): Promise<DeletionFac
   };
 }
 
-/** The `svc project` command group (site deletion). */
+/** The `svc project` command group (project deletion). */
 export const projectCommand: CommandModule = {
   register(program: Command, ctx: CliContext): void {
-    const group = program.command('project').description('operations on one project (site)');
+    const group = program.command('project').description('operations on one project');
     group
       .command('delete [project-id]')
-      .description('delete a site permanently (needs an account-wide login, owner or administrator)')
+      .description('delete a project permanently (needs an account-wide login, owner or administrator)')
       .option('--confirm <phrase>', 'exactly "delete-site <project-slug>"')
       .option('--acknowledge-data-loss', 'confirm that the database, releases, backups, secrets and logs are removed for good')
       .option('--server <url>', 'control plane URL (default SVC_SERVER or the stored login)')
