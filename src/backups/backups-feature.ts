@@ -12,6 +12,7 @@ import { deleteSchedule, findSchedule, listBackups, toBackup, toSchedule, upsert
 import { backupRoutes } from './backup-routes.js';
 import type { BackupOperations } from './backup-operations.js';
 import type { HttpApp } from '../core/http/create-http-app.js';
+import { readBackupSettings } from './backup-settings.js';
 
 export interface BackupsOptions {
   locks: ProjectLocks;
@@ -42,13 +43,9 @@ export function projectDatabase(ctx: FeatureContext, projectId: string): { path:
   return { path: databasePathOf(projectLayout(ctx.config.dataDir, projectId), releaseConfig(reference).database.path), activeReleaseId: active?.id ?? null };
 }
 
-function envInt(value: string | undefined, fallback: number): number {
-  const n = value === undefined || value === '' ? NaN : Number(value);
-  return Number.isInteger(n) && n >= 0 ? n : fallback;
-}
-
 /** Build the backups feature (the scheduler runs after start()). */
 export function createBackups(ctx: FeatureContext, options: BackupsOptions): BackupsFeature {
+  const settings = readBackupSettings(ctx.config.env);
   const deps: BackupDeps = {
     ctx,
     locks: options.locks,
@@ -56,11 +53,11 @@ export function createBackups(ctx: FeatureContext, options: BackupsOptions): Bac
     apps: options.apps,
     jobs: options.jobs,
     database: (projectId) => projectDatabase(ctx, projectId),
-    lockWaitMs: options.lockWaitMs ?? envInt(ctx.config.env.SVC_BACKUP_LOCK_WAIT_MS, 10 * 60_000),
+    lockWaitMs: options.lockWaitMs ?? settings.lockWaitMs,
   };
   const scheduler = new BackupScheduler(deps, {
     ...(options.timer ? { timer: options.timer } : {}),
-    tickMs: options.tickMs ?? (envInt(ctx.config.env.SVC_BACKUP_TICK_MS, 60_000) || 60_000),
+    tickMs: options.tickMs ?? settings.tickMs,
   });
   const feature: BackupsFeature = {
     deps,

@@ -10,6 +10,7 @@ import { DEFAULT_SANDBOX_UID_BASE, readRunnerSettings, readSandboxSettings } fro
 import { readSupervisionSettings } from '../../runner/supervision/supervision-settings.js';
 import { DEFAULT_DRAIN_MS } from '../../runner/swarm/entrypoint/task-settings.js';
 import { readDriverChoice, readSwarmSettings } from '../../runner/swarm/swarm-settings.js';
+import { readBackupSettings } from '../../src/backups/backup-settings.js';
 import { parseGithubConfig } from '../../src/github/github-config.js';
 import { readNodeSettings } from '../../src/nodes/node-settings.js';
 import { drillConfigFromEnv } from '../../src/ops/drills/drill-config.js';
@@ -80,8 +81,8 @@ export const settingDefaults: Record<string, SettingDefault> = {
   SVC_RUNNER_RETRY_DELAY_MS: { read: () => readRunnerNodeSettings({}).SVC_RUNNER_RETRY_DELAY_MS },
   SVC_RUNNER_MAX_ARTIFACT_BYTES: { read: () => readRunnerNodeSettings({}).SVC_RUNNER_MAX_ARTIFACT_BYTES },
   SVC_RUNNER_DATA_DIR: { read: () => readRunnerNodeSettings({}).SVC_RUNNER_DATA_DIR },
-  SVC_BACKUP_LOCK_WAIT_MS: { unchecked: 'read inline by src/backups/backups-feature.ts (envInt with a literal default); no pure reader to ask' },
-  SVC_BACKUP_TICK_MS: { unchecked: 'read inline by src/backups/backups-feature.ts (envInt with a literal default); no pure reader to ask' },
+  SVC_BACKUP_LOCK_WAIT_MS: { read: () => readBackupSettings({}).lockWaitMs },
+  SVC_BACKUP_TICK_MS: { read: () => readBackupSettings({}).tickMs },
   SVC_AUDIT_EXPORT_INTERVAL_MS: {
     unchecked: 'the config reader leaves it undefined and src/ops/audit-export/audit-exporter.ts applies the default inline; no pure reader to ask',
   },
