@@ -14,6 +14,8 @@ export interface ExitStatement {
   family: boolean;
   exit: number;
   line: number;
+  /** Set when the statement names the program: "`SVC_X` (svc-platform exit 2)". */
+  program?: 'svc-platform' | 'svc-runner';
 }
 
 // A name, then optionally "_*", "*" or "_…" marking a family of names.
@@ -63,7 +65,10 @@ function proseStatements(lines: readonly string[]): ExitStatement[] {
   let starts: { offset: number; line: number }[] = [];
   const lineOf = (offset: number) => starts.filter((s) => s.offset <= offset).at(-1)!.line;
   const flush = () => {
-    for (const m of flat.matchAll(codeThenExit)) found.push({ ...codeAt(m[1]!), exit: Number(m[2]), line: lineOf(m.index) });
+    for (const m of flat.matchAll(codeThenExit)) {
+      const program = /\b(svc-platform|svc-runner)\b/.exec(m[0])?.[1] as ExitStatement['program'];
+      found.push({ ...codeAt(m[1]!), exit: Number(m[2]), line: lineOf(m.index), ...(program ? { program } : {}) });
+    }
     for (const m of flat.matchAll(exitThenCode)) found.push({ ...codeAt(m[2]!), exit: Number(m[1]), line: lineOf(m.index) });
     flat = '';
     starts = [];

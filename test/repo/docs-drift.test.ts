@@ -9,8 +9,8 @@ import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { deployConfigSchema, parseDeployConfig } from '../../src/artifacts/deploy-config.js';
 import { errorCodes } from '../../src/core/error-codes/index.js';
-import type { ErrorCode } from '../../src/core/errors.js';
-import { documentedExitStatus } from '../../src/core/exit-status.js';
+import { SvcError, type ErrorCode } from '../../src/core/errors.js';
+import { documentedExitStatus, platformStartExitStatus, runnerExitStatus } from '../../src/core/exit-status.js';
 import { runtimeCodes } from '../../src/runtime/errors.js';
 import { envNames } from '../../src/core/config.js';
 import { documentedDefault, withPlatformSettings } from '../../src/core/settings-docs.js';
@@ -94,8 +94,15 @@ function wrongExit(statement: ExitStatement): string | undefined {
       : undefined;
   }
   if (!isCode(statement.name)) return `${statement.name} is not a registered code`;
-  const actual = documentedExitStatus(statement.name).status;
-  return actual === statement.exit ? undefined : `${statement.name} (exit ${statement.exit}) but it exits ${actual}`;
+  const error = new SvcError(statement.name);
+  const actual =
+    statement.program === 'svc-platform'
+      ? platformStartExitStatus(error)
+      : statement.program === 'svc-runner'
+        ? runnerExitStatus(error)
+        : documentedExitStatus(statement.name).status;
+  const by = statement.program ? `${statement.program} exits` : 'it exits';
+  return actual === statement.exit ? undefined : `${statement.name} (exit ${statement.exit}) but ${by} ${actual}`;
 }
 
 describe('doc readers', () => {
@@ -148,6 +155,9 @@ describe('doc readers', () => {
     ]);
     const exits = exitStatements(sample).map(wrongExit);
     expect(exits[0]).toBe('SVC_USAGE (exit 65) but it exits 2');
+    const programs = exitStatements('Stops with `SVC_RUNNER_CONFIG` (svc-platform exit 2); `SVC_OPS_CONFIG` (svc-runner exit 2).');
+    expect(programs.map((s) => s.program)).toEqual(['svc-platform', 'svc-runner']);
+    expect(programs.map(wrongExit)).toEqual([undefined, 'SVC_OPS_CONFIG (exit 2) but svc-runner exits 64']);
     expect(exits[1]).toMatch(/^SVC_ARTIFACT_\* \(exit 65\) but SVC_ARTIFACT_TARGET_EXISTS exits 73$/);
   });
 });
