@@ -2,9 +2,10 @@
 // headless Chromium. Register, approve `svc login`, create a project, deploy through the CLI, send
 // traffic through the ingress and read the performance charts, deploy again, follow the live log
 // tail, roll back with the data-restore phrase, read the audit feed; keyboard reachability, a
-// 375 px screenshot, session expiry, and no console errors. Screenshots: test-results/screenshots/
-// (SVC_UPDATE_DOC_SCREENSHOTS=1 also refreshes the committed copies in docs/screenshots/).
-import { copyFile, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+// 375 px check, session expiry, and no console errors. Screenshots: test-results/screenshots/
+// (SVC_UPDATE_DOC_SCREENSHOTS=1 also refreshes the committed copies in docs/screenshots/ of those
+// this flow shows; responsive-a11y.test.ts takes the overview, releases and device-login ones).
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
@@ -14,14 +15,13 @@ import { chromiumGate, launchChromium } from '../support/chromium.js';
 import { ensureConsoleBuilt } from '../support/console-build.js';
 import { repoRoot } from '../support/repo-root.js';
 import { runCli, spawnCli, type CliResult } from '../support/run-cli.js';
+import { publishDocScreenshots, shot } from '../support/screenshots.js';
 import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
 
 const SLUG = 'console-demo';
 const EMAIL = 'owner@example.com';
 const PASSWORD = 'correct horse battery staple';
-const shotsDir = join(repoRoot, 'test-results', 'screenshots');
-const docShotsDir = join(repoRoot, 'docs', 'screenshots');
-const DOC_SHOTS = ['sign-up', 'device-login', 'project-overview', 'releases', 'rollback-dialog', 'logs', 'activity', 'narrow-overview'];
+const DOC_SHOTS = ['sign-up', 'rollback-dialog', 'logs', 'activity'];
 
 const gate = chromiumGate('browser console end to end');
 
@@ -43,7 +43,6 @@ beforeAll(async () => {
   home = join(root, 'home');
   app = join(root, 'app');
   await mkdir(home);
-  await mkdir(shotsDir, { recursive: true });
   [platform, browser] = await Promise.all([startPlatform(), launchChromium()]);
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
@@ -66,10 +65,6 @@ function watchConsole(target: Page): void {
     consoleErrors.push(`${target.url()}: ${message.text()}`);
   });
   target.on('pageerror', (error) => consoleErrors.push(`${target.url()}: uncaught ${error.message}`));
-}
-
-async function shot(target: Page, name: string, fullPage = true): Promise<void> {
-  await target.screenshot({ path: join(shotsDir, `${name}.png`), fullPage });
 }
 
 async function useFixture(name: string): Promise<void> {
@@ -142,7 +137,6 @@ describe.skipIf(gate.skip)('browser console end to end', () => {
       await page.click('#continue');
       await expect.poll(() => page.textContent('#user-code')).toBe(userCode);
       expect(await page.textContent('#client-name')).toBe('console e2e terminal');
-      await shot(page, 'device-login');
       await page.click('#approve');
       await expect.poll(() => page.textContent('#result'), { timeout: 10_000 }).toContain('Approved');
       const done = await login.exited;
@@ -202,7 +196,6 @@ describe.skipIf(gate.skip)('browser console end to end', () => {
     await expect.poll(async () => Number((await page.textContent('#total-requests')) ?? '0')).toBeGreaterThanOrEqual(33);
     await page.click('#window-1h');
     await page.waitForSelector('#chart-requests canvas');
-    await shot(page, 'project-overview');
 
     // 6. Live log tail: open the logs, then deploy v2 and watch its first line arrive.
     await page.click('#tab-logs');
@@ -218,7 +211,6 @@ describe.skipIf(gate.skip)('browser console end to end', () => {
     await page.click('#tab-releases');
     await page.waitForSelector(`tr[data-release="${v2.id}"][data-status="active"]`);
     await page.waitForSelector(`tr[data-release="${v1.id}"][data-status="inactive"]`);
-    await shot(page, 'releases');
     await page.click(`#rollback-${v1.id}`);
     await page.waitForSelector('dialog[open]');
     await page.keyboard.press('Escape'); // the dialog closes from the keyboard without acting
@@ -301,14 +293,13 @@ describe.skipIf(gate.skip)('browser console end to end', () => {
     await page.keyboard.press('Enter');
     await page.waitForURL((u) => u.pathname === '/new-project');
 
-    // 10. Narrow screen (375 px): no sideways scrolling; screenshot.
+    // 10. Narrow screen (375 px): no sideways scrolling.
     const narrow = await context.newPage();
     watchConsole(narrow);
     await narrow.setViewportSize({ width: 375, height: 812 });
     await narrow.goto(`${url}/projects/${SLUG}`);
     await narrow.waitForSelector('#chart-requests canvas');
     expect(await narrow.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
-    await shot(narrow, 'narrow-overview');
     await narrow.close();
 
     // 11. Session expiry: the next request returns to sign-in and then to the same page.
@@ -359,9 +350,6 @@ describe.skipIf(gate.skip)('browser console end to end', () => {
     await expect.poll(() => page.locator('#audit-feed li').first().getAttribute('data-kind')).toBe('project.delete');
 
     expect(consoleErrors, consoleErrors.join('\n')).toEqual([]);
-    if (process.env.SVC_UPDATE_DOC_SCREENSHOTS === '1') {
-      await mkdir(docShotsDir, { recursive: true });
-      for (const name of DOC_SHOTS) await copyFile(join(shotsDir, `${name}.png`), join(docShotsDir, `${name}.png`));
-    }
+    await publishDocScreenshots(DOC_SHOTS);
   }, 300_000);
 });

@@ -43,9 +43,3 @@ export const pagesScript = `'use strict';
   });
 })();
 `;
-
-export const pagesStyle = `body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#111}
-label{display:block;margin:.75rem 0 .25rem}input{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
-button{margin-top:1rem;padding:.5rem 1rem;font-size:1rem}.code{font-family:ui-monospace,monospace;font-size:1.6rem;letter-spacing:.15rem}
-#error{color:#b00020}#result{color:#05620b}.row{display:flex;gap:1rem}
-`;

@@ -17,6 +17,7 @@ export function renderPage(title: string, body: string, csrfToken?: string): str
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <title>${escapeHtml(title)} · svc</title>
 ${csrfToken ? `<meta name="svc-csrf" content="${escapeHtml(csrfToken)}">` : ''}
 <link rel="icon" href="data:,">
@@ -24,6 +25,7 @@ ${csrfToken ? `<meta name="svc-csrf" content="${escapeHtml(csrfToken)}">` : ''}
 <script src="${PAGE_SCRIPT_PATH}" defer></script>
 </head>
 <body>
+<header class="topbar"><a class="brand" href="/" aria-label="svc console home">svc</a></header>
 <main>
 <h1>${escapeHtml(title)}</h1>
 ${body}

@@ -7,7 +7,8 @@ import type { AccountService } from '../account-service.js';
 import { authenticate } from '../authenticate.js';
 import { identityRoutes as r } from '../contract.js';
 import type { DeviceService } from '../device-service.js';
-import { pagesScript, pagesStyle } from '../pages/assets.js';
+import { pagesScript } from '../pages/assets.js';
+import { pagesStyle } from '../pages/pages-style.js';
 import { PAGE_CSP, PAGE_SCRIPT_PATH, PAGE_STYLE_PATH, escapeHtml as e, renderPage, safeNext } from '../pages/html.js';
 import type { Principal } from '../principal.js';
 
@@ -24,11 +25,11 @@ function sendPage(reply: FastifyReply, page: string, status = 200) {
 }
 
 const credentialFields = (withName: boolean) => `
-<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required>
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="${withName ? 'new-password' : 'current-password'}" minlength="${withName ? 10 : 1}" required>
-${withName ? '<label for="name">Name (optional)</label><input id="name" name="name" autocomplete="name">' : ''}`;
+<div class="field"><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required></div>
+<div class="field"><label for="password">Password</label><input id="password" name="password" type="password" autocomplete="${withName ? 'new-password' : 'current-password'}" minlength="${withName ? 10 : 1}" required></div>
+${withName ? '<div class="field"><label for="name">Name (optional)</label><input id="name" name="name" autocomplete="name"></div>' : ''}`;
 
-/** Minimal server-rendered pages (`/login`, `/register`, `/device`) until the console replaces them. */
+/** The server-rendered pages (`/login`, `/register`, `/device`): what `svc login` links to and the no-JavaScript fallback, styled like the console. */
 export function pageRoutes(ctx: FeatureContext, accounts: AccountService, devices: DeviceService) {
   const session = (request: Parameters<typeof authenticate>[1]): Principal | null => {
     try {
@@ -52,7 +53,7 @@ export function pageRoutes(ctx: FeatureContext, accounts: AccountService, device
       { schema: { tags, summary: 'Sign-in page', querystring: z.object({ next: z.string().max(2000).optional() }), response: html } },
       async (request, reply) => {
         const next = safeNext(request.query.next);
-        const body = `<form id="login-form" data-api="${r.login}" data-next="${e(next)}" data-hide-on-done>${credentialFields(false)}
+        const body = `<form id="login-form" class="stack" data-api="${r.login}" data-next="${e(next)}" data-hide-on-done>${credentialFields(false)}
 <button id="submit" type="submit">Sign in</button></form>
 <p><a href="${r.pageRegister}?next=${e(encodeURIComponent(next))}">Create an account</a></p>`;
         return sendPage(reply, renderPage('Sign in', body));
@@ -84,7 +85,7 @@ export function pageRoutes(ctx: FeatureContext, accounts: AccountService, device
         }
         const api = invitation ? r.invitedRegister : r.register;
         const hidden = invitation ? `<input type="hidden" name="invitation" value="${e(invitation)}">` : '';
-        const body = `<form id="register-form" data-api="${api}" data-next="${e(next)}" data-hide-on-done>${hidden}${credentialFields(true)}
+        const body = `<form id="register-form" class="stack" data-api="${api}" data-next="${e(next)}" data-hide-on-done>${hidden}${credentialFields(true)}
 <button id="submit" type="submit">Create account</button></form>`;
         return sendPage(reply, renderPage(invitation ? 'Accept invitation' : 'Create the first account', body));
       },
@@ -106,9 +107,9 @@ export function pageRoutes(ctx: FeatureContext, accounts: AccountService, device
           const back = `${r.pageDevice}${request.query.code ? `?code=${encodeURIComponent(request.query.code)}` : ''}`;
           return reply.redirect(`${r.pageLogin}?next=${encodeURIComponent(back)}`, 302);
         }
-        const enterForm = `<form id="code-form" method="get" action="${r.pageDevice}"><label for="code">Code shown in your terminal</label>
-<input id="code" name="code" autocomplete="off" placeholder="XXXX-XXXX" required><button id="continue" type="submit">Continue</button></form>`;
-        const signedIn = `<p>Signed in as ${e(principal.user.email)}.</p>`;
+        const enterForm = `<form id="code-form" class="stack" method="get" action="${r.pageDevice}"><div class="field"><label for="code">Code shown in your terminal</label>
+<input id="code" name="code" autocomplete="off" placeholder="XXXX-XXXX" required></div><button id="continue" type="submit">Continue</button></form>`;
+        const signedIn = `<p class="muted">Signed in as ${e(principal.user.email)}.</p>`;
         if (!request.query.code) return sendPage(reply, renderPage('Device login', signedIn + enterForm, principal.csrfToken));
         let info;
         try {
@@ -125,16 +126,17 @@ export function pageRoutes(ctx: FeatureContext, accounts: AccountService, device
             error.status,
           );
         }
-        const details = `${signedIn}<p>Client: <strong id="client-name">${e(info.clientName)}</strong></p>
-<p>Code: <span id="user-code" class="code">${e(info.userCode)}</span></p>
+        const details = `${signedIn}<div class="card"><p class="muted">Code to compare with your terminal</p>
+<p><span id="user-code" class="usercode">${e(info.userCode)}</span></p>
+<dl class="facts"><dt>Client</dt><dd><strong id="client-name">${e(info.clientName)}</strong></dd></dl>
 <p>Only continue if this code matches the one in your terminal.</p>`;
         if (info.status !== 'pending') {
-          return sendPage(reply, renderPage('Device login', `${details}<p id="status">This request is ${e(info.status)}.</p>`, principal.csrfToken));
+          return sendPage(reply, renderPage('Device login', `${details}<p id="status">This request is ${e(info.status)}.</p></div>`, principal.csrfToken));
         }
         const decision = (name: 'approve' | 'deny', label: string, done: string) =>
           `<form id="${name}-form" data-api="${name === 'approve' ? r.deviceApprove : r.deviceDeny}" data-done="${e(done)}" data-hide-on-done>
-<input type="hidden" name="userCode" value="${e(info.userCode)}"><button id="${name}" type="submit">${label}</button></form>`;
-        const buttons = `<div class="row">${decision('approve', 'Approve', 'Approved. You can return to your terminal.')}${decision('deny', 'Deny', 'Denied. No token was issued.')}</div>`;
+<input type="hidden" name="userCode" value="${e(info.userCode)}"><button id="${name}" type="submit"${name === 'deny' ? ' class="danger"' : ''}>${label}</button></form>`;
+        const buttons = `<div class="actions">${decision('approve', 'Approve', 'Approved. You can return to your terminal.')}${decision('deny', 'Deny', 'Denied. No token was issued.')}</div></div>`;
         return sendPage(reply, renderPage('Device login', details + buttons, principal.csrfToken));
       },
     );

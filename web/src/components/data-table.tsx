@@ -1,5 +1,6 @@
 // The console's one table markup: a horizontally scrolling wrapper, column headings, and an
-// unlabelled (screen-reader only) heading for a trailing column of row buttons.
+// unlabelled (screen-reader only) heading for a trailing column of row buttons. The wrapper is a
+// named, focusable region so a keyboard can scroll a table wider than a phone screen.
 import type { ComponentChildren } from 'preact';
 
 export interface DataTableProps {
@@ -17,7 +18,7 @@ export interface DataTableProps {
 /** <table class="table"> with its headings; the caller renders the rows. */
 export function DataTable({ id, caption, columns, actions = false, children }: DataTableProps) {
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" role="region" tabIndex={0} aria-label={caption ?? `Table: ${columns.join(', ')}`}>
       <table class="table" id={id}>
         {caption ? <caption class="visually-hidden">{caption}</caption> : null}
         <thead>

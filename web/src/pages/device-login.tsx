@@ -69,16 +69,16 @@ function Review({ code }: { code: string }) {
   return (
     <section class="card" aria-labelledby="review-title">
       <h2 id="review-title">Review the request</h2>
+      <p class="muted">Code to compare with your terminal</p>
+      <p>
+        <span id="user-code" class="usercode">
+          {d.userCode}
+        </span>
+      </p>
       <dl class="facts">
         <dt>Client</dt>
         <dd>
           <strong id="client-name">{d.clientName}</strong>
-        </dd>
-        <dt>Code</dt>
-        <dd>
-          <span id="user-code" class="usercode">
-            {d.userCode}
-          </span>
         </dd>
         <dt>Status</dt>
         <dd id="status">
