@@ -153,7 +153,8 @@ describe('event sentences', () => {
 describe('relative times', () => {
   const now = Date.parse('2026-03-01T12:00:00Z');
   it.each([
-    ['2026-03-01T11:59:50Z', 'just now'],
+    ['2026-03-01T11:59:50Z', 'a few seconds ago'],
+    ['2026-03-01T12:00:10Z', 'in a few seconds'],
     ['2026-03-01T11:59:00Z', '1 minute ago'],
     ['2026-03-01T11:57:00Z', '3 minutes ago'],
     ['2026-03-01T11:00:00Z', '1 hour ago'],

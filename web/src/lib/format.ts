@@ -16,13 +16,13 @@ export function formatTime(iso: string | null | undefined): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 }
 
-/** ISO time relative to `now` in words → "just now", "3 minutes ago", "in 2 hours", "5 days ago". */
+/** ISO time relative to `now` in words → "a few seconds ago", "3 minutes ago", "in 2 hours", "5 days ago". */
 export function formatRelative(iso: string | null | undefined, now = Date.now()): string {
   if (!iso) return '—';
   const ms = Date.parse(iso) - now;
   if (Number.isNaN(ms)) return iso;
   const abs = Math.abs(ms);
-  if (abs < 45_000) return ms < 0 ? 'just now' : 'in a few seconds';
+  if (abs < 45_000) return ms < 0 ? 'a few seconds ago' : 'in a few seconds';
   const [count, unit] =
     abs < 3_600_000
       ? [Math.max(1, Math.round(abs / 60_000)), 'minute']
