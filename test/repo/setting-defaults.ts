@@ -13,6 +13,7 @@ import { readDriverChoice, readSwarmSettings } from '../../runner/swarm/swarm-se
 import { readBackupSettings } from '../../src/backups/backup-settings.js';
 import { parseGithubConfig } from '../../src/github/github-config.js';
 import { readNodeSettings } from '../../src/nodes/node-settings.js';
+import { DEFAULT_EXPORT_INTERVAL_MS } from '../../src/ops/audit-export/audit-exporter.js';
 import { drillConfigFromEnv } from '../../src/ops/drills/drill-config.js';
 import { monitorConfigFromEnv } from '../../src/ops/monitor/monitor-config.js';
 import { usageConfigFromEnv } from '../../src/ops/usage/usage-config.js';
@@ -83,9 +84,7 @@ export const settingDefaults: Record<string, SettingDefault> = {
   SVC_RUNNER_DATA_DIR: { read: () => readRunnerNodeSettings({}).SVC_RUNNER_DATA_DIR },
   SVC_BACKUP_LOCK_WAIT_MS: { read: () => readBackupSettings({}).lockWaitMs },
   SVC_BACKUP_TICK_MS: { read: () => readBackupSettings({}).tickMs },
-  SVC_AUDIT_EXPORT_INTERVAL_MS: {
-    unchecked: 'the config reader leaves it undefined and src/ops/audit-export/audit-exporter.ts applies the default inline; no pure reader to ask',
-  },
+  SVC_AUDIT_EXPORT_INTERVAL_MS: { read: () => DEFAULT_EXPORT_INTERVAL_MS },
   SVC_BUCKET_S3_REGION: { unchecked: 'applied by the S3 storage backend of src/runtime/buckets/bucket-manager-from-env.ts, which does not expose it' },
   SVC_BUCKET_DIR: { unchecked: 'a path the app process resolves against its working directory (src/runtime/buckets/bucket-manager-from-env.ts)' },
   SVC_BUCKET_CATALOG: { unchecked: 'derived from SVC_BUCKET_DIR at run time; the docs state the derivation, not a value' },

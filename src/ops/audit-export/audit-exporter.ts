@@ -18,6 +18,9 @@ import {
   signedHead,
 } from './outbox-store.js';
 
+/** Time between export passes when SVC_AUDIT_EXPORT_INTERVAL_MS is unset. */
+export const DEFAULT_EXPORT_INTERVAL_MS = 5000;
+
 /** Receives one ordered batch; resolving acknowledges it. Must deduplicate by sequence and digest. */
 export type AuditExportDestination = (entries: AuditExportEntry[], signal: AbortSignal) => Promise<void>;
 
@@ -175,7 +178,7 @@ export function createAuditExporter(options: AuditExporterOptions): AuditExporte
       .catch((error: unknown) => options.logger?.error({ err: error instanceof Error ? error.message : String(error) }, 'audit export pass failed'))
       .finally(() => {
         running = undefined;
-        if (!stopped) cancel = schedule(loop, options.intervalMs ?? 5000);
+        if (!stopped) cancel = schedule(loop, options.intervalMs ?? DEFAULT_EXPORT_INTERVAL_MS);
       });
   }
 
