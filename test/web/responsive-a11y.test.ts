@@ -104,8 +104,18 @@ function layoutFaults(): Promise<string[]> {
     const name = (el: Element) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className ? `.${String(el.className).replace(/ /g, '.')}` : ''}`;
     for (const form of document.querySelectorAll('.stack')) {
       const items = [...form.children].filter((el) => el.getClientRects().length > 0 && getComputedStyle(el).position !== 'absolute');
+      // Measured between what the items show, not their boxes: a field stretched taller than its
+      // label and input leaves the empty space inside its box (so a range over its contents), while
+      // an item with a border or background shows its box.
+      const content = (el: Element) => {
+        const style = getComputedStyle(el);
+        if (parseFloat(style.borderTopWidth) > 0 || style.backgroundColor !== 'rgba(0, 0, 0, 0)') return el.getBoundingClientRect();
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        return range.getBoundingClientRect();
+      };
       for (let i = 1; i < items.length; i++) {
-        const gap = items[i]!.getBoundingClientRect().top - items[i - 1]!.getBoundingClientRect().bottom;
+        const gap = content(items[i]!).top - content(items[i - 1]!).bottom;
         if (gap > 24) faults.push(`${Math.round(gap)} px between ${name(items[i - 1]!)} and ${name(items[i]!)} in ${name(form)}`);
       }
     }
