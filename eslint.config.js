@@ -15,7 +15,7 @@ const entries = (dir) => readdirSync(`${root}/${dir}`, { withFileTypes: true });
 // The layers below the features, bottom first.
 const layers = ['runtime', 'core', 'artifacts'];
 const features = ['identity', 'projects', 'releases', 'secrets', 'ingress', 'canary', 'recovery', 'ops', 'audit', 'github', 'nodes', 'backups', 'console'];
-// Files at the top of src/: the composition root, the control plane's entry and the svc/operations
+// Files at the top of src/: the composition root, the control plane's entry and the @svc-dev/svc/operations
 // package entry. They may import anything in src/ and runner/; nothing in src/ imports them.
 const compositionRoot = ['platform.ts', 'platform-main.ts', 'operations.ts'];
 
@@ -28,7 +28,7 @@ for (const entry of entries('src')) {
 // schemas), plus these entries, each with the reason it is not reached through index.ts.
 const publicEntries = (f) => ['./index.ts', './contract.ts', ...(extraEntries[f] ?? [])];
 const extraEntries = {
-  // Recovery's folder root is the journal library exported by svc/operations; the control-plane
+  // Recovery's folder root is the journal library exported by @svc-dev/svc/operations; the control-plane
   // feature's surface is platform/index.ts.
   recovery: ['./platform/index.ts'],
   // appendAudit is the write every feature makes; audit's index also exports its routes, which import
@@ -65,7 +65,7 @@ const zones = [
   // artifacts is shared by CLI, Action, bridge and server: only core below it.
   { target: './src/artifacts', from: './src', except: ['./core', './artifacts'], message: 'src/artifacts may only import src/core.' },
   { target: './src/artifacts', from: ['./runner', ...tools], message: 'src/artifacts may only import src/core.' },
-  // The point-in-time recovery library (src/recovery without platform/) is exported by svc/operations.
+  // The point-in-time recovery library (src/recovery without platform/) is exported by @svc-dev/svc/operations.
   {
     target: './src/recovery/*.ts',
     from: `${root}/src/**`,
@@ -92,7 +92,8 @@ const zones = [
   {
     target: [...layers, ...features].map((d) => `./src/${d}`),
     from: compositionRoot.map((f) => `./src/${f}`),
-    message: 'the composition root (platform.ts, platform-main.ts) and svc/operations (operations.ts) import everything; nothing in src/ imports them.',
+    message:
+      'the composition root (platform.ts, platform-main.ts) and @svc-dev/svc/operations (operations.ts) import everything; nothing in src/ imports them.',
   },
   // src/ never imports the tools that call it.
   { target: './src', from: tools, message: 'src/ never imports cli, action or web.' },

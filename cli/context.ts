@@ -8,6 +8,7 @@ import type { Command } from '../src/core/command.js';
 import { execCommand, type ExecOptions, type ExecResult } from '../src/core/exec.js';
 import type { HttpClient } from '../src/core/http/http-client.js';
 import type { Output } from './output.js';
+import type { TerminalInput } from './terminal-prompt.js';
 import type { Writer } from './writer.js';
 
 /** How to run this same CLI again as a child process (used when build.command starts with "svc"). */
@@ -20,8 +21,11 @@ export interface SelfCommand {
 export interface CliEffects {
   stdout: Writer;
   stderr: Writer;
-  /** Standard input, for commands that read a value from it (e.g. `svc secrets set`). */
-  stdin: AsyncIterable<Uint8Array | string> & { readonly isTTY?: boolean };
+  /**
+   * Standard input, for commands that read a value from it (e.g. `svc secrets set`); `terminal` is the
+   * same input as a TTY stream when it is one, for questions answered without echo (`svc register`).
+   */
+  stdin: AsyncIterable<Uint8Array | string> & { readonly isTTY?: boolean; terminal?(): TerminalInput };
   env: Readonly<Record<string, string | undefined>>;
   /** Working directory; the global `--cwd` flag replaces it before any action runs. */
   cwd: string;
@@ -77,6 +81,7 @@ function lazyStdin(): CliEffects['stdin'] {
       return process.stdin.isTTY;
     },
     [Symbol.asyncIterator]: () => process.stdin[Symbol.asyncIterator](),
+    terminal: () => process.stdin,
   };
 }
 

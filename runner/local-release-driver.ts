@@ -21,7 +21,7 @@ export interface LocalReleaseDriverOptions extends ReleaseDriverHooks {
   logs: LogStore;
   /** The Supervisor's durable state (which release and app record per project). */
   stateFile: string;
-  /** The svc package root, linked into each release as `node_modules/svc`. */
+  /** The svc package root, linked into each release (see prepare-release-dir.ts). */
   packageDir: string;
   clock?: Clock;
 }

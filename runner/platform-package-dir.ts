@@ -1,11 +1,13 @@
-// The installed svc package, which releases link as `node_modules/svc` so that apps resolve `svc/runtime`.
+// The installed svc package, which releases link under node_modules/ so that apps resolve
+// `@svc-dev/svc/runtime` (and `svc/runtime`, the name releases built before the rename use).
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PACKAGE_NAME } from '../src/core/package-name.js';
 
 let packageDir: string | undefined;
 
-/** Root of the installed svc package (linked into releases as `node_modules/svc`). */
+/** Root of the installed svc package (linked into releases, see prepare-release-dir.ts). */
 export function platformPackageDir(): string {
   if (packageDir) return packageDir;
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -14,7 +16,7 @@ export function platformPackageDir(): string {
     // An installed package has bin/ and dist/; the copy in the swarm image (/svc/platform) only dist/.
     if (existsSync(file) && (existsSync(join(dir, 'bin')) || existsSync(join(dir, 'dist')))) {
       const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string };
-      if (pkg.name === 'svc') return (packageDir = dir);
+      if (pkg.name === PACKAGE_NAME) return (packageDir = dir);
     }
   }
   throw new Error('svc package root not found');

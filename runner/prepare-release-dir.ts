@@ -1,8 +1,13 @@
-// Last step before a release directory is used: make the platform package importable as `svc`
-// (`import Database from 'svc/sqlite'`, `svc/runtime`), then make the whole directory read-only.
+// Last step before a release directory is used: make the platform package importable by its name
+// (`import Database from '@svc-dev/svc/sqlite'`, `@svc-dev/svc/runtime`) and by the plain `svc` that
+// releases built before the rename import, then make the whole directory read-only.
 import { chmod, lstat, mkdir, readdir, rm, symlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { SvcError } from '../src/core/errors.js';
+import { LEGACY_IMPORT_NAME, PACKAGE_NAME } from '../src/core/package-name.js';
+
+/** The names under node_modules/ that a release resolves to the platform package, the current one first. */
+export const PLATFORM_IMPORT_NAMES = [PACKAGE_NAME, LEGACY_IMPORT_NAME] as const;
 
 export interface PrepareReleaseDirOptions {
   /** The extracted release directory. */
@@ -12,23 +17,27 @@ export interface PrepareReleaseDirOptions {
 }
 
 /**
- * Link `<releaseDir>/node_modules/svc` → the platform package, then remove write permission from
- * every file and directory. A release that ships its own `node_modules/svc` is rejected: the
- * platform provides that name.
+ * Link `<releaseDir>/node_modules/@svc-dev/svc` and `node_modules/svc` → the platform package, then
+ * remove write permission from every file and directory. A release that ships either name itself is
+ * rejected: the platform provides them.
  */
 export async function prepareReleaseDir(options: PrepareReleaseDirOptions): Promise<void> {
   const modules = join(options.releaseDir, 'node_modules');
-  const link = join(modules, 'svc');
-  if (
-    await lstat(link).then(
-      () => true,
-      () => false,
-    )
-  ) {
-    throw new SvcError('SVC_VALIDATION', 'The release contains node_modules/svc; that name is provided by the platform');
+  for (const name of PLATFORM_IMPORT_NAMES) {
+    if (
+      await lstat(join(modules, name)).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      throw new SvcError('SVC_VALIDATION', `The release contains node_modules/${name}; that name is provided by the platform`);
+    }
   }
-  await mkdir(modules, { recursive: true });
-  await symlink(options.platformPackageDir, link, 'dir');
+  for (const name of PLATFORM_IMPORT_NAMES) {
+    const link = join(modules, name);
+    await mkdir(dirname(link), { recursive: true });
+    await symlink(options.platformPackageDir, link, 'dir');
+  }
   await setReadOnly(options.releaseDir, true);
 }
 

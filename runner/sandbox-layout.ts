@@ -32,14 +32,14 @@ export interface SandboxLayout {
 
 export interface SandboxLayoutOptions {
   /**
-   * The svc package a release links as `node_modules/svc` (absolute symlink): its parts are mounted
+   * The svc package a release links under node_modules/ (absolute symlinks): its parts are mounted
    * read-only at the same path so the link resolves inside. Never the whole directory, which may hold
    * the platform's own data.
    */
   platformPackageDir?: string;
 }
 
-/** The parts of the platform package an app needs to import `svc/runtime` and `svc/sqlite`. */
+/** The parts of the platform package an app needs to import `@svc-dev/svc/runtime` and `@svc-dev/svc/sqlite`. */
 export const PLATFORM_PACKAGE_PARTS = ['package.json', 'dist', 'node_modules'] as const;
 
 /** Sandbox paths that a same-path platform package mount must not shadow. */

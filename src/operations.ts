@@ -1,4 +1,4 @@
-// svc/operations: the library operations apps, runner nodes and operators import (point-in-time
+// @svc-dev/svc/operations: the library operations apps, runner nodes and operators import (point-in-time
 // recovery, the deployment provider, audit-export verification); each feature adds its own export lines here.
 export { openPointInTimeRecovery, type PointInTimeRecovery, type RecoveryStatus } from './recovery/open-point-in-time-recovery.js';
 export { restorePointInTime, type RestoreResult } from './recovery/restore-point-in-time.js';

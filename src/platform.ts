@@ -42,6 +42,7 @@ import { bucketLimitsFromEnv, projectBucketEnvironment } from './projects/bucket
 import { canaryMigrations, createCanary, type CanaryFeature, type CanaryOptions } from './canary/index.js';
 import { createOps, createPrometheusMetrics, opsMigrations, type OpenDrillDriver, type OpsFeature } from './ops/index.js';
 import { createNodes, nodesMigrations, type NodeReleaseListener, type NodesFeature } from './nodes/index.js';
+import { PACKAGE_NAME } from './core/package-name.js';
 import { openLocalReleaseDriver } from '../runner/local-release-driver.js';
 import { readDriverChoice } from '../runner/runner-settings.js';
 import type { ReleaseDriver, ReleaseDriverHooks } from '../runner/release-driver.js';
@@ -109,7 +110,7 @@ export function platformVersion(): string {
     const file = join(dir, 'package.json');
     if (existsSync(file)) {
       const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'svc') return pkg.version ?? '0.0.0';
+      if (pkg.name === PACKAGE_NAME) return pkg.version ?? '0.0.0';
     }
   }
   return '0.0.0';

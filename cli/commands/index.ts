@@ -19,6 +19,7 @@ export const commandEntries: readonly CommandEntry[] = [
   { names: ['inspect'], load: async () => (await import('./inspect.js')).inspectCommand },
   { names: ['login'], load: async () => (await import('./login.js')).loginCommand },
   { names: ['logout'], load: async () => (await import('./logout.js')).logoutCommand },
+  { names: ['register'], load: async () => (await import('./register.js')).registerCommand },
   { names: ['projects'], load: async () => (await import('./projects.js')).projectsCommand },
   { names: ['tokens'], load: async () => (await import('./tokens.js')).tokensCommand },
   { names: ['activity'], load: async () => (await import('./activity.js')).activityCommand },

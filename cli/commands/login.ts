@@ -10,7 +10,11 @@ import { ApiClient } from '../api-client.js';
 import type { CommandModule } from '../command-module.js';
 import type { CliContext } from '../context.js';
 import { printable } from '../format-table.js';
-import { configPath, DEFAULT_SERVER, readStoredConfig, validateServerUrl, writeStoredConfig } from '../credentials.js';
+import { DEFAULT_SERVER } from '../credentials.js';
+import { loginServer } from '../login-server.js';
+import { registrationStatus } from '../register-account.js';
+import { saveLogin } from '../save-login.js';
+import { offerRegistration } from './register.js';
 
 /** Effects of the polling loop, injectable so tests control waiting. */
 export interface PollEffects {
@@ -48,18 +52,15 @@ export async function pollForToken(client: ApiClient, start: DeviceStartResponse
   }
 }
 
-/** Resolve the server for login: --server, then SVC_SERVER, then the stored login, then the default. */
-export async function loginServer(ctx: Pick<CliContext, 'home' | 'env'>, flag: string | undefined): Promise<string> {
-  if (flag !== undefined) return validateServerUrl(flag);
-  const fromEnv = ctx.env.SVC_SERVER?.trim();
-  if (fromEnv) return validateServerUrl(fromEnv);
-  const stored = await readStoredConfig(ctx.home);
-  return validateServerUrl(stored?.server ?? DEFAULT_SERVER);
-}
-
 async function login(ctx: CliContext, options: { server?: string; open?: boolean; name?: string }): Promise<void> {
   const server = await loginServer(ctx, options.server);
   const client = new ApiClient({ server, http: ctx.http, userAgent: 'svc-cli' });
+  // A new server has no account to approve with yet: say how to create the first one.
+  const registration = await registrationStatus(server, ctx.http).catch(() => undefined);
+  if (registration?.mode === 'bootstrap' && registration.open) {
+    ctx.out.note(`${server} has no accounts yet: create the first (its owner) with \`svc register\`, or in the browser at ${server}/register.`);
+    if (await offerRegistration(ctx, server, registration)) return;
+  }
   const start = await client.startDeviceLogin(options.name ?? `svc CLI on ${hostname()}`);
   const prompt = `Open ${printable(start.verificationUriComplete)} and confirm code ${printable(start.userCode)}`;
   // Human mode: the prompt is the command's main output. --json keeps stdout for the final object.
@@ -68,20 +69,7 @@ async function login(ctx: CliContext, options: { server?: string; open?: boolean
   if (options.open) await openBrowser(ctx, start.verificationUriComplete);
   if (!ctx.json) ctx.stderr.write(`Waiting for approval (code expires in ${Math.round(start.expiresIn / 60)} min)...\n`);
   const granted = await pollForToken(client, start);
-  await writeStoredConfig(ctx.home, {
-    version: 1,
-    server,
-    token: granted.accessToken,
-    tokenId: granted.tokenId,
-    account: granted.user.email,
-    savedAt: new Date(ctx.clock.now()).toISOString(),
-  });
-  const path = configPath(ctx.home);
-  if (ctx.env.SVC_TOKEN?.trim() && !ctx.json) ctx.stderr.write('note: SVC_TOKEN is set and overrides the stored login while it stays set\n');
-  ctx.out.result({ server, user: granted.user, tokenId: granted.tokenId, expiresAt: granted.expiresAt, configPath: path }, () => [
-    `Logged in to ${server} as ${granted.user.email}.`,
-    `Token ${granted.tokenId} (expires ${granted.expiresAt}) stored in ${path}.`,
-  ]);
+  await saveLogin(ctx, server, granted, `Logged in to ${server} as ${granted.user.email}.`);
 }
 
 async function openBrowser(ctx: CliContext, url: string): Promise<void> {

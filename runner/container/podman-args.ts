@@ -57,8 +57,8 @@ export interface RunContext {
   /** The platform's own environment; only what podman itself needs (PATH, XDG_RUNTIME_DIR, …) is kept. */
   baseEnv: Readonly<Record<string, string | undefined>>;
   /**
-   * The svc package a release links as `node_modules/svc` (absolute symlink): its package.json, dist/ and
-   * node_modules/ are mounted read-only at the same path so `svc/runtime` and `svc/sqlite` resolve.
+   * The svc package a release links under node_modules/ (absolute symlinks): its package.json, dist/ and
+   * node_modules/ are mounted read-only at the same path so `@svc-dev/svc/runtime` and `@svc-dev/svc/sqlite` resolve.
    * Never the whole package directory (it may hold the platform's data directory).
    */
   platformPackageDir?: string;

@@ -52,7 +52,7 @@ export interface LocalProviderOptions {
   rootDir: string;
   /** Provider-side, project-scoped secret store (contract rule 6). */
   secrets?: (projectId: string) => Promise<Record<string, string>>;
-  /** The svc package linked into each release as `svc` (svc/runtime, svc/sqlite); default: this installation. */
+  /** The svc package linked into each release (`@svc-dev/svc/runtime`, `@svc-dev/svc/sqlite`); default: this installation. */
   platformPackageDir?: string;
   /** Stop grace for the previous app (default 10 s). */
   drainMs?: number;

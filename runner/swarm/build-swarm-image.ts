@@ -2,7 +2,7 @@
 // the podman image's root filesystem (runner/container/node-rootfs.ts: node, its libraries, CA
 // bundle, the non-root app user, no shell) plus the svc platform package at /svc/platform (its
 // package.json, dist/ and only its production node_modules, native builds included, so a release
-// that links node_modules/svc → /svc/platform resolves svc/runtime and svc/sqlite) and the task
+// that links node_modules/@svc-dev/svc → /svc/platform resolves @svc-dev/svc/runtime and @svc-dev/svc/sqlite) and the task
 // entrypoint /svc/swarm-entrypoint.mjs. Tasks pin it by the `sha256:` id this returns. The image is
 // labelled with the hash of its inputs (swarm-image-inputs.ts); an image with the same label is
 // reused rather than built again.
@@ -20,7 +20,7 @@ import type { EngineClient } from './engine-client.js';
 import { productionClosure, type PackageManifest } from './production-closure.js';
 import { IMAGE_INPUTS_LABEL, swarmImageInputsHash } from './swarm-image-inputs.js';
 
-/** Where the platform package sits inside the image (the target of a release's node_modules/svc). */
+/** Where the platform package sits inside the image (the target of a release's node_modules/@svc-dev/svc link). */
 export const IMAGE_PLATFORM_DIR = '/svc/platform';
 /** The task entrypoint: a shim into the platform package's compiled entrypoint. */
 export const IMAGE_ENTRYPOINT = '/svc/swarm-entrypoint.mjs';

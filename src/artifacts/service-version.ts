@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PACKAGE_NAME } from '../core/package-name.js';
 
 /**
  * The version of svc's own package.json, found by walking up from this file (works from src/, dist/src/
@@ -13,7 +14,7 @@ export function readServiceVersion(from: string = import.meta.url): string {
     if (!existsSync(file)) continue;
     try {
       const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
-      if (pkg.name === 'svc' && typeof pkg.version === 'string') return pkg.version;
+      if (pkg.name === PACKAGE_NAME && typeof pkg.version === 'string') return pkg.version;
     } catch {
       // not ours or unreadable: keep walking
     }

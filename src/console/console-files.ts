@@ -4,13 +4,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PACKAGE_NAME } from '../core/package-name.js';
 
 /** web/dist of this checkout or installed package (works from src/ and from dist/src/). */
 export function defaultConsoleDir(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++, dir = dirname(dir)) {
     const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'svc') return join(dir, 'web', 'dist');
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === PACKAGE_NAME) return join(dir, 'web', 'dist');
   }
   return join(process.cwd(), 'web', 'dist');
 }

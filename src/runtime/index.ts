@@ -1,4 +1,4 @@
-// svc/runtime: what a deployed app imports on the server.
+// @svc-dev/svc/runtime: what a deployed app imports on the server.
 export { v, type Id, type Infer, type ObjectType, type Validator, type ValidatorJson, type PropertyValidators } from './values/validators.js';
 export { defineSchema, defineTable, TableDefinition, type Schema, type Doc, type DocInput, type TableNames } from './schema/define-schema.js';
 export {

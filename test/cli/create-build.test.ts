@@ -1,9 +1,10 @@
 import { chmod, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exitCodeFor, SvcError } from '../../src/core/errors.js';
 import { outputPathFor } from '../../cli/build-tree.js';
+import { svcInvocation } from '../../cli/svc-invocation.js';
 import { runCli, tempDir } from './run-cli.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -53,6 +54,23 @@ describe('svc create', () => {
     expect(run.json()).toMatchObject({ name: 'here' });
     expect((await readdir(join(dir, 'here'))).sort()).toEqual(['.gitignore', 'README.md', 'migrations', 'package.json', 'src', 'svc.deploy.json']);
     expect(await readdir(dir)).toEqual(['here']);
+  });
+
+  it('ends with next steps that run as printed: `svc` when one is on PATH, else npm exec of the scoped package', async () => {
+    const dir = await temp();
+    const bin = join(dir, 'bin');
+    await mkdir(bin);
+    await writeFile(join(bin, 'svc'), '#!/bin/sh\n');
+    await chmod(join(bin, 'svc'), 0o755);
+    const onPath = await runCli(['create', 'one'], { cwd: dir, env: { PATH: bin } });
+    expect(onPath.code, onPath.stderr).toBe(0);
+    expect(onPath.stdout).toMatch(/^Next:\n {2}cd one\n {2}svc doctor {12}# check the app\n {2}svc deploy --dry-run /m);
+    const without = await runCli(['create', 'two'], { cwd: dir, env: { PATH: join(dir, 'nowhere') } });
+    expect(without.code, without.stderr).toBe(0);
+    expect(without.stdout).toContain('  npm exec --package=@svc-dev/svc -- svc doctor ');
+    expect(without.stdout).toContain('npm install -g @svc-dev/svc');
+    expect(svcInvocation(['/a', '/b'].join(delimiter), (path) => path === '/b/svc')).toBe('svc');
+    expect(svcInvocation(undefined)).toBe('npm exec --package=@svc-dev/svc -- svc');
   });
 
   it('rejects an invalid name in human mode as `error CODE: message` on stderr', async () => {

@@ -2,10 +2,10 @@
 // declarations their types reach), and nothing a user cannot use: no source maps whose sources are
 // missing, no declarations outside the exported API, no screenshots, tests or fixtures, no output of
 // a deleted source. Reads the built dist/, so run `npm run build` first (`npm test` does).
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { packPackage, unbuiltBins } from '../support/pack-package.js';
 import { repoRoot } from '../support/repo-root.js';
 
 /** The parts of package.json that say what the package offers. */
@@ -173,14 +173,8 @@ describe('the published package', () => {
 
   it('holds what the bins and exports need and nothing a user cannot use', () => {
     const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as Manifest;
-    const missingBuild = Object.values(manifest.bin).filter(
-      (bin) => !existsSync(join(repoRoot, 'dist', readFileSync(join(repoRoot, bin), 'utf8').match(/\.\.\/dist\/([^'"]+)/)?.[1] ?? 'missing')),
-    );
-    expect(missingBuild, 'dist/ is not built: run `npm run build` first (`npm test` does)').toEqual([]);
-    const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
-    expect(pack.status, pack.stderr).toBe(0);
-    const [result] = JSON.parse(pack.stdout) as [{ files: { path: string }[] }];
-    const files = result.files.map((f) => f.path);
+    expect(unbuiltBins(), 'dist/ is not built: run `npm run build` first (`npm test` does)').toEqual([]);
+    const { files } = packPackage();
     const read = (path: string) => (existsSync(join(repoRoot, path)) ? readFileSync(join(repoRoot, path), 'utf8') : null);
     expect(packProblems(files, manifest, read, sourceExists)).toEqual([]);
     // What users run besides the compiled code: the console, the app templates, the docs and the GitHub App manifest.

@@ -67,9 +67,9 @@ afterAll(async () => {
 });
 
 describe('LocalReleaseDriver (process runner)', () => {
-  it('stages the verified files read-only with the platform package linked as svc', async () => {
+  it('stages the verified files read-only with the platform package linked as @svc-dev/svc', async () => {
     await driver.stage({ releaseDir: releaseDir(), place: (dir) => cp(fixture, dir, { recursive: true }) });
-    expect((await lstat(join(releaseDir(), 'node_modules', 'svc'))).isSymbolicLink()).toBe(true);
+    expect((await lstat(join(releaseDir(), 'node_modules', '@svc-dev', 'svc'))).isSymbolicLink()).toBe(true);
     // Mode bits, not a write attempt: root (as in CI containers) may write anyway.
     for (const path of [releaseDir(), join(releaseDir(), 'src'), join(releaseDir(), 'src', 'server.mjs')]) expect((await stat(path)).mode & 0o222).toBe(0);
     expect(driver.kind).toBe('process');

@@ -19,11 +19,11 @@ beforeEach(async () => {
   await mkdir(platformDir, { recursive: true });
   await writeFile(
     join(platformDir, 'package.json'),
-    JSON.stringify({ name: 'svc', type: 'module', exports: { './sqlite': './sqlite.js', './package.json': './package.json' } }),
+    JSON.stringify({ name: '@svc-dev/svc', type: 'module', exports: { './sqlite': './sqlite.js', './package.json': './package.json' } }),
   );
   await writeFile(join(platformDir, 'sqlite.js'), 'export default class Database { static kind = "svc-sqlite"; }\n');
   await mkdir(join(releaseDir, 'dist'), { recursive: true });
-  await writeFile(join(releaseDir, 'dist', 'server.mjs'), "import Database from 'svc/sqlite';\nconsole.log(Database.kind);\n");
+  await writeFile(join(releaseDir, 'dist', 'server.mjs'), "import Database from '@svc-dev/svc/sqlite';\nconsole.log(Database.kind);\n");
 });
 afterEach(async () => {
   await removeReleaseDir(releaseDir);
@@ -31,21 +31,33 @@ afterEach(async () => {
 });
 
 describe('prepareReleaseDir', () => {
-  it('makes the platform importable as `svc` from the release', async () => {
+  it('makes the platform importable as `@svc-dev/svc` from the release', async () => {
+    await prepareReleaseDir({ releaseDir, platformPackageDir: platformDir });
+    expect(readlinkSync(join(releaseDir, 'node_modules', '@svc-dev', 'svc'))).toBe(platformDir);
+    const out = execFileSync(process.execPath, ['dist/server.mjs'], { cwd: releaseDir, encoding: 'utf8' });
+    expect(out.trim()).toBe('svc-sqlite');
+  });
+
+  it('keeps the name `svc` resolving for apps built before the rename', async () => {
+    await writeFile(join(releaseDir, 'dist', 'old.mjs'), "import Database from 'svc/sqlite';\nconsole.log(Database.kind);\n");
     await prepareReleaseDir({ releaseDir, platformPackageDir: platformDir });
     expect(readlinkSync(join(releaseDir, 'node_modules', 'svc'))).toBe(platformDir);
-    const out = execFileSync(process.execPath, ['dist/server.mjs'], { cwd: releaseDir, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['dist/old.mjs'], { cwd: releaseDir, encoding: 'utf8' });
     expect(out.trim()).toBe('svc-sqlite');
   });
 
   it('resolves the real platform package too', async () => {
     const real = resolve(import.meta.dirname, '..', '..');
     await prepareReleaseDir({ releaseDir, platformPackageDir: real });
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', "import p from 'svc/package.json' with { type: 'json' }; console.log(p.name)"], {
-      cwd: releaseDir,
-      encoding: 'utf8',
-    });
-    expect(out.trim()).toBe('svc');
+    const out = execFileSync(
+      process.execPath,
+      ['--input-type=module', '-e', "import p from '@svc-dev/svc/package.json' with { type: 'json' }; console.log(p.name)"],
+      {
+        cwd: releaseDir,
+        encoding: 'utf8',
+      },
+    );
+    expect(out.trim()).toBe('@svc-dev/svc');
   });
 
   it('makes every file and directory read-only', async () => {
@@ -57,8 +69,8 @@ describe('prepareReleaseDir', () => {
     expect(statSync(join(platformDir, 'sqlite.js')).mode & 0o200).toBe(0o200);
   });
 
-  it('rejects a release that ships its own node_modules/svc', async () => {
-    await mkdir(join(releaseDir, 'node_modules', 'svc'), { recursive: true });
+  it.each(['@svc-dev/svc', 'svc'])('rejects a release that ships its own node_modules/%s', async (name) => {
+    await mkdir(join(releaseDir, 'node_modules', name), { recursive: true });
     await expect(prepareReleaseDir({ releaseDir, platformPackageDir: platformDir })).rejects.toSatisfy((e) => isSvcError(e, 'SVC_VALIDATION'));
   });
 

@@ -13,15 +13,15 @@ let cleanup: () => Promise<void>;
 let child: ChildProcess | undefined;
 let base = '';
 
-/** `node_modules/svc` pointing at the current sources (the platform links the built package the same way). */
+/** `node_modules/@svc-dev/svc` pointing at the current sources (the platform links the built package the same way). */
 async function linkSvc(appDir: string): Promise<void> {
-  const pkg = join(appDir, 'node_modules', 'svc');
+  const pkg = join(appDir, 'node_modules', '@svc-dev', 'svc');
   await mkdir(pkg, { recursive: true });
   await symlink(join(ROOT, 'src'), join(pkg, 'src'));
   await writeFile(
     join(pkg, 'package.json'),
     JSON.stringify({
-      name: 'svc',
+      name: '@svc-dev/svc',
       type: 'module',
       exports: {
         './runtime': './src/runtime/index.ts',

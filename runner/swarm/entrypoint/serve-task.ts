@@ -1,5 +1,5 @@
 // A serving task: fetch and verify the release, extract it into the app tmpfs, link the platform
-// package as `node_modules/svc` and make the release read-only (as every driver does), then run the
+// package under node_modules/ and make the release read-only (as every driver does), then run the
 // app with the task's values and its secrets, but never the endpoint credential.
 import { checkEntry } from '../../app-command.js';
 import { platformPackageDir } from '../../platform-package-dir.js';

@@ -157,7 +157,7 @@ export const recoveryCodes = defineCodes({
     status: 502,
     retryable: false,
     summary: 'Recovery is enabled but the started app did not begin its recovery epoch (no epoch.json appeared).',
-    hint: 'Call attachPlatformRecovery(db) from svc/operations after opening the database (see docs/recovery.md, "On the platform").',
+    hint: 'Call attachPlatformRecovery(db) from @svc-dev/svc/operations after opening the database (see docs/recovery.md, "On the platform").',
   },
   SVC_RECOVERY_ROTATION_MISMATCH: {
     status: 500,

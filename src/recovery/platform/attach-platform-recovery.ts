@@ -1,4 +1,4 @@
-// The app-side half of platform recovery (exported from svc/operations): when the platform enabled
+// The app-side half of platform recovery (exported from @svc-dev/svc/operations): when the platform enabled
 // recovery for the project it starts the app with SVC_RECOVERY_DIR (this start's epoch repository) and
 // SVC_RECOVERY_KEY (base64 of the 32-byte project key); this attaches recovery to the runtime database
 // and flushes + closes it on SIGTERM/SIGINT, so a stopped app leaves its epoch fully exported.

@@ -1,4 +1,4 @@
-// Managed buckets: public surface (re-exported by svc/runtime).
+// Managed buckets: public surface (re-exported by @svc-dev/svc/runtime).
 export {
   defineBucket,
   defineBuckets,

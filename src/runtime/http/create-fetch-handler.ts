@@ -18,7 +18,7 @@ import { urlPathname } from './url-pathname.js';
 export interface FetchHandlerOptions {
   /** Protocol prefix (default `/__svc`). */
   prefix?: string;
-  /** Live route implementation (from `svc/runtime` live module); without it live/ answers 404. */
+  /** Live route implementation (from `@svc-dev/svc/runtime` live module); without it live/ answers 404. */
   live?: LiveRoute;
   /** Receives the real error of every 5xx response (default: console.error). */
   onError?: (error: unknown, request: Request) => void;

@@ -1,4 +1,4 @@
-// attachPlatformRecovery (svc/operations): the app-side half. Reads SVC_RECOVERY_DIR/KEY, attaches, and
+// attachPlatformRecovery (@svc-dev/svc/operations): the app-side half. Reads SVC_RECOVERY_DIR/KEY, attaches, and
 // on SIGTERM exports everything committed before the process ends (a real child process).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -1,5 +1,5 @@
 // Helpers for platform recovery tests: make sure the built package (what deployed apps import as
-// `svc/operations`) is current, talk to the runtime-demo app over HTTP, read restored databases.
+// `@svc-dev/svc/operations`) is current, talk to the runtime-demo app over HTTP, read restored databases.
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 // The whole release path with SVC_RUNNER=container: upload → migrate → hardened container → health →
-// active, and the app's database (svc/sqlite from the platform package) works inside the container.
+// active, and the app's database (@svc-dev/svc/sqlite from the platform package) works inside the container.
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

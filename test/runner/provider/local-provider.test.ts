@@ -111,7 +111,7 @@ describe('local provider (process runner) behind the bridge', () => {
 });
 
 describe('local provider: apps embedding the svc runtime', () => {
-  it('links the platform package into each release (svc/runtime resolves) and keeps releases read-only', async () => {
+  it('links the platform package into each release (@svc-dev/svc/runtime resolves) and keeps releases read-only', async () => {
     const { local, client, root } = await setup('runtime', (logs) => new ProcessRunner({ runsDir: join(dir, 'runtime', 'runs'), logs, stopGraceMs: 2000 }));
     const demo = await packedFixture('runtime-demo');
     await client.reconcile({
@@ -124,7 +124,7 @@ describe('local provider: apps embedding the svc runtime', () => {
     const health = await fetch(`http://${pointer.host}:${pointer.port}/healthz`);
     expect(health.status).toBe(200);
     const releaseDir = join(root, 'projects', 'prj_rt', 'releases', 'rel_rt1');
-    expect(lstatSync(join(releaseDir, 'node_modules', 'svc')).isSymbolicLink()).toBe(true);
+    expect(lstatSync(join(releaseDir, 'node_modules', '@svc-dev', 'svc')).isSymbolicLink()).toBe(true);
     expect(statSync(releaseDir).mode & 0o222).toBe(0);
     // Stopping and collecting removes read-only release directories that are no longer referenced.
     await client.reconcile({

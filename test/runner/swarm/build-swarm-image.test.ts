@@ -1,7 +1,7 @@
 // The swarm base image built for real and run as a one-off swarm job the way tasks run it (read-only
-// root, tmpfs /tmp, app user): node works, svc/sqlite opens an in-memory database through the
-// platform package's own better-sqlite3 build, svc/runtime resolves from a release that links
-// node_modules/svc → /svc/platform, and there is no shell. A second build from the same inputs finds
+// root, tmpfs /tmp, app user): node works, @svc-dev/svc/sqlite opens an in-memory database through the
+// platform package's own better-sqlite3 build, @svc-dev/svc/runtime resolves from a release that links
+// node_modules/@svc-dev/svc → /svc/platform, and there is no shell. A second build from the same inputs finds
 // the image by its inputs label instead of building it again.
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,11 +19,11 @@ const probe = `
 const fs = require('fs');
 const Database = require('/svc/platform/dist/src/runtime/sqlite.js').default;
 const direct = new Database(':memory:').prepare('select 41 + 1 as n').get().n;
-fs.mkdirSync('/tmp/release/node_modules', { recursive: true });
-fs.symlinkSync('/svc/platform', '/tmp/release/node_modules/svc');
+fs.mkdirSync('/tmp/release/node_modules/@svc-dev', { recursive: true });
+fs.symlinkSync('/svc/platform', '/tmp/release/node_modules/@svc-dev/svc');
 fs.writeFileSync('/tmp/release/main.mjs', [
-  "import Database from 'svc/sqlite';",
-  "import * as runtime from 'svc/runtime';",
+  "import Database from '@svc-dev/svc/sqlite';",
+  "import * as runtime from '@svc-dev/svc/runtime';",
   "const db = new Database(':memory:');",
   "db.exec('create table t (v text)'); db.prepare('insert into t values (?)').run('x');",
   "export default { linked: db.prepare('select count(*) as c from t').get().c, runtimeExports: Object.keys(runtime).length };",
@@ -76,7 +76,7 @@ describe.skipIf(gate.skip)('swarm base image', () => {
     expect(seconds).toBeLessThan(buildSeconds / 2);
   }, 120_000);
 
-  it('runs as a swarm job: sqlite through svc, svc/runtime from a linked release, user 10001, no shell', async () => {
+  it('runs as a swarm job: sqlite through svc, @svc-dev/svc/runtime from a linked release, user 10001, no shell', async () => {
     const id = await client.createService({
       Name: 'svc-test-image-probe',
       Labels: LABELS,

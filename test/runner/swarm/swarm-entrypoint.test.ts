@@ -116,7 +116,7 @@ async function runJob(jobId: string, releaseId = 'rel_1', digest = healthy.diges
 }
 
 describe('swarm entrypoint: serve', () => {
-  it('migrates with a job, then serves the fixture from the verified release with svc/sqlite and its secrets, never the credential', async () => {
+  it('migrates with a job, then serves the fixture from the verified release with @svc-dev/svc/sqlite and its secrets, never the credential', async () => {
     migrateJob('job_m');
     const migrated = await runJob('job_m');
     expect(migrated, migrated.stderr).toMatchObject({ code: 0 });
@@ -142,7 +142,7 @@ describe('swarm entrypoint: serve', () => {
     expect((await get(`${app}/notes`)).body).toMatchObject({ notes: [{ text: 'from swarm' }] });
 
     const release = join(dirs.app, 'release');
-    expect(await readlink(join(release, 'node_modules', 'svc'))).toBe(PLATFORM_DIR);
+    expect(await readlink(join(release, 'node_modules', '@svc-dev', 'svc'))).toBe(PLATFORM_DIR);
     expect((await stat(release)).mode & 0o222).toBe(0);
     expect((await stat(join(release, 'dist', 'server.mjs'))).mode & 0o222).toBe(0);
     // Nothing of the download is left in /tmp, and the secrets are where they were.

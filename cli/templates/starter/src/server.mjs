@@ -8,12 +8,12 @@ const host = process.env.HOST ?? '127.0.0.1';
 const MAX_BODY = 64 * 1024;
 
 let db;
-// Open the database on first use: `svc/sqlite` (better-sqlite3) is provided by the platform.
+// Open the database on first use: `@svc-dev/svc/sqlite` (better-sqlite3) is provided by the platform.
 async function database() {
   if (db) return db;
   const file = process.env.SVC_DATABASE_PATH;
   if (!file) throw Object.assign(new Error('SVC_DATABASE_PATH is not set'), { status: 503 });
-  const { default: Database } = await import('svc/sqlite');
+  const { default: Database } = await import('@svc-dev/svc/sqlite');
   db = new Database(file);
   db.pragma('journal_mode = WAL');
   return db;
