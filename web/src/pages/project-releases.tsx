@@ -100,8 +100,12 @@ function Releases({ project }: { project: Project }) {
                         ) : null}
                       </td>
                       <td>
-                        <RelativeTime iso={r.createdAt} />
-                        <div class="muted small-text">by {r.createdBy.name ?? r.createdBy.type}</div>
+                        Uploaded <RelativeTime iso={r.createdAt} /> by {r.createdBy.name ?? r.createdBy.type}
+                        {r.status === 'active' && r.activatedAt ? (
+                          <div class="muted small-text">
+                            live since <RelativeTime iso={r.activatedAt} />
+                          </div>
+                        ) : null}
                       </td>
                       <td>
                         {links ? (
