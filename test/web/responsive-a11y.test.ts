@@ -2,7 +2,8 @@
 // against a real control plane with a deployed project: at 375 px and 1280 px, light and dark,
 // the page never scrolls sideways and axe-core finds no violation; at 375 px every project tab can
 // be scrolled to and clicked. Then the keyboard alone: Tab reaches every control with a visible
-// focus ring, dialogs keep focus inside, Escape closes them and focus returns to the opener.
+// focus ring, dialogs (axe-checked in both themes) keep focus inside, Escape closes them and focus
+// returns to the opener.
 // Screenshots: test-results/screenshots/ (SVC_UPDATE_DOC_SCREENSHOTS=1 also refreshes docs/screenshots/).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -259,6 +260,11 @@ describe.skipIf(gate.skip)('console layout and accessibility', () => {
       await page.focus(opener);
       await page.keyboard.press('Enter');
       await page.waitForSelector('dialog[open]');
+      for (const scheme of ['dark', 'light'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        const violations = await axeViolations(page);
+        if (violations.length) problems.push(`${path} dialog ${scheme}: axe\n  ${describeViolations(violations)}`);
+      }
       await walk(`${path} dialog`, 'dialog');
       await page.keyboard.press('Escape');
       await page.waitForSelector('dialog[open]', { state: 'detached' });
