@@ -35,7 +35,10 @@ export function deletionPreview(slug: string, facts: DeletionFacts = {}): Deleti
         detail: `${count(facts.releases, 'release', 'releases')} with ${facts.releases === 1 ? 'its rollback snapshot' : 'their rollback snapshots'} and recovery points`,
       },
       { label: 'Backups', detail: `${count(facts.backups, 'backup', 'backups')} kept on this platform` },
-      { label: 'Domains', detail: `${count(facts.domains, 'custom domain', 'custom domains')}, which stop routing at once` },
+      {
+        label: 'Domains',
+        detail: `${count(facts.domains, 'custom domain', 'custom domains')}, which ${facts.domains === 1 ? 'stops' : 'stop'} routing at once`,
+      },
       { label: 'Also', detail: 'secrets, logs, metrics and project tokens' },
     ],
     untouched: 'Off-host copies (downloaded backups, external databases, edge certificates) are not erased. The audit history keeps a record of the deletion.',

@@ -153,6 +153,9 @@ describe('release lifecycle and project data', () => {
     const noAck = await svc(['project', 'delete', `--confirm=delete-site ${SLUG}`]);
     expect(noAck.exitCode).not.toBe(0);
     expect(noAck.stderr).toContain('SVC_DATA_LOSS_NOT_ACKNOWLEDGED');
+    // Before refusing it says what would be lost, counted as the console's delete dialog counts it.
+    expect(`${noAck.stdout}${noAck.stderr}`).toMatch(/Releases:\s+\d+ releases? with/);
+    expect(`${noAck.stdout}${noAck.stderr}`).toMatch(/Domains:\s+1 custom domain, which stops routing at once/);
     const deleted = await svc(['project', 'delete', `--confirm=delete-site ${SLUG}`, '--acknowledge-data-loss', '--json']);
     expect(deleted.exitCode, deleted.stderr).toBe(0);
     const result = parse<{ auditEventId: string; projectId: string }>(deleted);
