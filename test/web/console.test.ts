@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumGate, launchChromium } from '../support/chromium.js';
 import { ensureConsoleBuilt } from '../support/console-build.js';
 import { repoRoot } from '../support/repo-root.js';
-import { runCli, spawnCli, type CliResult } from '../support/run-cli.js';
+import { finalJson, runCli, spawnCli, type CliResult } from '../support/run-cli.js';
 import { publishDocScreenshots, shot } from '../support/screenshots.js';
 import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
 
@@ -80,7 +80,7 @@ function svc(args: string[]): Promise<CliResult> {
 async function deploy(): Promise<{ release: { id: string; status: string; predecessorId: string | null } }> {
   const result = await svc(['deploy', '--json']);
   expect(result.exitCode, `stdout: ${result.stdout}\nstderr: ${result.stderr}\nserver: ${platform.logs().slice(-3000)}`).toBe(0);
-  return JSON.parse(result.stdout) as { release: { id: string; status: string; predecessorId: string | null } };
+  return finalJson(result.stdout) as { release: { id: string; status: string; predecessorId: string | null } };
 }
 
 async function viaIngress(path: string): Promise<{ status: number; body: string }> {
