@@ -21,6 +21,7 @@ import {
 import type { CliContext } from './context.js';
 import { ensureProjectLink, type LinkFlags } from './ensure-project-link.js';
 import { followRelease } from './follow-release.js';
+import { printable } from './format-table.js';
 import { formatPairs, ReportedError, toSvcError } from './output.js';
 import { uploadArtifact } from './upload-artifact.js';
 
@@ -172,12 +173,14 @@ function deployLines(ctx: CliContext, result: DeployResult): string[] {
     ['Digest', result.digest],
   ];
   if (r.failure) pairs.push(['Reason', `${r.failure.code}: ${r.failure.message}`]);
+  if (r.failure?.hint) pairs.push(['Hint', r.failure.hint]);
   if (result.project.url) pairs.push(['URL', result.project.url]);
+  const output = r.failure?.outputTail?.length ? ['', 'Last output before it failed:', ...r.failure.outputTail.map((line) => `  │ ${printable(line)}`)] : [];
   const tail = ok
     ? []
     : [
         '',
         'The previous release (if any) is still serving and the pre-deploy database was restored. See `svc releases` and `svc logs --release ' + r.id + '`.',
       ];
-  return [head, ...formatPairs(pairs).map((line) => `  ${line}`), ...tail];
+  return [head, ...formatPairs(pairs).map((line) => `  ${printable(line)}`), ...output, ...tail];
 }

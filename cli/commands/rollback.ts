@@ -4,13 +4,21 @@
 import type { Command } from 'commander';
 import { projectResponseSchema, projectRoutes } from '../../src/projects/contract.js';
 import { routePath } from '../../src/identity/contract.js';
-import { releaseListResponseSchema, releaseRoutes, restoreConfirmation, rollbackResponseSchema, type RollbackResponse } from '../../src/releases/contract.js';
+import {
+  previewNeedsPlacement,
+  releaseListResponseSchema,
+  releaseRoutes,
+  restoreConfirmation,
+  restorePreview,
+  rollbackResponseSchema,
+  type PreviewPlacement,
+  type RollbackResponse,
+} from '../../src/releases/contract.js';
 import { ApiClient, connect } from '../api-client.js';
 import type { CommandModule } from '../command-module.js';
 import type { CliContext } from '../context.js';
 import { formatPairs } from '../output.js';
 import { resolveProjectRef } from '../project-link.js';
-import { previewNeedsPlacement, restorePreview, type PreviewPlacement } from '../restore-warning.js';
 import { placementSchema } from '../../src/nodes/contract.js';
 
 interface RollbackOptions {

@@ -177,10 +177,25 @@ describe('svc deploy (upload)', () => {
     expect(await attemptFiles()).toEqual([]);
     const human = await runCli(['deploy', '--no-build'], { cwd: app, home: dir, clock, env: { SVC_TOKEN: FAKE_TOKEN, SVC_SERVER: fake.url } });
     expect(human.code).toBe(0); // the fake's next upload succeeds
-    fake.script.push({ kind: 'ok', status: 'failed', failure: { step: 'migrate', code: 'SVC_MIGRATION_FAILED', message: '0002_broken.sql: near "THIS"' } });
+    fake.script.push({
+      kind: 'ok',
+      status: 'failed',
+      failure: {
+        step: 'migrate',
+        code: 'SVC_MIGRATION_FAILED',
+        message: '0002_broken.sql: near "THIS"',
+        hint: 'Fix the migration and deploy again.',
+        outputTail: ['applying 0002_broken.sql', 'syntax error \u001b[31mnear THIS'],
+      },
+    });
     const failed = await runCli(['deploy', '--no-build'], { cwd: app, home: dir, clock, env: { SVC_TOKEN: FAKE_TOKEN, SVC_SERVER: fake.url } });
     expect(failed.stdout).toMatch(/failed at migrate/);
     expect(failed.stdout).toContain('SVC_MIGRATION_FAILED: 0002_broken.sql');
+    // The hint and the output tail the server recorded, with the terminal escape it carried removed.
+    expect(failed.stdout).toMatch(/Hint\s+Fix the migration and deploy again\./);
+    expect(failed.stdout).toContain('│ applying 0002_broken.sql');
+    expect(failed.stdout).toContain('│ syntax error [31mnear THIS');
+    expect(failed.stdout).not.toContain('\u001b');
     expect(failed.stderr).toContain('error SVC_MIGRATION_FAILED');
   });
 
