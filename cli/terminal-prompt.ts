@@ -68,6 +68,8 @@ export class TerminalPrompt {
   /** Ask `question` and resolve with the answer (SVC_USAGE when cancelled with Ctrl-C or Ctrl-D). */
   ask(question: string, options: { hidden?: boolean } = {}): Promise<string> {
     const hidden = options.hidden === true;
+    // Raw mode before the question: keys typed as soon as it shows are never echoed by the terminal.
+    this.input.setRawMode(true);
     this.output.write(question);
     return new Promise((resolve, reject) => {
       let text = '';
@@ -88,7 +90,6 @@ export class TerminalPrompt {
           finish(() => resolve(text));
         }
       };
-      this.input.setRawMode(true);
       this.input.on('data', onData);
       this.input.resume();
       if (this.pending) {
