@@ -27625,7 +27625,7 @@ var recoveryCodes = defineCodes({
     status: 502,
     retryable: false,
     summary: "Recovery is enabled but the started app did not begin its recovery epoch (no epoch.json appeared).",
-    hint: 'Call attachPlatformRecovery(db) from svc/operations after opening the database (see docs/recovery.md, "On the platform").'
+    hint: 'Call attachPlatformRecovery(db) from @svc-dev/svc/operations after opening the database (see docs/recovery.md, "On the platform").'
   },
   SVC_RECOVERY_ROTATION_MISMATCH: {
     status: 500,
@@ -48516,6 +48516,11 @@ function resolveLimits(overrides) {
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join as join2 } from "node:path";
 import { fileURLToPath } from "node:url";
+
+// src/core/package-name.ts
+var PACKAGE_NAME = "@svc-dev/svc";
+
+// src/artifacts/service-version.ts
 function readServiceVersion(from = import.meta.url) {
   let dir = dirname(fileURLToPath(from));
   for (let i = 0; i < 6; i++, dir = dirname(dir)) {
@@ -48523,7 +48528,7 @@ function readServiceVersion(from = import.meta.url) {
     if (!existsSync(file2)) continue;
     try {
       const pkg = JSON.parse(readFileSync(file2, "utf8"));
-      if (pkg.name === "svc" && typeof pkg.version === "string") return pkg.version;
+      if (pkg.name === PACKAGE_NAME && typeof pkg.version === "string") return pkg.version;
     } catch {
     }
   }
@@ -48827,6 +48832,8 @@ var releaseRoutes = {
   /** POST: upload an artifact (raw gzip body) and run the release transaction. GET: history. */
   releases: "/api/projects/:id/releases",
   release: "/api/projects/:id/releases/:releaseId",
+  /** GET: the release's steps as they happen (NDJSON), ending with its final row. */
+  events: "/api/projects/:id/releases/:releaseId/events",
   /** POST `{ releaseId, restoreData?, confirm? }`. */
   rollback: "/api/projects/:id/rollback",
   /** GET `?since&limit&stream&releaseId&follow`. */
@@ -48845,7 +48852,9 @@ var isoTime = external_exports.string().describe("ISO 8601 timestamp");
 var releaseFailureSchema = external_exports.object({
   step: external_exports.enum(releaseStepValues),
   code: external_exports.string().describe("stable SVC_* error code, e.g. SVC_HEALTH_CHECK_FAILED"),
-  message: external_exports.string()
+  message: external_exports.string(),
+  hint: external_exports.string().optional().describe("what to do next: the code's hint from the error registry (docs/errors.md)"),
+  outputTail: external_exports.array(external_exports.string()).optional().describe("the release's last output lines before it failed (app stdout/stderr and platform lines; at most 20 lines / 4 KiB, escapes removed)")
 });
 var releaseSchema = external_exports.object({
   id: external_exports.string(),
@@ -48898,6 +48907,16 @@ var releaseListResponseSchema = external_exports.object({
   storage: storageResponseSchema
 });
 var releaseResponseSchema = external_exports.object({ release: releaseSchema });
+var releaseStepEventSchema = external_exports.object({
+  type: external_exports.literal("step"),
+  step: external_exports.enum(releaseStepValues),
+  at: isoTime.describe("when the transaction recorded it"),
+  details: external_exports.record(external_exports.string(), external_exports.unknown()).optional()
+});
+var releaseEventSchema = external_exports.discriminatedUnion("type", [
+  releaseStepEventSchema,
+  external_exports.object({ type: external_exports.literal("end"), at: isoTime, release: releaseSchema })
+]);
 var rollbackBodySchema = external_exports.object({
   releaseId: external_exports.string().min(1).max(100),
   restoreData: external_exports.boolean().default(false).describe("also restore the database from the pre-deploy snapshot (newer writes are lost)"),
@@ -49001,6 +49020,9 @@ function command(file2, args, options = {}) {
 
 // src/core/exec.ts
 import { spawn } from "node:child_process";
+function outputStdio(options) {
+  return options.discard ? "ignore" : options.inherit ? "inherit" : "pipe";
+}
 var nodeSpawner = (cmd, options) => spawn(cmd.file, [...cmd.args], { ...options, shell: false });
 function execCommand(cmd, options = {}, spawner = nodeSpawner) {
   return new Promise((resolve2, reject) => {
@@ -49008,7 +49030,7 @@ function execCommand(cmd, options = {}, spawner = nodeSpawner) {
     const child = spawner(cmd, {
       cwd: cmd.cwd,
       env,
-      stdio: [options.input === void 0 ? "ignore" : "pipe", options.inherit ? "inherit" : "pipe", options.inherit ? "inherit" : "pipe"],
+      stdio: [options.input === void 0 ? "ignore" : "pipe", outputStdio(options), outputStdio(options)],
       signal: options.signal
     });
     const max = options.maxCapture ?? 4 * 1024 * 1024;
