@@ -23,6 +23,7 @@ import { defaultHttpClient } from '../../src/core/http/http-client.js';
 import { bootstrapAccount } from '../support/account.js';
 import { freePort } from '../support/free-port.js';
 import { repoRoot } from '../support/repo-root.js';
+import { finalJson } from '../support/run-cli.js';
 import { startPlatform, type StartedPlatform } from '../support/start-platform.js';
 import type { BenchResult } from './bench-types.js';
 import { interleave, median, pairedRatios, roundsFrom, type Paired } from './rounds.js';
@@ -106,12 +107,13 @@ async function inProcessOnce(target: Target, run: string): Promise<number> {
     http: defaultHttpClient,
     timeoutMs: 60_000,
   });
-  if (body.release.status !== 'active') throw new Error(`release ${body.release.id} is ${body.release.status}: ${JSON.stringify(body.release.failure)}`);
+  // The upload answers once the candidate exists (wait=false); the first 200 from the new release ends the round.
+  if (body.release.status === 'failed') throw new Error(`release ${body.release.id} failed: ${JSON.stringify(body.release.failure)}`);
   await throughIngress(target, body.release.id);
   return performance.now() - started;
 }
 
-/** `svc deploy --json` as a user runs it (bin/svc.js in the app directory); resolves with its JSON document. */
+/** `svc deploy --json` as a user runs it (bin/svc.js in the app directory); resolves with its result line (the last of its JSON lines). */
 function runDeploy(target: Target, home: string, args: string[]): Promise<{ release: { id: string; status: string } }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(repoRoot, 'bin', 'svc.js'), 'deploy', '--json', ...args], {
@@ -126,7 +128,7 @@ function runDeploy(target: Target, home: string, args: string[]): Promise<{ rele
     child.once('error', reject);
     child.once('close', (code) => {
       if (code !== 0) reject(new Error(`svc deploy exited ${code}: ${out}${err}`));
-      else resolve(JSON.parse(out) as { release: { id: string; status: string } });
+      else resolve(finalJson(out) as { release: { id: string; status: string } });
     });
   });
 }
