@@ -61,7 +61,13 @@ async function sessionCall<S extends z.ZodType>(
     throw networkError(error, url);
   }
   if (!isOk(answer.status)) throw errorFromResponse(answer.status, answer.text(), answer.header('retry-after'));
-  const parsed = schema.safeParse(JSON.parse(answer.text() || 'null'));
+  let json: unknown;
+  try {
+    json = JSON.parse(answer.text() || 'null');
+  } catch {
+    throw new SvcError('SVC_BAD_RESPONSE', `POST ${url.pathname} returned ${answer.status} with a body that is not JSON`);
+  }
+  const parsed = schema.safeParse(json);
   if (!parsed.success) throw new SvcError('SVC_BAD_RESPONSE', `POST ${url.pathname}: unexpected response`);
   // The session cookie's `name=value`, without its attributes.
   const cookie = answer.header('set-cookie')?.split(';')[0]?.trim() ?? null;
