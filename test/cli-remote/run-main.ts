@@ -2,8 +2,9 @@
 import type { HttpClient } from '../../src/core/http/http-client.js';
 import { main } from '../../cli/main.js';
 import type { Writer } from '../../cli/writer.js';
+import { finalJson } from '../support/run-cli.js';
 
-/** Result of one in-process CLI run. */
+/** Result of one in-process CLI run; `json()` is the document of a `--json` run (the result line after streamed JSON lines). */
 export interface MainRun {
   code: number;
   stdout: string;
@@ -30,5 +31,5 @@ export async function runMain(argv: string[], options: { home: string; env?: Rec
     stderr,
     ...(options.http ? { http: options.http } : {}),
   });
-  return { code, stdout: stdout.text, stderr: stderr.text, json: <T>() => JSON.parse(stdout.text) as T };
+  return { code, stdout: stdout.text, stderr: stderr.text, json: <T>() => finalJson(stdout.text) as T };
 }
