@@ -110,7 +110,7 @@ export class LogStore {
     }
   }
 
-  /** Remove every log of a project (site deletion). */
+  /** Remove every log of a project (project deletion). */
   remove(projectId: string): void {
     rmSync(this.projectDir(projectId), { recursive: true, force: true });
   }

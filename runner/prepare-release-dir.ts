@@ -41,7 +41,7 @@ export async function prepareReleaseDir(options: PrepareReleaseDirOptions): Prom
   await setReadOnly(options.releaseDir, true);
 }
 
-/** Remove a release directory made read-only by prepareReleaseDir (release cleanup, site deletion). */
+/** Remove a release directory made read-only by prepareReleaseDir (release cleanup, project deletion). */
 export async function removeReleaseDir(releaseDir: string): Promise<void> {
   if (
     await lstat(releaseDir).then(

@@ -85,7 +85,7 @@ export interface ReleaseDriver {
    * stays at keptArtifactPath(releaseDir) until unstage, so rollbacks to older releases still work.
    */
   stage(input: { releaseDir: string; place: (dir: string) => Promise<void>; artifact?: ReleaseArtifact }): Promise<void>;
-  /** Remove a staged release's files, and its kept artifact (failed candidate, release cleanup, site deletion). */
+  /** Remove a staged release's files, and its kept artifact (failed candidate, release cleanup, project deletion). */
   unstage(releaseDir: string): Promise<void>;
   /** Run one job next to the project's data. */
   runJob<J extends ReleaseJob>(job: J): Promise<ReleaseJobResults[J['type']]>;
@@ -116,7 +116,7 @@ export interface ReleaseDriver {
   /** The sandbox's own status when apps run in sandboxes (undefined otherwise). */
   sandboxStatus(): SandboxStatus | undefined;
   /**
-   * Site deletion, after `stop`: remove what the driver keeps for a project outside the control
+   * Project deletion, after `stop`: remove what the driver keeps for a project outside the control
    * plane's data directory (a swarm's services, secrets, network and volume). Absent: nothing to remove.
    */
   removeProject?(projectId: string): Promise<void>;

@@ -99,7 +99,7 @@ export class Supervisor {
     return app;
   }
 
-  /** Stop a project's app (step 5 of the release transaction, site deletion) and stop supervising it. */
+  /** Stop a project's app (step 5 of the release transaction, project deletion) and stop supervising it. */
   async stop(projectId: string, graceMs?: number): Promise<AppExit | null> {
     const entry = this.entries.get(projectId);
     if (!entry) return null;

@@ -199,7 +199,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   });
   metrics.watchApps({ driver: releases.driver, isPlaced: (projectId) => nodes.placement.isPlaced(projectId) });
   logIsolation(logger, releases.isolation()); // once per start: apps unisolated or unable to start must not go unnoticed
-  const apps = releases.apps; // restore, recovery and site deletion stop and restart apps through the release pipeline
+  const apps = releases.apps; // restore, recovery and project deletion stop and restart apps through the release pipeline
   const backups = createBackups(ctx, { locks: releases.locks, keyring: secrets.keyring, apps, jobs: releases.driver });
   const domains = createDomains(ctx, ingress.routes);
   domains.load();

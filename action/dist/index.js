@@ -27831,13 +27831,13 @@ var lifecycleCodes = defineCodes({
   SVC_SITE_DELETE_CONFIRMATION_MISMATCH: {
     status: 400,
     retryable: false,
-    summary: "Site deletion needs the exact phrase `delete-site <project-slug>`.",
+    summary: "Project deletion needs the exact phrase `delete-site <project-slug>`.",
     hint: "Retype the phrase shown in the message."
   },
   SVC_DATA_LOSS_NOT_ACKNOWLEDGED: {
     status: 400,
     retryable: false,
-    summary: "Site deletion permanently removes the database, releases, snapshots, backups, secrets, logs, metrics, domains and scoped tokens; it needs the data-loss acknowledgement.",
+    summary: "Project deletion permanently removes the database, releases, snapshots, backups, secrets, logs, metrics, domains and scoped tokens; it needs the data-loss acknowledgement.",
     hint: 'Pass --acknowledge-data-loss (API: "acknowledgeDataLoss": true).'
   },
   SVC_SITE_PATH_UNSAFE: {

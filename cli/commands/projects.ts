@@ -53,7 +53,7 @@ async function showProject(ctx: CliContext, id: string, options: ServerOption): 
 /** The `svc projects` command group. */
 export const projectsCommand: CommandModule = {
   register(program: Command, ctx: CliContext): void {
-    const group = program.command('projects').description('list and create projects (sites)');
+    const group = program.command('projects').description('list and create projects');
     group
       .command('list', { isDefault: true })
       .description('list the projects you can see (default)')

@@ -124,7 +124,7 @@ export class ContainerRunner implements AppRunner {
     return this.releasingNetworkOnExit(app);
   }
 
-  /** The project's network goes when its last container here exits (site deletion stops the app). */
+  /** The project's network goes when its last container here exits (project deletion stops the app). */
   private releasingNetworkOnExit(app: ContainerApp): ContainerApp {
     app.onExit(() => void this.networks.release(app.projectId, app.record().containerId!).catch(() => undefined));
     return app;

@@ -26,7 +26,7 @@ export interface ReleaseJobInput extends SwarmTaskInput {
 /**
  * The spec of one job run: one replicated task that is never restarted, `job <jobId>`. Not a
  * `ReplicatedJob`: dockerd 20.10 leaves a removed job service's exited containers behind, and they
- * keep the project volume in use (site deletion could never remove it); a plain replicated service's
+ * keep the project volume in use (project deletion could never remove it); a plain replicated service's
  * containers go with it.
  */
 export function releaseJobSpec(input: ReleaseJobInput): EngineServiceSpec {

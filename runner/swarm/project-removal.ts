@@ -1,4 +1,4 @@
-// Site deletion on the swarm: everything svc created for a project goes — its service, canary and job
+// Project deletion on the swarm: everything svc created for a project goes — its service, canary and job
 // services, every secret, its overlay network and, last, its volume (the project's data: the pipeline
 // stopped the app first). Objects another step still holds are retried briefly, then reported.
 import { projectNetworkName } from '../container/network-args.js';

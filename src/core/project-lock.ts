@@ -63,7 +63,7 @@ interface Waiter {
 const safeId = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 /**
- * Durable per-project locks shared by deploy, rollback, release cleanup, backups and site deletion.
+ * Durable per-project locks shared by deploy, rollback, release cleanup, backups and project deletion.
  * A lock is a file made visible atomically (hard link of a fsynced temp file: O_EXCL semantics, never
  * partially written). A lock whose holder process is gone is recovered and reported, never ignored.
  */

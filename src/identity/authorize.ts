@@ -10,7 +10,7 @@ export interface AccessRequest {
   organizationId: string;
   /** The project acted on, when there is one (project-scoped tokens must match it). */
   projectId?: string | null;
-  /** The action needs an account-wide credential (session or unscoped token), e.g. site deletion. */
+  /** The action needs an account-wide credential (session or unscoped token), e.g. project deletion. */
   accountWide?: boolean;
 }
 

@@ -40,7 +40,7 @@ const PROJECT_TREE_REVOKE_SQL = `WITH RECURSIVE tree(id) AS (
   UPDATE access_tokens SET revoked_at = ? WHERE id IN (SELECT id FROM tree) AND revoked_at IS NULL`;
 
 /**
- * Revoke every live token scoped to a project and their descendants (used by site deletion).
+ * Revoke every live token scoped to a project and their descendants (used by project deletion).
  * Children of a scoped token are scoped to the same project, so the cascade is a safeguard here.
  * Returns how many tokens were revoked.
  */

@@ -36,7 +36,7 @@ export interface Ingress {
     flush(): void;
     /** Series and totals of a project for a window ending now. */
     query(projectId: string, window: MetricsWindow, options?: { releaseId?: string }): MetricsReport;
-    /** Delete a project's metric rows (site deletion). */
+    /** Delete a project's metric rows (project deletion). */
     deleteProject(projectId: string): void;
   };
   /** Add an observer of finished requests (usage metering, canary samples); returns a remover. */

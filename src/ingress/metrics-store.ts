@@ -81,7 +81,7 @@ export interface MetricsStore {
   prune(now: number): void;
   /** Series and totals of a project (optionally one release) for a window ending now. */
   query(projectId: string, window: MetricsWindow, now: number, options?: { releaseId?: string }): MetricsReport;
-  /** Remove every metric row of a project (site deletion). */
+  /** Remove every metric row of a project (project deletion). */
   deleteProject(projectId: string): void;
 }
 

@@ -172,7 +172,7 @@ export class RouteTable {
     return this.#ensure(project);
   }
 
-  /** Stop routing a project (site deletion). Returns its last target for draining. */
+  /** Stop routing a project (project deletion). Returns its last target for draining. */
   removeProject(projectId: string): UpstreamTarget | null {
     const entry = this.#entries.get(projectId);
     if (!entry) return null;

@@ -1,5 +1,5 @@
 // Managed buckets on the platform: every project gets its own volume directory and catalog under its
-// data directory (so site deletion removes them), a stable project-derived signing key (derived from
+// data directory (so project deletion removes them), a stable project-derived signing key (derived from
 // the platform's secrets key, never stored or returned by an API) and a unique object prefix.
 import { platformBucketEnvironment } from '../runtime/buckets/platform-environment.js';
 import { SvcError } from '../core/errors.js';

@@ -1,4 +1,4 @@
-// HTTP contract of projects (sites) and the dashboard: paths, slug rules and zod schemas.
+// HTTP contract of projects and the dashboard: paths, slug rules and zod schemas.
 // Shared by the server, the CLI and the console; imports only zod.
 import { z } from 'zod';
 
@@ -119,7 +119,7 @@ export const dashboardResponseSchema = z.object({
   ),
 });
 
-// Custom domains, the edge certificate lookup and site deletion.
+// Custom domains, the edge certificate lookup and project deletion.
 export * from './domains-contract.js';
 
 // What deleting a project erases, shown before the phrase is asked for (`svc project delete`, the console's dialog).

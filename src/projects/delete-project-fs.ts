@@ -1,4 +1,4 @@
-// Filesystem steps of site deletion: verify that the project directory and its parents are real
+// Filesystem steps of project deletion: verify that the project directory and its parents are real
 // directories (never symbolic links), then remove the tree without following links. The fs
 // operations are passed in, so tests can make removal fail at a chosen path.
 import { chmod, lstat, readdir, realpath, rmdir, unlink } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// DELETE /api/projects/:id — permanent site deletion. Account-wide session (same-origin + CSRF,
+// DELETE /api/projects/:id — permanent project deletion. Account-wide session (same-origin + CSRF,
 // checked by authenticate) or account-wide token only; owner or administrator (`admin`).
 import type { FeatureContext } from '../core/feature-context.js';
 import { bearerOrSession, type HttpApp } from '../core/http/create-http-app.js';
@@ -7,7 +7,7 @@ import { projectParamsSchema, projectRoutes } from './contract.js';
 import { deleteSite, type SiteDeletionDeps } from './delete-project.js';
 import { requireProjectPermission } from './project-access.js';
 
-/** Register the site deletion route. */
+/** Register the project deletion route. */
 export function deleteProjectRoutes(deps: SiteDeletionDeps) {
   const ctx: FeatureContext = deps.ctx;
   return async function register(app: HttpApp): Promise<void> {

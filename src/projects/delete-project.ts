@@ -1,4 +1,4 @@
-// Site deletion (docs/site-deletion.md): account-wide credential, owner or
+// Project deletion (docs/project-deletion.md): account-wide credential, owner or
 // administrator rechecked under the project lock; stop the app; verify the project path and its
 // parents are real directories; remove the project root (and its logs); then ONE control-database
 // transaction revokes project tokens, removes placement/operation state, deletes the project row
@@ -93,11 +93,11 @@ export async function deleteSite(deps: SiteDeletionDeps, input: SiteDeletionInpu
         }
         await deps.removeRuntime?.(projectId);
       } catch (error) {
-        ctx.logger.error({ err: error, projectId }, 'site deletion: removing files failed; restarting the previous release');
+        ctx.logger.error({ err: error, projectId }, 'project deletion: removing files failed; restarting the previous release');
         if (activeReleaseId)
           await deps.apps
             .start(projectId, activeReleaseId)
-            .catch((startError: unknown) => ctx.logger.error({ err: startError, projectId }, 'site deletion: restart failed'));
+            .catch((startError: unknown) => ctx.logger.error({ err: startError, projectId }, 'project deletion: restart failed'));
         if (isSvcError(error, 'SVC_SITE_PATH_UNSAFE')) throw error;
         throw new SvcError(
           'SVC_SITE_DELETE_FILES_FAILED',
@@ -125,7 +125,7 @@ export async function deleteSite(deps: SiteDeletionDeps, input: SiteDeletionInpu
           })
           .immediate();
       } catch (error) {
-        ctx.logger.error({ err: error, projectId }, 'site deletion: metadata transaction failed after the files were removed');
+        ctx.logger.error({ err: error, projectId }, 'project deletion: metadata transaction failed after the files were removed');
         throw new SvcError('SVC_SITE_DELETE_INCOMPLETE', INCOMPLETE_MESSAGE);
       }
       deps.forget?.(projectId);

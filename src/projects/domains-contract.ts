@@ -1,4 +1,4 @@
-// HTTP contract of custom domains, the edge proxy's certificate lookup and site deletion.
+// HTTP contract of custom domains, the edge proxy's certificate lookup and project deletion.
 // Re-exported by contract.ts (the CLI reaches projects only through it); imports only zod.
 import { z } from 'zod';
 

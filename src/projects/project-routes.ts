@@ -58,7 +58,7 @@ export function projectRoutes(ctx: FeatureContext) {
         schema: {
           tags,
           security,
-          summary: 'Create a project (site) in an organization; creates its root directory',
+          summary: 'Create a project in an organization; creates its root directory',
           body: createProjectBodySchema,
           response: { 201: projectResponseSchema },
         },

@@ -1,9 +1,9 @@
 // Stopping and restarting a project's app for work on its data (backup restore, recovery activation,
-// site deletion) goes through the release pipeline's own steps, so the ingress route always follows
+// project deletion) goes through the release pipeline's own steps, so the ingress route always follows
 // the supervised app: other features get this object and never touch the supervisor or the routes.
 import { quiesce, restartSupervised, type ReleaseDeps } from './release-deps.js';
 
-/** What backups, recovery and site deletion may do to a project's running app. */
+/** What backups, recovery and project deletion may do to a project's running app. */
 export interface ProjectAppControl {
   /**
    * Take the project out of the ingress (its host answers 503 SVC_INGRESS_NO_ACTIVE_RELEASE), let

@@ -142,7 +142,7 @@ export async function routeTo(deps: ReleaseDeps, app: RunningApp): Promise<void>
 
 /**
  * The one way a project's app is restarted outside a deploy (restore, recovery activation, a failed
- * site deletion, a failed deploy or rollback, boot): start the release under supervision, wait for
+ * project deletion, a failed deploy or rollback, boot): start the release under supervision, wait for
  * its health route, and only then move the ingress to it. Throws SVC_APP_START_FAILED or
  * SVC_HEALTH_CHECK_FAILED when it does not get healthy; the route is then left as it was.
  */

@@ -84,7 +84,7 @@ export interface ReleasesFeature {
   nodeRoute(input: { projectId: string; releaseId: string | null; upstream: ReleaseUpstream | null; hold?: boolean }): Promise<void>;
   /** How this feature's runner isolates apps, and whether it can start them at all. */
   isolation(): Isolation;
-  /** Stop and restart a project's app around work on its data (restore, recovery, site deletion); keeps the ingress route in step. */
+  /** Stop and restart a project's app around work on its data (restore, recovery, project deletion); keeps the ingress route in step. */
   apps: ProjectAppControl;
 }
 

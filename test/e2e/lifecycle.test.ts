@@ -71,7 +71,7 @@ function filesUnder(dir: string): string[] {
 }
 
 describe('release lifecycle and project data', () => {
-  it('deploy ×2 with a secret, backup, release cleanup, custom domain through Caddy, site deletion', async () => {
+  it('deploy ×2 with a secret, backup, release cleanup, custom domain through Caddy, project deletion', async () => {
     // 1. First release; a secret set now is not in the running app's environment yet.
     await useFixture('healthy');
     const first = await svc(['deploy', '--slug', SLUG, '--name', 'E2E Life', '--json']);
@@ -147,7 +147,7 @@ describe('release lifecycle and project data', () => {
       expect(JSON.parse(env.body)).toEqual({ name: 'GREETING', value: secretValue });
     }
 
-    // 6. Site deletion: refused without the acknowledgement, then everything under the root is gone.
+    // 6. Project deletion: refused without the acknowledgement, then everything under the root is gone.
     const root_ = join(platform.dataDir, 'projects', projectId);
     expect(filesUnder(root_).length).toBeGreaterThan(0);
     const noAck = await svc(['project', 'delete', `--confirm=delete-site ${SLUG}`]);

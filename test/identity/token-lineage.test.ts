@@ -204,7 +204,7 @@ describe('tokens created by a token', () => {
     expect(device.parent_id).toBeNull();
   });
 
-  it('site deletion revokes the project-scoped tokens and what they minted, not the account-wide parent', async () => {
+  it('project deletion revokes the project-scoped tokens and what they minted, not the account-wide parent', async () => {
     h = await startHarness();
     const owner = await register(h.app, 'owner@example.com');
     const project = await createProject(h.app, owner, { name: 'Alpha', slug: 'alpha' });

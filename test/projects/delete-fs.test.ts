@@ -1,4 +1,4 @@
-// The filesystem half of site deletion with an injected fs that fails at a chosen path: removal
+// The filesystem half of project deletion with an injected fs that fails at a chosen path: removal
 // stops part-way with the error, runtime files ("releases") go last, a retry finishes the job,
 // symbolic links are never followed.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -33,7 +33,7 @@ function failingAt(path: string): DeletionFs & { removed: string[] } {
   };
 }
 
-describe('site deletion filesystem steps', () => {
+describe('project deletion filesystem steps', () => {
   it('fails part-way at the injected path, keeps the runtime files, and a retry completes', async () => {
     const root = join(data, 'projects', 'prj_1');
     const fs = failingAt(join(root, 'snapshots/rel_1.db'));

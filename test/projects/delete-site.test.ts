@@ -1,4 +1,4 @@
-// Site deletion through DELETE /api/projects/:id against deployed apps: refusals (phrase,
+// Project deletion through DELETE /api/projects/:id against deployed apps: refusals (phrase,
 // acknowledgement, project-scoped token, viewer/developer), a symlinked project root, removal failing
 // part-way (an immutable file, `chattr +i`) then a retry, a failed metadata transaction then a retry,
 // and the full success: files, logs, tokens, rows and routes gone, project.delete in the feed.
@@ -38,7 +38,7 @@ const chattrComponent: Component = {
     }
   },
 };
-const chattrGate = requireComponents('site deletion failing part-way', [rootComponent(), chattrComponent]);
+const chattrGate = requireComponents('project deletion failing part-way', [rootComponent(), chattrComponent]);
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'svc-del-art-'));
@@ -94,7 +94,7 @@ async function token(browser: Browser, body: Record<string, unknown>): Promise<s
   return (res.json() as { accessToken: string }).accessToken;
 }
 
-describe('site deletion', () => {
+describe('project deletion', () => {
   it('refuses a wrong phrase, a missing acknowledgement, a project-scoped token and non-admin roles, changing nothing', async () => {
     const p = await deployedProject();
     const phrase = `delete-site ${p.slug}`;

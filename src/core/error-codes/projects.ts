@@ -1,6 +1,6 @@
 import { defineCodes } from './define.js';
 
-/** Projects (sites): creation, lookup, slugs. */
+/** Projects: creation, lookup, slugs. */
 export const projectsCodes = defineCodes({
   SVC_PROJECT_NOT_FOUND: {
     status: 404,

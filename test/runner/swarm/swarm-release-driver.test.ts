@@ -3,7 +3,7 @@
 // reported and the ingress follows its new port; a canary runs as a second service and is promoted
 // into the project's service, or removed when it fails; a restarted control plane re-adopts the
 // running task; release cleanup removes the kept artifact; a job task that ends without a result
-// fails with SVC_SWARM_JOB_FAILED; site deletion leaves no service, secret, network or volume behind.
+// fails with SVC_SWARM_JOB_FAILED; project deletion leaves no service, secret, network or volume behind.
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
@@ -189,7 +189,7 @@ describe.skipIf(gate.skip)('swarm release driver on a real swarm', () => {
     }
   }, 120_000);
 
-  it('site deletion removes the project service, its secrets, network and volume', async () => {
+  it('project deletion removes the project service, its secrets, network and volume', async () => {
     const projectId = plane.project.id;
     expect(await client.listVolumes(projectLabel())).not.toEqual([]);
     const res = await plane.app.inject({

@@ -1,4 +1,4 @@
-// Create a project (site) in one of your organizations; the slug defaults to one derived from the name.
+// Create a project in one of your organizations; the slug defaults to one derived from the name.
 import { useState } from 'preact/hooks';
 import { orgListResponseSchema, identityRoutes } from '../../../src/identity/contract.js';
 import { checkProjectSlug, projectResponseSchema, projectRoutes, slugFromName } from '../../../src/projects/contract.js';
