@@ -2,8 +2,6 @@
 // server's interval (slower on slow_down), and stores the token in ~/.svc/config.json (0600).
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
-import { command } from '../../src/core/command.js';
-import { execCommand } from '../../src/core/exec.js';
 import { SvcError } from '../../src/core/errors.js';
 import type { DeviceStartResponse, DeviceTokenResponse } from '../../src/identity/contract.js';
 import { ApiClient } from '../api-client.js';
@@ -12,6 +10,7 @@ import type { CliContext } from '../context.js';
 import { printable } from '../format-table.js';
 import { DEFAULT_SERVER } from '../credentials.js';
 import { loginServer } from '../login-server.js';
+import { openInBrowser } from '../open-in-browser.js';
 import { registrationStatus } from '../register-account.js';
 import { saveLogin } from '../save-login.js';
 import { offerRegistration } from './register.js';
@@ -73,18 +72,8 @@ async function login(ctx: CliContext, options: { server?: string; open?: boolean
 }
 
 async function openBrowser(ctx: CliContext, url: string): Promise<void> {
-  // Only hand web URLs to the system opener (never file: or custom schemes from a server).
-  if (!/^https?:\/\//i.test(url)) {
-    ctx.out.note('Not opening a non-http(s) verification URL; open it yourself.');
-    return;
-  }
-  const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
-  try {
-    const result = await execCommand(command(opener, [url], { env: {} }), {});
-    if (result.exitCode !== 0) ctx.out.note(`Could not open a browser (${opener} exited ${result.exitCode}); open the URL above yourself.`);
-  } catch {
-    ctx.out.note(`Could not start ${opener}; open the URL above yourself.`);
-  }
+  const notOpened = await openInBrowser(ctx, url);
+  if (notOpened) ctx.out.note(`Could not open a browser (${notOpened}); open the URL above yourself.`);
 }
 
 /** The `svc login` command. */

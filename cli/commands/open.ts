@@ -6,9 +6,9 @@ import { SvcError } from '../../src/core/errors.js';
 import { routePath } from '../../src/identity/contract.js';
 import type { Project } from '../../src/projects/contract.js';
 import { connect } from '../api-client.js';
-import { browserOpener } from '../browser-opener.js';
 import type { CommandModule } from '../command-module.js';
 import type { CliContext } from '../context.js';
+import { openInBrowser } from '../open-in-browser.js';
 import { resolveProjectRef } from '../project-link.js';
 
 /** The console's pages of a project (web/src/routes.tsx); `overview` is the project's own page. */
@@ -51,19 +51,6 @@ export interface OpenDocument {
   opened: boolean;
 }
 
-// Run the opener; say why not when it cannot run or fails (the URL is printed either way).
-async function tryOpen(ctx: CliContext, url: string): Promise<string | undefined> {
-  const opener = browserOpener(url, ctx.platform, ctx.env);
-  if ('reason' in opener) return opener.reason;
-  try {
-    const result = await ctx.exec(opener, { discard: true });
-    return result.exitCode === 0 ? undefined : `${opener.file} exited with ${result.exitCode ?? result.signal}`;
-  } catch (error) {
-    if (error instanceof SvcError && error.code === 'SVC_COMMAND_NOT_FOUND') return error.message;
-    throw error;
-  }
-}
-
 async function open(ctx: CliContext, page: string | undefined, options: OpenOptions): Promise<void> {
   const target = parseOpenTarget(page, options.console);
   const ref = await resolveProjectRef(ctx.cwd, options.project);
@@ -78,7 +65,7 @@ async function open(ctx: CliContext, page: string | undefined, options: OpenOpti
     opened: false,
   };
   if (ctx.json || options.print) return ctx.out.result(doc, () => url);
-  const failure = await tryOpen(ctx, url);
+  const failure = await openInBrowser(ctx, url);
   if (failure === undefined) return ctx.out.result({ ...doc, opened: true }, () => `Opened ${url}`);
   ctx.out.note(`Not opening a browser (${failure}); open the URL yourself:`);
   ctx.out.result(doc, () => url);

@@ -1,6 +1,6 @@
 // svc login/logout/projects/tokens/activity against the real control plane (child process on a
 // free loopback port, temp data dir). Device approval goes through the session API, as the page does.
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -31,7 +31,7 @@ beforeEach(async () => {
 });
 
 /** Run `svc login` in-process and approve (or deny) the code through the owner's browser session. */
-async function loginWithDecision(decision: 'approve' | 'deny', extra: string[] = []) {
+async function loginWithDecision(decision: 'approve' | 'deny', extra: string[] = [], env: Record<string, string> = {}) {
   let seen = '';
   let decision$: Promise<unknown> | undefined;
   const writer = () => ({
@@ -47,7 +47,7 @@ async function loginWithDecision(decision: 'approve' | 'deny', extra: string[] =
   });
   const stdout = writer();
   const stderr = writer();
-  const code = await main(['login', `--server=${platform.url}`, ...extra], { home, env: { NO_COLOR: '1' }, stdout, stderr });
+  const code = await main(['login', `--server=${platform.url}`, ...extra], { home, env: { NO_COLOR: '1', ...env }, stdout, stderr });
   await decision$;
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
@@ -64,6 +64,20 @@ describe('svc login', () => {
     expect(result.stdout + result.stderr).not.toContain(stored?.token);
     const me = await runMain(['projects', '--json'], { home });
     expect(me.code, me.stdout).toBe(0);
+  });
+
+  it('--open hands the approval URL to the desktop opener (a recording xdg-open on PATH)', async () => {
+    const bin = join(home, 'bin');
+    const log = join(home, 'opened.txt');
+    await mkdir(bin);
+    await writeFile(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$@" >> "${log}"\n`);
+    await chmod(join(bin, 'xdg-open'), 0o755);
+    const result = await loginWithDecision('approve', ['--open'], { PATH: `${bin}:${process.env.PATH ?? ''}`, DISPLAY: ':0' });
+    expect(result.code, result.stderr).toBe(0);
+    const shown = /^Open (\S+) and confirm code/m.exec(result.stdout)?.[1];
+    expect(shown).toMatch(/\/device\?/);
+    expect((await readFile(log, 'utf8')).trim()).toBe(shown);
+    expect(result.stderr).not.toContain('Could not open');
   });
 
   it('--json prints one final object (no token) and keeps the prompt on stderr', async () => {
