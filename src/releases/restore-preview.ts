@@ -1,9 +1,24 @@
 // What a data-restoring rollback would lose, worked out from the release list before asking for the
-// confirmation phrase. Pure, imports only the byte format and contract types, so `svc rollback
+// confirmation phrase. Pure, imports only the byte format, so `svc rollback
 // --restore-data` prints these lines and the console's rollback dialog shows the same ones; the server
 // still decides.
 import { formatBytes } from '../core/format-bytes.js';
-import type { ReleaseListResponse } from './contract.js';
+
+/** The part of the release list (GET …/releases) the preview reads; the contract re-exports this module. */
+interface PreviewRelease {
+  id: string;
+  status: string;
+  predecessorId: string | null;
+  createdAt: string;
+  activatedAt: string | null;
+  finishedAt: string | null;
+  storage: { snapshotBytes: number | null };
+}
+interface ReleaseListResponse {
+  releases: readonly PreviewRelease[];
+  activeReleaseId: string | null;
+  storage: { usage: { databaseBytes: number } };
+}
 
 /** Whether the restore looks possible, and the lines that tell the user what it would do and lose. */
 export interface RestorePreview {
@@ -22,7 +37,7 @@ export function previewNeedsPlacement(list: ReleaseListResponse, targetId: strin
   return active !== undefined && active.predecessorId === targetId && active.storage.snapshotBytes === null;
 }
 
-function activeOf(list: ReleaseListResponse): ReleaseListResponse['releases'][number] | undefined {
+function activeOf(list: ReleaseListResponse): PreviewRelease | undefined {
   return list.releases.find((r) => r.id === list.activeReleaseId) ?? list.releases.find((r) => r.status === 'active');
 }
 
