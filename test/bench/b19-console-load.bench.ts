@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser } from 'playwright-core';
 import { bootstrapAccount } from '../support/account.js';
-import { launchChromium } from '../support/chromium.js';
+import { chromiumGate, launchChromium } from '../support/chromium.js';
 import { ensureConsoleBuilt } from '../support/console-build.js';
 import { deployFixture } from '../support/deploy-fixture.js';
 import { firstLoadFiles, firstLoadReport, type Manifest } from '../support/first-load.js';
@@ -150,6 +150,8 @@ function weightRow(): BenchResult {
 
 /** Run B19 and return its rows. */
 export default async function b19(): Promise<BenchResult[]> {
+  // A bench has no skip: without Chromium it stops with what is missing.
+  chromiumGate('B19 console load').assertPresent();
   await ensureConsoleBuilt();
   const work = await mkdtemp(join(tmpdir(), 'svc-bench-b19-'));
   const [platform, browser] = await Promise.all([startPlatform({ readyTimeoutMs: 60_000 }), launchChromium()]);
