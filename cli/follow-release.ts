@@ -1,10 +1,18 @@
 // How `svc deploy` learns a release's outcome after the upload answered with a candidate: it follows
 // GET …/releases/:releaseId/events, entering each step as a phase as the server records it, until the
 // `end` line carries the final release. A server without that route (404) is polled instead.
+// `svc rollback` follows its target the same way; the end line then also says how the rollback ended.
 import { SvcError } from '../src/core/errors.js';
 import type { HttpStream } from '../src/core/http/http-client.js';
 import { routePath } from '../src/identity/contract.js';
-import { RELEASE_EVENTS_MEDIA_TYPE, releaseEventSchema, releaseResponseSchema, releaseRoutes, type Release } from '../src/releases/contract.js';
+import {
+  RELEASE_EVENTS_MEDIA_TYPE,
+  releaseEventSchema,
+  releaseResponseSchema,
+  releaseRoutes,
+  type Release,
+  type RollbackOutcome,
+} from '../src/releases/contract.js';
 
 import type { ApiClient } from './api-client.js';
 import type { CliContext } from './context.js';
@@ -30,10 +38,23 @@ const POLL_INTERVAL_MS = 500;
 /** The release once it is no longer a candidate; throws SvcError when the server cannot be followed. */
 export async function followRelease(ctx: CliContext, target: FollowTarget): Promise<Release> {
   const followed = await streamEvents(ctx, target);
-  return followed ?? pollRelease(ctx, target);
+  return followed?.release ?? pollRelease(ctx, target);
 }
 
-async function streamEvents(ctx: CliContext, target: FollowTarget): Promise<Release | null> {
+/** The end of a rollback to `target.release` (answered 202): the target as it ended, and how. */
+export async function followRollback(ctx: CliContext, target: Omit<FollowTarget, 'pollTimeoutMs'>): Promise<FollowedEnd> {
+  const followed = await streamEvents(ctx, target);
+  // A server that answers 202 has the event stream; a 404 here means the release is gone.
+  if (!followed) throw new SvcError('SVC_NOT_FOUND', `Release ${target.release.id} cannot be followed`);
+  return followed;
+}
+
+interface FollowedEnd {
+  release: Release;
+  rollback?: RollbackOutcome | undefined;
+}
+
+async function streamEvents(ctx: CliContext, target: Omit<FollowTarget, 'pollTimeoutMs'>): Promise<FollowedEnd | null> {
   const url = new URL(routePath(releaseRoutes.events, { id: target.projectId, releaseId: target.release.id }), `${target.server}/`);
   let response: HttpStream;
   try {
@@ -59,9 +80,11 @@ async function streamEvents(ctx: CliContext, target: FollowTarget): Promise<Rele
       if (!event.success) continue; // an event this version does not know
       if (event.data.type === 'end') {
         response.discard();
-        return event.data.release;
+        return { release: event.data.release, rollback: event.data.rollback };
       }
-      target.phases.phase(event.data.step, { releaseId: target.release.id, at: event.data.at });
+      // A data-restoring rollback reports its snapshot step with `restore`: it restores, not takes, one.
+      const phase = event.data.details?.restore === true ? 'restore' : event.data.step;
+      target.phases.phase(phase, { releaseId: target.release.id, at: event.data.at });
     }
   } catch (error) {
     throw new SvcError('SVC_NETWORK', `The event stream of release ${target.release.id} was interrupted (${(error as Error).message})`, { cause: error });

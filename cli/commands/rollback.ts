@@ -1,7 +1,10 @@
 // `svc rollback <release-id> [--restore-data --confirm="restore <project>"]`: code-only by default
 // (the target must pass health against the current database); --restore-data also restores the
 // pre-deploy snapshot, after saying exactly what would be lost. The server checks and audits both.
+// It asks the server to answer once the rollback started (wait=false) and follows the target's steps
+// as phases; an older server, or a placed project's rollback, answers when done instead.
 import type { Command } from 'commander';
+import { SvcError, errorCodes, type ErrorCode } from '../../src/core/errors.js';
 import { projectResponseSchema, projectRoutes } from '../../src/projects/contract.js';
 import { routePath } from '../../src/identity/contract.js';
 import {
@@ -12,9 +15,12 @@ import {
   restorePreview,
   rollbackResponseSchema,
   type PreviewPlacement,
+  type Release,
+  type RollbackOutcome,
   type RollbackResponse,
 } from '../../src/releases/contract.js';
 import { ApiClient, connect } from '../api-client.js';
+import { followRollback } from '../follow-release.js';
 import type { CommandModule } from '../command-module.js';
 import type { CliContext } from '../context.js';
 import { formatPairs } from '../output.js';
@@ -33,7 +39,7 @@ const ROLLBACK_TIMEOUT_MS = 300_000;
 
 async function rollback(ctx: CliContext, releaseId: string, options: RollbackOptions): Promise<void> {
   const ref = await resolveProjectRef(ctx.cwd, options.project);
-  const { client: base } = await connect(ctx, { server: options.server });
+  const { client: base, credentials } = await connect(ctx, { server: options.server });
   const client = new ApiClient({ ...base.options, timeoutMs: ROLLBACK_TIMEOUT_MS });
   const restoreData = options.restoreData === true;
   let confirm = options.confirm;
@@ -55,15 +61,41 @@ async function rollback(ctx: CliContext, releaseId: string, options: RollbackOpt
     }
   }
   // The server decides (and answers SVC_RELEASE_CONFIRMATION_MISMATCH / SVC_RESTORE_NOT_ALLOWED); never retried.
-  ctx.out.phases().phase('rollback', { releaseId });
-  const answer = await client.request({
+  const phases = ctx.out.phases();
+  phases.phase('rollback', { releaseId });
+  const started = await client.request({
     method: 'POST',
     path: routePath(releaseRoutes.rollback, { id: ref.id }),
+    query: { wait: 'false' },
     body: { releaseId, restoreData, ...(confirm === undefined ? {} : { confirm }) },
     schema: rollbackResponseSchema,
     idempotent: false,
   });
+  let answer: RollbackResponse = { release: started.release, previousReleaseId: started.previousReleaseId, restoredData: started.restoredData };
+  if (started.running === true) {
+    const target = { server: credentials.server, token: credentials.token as string, client, projectId: ref.id, release: started.release, phases };
+    const end = await followRollback(ctx, target).catch((error: unknown) => {
+      if (!(error instanceof SvcError)) throw error;
+      throw new SvcError(error.code, `${error.message}; the rollback may still finish on the server (svc releases shows which release is active)`, {
+        cause: error,
+        details: { ...error.details, releaseId },
+      });
+    });
+    const failure = rollbackFailure(end.release, end.rollback);
+    if (failure) throw failure;
+    answer = { ...answer, release: end.release };
+  }
   ctx.out.result(answer, () => rollbackLines(ctx, answer));
+}
+
+/** The error a followed rollback ends with, as the synchronous answer would have carried it; null when it completed. */
+function rollbackFailure(release: Release, outcome: RollbackOutcome | undefined): SvcError | null {
+  if (outcome ? outcome.outcome === 'complete' : release.status === 'active') return null;
+  const details = { releaseId: release.id };
+  const error = outcome?.error;
+  if (!error) return new SvcError('SVC_RELEASE_FAILED', `The rollback to ${release.id} did not make it active (status ${release.status})`, { details });
+  if (Object.hasOwn(errorCodes, error.code)) return new SvcError(error.code as ErrorCode, error.message, { details });
+  return new SvcError('SVC_REMOTE_ERROR', `${error.code}: ${error.message}`, { details: { ...details, remoteCode: error.code } });
 }
 
 /** Human summary of a finished rollback (pure apart from colour). */

@@ -130,10 +130,19 @@ export const releaseStepEventSchema = z.object({
   details: z.record(z.string(), z.unknown()).optional(),
 });
 export type ReleaseStepEvent = z.infer<typeof releaseStepEventSchema>;
-/** The last line of the stream: the release is no longer a candidate (active or failed). */
+/** How a rollback to the followed release ended (its row alone cannot say why it stayed inactive). */
+export const rollbackOutcomeSchema = z.object({
+  outcome: z.enum(['complete', 'failed']),
+  error: z.object({ code: z.string(), message: z.string() }).optional().describe('when failed: the stable SVC_* code and message'),
+});
+export type RollbackOutcome = z.infer<typeof rollbackOutcomeSchema>;
+/**
+ * The last line of the stream: the release is no longer a candidate (active or failed), or the
+ * rollback to it ended (then `rollback` says how).
+ */
 export const releaseEventSchema = z.discriminatedUnion('type', [
   releaseStepEventSchema,
-  z.object({ type: z.literal('end'), at: isoTime, release: releaseSchema }),
+  z.object({ type: z.literal('end'), at: isoTime, release: releaseSchema, rollback: rollbackOutcomeSchema.optional() }),
 ]);
 export type ReleaseEvent = z.infer<typeof releaseEventSchema>;
 
@@ -142,10 +151,18 @@ export const rollbackBodySchema = z.object({
   restoreData: z.boolean().default(false).describe('also restore the database from the pre-deploy snapshot (newer writes are lost)'),
   confirm: z.string().max(300).optional().describe('with restoreData: exactly "restore <project-slug>"'),
 });
+export const rollbackQuerySchema = z.object({
+  wait: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true')
+    .describe("true (default): respond when the rollback ended; false: respond 202 once it is validated and started, then follow the target's events"),
+});
 export const rollbackResponseSchema = z.object({
-  release: releaseSchema.describe('the release that is now active'),
+  release: releaseSchema.describe('the release that is now active (in a 202: the target as it was when the rollback started)'),
   previousReleaseId: z.string().nullable(),
-  restoredData: z.boolean(),
+  restoredData: z.boolean().describe('the database was restored (in a 202: will be restored)'),
+  running: z.boolean().optional().describe('true in a 202: the rollback continues; GET …/releases/:releaseId/events of the target says how it ends'),
 });
 export type RollbackResponse = z.infer<typeof rollbackResponseSchema>;
 

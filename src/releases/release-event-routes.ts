@@ -1,11 +1,13 @@
 // GET …/releases/:releaseId/events: a release's steps as the transaction records them (NDJSON), then
 // one `end` line with its final row. Steps come from the in-process hub while this process runs the
 // transaction; otherwise (a runner node's deploy, another process) from the row's step, read every
-// quarter second. The stream ends when the release is no longer a candidate or the client leaves.
+// quarter second. The stream ends when the release is no longer a candidate or the client leaves; for
+// the target of a rollback running here (not a candidate) when the rollback ends, the end line then
+// saying how it ended.
 import { bearerOrSession, type HttpApp } from '../core/http/create-http-app.js';
 import type { FeatureContext } from '../core/feature-context.js';
 import { requireProjectPermission } from '../projects/index.js';
-import { RELEASE_EVENTS_MEDIA_TYPE, releaseParamsSchema, releaseRoutes, type ReleaseEvent, type ReleaseStepEvent } from './contract.js';
+import { RELEASE_EVENTS_MEDIA_TYPE, releaseEventSchema, releaseParamsSchema, releaseRoutes, type ReleaseEvent, type ReleaseStepEvent } from './contract.js';
 import type { ReleaseEventHub } from './release-events.js';
 import { getRelease, getReleaseById, toRelease, type ReleaseRow } from './release-store.js';
 
@@ -24,6 +26,8 @@ export function releaseEventRoutes(ctx: FeatureContext, hub: ReleaseEventHub, fo
           security: bearerOrSession,
           summary: `Follow a release's steps as they happen (${RELEASE_EVENTS_MEDIA_TYPE}: step lines, then one end line with the release)`,
           params: releaseParamsSchema,
+          // Documents one line of the stream (the route writes the lines itself).
+          response: { 200: releaseEventSchema.describe(`one line of the ${RELEASE_EVENTS_MEDIA_TYPE} stream`) },
         },
       },
       async (request, reply) => {
@@ -65,14 +69,19 @@ async function followRelease(
   });
   let lastStep = start.step;
   let row = start;
+  // A rollback's target is not a candidate: only the hub's end says the rollback is over.
+  const rollingBack = live.backlog !== null && start.status !== 'candidate';
+  // A rollback that ended before this follower came: its steps are replayed before the end.
+  const ended = live.backlog === null && start.status !== 'candidate' ? hub.endedRollback(start.id) : null;
   try {
     if (live.backlog) queue.unshift(...live.backlog);
+    else if (ended) queue.push(...ended.steps);
     else if (row.status === 'candidate' && row.step) write({ type: 'step', step: row.step, at: new Date().toISOString() });
-    let ended = false;
+    let over = false;
     let quietSince = Date.now();
     while (!signal.aborted) {
       for (const event of queue.splice(0)) {
-        if (event === 'end') ended = true;
+        if (event === 'end') over = true;
         else {
           write(event);
           lastStep = event.step;
@@ -80,7 +89,7 @@ async function followRelease(
         }
       }
       row = getReleaseById(ctx, start.id) ?? row;
-      if (ended || row.status !== 'candidate') break;
+      if (over || (!rollingBack && row.status !== 'candidate')) break;
       // Not run here (or not any more): the row's step is all there is to report.
       if (!live.backlog && row.step && row.step !== lastStep) {
         write({ type: 'step', step: row.step, at: new Date().toISOString() });
@@ -106,5 +115,7 @@ async function followRelease(
   } finally {
     live.stop();
   }
-  if (!signal.aborted) write({ type: 'end', at: new Date().toISOString(), release: toRelease(ctx, row) });
+  if (signal.aborted) return;
+  const rollback = start.status === 'candidate' ? null : hub.endedRollback(start.id)?.outcome;
+  write({ type: 'end', at: new Date().toISOString(), release: toRelease(ctx, row), ...(rollback ? { rollback } : {}) });
 }

@@ -12,6 +12,8 @@ import type { ReleaseEffect, SnapshotRef } from './release-state.js';
 export type PipelineEffect =
   /** The deploy reaches a step: stored on the candidate, logged, reported to observers. */
   | { type: 'enter'; step: ReleaseStep }
+  /** A rollback reaches a step of its target: reported to observers only (the target is no candidate; its row keeps no step). */
+  | { type: 'progress'; step: ReleaseStep; details?: Record<string, unknown> }
   | { type: 'note'; line: string }
   | { type: 'failpoint'; name: FailpointName }
   /** Place the verified upload as the candidate's read-only release files. */
@@ -196,19 +198,21 @@ export function planRollback(effects: readonly ReleaseEffect[], d: RollbackDecis
   let target: string | null = null;
   let restores = false;
   for (const e of effects) {
-    if (e.type === 'stop-release' && stopFirst) plan.push({ type: 'quiesce', releaseId: e.releaseId }, { type: 'failpoint', name: 'rollback-after-stop' });
+    if (e.type === 'stop-release' && stopFirst)
+      plan.push({ type: 'progress', step: 'stop-active' }, { type: 'quiesce', releaseId: e.releaseId }, { type: 'failpoint', name: 'rollback-after-stop' });
     if (e.type === 'restore-snapshot' && stopFirst) {
       restores = true;
       plan.push(
+        { type: 'progress', step: 'snapshot', details: { restore: true } },
         { type: 'save-data' },
         { type: 'restore-snapshot', snapshot: e.snapshot, purpose: 'restore-data' },
         { type: 'failpoint', name: 'rollback-after-restore' },
       );
     }
-    if (e.type === 'start-release') plan.push({ type: 'start-release', releaseId: (target = e.releaseId) });
-    if (e.type === 'health-check') plan.push({ type: 'health-check', releaseId: e.releaseId });
+    if (e.type === 'start-release') plan.push({ type: 'progress', step: 'start' }, { type: 'start-release', releaseId: (target = e.releaseId) });
+    if (e.type === 'health-check') plan.push({ type: 'progress', step: 'health' }, { type: 'health-check', releaseId: e.releaseId });
   }
-  plan.push(...activationEffects(effects, 'rollback'));
+  plan.push({ type: 'progress', step: 'activate' }, ...activationEffects(effects, 'rollback'));
   if (target) plan.push({ type: 'serve', releaseId: target });
   if (restores) plan.push({ type: 'discard-saved-data' });
   plan.push({ type: 'prune-snapshots' });

@@ -20,6 +20,7 @@ import {
   releaseResponseSchema,
   releaseRoutes as r,
   rollbackBodySchema,
+  rollbackQuerySchema,
   rollbackResponseSchema,
   storageResponseSchema,
   uploadQuerySchema,
@@ -29,7 +30,7 @@ import { CANARY_HEADER } from '../canary/contract.js';
 import { projectStorage } from './project-storage.js';
 import type { ReleaseDeps } from './release-deps.js';
 import { activeReleaseRow, getRelease, listReleases, toRelease } from './release-store.js';
-import { rollbackRelease } from './rollback.js';
+import { rollbackRelease, startRollback } from './rollback.js';
 import { guardUploadIdle } from './guard-upload-idle.js';
 import { uploadRelease, type UploadTracker } from './upload-release.js';
 
@@ -170,20 +171,41 @@ export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker, uploadP
           tags,
           security,
           summary: 'Roll back to an inactive release (code only, or with restoreData and the confirmation phrase)',
+          description:
+            "With wait=false a refused request still fails at once; an accepted one answers 202 (running: true) and the rollback continues: GET …/releases/:releaseId/events of the target streams its steps and ends with how it ended. A placed project's rollback always answers when done (200).",
           params: projectParams,
+          querystring: rollbackQuerySchema,
           body: rollbackBodySchema,
-          response: { 200: rollbackResponseSchema },
+          response: { 200: rollbackResponseSchema, 202: rollbackResponseSchema },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'rollback');
-        const result = await rollbackRelease(deps, {
+        const input = {
           ...subjectOf(project, principal),
           releaseId: request.body.releaseId,
           restoreData: request.body.restoreData,
           confirm: request.body.confirm,
-        });
-        return { release: toRelease(ctx, result.release), previousReleaseId: result.previousReleaseId, restoredData: result.restoredData };
+        };
+        if (request.query.wait || deps.placement?.isPlaced(project.id)) {
+          const result = await rollbackRelease(deps, input);
+          return { release: toRelease(ctx, result.release), previousReleaseId: result.previousReleaseId, restoredData: result.restoredData };
+        }
+        const started = await startRollback(deps, input);
+        // Shutdown waits for it like for a deploy; its failure reaches followers through the event hub.
+        tracker.trackRelease(
+          started.target.id,
+          started.done.then(
+            (result) => result.release,
+            (error: unknown) => {
+              ctx.logger.warn({ err: error, releaseId: started.target.id }, 'rollback failed');
+              return started.target;
+            },
+          ),
+        );
+        return reply
+          .status(202)
+          .send({ release: toRelease(ctx, started.target), previousReleaseId: started.previousReleaseId, restoredData: started.restoredData, running: true });
       },
     );
 

@@ -25,9 +25,16 @@ export function rollbackMarkerPath(dataDir: string, projectId: string): string {
   return join(projectLayout(dataDir, projectId).tmpDir, 'rollback-in-progress.json');
 }
 
+/** A rollback validated and started under the project lock; `done` settles when it ended. */
+export interface StartedRollback {
+  target: ReleaseRow;
+  previousReleaseId: string | null;
+  restoredData: boolean;
+  done: Promise<RollbackResult>;
+}
+
 /** Roll a project back to an inactive release (code only, or with the database restored). */
 export async function rollbackRelease(deps: ReleaseDeps, input: RollbackInput): Promise<RollbackResult> {
-  const { ctx } = deps;
   const projectId = input.project.id;
   if (deps.placement?.isPlaced(projectId)) {
     // A placed project's rollback is validated and requested under the lock (a generation of the target
@@ -35,55 +42,79 @@ export async function rollbackRelease(deps: ReleaseDeps, input: RollbackInput): 
     const requested = await deps.locks.withLock(projectId, 'rollback', () => requestNodeRollback(deps, input), { waitMs: deps.settings.lockWaitMs });
     return awaitNodeRollback(deps, input, requested);
   }
-  return deps.locks.withLock(
-    projectId,
-    'rollback',
-    async () => {
-      const { target, active, decision } = decideRollback(deps, input);
-      const run = newReleaseRun(deps, input, target, active);
-      const restoreFrom = input.restoreData ? findSnapshot(ctx, active?.restore_snapshot_id ?? null) : undefined;
-      const tmpDir = projectLayout(ctx.config.dataDir, projectId).tmpDir;
-      run.rollback = {
-        state: decision.state,
-        restoreData: input.restoreData,
-        restoreFrom,
-        data: { safetyPath: join(tmpDir, `before-rollback-${target.id}.db`), marker: rollbackMarkerPath(ctx.config.dataDir, projectId), saved: false },
-      };
+  return (await startRollback(deps, input)).done;
+}
 
-      const report = (phase: ObservedRollback['phase'], error?: unknown): void => {
-        if (!deps.observer?.onRollback) return;
-        const failure = error === undefined ? {} : { error: { code: (error as SvcError).code ?? 'SVC_INTERNAL', message: (error as Error).message } };
-        observe(ctx.logger, () =>
-          deps.observer!.onRollback!({
-            phase,
-            projectId,
-            releaseId: target.id,
-            fromReleaseId: active?.id ?? null,
-            restoreData: input.restoreData,
-            actor: input.actor,
-            ...failure,
-          }),
-        );
-      };
-      report('start');
-      const cutover = chooseCutover({
-        pendingMigrations: restoreFrom ? 0 : await unappliedMigrationsOf(deps, target, run.databasePath),
-        ...servingFacts(deps, projectId, active?.id),
-        restoresData: restoreFrom !== undefined,
-      });
-      const line = `rollback to ${target.id}${input.restoreData ? ' with data restore' : ''}${cutover === 'blue-green' ? ': schema compatible, the active release keeps serving until the target is healthy' : ''}`;
+/**
+ * Take the lock, validate the request and report the start; the steps then run in `done`, which
+ * releases the lock. A refused request (phrase, unknown release, lock busy) throws here. Not for a
+ * placed project (rollbackRelease sends those to the node).
+ */
+export async function startRollback(deps: ReleaseDeps, input: RollbackInput): Promise<StartedRollback> {
+  const { ctx } = deps;
+  const projectId = input.project.id;
+  const lock = await deps.locks.acquire(projectId, 'rollback', { waitMs: deps.settings.lockWaitMs });
+  let started: Omit<StartedRollback, 'done'> & { run: ReleaseRun; active: ReleaseRow | undefined; effects: Parameters<typeof planRollback>[0] };
+  try {
+    const { target, active, decision } = decideRollback(deps, input);
+    const run = newReleaseRun(deps, input, target, active);
+    const restoreFrom = input.restoreData ? findSnapshot(ctx, active?.restore_snapshot_id ?? null) : undefined;
+    const tmpDir = projectLayout(ctx.config.dataDir, projectId).tmpDir;
+    run.rollback = {
+      state: decision.state,
+      restoreData: input.restoreData,
+      restoreFrom,
+      data: { safetyPath: join(tmpDir, `before-rollback-${target.id}.db`), marker: rollbackMarkerPath(ctx.config.dataDir, projectId), saved: false },
+    };
+    started = { target, active, run, effects: decision.effects, previousReleaseId: active?.id ?? null, restoredData: Boolean(restoreFrom) };
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+  const { target, active, run } = started;
+  const report = (phase: ObservedRollback['phase'], error?: unknown): void => {
+    if (!deps.observer?.onRollback) return;
+    const failure = error === undefined ? {} : { error: { code: (error as SvcError).code ?? 'SVC_INTERNAL', message: (error as Error).message } };
+    observe(ctx.logger, () =>
+      deps.observer!.onRollback!({
+        phase,
+        projectId,
+        releaseId: target.id,
+        fromReleaseId: active?.id ?? null,
+        restoreData: input.restoreData,
+        actor: input.actor,
+        ...failure,
+      }),
+    );
+  };
+  report('start');
+  const done = (async (): Promise<RollbackResult> => {
+    let failed: { error: unknown } | undefined;
+    try {
       try {
-        await runReleaseEffects(deps, run, planRollback(decision.effects, { cutover, line }));
+        const restoreFrom = run.rollback?.restoreFrom;
+        const cutover = chooseCutover({
+          pendingMigrations: restoreFrom ? 0 : await unappliedMigrationsOf(deps, target, run.databasePath),
+          ...servingFacts(deps, projectId, active?.id),
+          restoresData: restoreFrom !== undefined,
+        });
+        const line = `rollback to ${target.id}${input.restoreData ? ' with data restore' : ''}${cutover === 'blue-green' ? ': schema compatible, the active release keeps serving until the target is healthy' : ''}`;
+        await runReleaseEffects(deps, run, planRollback(started.effects, { cutover, line }));
       } catch (error) {
+        failed = { error };
         await undoRollback(deps, run, error);
-        report('fail', error);
         throw error;
+      } finally {
+        await lock.release();
       }
-      report('complete');
-      return { release: getRelease(ctx, projectId, target.id), previousReleaseId: active?.id ?? null, restoredData: Boolean(restoreFrom) };
-    },
-    { waitMs: deps.settings.lockWaitMs },
-  );
+    } finally {
+      // Once the lock is free (a client acting on the end finds the project unlocked), and even when
+      // putting the prior release back failed too: followers wait for this end.
+      report(failed ? 'fail' : 'complete', failed?.error);
+    }
+    return { release: getRelease(ctx, projectId, target.id), previousReleaseId: started.previousReleaseId, restoredData: started.restoredData };
+  })();
+  return { target, previousReleaseId: started.previousReleaseId, restoredData: started.restoredData, done };
 }
 
 /** Stop the target, put the saved data back, audit the failure, give the prior release back. */

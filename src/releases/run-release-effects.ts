@@ -110,6 +110,8 @@ async function runEffect(deps: ReleaseDeps, run: ReleaseRun, effect: PipelineEff
       setStep(ctx, release.id, effect.step);
       note(deps, projectId, release.id, `deploy: ${effect.step}`);
       return reportPhase(deps, run, effect.step);
+    case 'progress':
+      return reportPhase(deps, run, effect.step, effect.details);
     case 'note':
       return note(deps, projectId, release.id, effect.line);
     case 'failpoint':

@@ -1,11 +1,14 @@
 // Live progress against the real control plane and real `svc` processes: a release whose health
 // check takes a few seconds shows its steps while `svc deploy --json` is still running (JSON lines,
 // the last one the result); human output off a terminal has one line per phase with the elapsed
-// time, on a terminal one redrawn line; `svc rollback` and `svc backups restore` report their phases too.
+// time, on a terminal one redrawn line; `svc rollback` shows the server's steps of the rollback the same
+// way (and a failing one exits with the failure's code), `svc backups restore` its phase too.
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exitCodeFor, SvcError } from '../../src/core/errors.js';
+import { projectLayout } from '../../src/releases/project-layout.js';
 import { runCli as runInProcess } from '../cli/run-cli.js';
 import { bootstrapAccount, type TestAccount } from '../support/account.js';
 import { repoRoot } from '../support/repo-root.js';
@@ -32,6 +35,13 @@ beforeAll(async () => {
   config.health.timeoutMs = 30_000;
   config.env = { ...config.env, SLOW_START_DELAY_MS: String(START_DELAY_MS) };
   await writeFile(configPath, JSON.stringify(config, null, 2));
+  // The copy's health check fails while <data>/unhealthy exists: a rollback that fails at health.
+  const serverPath = join(app, 'src', 'server.mjs');
+  const server = await readFile(serverPath, 'utf8');
+  const health = "if (pathname === '/healthz')";
+  if (!server.includes(health)) throw new Error('the slow-start fixture changed: no /healthz line');
+  const unhealthy = `if (pathname === '/healthz' && (await import('node:fs')).existsSync(process.env.SVC_DATA_DIR + '/unhealthy')) return send(res, 503, { ok: false });\n  `;
+  await writeFile(serverPath, server.replace(health, unhealthy + health));
   platform = await startPlatform();
   account = await bootstrapAccount(platform.url);
 }, 90_000);
@@ -137,11 +147,50 @@ describe('live progress of svc deploy, rollback and restore', () => {
 
     const releases = JSON.parse((await svc(['releases', '--json'])).stdout) as { releases: Array<{ id: string; status: string }> };
     const other = releases.releases.find((r) => r.status === 'inactive' && r.id !== first)!;
-    const json = await svc(['rollback', other.id, '--json']);
+    const rolling = spawnCli(['--cwd', app, 'rollback', other.id, '--json'], { home: root, env: env(), timeoutMs: 120_000 });
+    try {
+      // The server's health step of the rollback is read while the CLI still runs.
+      await rolling.waitForOutput(/"event":"phase","phase":"health"/, 60_000);
+      expect(rolling.child.exitCode).toBeNull();
+      expect(rolling.stdout()).not.toContain('"event":"result"');
+    } catch (error) {
+      rolling.kill();
+      throw error;
+    }
+    const json = await rolling.exited;
     expect(json.exitCode, json.stdout + json.stderr).toBe(0);
     const lines = jsonLines(json);
     expect(lines[0]).toMatchObject({ event: 'phase', phase: 'rollback', releaseId: other.id, elapsedMs: expect.any(Number) });
-    expect(lines.at(-1)).toMatchObject({ event: 'result', release: { id: other.id, status: 'active' }, restoredData: false });
+    const phases = phasesOf(lines);
+    expect(phases).toEqual(expect.arrayContaining(['start', 'health', 'activate']));
+    expect(phases.indexOf('health')).toBeLessThan(phases.indexOf('activate'));
+    expect(lines.find((line) => line.phase === 'health')).toMatchObject({ releaseId: other.id, at: expect.any(String) });
+    // The same document as when the server answered at the end.
+    expect(lines.at(-1)).toMatchObject({ event: 'result', release: { id: other.id, status: 'active' }, previousReleaseId: first, restoredData: false });
+    expect(lines.at(-1)).not.toHaveProperty('running');
+    expect(lines.filter((line) => line.event === 'result')).toHaveLength(1);
+  }, 150_000);
+
+  it('reports the code of a rollback that fails at its health check, after its steps', async () => {
+    const releases = JSON.parse((await svc(['releases', '--json'])).stdout) as {
+      releases: Array<{ id: string; status: string; projectId: string }>;
+      activeReleaseId: string;
+    };
+    const target = releases.releases.find((r) => r.status === 'inactive')!;
+    const flag = join(projectLayout(platform.dataDir, target.projectId).dataDir, 'unhealthy');
+    await writeFile(flag, 'x');
+    try {
+      const failed = await svc(['rollback', target.id, '--json']);
+      expect(failed.exitCode, failed.stdout + failed.stderr).toBe(exitCodeFor(new SvcError('SVC_HEALTH_CHECK_FAILED')));
+      expect(failed.stdout + failed.stderr).toContain('SVC_HEALTH_CHECK_FAILED');
+      const phases = phasesOf(jsonLines(failed));
+      expect(phases).toEqual(expect.arrayContaining(['rollback', 'start', 'health']));
+      expect(phases).not.toContain('activate');
+    } finally {
+      await rm(flag, { force: true });
+    }
+    const after = JSON.parse((await svc(['releases', '--json'])).stdout) as { activeReleaseId: string };
+    expect(after.activeReleaseId).toBe(releases.activeReleaseId);
   }, 150_000);
 
   it('shows restore progress for svc backups restore', async () => {

@@ -41,6 +41,30 @@ describe('ReleaseEventHub', () => {
     expect(hub.follow('rel_1', () => undefined).backlog).toBeNull();
   });
 
+  it('follows a rollback from its start and keeps its steps and outcome for a few minutes after', () => {
+    let now = Date.parse('2030-01-01T00:00:00Z');
+    const hub = new ReleaseEventHub(() => now);
+    const observer = hub.observer();
+    const rollback = { projectId: 'prj_1', releaseId: 'rel_1', fromReleaseId: 'rel_2', restoreData: false, actor: { type: 'token', id: 'tok_1' } };
+    observer.onRollback!({ ...rollback, phase: 'start' });
+    // Started, no step yet: a follower already waits for its end.
+    expect(hub.follow('rel_1', () => undefined).backlog).toEqual([]);
+    observer.onPhase!({ id: 'rel_1', projectId: 'prj_1' }, 'health', {});
+    observer.onRollback!({ ...rollback, phase: 'fail', error: { code: 'SVC_HEALTH_CHECK_FAILED', message: 'unhealthy' } });
+    expect(hub.endedRollback('rel_1')).toEqual({
+      steps: [{ type: 'step', step: 'health', at: '2030-01-01T00:00:00.000Z' }],
+      outcome: { outcome: 'failed', error: { code: 'SVC_HEALTH_CHECK_FAILED', message: 'unhealthy' } },
+    });
+    expect(hub.endedRollback('rel_2')).toBeNull();
+    // The next rollback to it forgets the last one's outcome.
+    observer.onRollback!({ ...rollback, phase: 'start' });
+    expect(hub.endedRollback('rel_1')).toBeNull();
+    observer.onRollback!({ ...rollback, phase: 'complete' });
+    expect(hub.endedRollback('rel_1')).toEqual({ steps: [], outcome: { outcome: 'complete' } });
+    now += 5 * 60_000 + 1;
+    expect(hub.endedRollback('rel_1')).toBeNull();
+  });
+
   it('stops telling a follower once it stopped following', () => {
     const hub = new ReleaseEventHub();
     hub.record('rel_1', 'extract');

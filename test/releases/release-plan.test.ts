@@ -41,6 +41,7 @@ const shape = (plan: PipelineEffect[]): string[] =>
     .filter((e) => e.type !== 'note')
     .map((e) => {
       if (e.type === 'enter') return `enter:${e.step}`;
+      if (e.type === 'progress') return `progress:${e.step}`;
       if (e.type === 'failpoint') return `failpoint:${e.name}`;
       if (e.type === 'snapshot') return `snapshot:${e.record}`;
       if (e.type === 'commit' || e.type === 'commit-failure') return `${e.type}:${e.outcome}`;
@@ -186,18 +187,32 @@ describe('rollback plan', () => {
   const codeOnly = transition(set, { type: 'rollback', releaseId: 'P', restoreData: false, canRollback: true }).effects;
   const restore = transition(set, { type: 'rollback', releaseId: 'P', restoreData: true, confirmation: restorePhrase('shop'), canRollback: true }).effects;
 
-  it('blue-green code-only: start, health, route, commit, then serving stops the old app', () => {
+  it('blue-green code-only: start, health, route, commit, then serving stops the old app (each step reported first)', () => {
     const plan = planRollback(codeOnly, { cutover: 'blue-green', line: 'rollback to P' });
     expect(plan[0]).toEqual({ type: 'note', line: 'rollback to P' });
-    expect(shape(plan)).toEqual(['start-release:P', 'health-check:P', 'route-traffic:P', 'commit:rollback', 'serve:P', 'prune-snapshots']);
+    expect(shape(plan)).toEqual([
+      'progress:start',
+      'start-release:P',
+      'progress:health',
+      'health-check:P',
+      'progress:activate',
+      'route-traffic:P',
+      'commit:rollback',
+      'serve:P',
+      'prune-snapshots',
+    ]);
   });
 
   it('stop-first code-only: the active app is quiesced first', () => {
     expect(shape(planRollback(codeOnly, { cutover: 'stop-first', line: '' }))).toEqual([
+      'progress:stop-active',
       'quiesce:A',
       'failpoint:rollback-after-stop',
+      'progress:start',
       'start-release:P',
+      'progress:health',
       'health-check:P',
+      'progress:activate',
       'route-traffic:P',
       'commit:rollback',
       'serve:P',
@@ -208,13 +223,18 @@ describe('rollback plan', () => {
   it('restore-data: the current data is saved before the snapshot goes back, and discarded only after the commit', () => {
     const plan = planRollback(restore, { cutover: 'stop-first', line: '' });
     expect(shape(plan)).toEqual([
+      'progress:stop-active',
       'quiesce:A',
       'failpoint:rollback-after-stop',
+      'progress:snapshot',
       'save-data',
       'restore-snapshot',
       'failpoint:rollback-after-restore',
+      'progress:start',
       'start-release:P',
+      'progress:health',
       'health-check:P',
+      'progress:activate',
       'route-traffic:P',
       'commit:rollback',
       'serve:P',
@@ -222,6 +242,8 @@ describe('rollback plan', () => {
       'prune-snapshots',
     ]);
     expect(plan).toContainEqual({ type: 'restore-snapshot', snapshot: snapA, purpose: 'restore-data' });
+    // Shown as restoring the database, not taking a snapshot.
+    expect(plan).toContainEqual({ type: 'progress', step: 'snapshot', details: { restore: true } });
   });
 
   it('failure: stop the target, put saved data back, audit, restart the stopped release', () => {
