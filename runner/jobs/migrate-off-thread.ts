@@ -1,11 +1,11 @@
 // Apply a release's migrations in a child process: SQLite work of any length never blocks the control
 // plane's event loop (health, the API of every other project, the ingress keep answering).
 import { spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { systemClock } from '../../src/core/clock.js';
 import { SvcError, type ErrorCode } from '../../src/core/errors.js';
+import { isExecutable } from '../../src/core/find-executable.js';
 import type { MigrateOptions, MigrateResult } from './apply-migrations.js';
 
 type Answer = { ok: true; result: MigrateResult } | { ok: false; code: ErrorCode; message: string; details: Record<string, unknown> | null };
@@ -19,15 +19,7 @@ function migrateEntry(): { entry: string; execArgv: string[] } {
 
 /** util-linux's setpriv, when present: it makes the child die with the control plane. */
 function findSetpriv(): string | null {
-  for (const path of ['/usr/bin/setpriv', '/bin/setpriv']) {
-    try {
-      accessSync(path, constants.X_OK);
-      return path;
-    } catch {
-      // Not here.
-    }
-  }
-  return null;
+  return ['/usr/bin/setpriv', '/bin/setpriv'].find(isExecutable) ?? null;
 }
 
 /**

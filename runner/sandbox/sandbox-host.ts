@@ -1,10 +1,11 @@
 // The host facts a sandbox is built from (where the system lives, which tools exist), and the probe
 // that proves this host can create sandboxes before any app is started in one.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import { atomicWriteFileSync } from '../../src/core/atomic-write.js';
 import { SvcError } from '../../src/core/errors.js';
+import { findExecutable, isExecutable, SYSTEM_BIN_DIRS } from '../../src/core/find-executable.js';
 import type { SandboxHost, SystemEntry } from './bwrap-args.js';
 import { isolatedResolvConf, sandboxHostsFile } from './slirp-args.js';
 
@@ -20,43 +21,27 @@ export interface SandboxTools {
   forward?: { socat: string; setpriv: string; sh: string } | null;
 }
 
-const SEARCH_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
-
-/** The absolute path of an executable on PATH (or the usual system folders), or null. */
-export function findExecutable(name: string, pathEnv = process.env.PATH ?? ''): string | null {
-  for (const dir of [...pathEnv.split(delimiter).filter(Boolean), ...SEARCH_PATH]) {
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here.
-    }
-  }
-  return null;
+function executable(path: string): string | null {
+  return isExecutable(path) ? path : null;
 }
 
-function executable(path: string): string | null {
-  try {
-    accessSync(path, constants.X_OK);
-    return path;
-  } catch {
-    return null;
-  }
+// Sandbox tools live in the system folders even when the platform runs with a short PATH.
+function findSystemExecutable(name: string): string | null {
+  return findExecutable(name, process.env.PATH ?? '', SYSTEM_BIN_DIRS);
 }
 
 /** Find the tools; a missing required one is SVC_SANDBOX_UNAVAILABLE with the install hint. */
 export function findSandboxTools(network: 'isolated' | 'shared', bwrapPath?: string): SandboxTools {
-  const bwrap = bwrapPath === undefined ? findExecutable('bwrap') : executable(bwrapPath);
-  const prlimit = findExecutable('prlimit');
-  const setsid = findExecutable('setsid');
-  const slirp4netns = findExecutable('slirp4netns');
+  const bwrap = bwrapPath === undefined ? findSystemExecutable('bwrap') : executable(bwrapPath);
+  const prlimit = findSystemExecutable('prlimit');
+  const setsid = findSystemExecutable('setsid');
+  const slirp4netns = findSystemExecutable('slirp4netns');
   // Only root needs it: an unprivileged slirp4netns's mounts cannot reach the host's anyway.
-  const unshare = network === 'isolated' && process.getuid?.() === 0 ? findExecutable('unshare') : null;
+  const unshare = network === 'isolated' && process.getuid?.() === 0 ? findSystemExecutable('unshare') : null;
   const isolated = network === 'isolated';
-  const socat = isolated ? findExecutable('socat') : null;
-  const setpriv = isolated ? findExecutable('setpriv') : null;
-  const sh = isolated ? findExecutable('sh') : null;
+  const socat = isolated ? findSystemExecutable('socat') : null;
+  const setpriv = isolated ? findSystemExecutable('setpriv') : null;
+  const sh = isolated ? findSystemExecutable('sh') : null;
   const missing = [
     !bwrap && 'bwrap (package bubblewrap)',
     isolated && !socat && 'socat',

@@ -1,22 +1,13 @@
 // Headless Chromium for browser tests, through playwright-core, never a downloaded browser: the
 // binary named by SVC_CHROMIUM, else `chromium` on PATH. A suite that launches it takes a
 // chromiumGate() first, so a host without Chromium skips it with a warning and CI fails instead.
-import { accessSync, constants } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { isAbsolute } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { findExecutable, isExecutable } from '../../src/core/find-executable.js';
 import { commandComponent, requireComponents, type Component, type ComponentGate } from './require-components.js';
 
 /** Flags that keep headless Chromium quiet and working inside containers. */
 export const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Where Chromium is: SVC_CHROMIUM (a path, or a name looked up on PATH), else `chromium` on PATH;
@@ -24,11 +15,8 @@ function executable(path: string): boolean {
  */
 export function findChromium(env: NodeJS.ProcessEnv = process.env): string | null {
   const wanted = env.SVC_CHROMIUM || 'chromium';
-  if (isAbsolute(wanted) || wanted.includes('/')) return executable(wanted) ? wanted : null;
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir && executable(join(dir, wanted))) return join(dir, wanted);
-  }
-  return null;
+  if (isAbsolute(wanted) || wanted.includes('/')) return isExecutable(wanted) ? wanted : null;
+  return findExecutable(wanted, env.PATH ?? '');
 }
 
 /** Chromium as a component: found (see findChromium) and `--version` exits 0. */
