@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActivePointer } from '../../../runner/provider/local-provider.js';
 import { generationStatusSchema, registrationTokenSchema, type GenerationStatus } from '../../../src/nodes/contract.js';
 import type { TestAccount } from '../../support/account.js';
-import { runCli } from '../../support/run-cli.js';
+import { finalJson, runCli } from '../../support/run-cli.js';
 import type { StartedPlatform } from '../../support/start-platform.js';
 import { eventually, packFixture, type Artifact } from '../../releases/release-support.js';
 import { steadyTraffic } from '../../releases/steady-traffic.js';
@@ -116,7 +116,7 @@ describe('placed projects through the ingress', () => {
       });
     const back = await rollback(first.release.id);
     expect(back.exitCode, `${back.stderr}${diagnostics()}`).toBe(0);
-    expect(JSON.parse(back.stdout)).toMatchObject({ release: { id: first.release.id, status: 'active' }, previousReleaseId: second.release.id });
+    expect(finalJson(back.stdout)).toMatchObject({ release: { id: first.release.id, status: 'active' }, previousReleaseId: second.release.id });
     expect(await viaIngress('on-node')).toMatchObject({ status: 200, body: { version: 1, release: first.release.id } });
 
     // Release 2 adds a migration; a code-only rollback past it runs as on the control plane: the older
@@ -126,7 +126,7 @@ describe('placed projects through the ingress', () => {
     expect(await viaIngress('on-node')).toMatchObject({ status: 200, body: { version: 2, release: third.release.id } });
     const past = await rollback(second.release.id);
     expect(past.exitCode, `${past.stderr}${diagnostics()}`).toBe(0);
-    expect(JSON.parse(past.stdout)).toMatchObject({
+    expect(finalJson(past.stdout)).toMatchObject({
       release: { id: second.release.id, status: 'active' },
       previousReleaseId: third.release.id,
       restoredData: false,
