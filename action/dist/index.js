@@ -48913,19 +48913,27 @@ var releaseStepEventSchema = external_exports.object({
   at: isoTime.describe("when the transaction recorded it"),
   details: external_exports.record(external_exports.string(), external_exports.unknown()).optional()
 });
+var rollbackOutcomeSchema = external_exports.object({
+  outcome: external_exports.enum(["complete", "failed"]),
+  error: external_exports.object({ code: external_exports.string(), message: external_exports.string() }).optional().describe("when failed: the stable SVC_* code and message")
+});
 var releaseEventSchema = external_exports.discriminatedUnion("type", [
   releaseStepEventSchema,
-  external_exports.object({ type: external_exports.literal("end"), at: isoTime, release: releaseSchema })
+  external_exports.object({ type: external_exports.literal("end"), at: isoTime, release: releaseSchema, rollback: rollbackOutcomeSchema.optional() })
 ]);
 var rollbackBodySchema = external_exports.object({
   releaseId: external_exports.string().min(1).max(100),
   restoreData: external_exports.boolean().default(false).describe("also restore the database from the pre-deploy snapshot (newer writes are lost)"),
   confirm: external_exports.string().max(300).optional().describe('with restoreData: exactly "restore <project-slug>"')
 });
+var rollbackQuerySchema = external_exports.object({
+  wait: external_exports.enum(["true", "false"]).default("true").transform((v) => v === "true").describe("true (default): respond when the rollback ended; false: respond 202 once it is validated and started, then follow the target's events")
+});
 var rollbackResponseSchema = external_exports.object({
-  release: releaseSchema.describe("the release that is now active"),
+  release: releaseSchema.describe("the release that is now active (in a 202: the target as it was when the rollback started)"),
   previousReleaseId: external_exports.string().nullable(),
-  restoredData: external_exports.boolean()
+  restoredData: external_exports.boolean().describe("the database was restored (in a 202: will be restored)"),
+  running: external_exports.boolean().optional().describe("true in a 202: the rollback continues; GET …/releases/:releaseId/events of the target says how it ends")
 });
 var logStreamValues = ["stdout", "stderr", "system"];
 var logEntryWireSchema = external_exports.object({
