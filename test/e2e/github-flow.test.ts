@@ -4,7 +4,7 @@
 //   push → queued svc/release → upload with the commit header → release active → check success + URL;
 //   superseded / older commits refused; PR comment data-restore rollback in two steps → database
 //   restored, svc/rollback check; every request svc sent to GitHub valid against GitHub's OpenAPI.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -201,7 +201,10 @@ describe('GitHub App end to end', () => {
 
     // An older commit never replaces the newer active release (a re-run of v1's workflow).
     const older = await upload(
-      await packFixture('healthy', root, async (dir) => void (await import('node:fs/promises')).writeFile(join(dir, 'dist', 'extra.txt'), 'x')),
+      // The extra file is written before packing starts (awaited), so the pack never sees it half-written.
+      await packFixture('healthy', root, async (dir) => {
+        await writeFile(join(dir, 'dist', 'extra.txt'), 'x');
+      }),
       SHA.v1,
     );
     expect(older.status).toBe(409);
