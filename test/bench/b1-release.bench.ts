@@ -110,7 +110,23 @@ async function inProcessOnce(target: Target, run: string): Promise<number> {
   // The upload answers once the candidate exists (wait=false); the first 200 from the new release ends the round.
   if (body.release.status === 'failed') throw new Error(`release ${body.release.id} failed: ${JSON.stringify(body.release.failure)}`);
   await throughIngress(target, body.release.id);
-  return performance.now() - started;
+  const elapsed = performance.now() - started;
+  // Not timed: the transaction ends (and frees the project lock) just after the new release answers.
+  await releaseSettled(target, body.release.id);
+  return elapsed;
+}
+
+async function releaseSettled(target: Target, releaseId: string): Promise<void> {
+  const url = `${target.platform.url}/api/projects/${target.projectId}/releases/${releaseId}`;
+  const deadline = performance.now() + FIRST_200_TIMEOUT_MS;
+  while (performance.now() < deadline) {
+    const response = await request(url, { headers: { authorization: `Bearer ${target.token}` } });
+    const { release } = (await response.body.json()) as { release: { status: string } };
+    if (release.status === 'active') return;
+    if (release.status !== 'candidate') throw new Error(`release ${releaseId} ended ${release.status}`);
+    await sleep(POLL_MS);
+  }
+  throw new Error(`release ${releaseId} still running after ${FIRST_200_TIMEOUT_MS} ms`);
 }
 
 /** `svc deploy --json` as a user runs it (bin/svc.js in the app directory); resolves with its result line (the last of its JSON lines). */
