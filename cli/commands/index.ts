@@ -40,6 +40,7 @@ export const commandEntries: readonly CommandEntry[] = [
   { names: ['whoami'], load: async () => (await import('./whoami.js')).whoamiCommand },
   { names: ['open'], load: async () => (await import('./open.js')).openCommand },
   { names: ['usage'], load: async () => (await import('./usage.js')).usageCommand },
+  { names: ['previews'], load: async () => (await import('./previews.js')).previewsCommand },
 ];
 
 /**

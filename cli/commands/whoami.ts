@@ -10,6 +10,7 @@ import type { CliContext } from '../context.js';
 import type { ResolvedCredentials } from '../credentials.js';
 import { printable } from '../format-table.js';
 import { formatPairs } from '../output.js';
+import { relativeTime } from '../relative-time.js';
 
 /** The project a project-scoped token is limited to (slug and name when the token may read it). */
 export interface TokenProject {
@@ -37,21 +38,6 @@ const SOURCE_TEXT: Record<ResolvedCredentials['serverSource'] | ResolvedCredenti
   default: 'default',
   none: 'none',
 };
-
-/** "in 3 d" / "2 h ago" for an expiry relative to now (whole units, rounded down). */
-export function relativeTime(at: number, now: number): string {
-  const ms = at - now;
-  const abs = Math.abs(ms);
-  const text =
-    abs < 60_000
-      ? `${Math.floor(abs / 1000)} s`
-      : abs < 3_600_000
-        ? `${Math.floor(abs / 60_000)} min`
-        : abs < 172_800_000
-          ? `${Math.floor(abs / 3_600_000)} h`
-          : `${Math.floor(abs / 86_400_000)} d`;
-  return ms < 0 ? `${text} ago` : `in ${text}`;
-}
 
 /** The human rendering: one labelled line per fact. Pure. */
 export function whoamiLines(doc: WhoamiDocument, now: number): string[] {

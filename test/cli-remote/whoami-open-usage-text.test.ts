@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { browserOpener } from '../../cli/browser-opener.js';
 import { consolePages, openUrl, parseOpenTarget } from '../../cli/commands/open.js';
 import { quotaWarnings, usageLines, usageSection } from '../../cli/commands/usage.js';
-import { relativeTime, whoamiLines, type WhoamiDocument } from '../../cli/commands/whoami.js';
+import { whoamiLines, type WhoamiDocument } from '../../cli/commands/whoami.js';
+import { relativeTime } from '../../cli/relative-time.js';
 import type { UsageResponse } from '../../src/ops/contract.js';
 import { repoRoot } from '../support/repo-root.js';
 
