@@ -17,6 +17,7 @@ import { DEFAULT_EXPORT_INTERVAL_MS } from '../../src/ops/audit-export/audit-exp
 import { drillConfigFromEnv } from '../../src/ops/drills/drill-config.js';
 import { monitorConfigFromEnv } from '../../src/ops/monitor/monitor-config.js';
 import { usageConfigFromEnv } from '../../src/ops/usage/usage-config.js';
+import { readPreviewSettings } from '../../src/previews/preview-settings.js';
 import { readReleaseSettings } from '../../src/releases/release-limits.js';
 
 export type SettingDefault = { read: () => unknown } | { unchecked: string };
@@ -84,6 +85,8 @@ export const settingDefaults: Record<string, SettingDefault> = {
   SVC_RUNNER_DATA_DIR: { read: () => readRunnerNodeSettings({}).SVC_RUNNER_DATA_DIR },
   SVC_BACKUP_LOCK_WAIT_MS: { read: () => readBackupSettings({}).lockWaitMs },
   SVC_BACKUP_TICK_MS: { read: () => readBackupSettings({}).tickMs },
+  SVC_PREVIEW_LIMIT: { read: () => readPreviewSettings({}).limit },
+  SVC_PREVIEW_IDLE_MS: { read: () => readPreviewSettings({}).idleStopMs },
   SVC_AUDIT_EXPORT_INTERVAL_MS: { read: () => DEFAULT_EXPORT_INTERVAL_MS },
   SVC_BUCKET_S3_REGION: { unchecked: 'applied by the S3 storage backend of src/runtime/buckets/bucket-manager-from-env.ts, which does not expose it' },
   SVC_BUCKET_DIR: { unchecked: 'a path the app process resolves against its working directory (src/runtime/buckets/bucket-manager-from-env.ts)' },

@@ -1,6 +1,7 @@
 // Project overview: what happened to the newest release when it failed (step, code, message, hint,
 // output tail, roll back / view logs), project health, enforced capacity, scheduled backups at a
-// glance, ingress performance charts, and how to deploy when there is no release yet.
+// glance, the previews of open pull requests, ingress performance charts, and how to deploy when
+// there is no release yet.
 import { useState } from 'preact/hooks';
 import { backupListResponseSchema, backupRoutes } from '../../../src/backups/contract.js';
 import { routePath } from '../../../src/identity/contract.js';
@@ -14,6 +15,7 @@ import { PerformancePanel } from '../components/performance-panel.js';
 import { projectPage } from '../components/project-frame.js';
 import { Empty, Pill, StatusNotice } from '../components/status.js';
 import { ProjectUsageCard } from '../components/usage-card.js';
+import { ProjectPreviews } from '../components/project-previews.js';
 import { formatBytes, formatRelative, shortId } from '../lib/format.js';
 import { useApi } from '../lib/use-api.js';
 import { Link } from '../router.js';
@@ -147,6 +149,7 @@ function Overview({ project }: { project: Project }) {
         </section>
       </div>
       {releases.data && releases.data.releases.length === 0 ? <GettingStarted project={project} /> : null}
+      <ProjectPreviews project={project} />
       <ProjectUsageCard projectId={project.id} />
       <PerformancePanel projectId={project.id} />
     </>
