@@ -1,16 +1,11 @@
 // What a check run says, as data: the model is what svc knows (phases with times, outcome), and
 // renderCheck turns it into the GitHub check-run body (status, conclusion, title, summary). Pure.
 import { renderCanaryCheck, type CanaryCheckModel } from './canary-check.js';
-import type { CheckRunBody, RenderContext } from './check-run-body.js';
+import type { CheckRunBody, Phase, PhaseName, RenderContext } from './check-run-body.js';
+import { renderPreviewCheck, type PreviewCheckModel } from './preview-check.js';
 import { renderRestoreDrillCheck, type RestoreDrillCheckModel } from './restore-drill-check.js';
 
-export type PhaseName = 'verified' | 'snapshot' | 'migrations' | 'started' | 'health' | 'active';
-
-export interface Phase {
-  name: PhaseName;
-  at: number;
-  detail?: string;
-}
+export type { Phase, PhaseName } from './check-run-body.js';
 
 export interface ReleaseCheckModel {
   kind: 'release';
@@ -39,7 +34,7 @@ export interface RollbackCheckModel {
   error?: { code: string; message: string };
 }
 
-export type CheckModel = ReleaseCheckModel | RollbackCheckModel | CanaryCheckModel | RestoreDrillCheckModel;
+export type CheckModel = ReleaseCheckModel | RollbackCheckModel | CanaryCheckModel | RestoreDrillCheckModel | PreviewCheckModel;
 
 const phaseLabels: Record<PhaseName, string> = {
   verified: 'Artifact verified',
@@ -59,6 +54,8 @@ export function renderCheck(model: CheckModel, ctx: RenderContext): CheckRunBody
   if (model.kind === 'rollback') return { ...base, ...renderRollback(model, ctx) };
   if (model.kind === 'canary') return { ...base, ...renderCanaryCheck(model, ctx) };
   if (model.kind === 'restore-drill') return { ...base, ...renderRestoreDrillCheck(model, ctx) };
+  // A preview's release phases read exactly as svc/release's (ctx carries the preview's URL and slug).
+  if (model.kind === 'preview') return { ...base, ...(renderPreviewCheck(model) ?? renderRelease(asReleaseModel(model), ctx)) };
   return { ...base, ...renderRelease(model, ctx) };
 }
 
@@ -122,6 +119,19 @@ function renderRelease(model: ReleaseCheckModel, ctx: RenderContext): Omit<Check
       };
     }
   }
+}
+
+function asReleaseModel(model: PreviewCheckModel): ReleaseCheckModel {
+  const state = model.state === 'in_progress' || model.state === 'success' || model.state === 'failure' ? model.state : 'in_progress';
+  return {
+    kind: 'release',
+    state,
+    queuedAt: model.queuedAt,
+    phases: model.phases,
+    ...(model.releaseId ? { releaseId: model.releaseId } : {}),
+    ...(model.priorReleaseId !== undefined ? { priorReleaseId: model.priorReleaseId } : {}),
+    ...(model.finishedAt !== undefined ? { finishedAt: model.finishedAt } : {}),
+  };
 }
 
 function releaseSummary(model: ReleaseCheckModel, ctx: RenderContext): string {

@@ -1,6 +1,15 @@
-// What every check renderer produces (the check-run body) and reads (the render context). Types only,
-// below check-model.ts and the renderers of each check kind that it dispatches to.
+// What every check renderer produces (the check-run body) and reads (the render context), and the release
+// phases svc/release and svc/preview list. Types only, below check-model.ts and the renderers of each check kind that it dispatches to.
 import type { Release } from '../releases/contract.js';
+
+export type PhaseName = 'verified' | 'snapshot' | 'migrations' | 'started' | 'health' | 'active';
+
+/** A release phase as svc/release and svc/preview list it. */
+export interface Phase {
+  name: PhaseName;
+  at: number;
+  detail?: string;
+}
 
 /** Facts read at render time. */
 export interface RenderContext {
@@ -19,7 +28,7 @@ export interface RenderContext {
 /** The fields of POST/PATCH /repos/{owner}/{repo}/check-runs this model sets. */
 export interface CheckRunBody {
   status: 'queued' | 'in_progress' | 'completed';
-  conclusion?: 'success' | 'failure' | 'skipped' | 'timed_out';
+  conclusion?: 'success' | 'failure' | 'skipped' | 'timed_out' | 'neutral';
   started_at?: string;
   completed_at?: string;
   details_url?: string;

@@ -7,7 +7,7 @@ import { enqueueJob } from './job-queue.js';
 
 type Ctx = Pick<FeatureContext, 'db' | 'clock' | 'ids'>;
 
-export type CheckName = 'svc/release' | 'svc/rollback' | 'svc/canary' | 'svc/restore-drill';
+export type CheckName = 'svc/release' | 'svc/rollback' | 'svc/canary' | 'svc/restore-drill' | 'svc/preview';
 
 export interface CheckRow {
   id: string;
@@ -94,6 +94,14 @@ export function findOpenReleaseCheck(ctx: Pick<FeatureContext, 'db'>, projectId:
       "SELECT * FROM github_checks WHERE project_id = ? AND sha = ? AND name = 'svc/release' AND completed = 0 ORDER BY created_at DESC, rowid DESC LIMIT 1",
     )
     .get(projectId, sha) as CheckRow | undefined;
+}
+
+/** A project's open checks of one name (optionally of one commit), oldest first. */
+export function openChecks(ctx: Pick<FeatureContext, 'db'>, projectId: string, name: CheckName, sha?: string): CheckRow[] {
+  const rows = ctx.db
+    .prepare('SELECT * FROM github_checks WHERE project_id = ? AND name = ? AND completed = 0 ORDER BY created_at, rowid')
+    .all(projectId, name) as CheckRow[];
+  return sha === undefined ? rows : rows.filter((r) => r.sha === sha);
 }
 
 /** Checks of a release (optionally of one name), oldest first. */

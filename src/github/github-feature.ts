@@ -5,6 +5,7 @@ import type { Probot } from 'probot';
 import type { FeatureContext } from '../core/feature-context.js';
 import type { HttpApp } from '../core/http/create-http-app.js';
 import type { CanaryObserver } from '../canary/index.js';
+import type { PreviewLifecycle } from '../previews/preview-lifecycle.js';
 import type { ReleaseObserver, RollbackInput, RollbackResult } from '../releases/index.js';
 import { createCanaryReporter } from './canary-reporter.js';
 import { createDrillReporter } from './drill-reporter.js';
@@ -13,10 +14,12 @@ import { createProbot, githubClientOf, type GithubClient } from './create-github
 import { parseGithubConfig, type GithubConfig } from './github-config.js';
 import { JobQueue, type QueueOptions } from './job-queue.js';
 import { linkRoutes } from './link-routes.js';
+import { createPreviewReporter } from './preview-reporter.js';
 import { createReleaseReporter } from './release-reporter.js';
 import { svcGithubApp } from './svc-app.js';
 import { sweepChecks } from './sweep-checks.js';
 import { syncCheck, syncDeployment } from './sync-github.js';
+import { syncPreviewComment } from './sync-preview-comment.js';
 import { webhookRoute } from './webhook-route.js';
 
 export interface GithubOptions {
@@ -51,8 +54,12 @@ export interface GithubReleases {
   rollback(input: RollbackInput): Promise<RollbackResult>;
 }
 
-/** Build the GitHub feature (nothing runs until start()). */
-export function createGithub(ctx: FeatureContext, releases: GithubReleases, options: GithubOptions = {}): GithubFeature {
+/**
+ * Build the GitHub feature (nothing runs until start()). With `previews`, pull requests into a linked
+ * branch get a preview (svc/preview check, transient Deployment, one comment) and preview projects'
+ * releases are reported there; without it pull_request events are ignored.
+ */
+export function createGithub(ctx: FeatureContext, releases: GithubReleases, options: GithubOptions = {}, previews?: PreviewLifecycle): GithubFeature {
   const config = parseGithubConfig(options.env ?? process.env);
   // probot is built, with svc's handlers loaded, by the first delivery or GitHub request (see create-github-app.ts).
   let loading: Promise<Probot> | null = null;
@@ -74,6 +81,7 @@ export function createGithub(ctx: FeatureContext, releases: GithubReleases, opti
         appId: settings.appId,
         buildTimeoutMs: settings.buildTimeoutMs,
         rollback: (input) => releases.rollback(input),
+        previews: previews ?? null,
         wake,
         ...(options.onResult ? { onResult: options.onResult } : {}),
       }),
@@ -92,6 +100,10 @@ export function createGithub(ctx: FeatureContext, releases: GithubReleases, opti
       delivery: async (payload) => (await probot()).receive(payload as EmitterWebhookEvent),
       'sync-check': async (payload, job) => syncCheck(syncDeps(), (payload as { checkId: string }).checkId, job.attempts > 0),
       'sync-deployment': async (payload) => syncDeployment(syncDeps(), (payload as { releaseId: string }).releaseId),
+      'sync-preview-comment': async (payload) => {
+        const { projectId, number } = payload as { projectId: string; number: number };
+        await syncPreviewComment({ ...syncDeps(), appId: config?.appId ?? 0 }, projectId, number);
+      },
     },
     options.queue,
   );
@@ -104,7 +116,9 @@ export function createGithub(ctx: FeatureContext, releases: GithubReleases, opti
 
   return {
     config,
-    observer: createReleaseReporter({ ctx, wake }),
+    observer: previews
+      ? routeReleases(createReleaseReporter({ ctx, wake }), createPreviewReporter({ ctx, wake, previews }))
+      : createReleaseReporter({ ctx, wake }),
     canaryObserver: createCanaryReporter({ ctx, wake }),
     drillObserver: createDrillReporter({ ctx, wake }),
     queue,
@@ -130,5 +144,17 @@ export function createGithub(ctx: FeatureContext, releases: GithubReleases, opti
       timer = null;
       await queue.close();
     },
+  };
+}
+
+/** Preview projects' releases go to the preview reporter only, every other project's to the release reporter. */
+function routeReleases(production: ReleaseObserver, preview: ReturnType<typeof createPreviewReporter>): ReleaseObserver {
+  const pick = (projectId: string): ReleaseObserver => (preview.owns(projectId) ? preview.observer : production);
+  return {
+    admit: (projectId, source) => pick(projectId).admit?.(projectId, source),
+    onCandidate: (release, source) => pick(release.projectId).onCandidate?.(release, source),
+    onPhase: (release, step, details) => pick(release.projectId).onPhase?.(release, step, details),
+    onOutcome: (release) => pick(release.projectId).onOutcome?.(release),
+    onRollback: (event) => pick(event.projectId).onRollback?.(event),
   };
 }

@@ -1,7 +1,7 @@
 // Control-database tables of the GitHub integration. Only src/github touches them.
 import type { Migration } from '../core/db-migrations.js';
 
-/** Tables: durable job queue + delivery dedupe, installations, links, commits, check runs, deployments, commands. */
+/** Tables: durable job queue + delivery dedupe, installations, links, commits, check runs, deployments, commands, pull requests. */
 export const githubMigrations: readonly Migration[] = [
   {
     scope: 'github',
@@ -100,6 +100,34 @@ export const githubMigrations: readonly Migration[] = [
           reacted INTEGER NOT NULL DEFAULT 0,
           created_at INTEGER NOT NULL,
           updated_at INTEGER NOT NULL) STRICT;`);
+    },
+  },
+  {
+    scope: 'github',
+    version: 2,
+    name: 'github pull requests (preview comment) and transient deployments',
+    up(db) {
+      // One row per pull request of a linked branch: its head, the preview comment as svc wants it
+      // (model, version) and what GitHub has (comment id, synced version). Keyed by the linked project,
+      // which outlives the preview project.
+      db.exec(`
+        CREATE TABLE github_pull_requests (
+          project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+          number INTEGER NOT NULL,
+          full_name TEXT NOT NULL,
+          installation_id INTEGER NOT NULL,
+          html_url TEXT NOT NULL,
+          head_sha TEXT NOT NULL,
+          comment TEXT NOT NULL,
+          comment_id INTEGER,
+          version INTEGER NOT NULL DEFAULT 1,
+          synced_version INTEGER NOT NULL DEFAULT 0,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL,
+          PRIMARY KEY (project_id, number)) STRICT;
+        ALTER TABLE github_deployments ADD COLUMN transient INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE github_deployments ADD COLUMN description TEXT;
+        ALTER TABLE github_deployments ADD COLUMN payload TEXT;`);
     },
   },
 ];

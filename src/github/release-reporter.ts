@@ -107,7 +107,8 @@ function onCandidate(deps: ReporterDeps, release: ObservedRelease, source: Relea
   deps.wake();
 }
 
-function phaseOf(step: string, details: Record<string, unknown>): Phase['name'] | null {
+/** The check phase a release step event completes, if any (svc/release and svc/preview alike). */
+export function phaseOf(step: string, details: Record<string, unknown>): Phase['name'] | null {
   if (step === 'snapshot' && details.done) return 'snapshot';
   if (step === 'migrate' && details.done) return 'migrations';
   if (step === 'health' && !details.done) return 'started';
@@ -115,7 +116,8 @@ function phaseOf(step: string, details: Record<string, unknown>): Phase['name'] 
   return null;
 }
 
-function phaseDetail(name: Phase['name'], details: Record<string, unknown>): string | undefined {
+/** The detail a phase shows (snapshot size, migrations applied). */
+export function phaseDetail(name: Phase['name'], details: Record<string, unknown>): string | undefined {
   if (name === 'snapshot' && typeof details.snapshotBytes === 'number') return `${details.snapshotBytes} bytes`;
   if (name === 'migrations' && Array.isArray(details.applied)) return details.applied.length ? details.applied.join(', ') : 'none pending';
   return undefined;

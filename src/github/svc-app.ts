@@ -3,9 +3,11 @@
 import type { ApplicationFunction } from 'probot';
 import type { z } from 'zod';
 import type { FeatureContext } from '../core/feature-context.js';
+import type { PreviewLifecycle } from '../previews/preview-lifecycle.js';
 import type { RollbackInput, RollbackResult } from '../releases/index.js';
 import type { GithubClient } from './create-github-app.js';
 import { handleInstallation, handleInstallationRepos } from './installation-events.js';
+import { handlePullRequest } from './pull-request-handler.js';
 import { handlePush } from './push-handler.js';
 import { rerunCheckRun, rerunCheckSuite } from './rerun-check.js';
 import { runCommand } from './run-command.js';
@@ -15,6 +17,7 @@ import {
   commentPayloadSchema,
   installationPayloadSchema,
   installationReposPayloadSchema,
+  pullRequestPayloadSchema,
   pushPayloadSchema,
 } from './webhook-payloads.js';
 
@@ -24,6 +27,8 @@ export interface SvcAppDeps {
   appId: number;
   buildTimeoutMs: number;
   rollback: (input: RollbackInput) => Promise<RollbackResult>;
+  /** Preview environments per pull request (null: pull_request events are ignored). */
+  previews: PreviewLifecycle | null;
   wake: () => void;
   /** Every handled delivery's result (logs; tests observe it). */
   onResult?: (event: string, result: unknown) => void;
@@ -47,6 +52,10 @@ export function svcGithubApp(deps: SvcAppDeps): ApplicationFunction {
     app.on('push', async (context) => {
       const payload = read(pushPayloadSchema, 'push', context.payload);
       if (payload) report('push', handlePush({ ctx, buildTimeoutMs: deps.buildTimeoutMs, wake: deps.wake }, payload));
+    });
+    app.on('pull_request', async (context) => {
+      const payload = read(pullRequestPayloadSchema, 'pull_request', context.payload);
+      if (payload) report('pull_request', await handlePullRequest({ ctx, previews: deps.previews, wake: deps.wake }, payload));
     });
     app.on('installation', async (context) => {
       const payload = read(installationPayloadSchema, 'installation', context.payload);

@@ -45,15 +45,17 @@ export function detailsUrlOf(ctx: FeatureContext, projectId: string, releaseId: 
 /** The check-run body of a check row as of now. */
 export function checkBodyOf(deps: SyncDeps, row: CheckRow) {
   const model = JSON.parse(row.model) as CheckModel;
-  const project = findProject(deps.ctx, row.project_id);
-  const releaseId = model.kind === 'rollback' ? model.releaseId : model.releaseId;
-  const releaseRow = releaseId ? findRelease(deps.ctx, row.project_id, releaseId) : undefined;
-  const slug = project?.slug ?? row.project_id;
+  // A preview's releases live in the preview's own project; its check sits on the linked project's commit.
+  const releaseProjectId = model.kind === 'preview' ? (model.previewProjectId ?? row.project_id) : row.project_id;
+  const project = findProject(deps.ctx, releaseProjectId);
+  const releaseId = model.releaseId;
+  const releaseRow = releaseId ? findRelease(deps.ctx, releaseProjectId, releaseId) : undefined;
+  const slug = model.kind === 'preview' ? model.previewSlug : (project?.slug ?? row.project_id);
   return renderCheck(model, {
     release: releaseRow ? toRelease(deps.ctx, releaseRow) : undefined,
     projectSlug: slug,
-    appUrl: appUrlOf(deps.ctx, slug),
-    detailsUrl: detailsUrlOf(deps.ctx, row.project_id, releaseId),
+    appUrl: model.kind === 'preview' ? model.url : appUrlOf(deps.ctx, slug),
+    detailsUrl: detailsUrlOf(deps.ctx, releaseProjectId, releaseId),
     actionRef: deps.actionRef,
     serverUrl: linkOrigin(deps.ctx),
   });
@@ -110,12 +112,12 @@ export async function syncDeployment(deps: SyncDeps, releaseId: string): Promise
       ref: row.sha,
       task: 'deploy',
       environment: row.environment,
-      description: `svc release ${releaseId}`.slice(0, 140),
+      description: (row.description ?? `svc release ${releaseId}`).slice(0, 140),
       auto_merge: false,
       required_contexts: [],
-      payload: { releaseId, projectId: row.project_id },
-      transient_environment: false,
-      production_environment: row.environment === 'production',
+      payload: row.payload ? (JSON.parse(row.payload) as Record<string, unknown>) : { releaseId, projectId: row.project_id },
+      transient_environment: row.transient === 1,
+      production_environment: row.transient !== 1 && row.environment === 'production',
     });
     const data = created.data as { id?: number };
     if (typeof data.id !== 'number') throw new Error(`GitHub did not create the deployment (status ${created.status})`);

@@ -56,3 +56,20 @@ export const checkSuitePayloadSchema = z.looseObject({
   repository,
   sender,
 });
+
+const prRepo = z.looseObject({ id, full_name: z.string(), html_url: z.string().url() });
+
+export const pullRequestPayloadSchema = z.looseObject({
+  action: z.string(),
+  number: id,
+  pull_request: z.looseObject({
+    number: id,
+    title: z.string().max(1000),
+    user: z.looseObject({ login: z.string() }).nullable(),
+    merged: z.boolean().nullish(),
+    head: z.looseObject({ ref: z.string().min(1).max(1000), sha: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/), repo: z.looseObject({ id }).nullable() }),
+    base: z.looseObject({ ref: z.string().min(1).max(1000), repo: prRepo }),
+  }),
+  repository,
+  installation: installationRef,
+});

@@ -33,6 +33,18 @@ export interface FakeDeployment {
   statuses: Json[];
 }
 
+export interface FakeComment {
+  id: number;
+  repo: string;
+  issue: number;
+  body: string;
+  /** The app that posted it (installation token), or null for a person's comment. */
+  appId: number | null;
+  user: string;
+  /** Every body it had, oldest first (create, then each edit). */
+  history: string[];
+}
+
 export interface FakeRequest {
   method: string;
   path: string;
@@ -52,7 +64,7 @@ export class FakeGithub {
   readonly pulls = new Map<string, { baseRef: string }>();
   readonly checkRuns: FakeCheckRun[] = [];
   readonly deployments: FakeDeployment[] = [];
-  readonly comments: { id: number; repo: string; issue: number; body: string }[] = [];
+  readonly comments: FakeComment[] = [];
   readonly reactions: { repo: string; commentId: number; content: string }[] = [];
   readonly requests: FakeRequest[] = [];
   readonly invalid: string[] = [];
@@ -114,6 +126,28 @@ export class FakeGithub {
   async close(): Promise<void> {
     if (this.server) await new Promise<void>((resolve) => this.server!.close(() => resolve()));
     this.server = null;
+  }
+
+  /** A person's comment on an issue or pull request (not posted by the app). */
+  addUserComment(repo: string, issue: number, body: string, user = 'octocat'): FakeComment {
+    const comment: FakeComment = { id: this.nextId++, repo, issue, body, appId: null, user, history: [body] };
+    this.comments.push(comment);
+    return comment;
+  }
+
+  /** Deployments of an environment, oldest first. */
+  deploymentsIn(environment: string): FakeDeployment[] {
+    return this.deployments.filter((d) => d.environment === environment);
+  }
+
+  private commentJson(c: FakeComment): Json {
+    return {
+      id: c.id,
+      body: c.body,
+      html_url: `https://github.com/${c.repo}/pull/${c.issue}#issuecomment-${c.id}`,
+      user: { login: c.user, type: c.appId === null ? 'User' : 'Bot' },
+      performed_via_github_app: c.appId === null ? null : { id: c.appId, slug: 'svc' },
+    };
   }
 
   /** Check runs of a commit (optionally one name), oldest first. */
@@ -271,9 +305,38 @@ export class FakeGithub {
       }
       case 'issues/create-comment': {
         this.installationFor(headers, repo);
-        const comment = { id: id(), repo, issue: Number(p.issue_number), body: body.body as string };
+        const comment: FakeComment = {
+          id: id(),
+          repo,
+          issue: Number(p.issue_number),
+          body: body.body as string,
+          appId: this.options.appId,
+          user: 'svc[bot]',
+          history: [body.body as string],
+        };
         this.comments.push(comment);
-        return [201, { id: comment.id, body: comment.body, html_url: `https://github.com/${repo}/pull/${comment.issue}#issuecomment-${comment.id}` }];
+        return [201, this.commentJson(comment)];
+      }
+      case 'issues/update-comment': {
+        this.installationFor(headers, repo);
+        const comment = this.comments.find((c) => c.id === Number(p.comment_id) && c.repo === repo);
+        if (!comment) throw httpError(404, 'Not Found');
+        comment.body = body.body as string;
+        comment.history.push(comment.body);
+        return [200, this.commentJson(comment)];
+      }
+      case 'issues/list-comments': {
+        this.installationFor(headers, repo);
+        const perPage = Number(query.get('per_page') ?? 30);
+        const list = this.comments.filter((c) => c.repo === repo && c.issue === Number(p.issue_number)).slice(0, perPage);
+        return [200, list.map((c) => this.commentJson(c))];
+      }
+      case 'issues/delete-comment': {
+        this.installationFor(headers, repo);
+        const index = this.comments.findIndex((c) => c.id === Number(p.comment_id) && c.repo === repo);
+        if (index < 0) throw httpError(404, 'Not Found');
+        this.comments.splice(index, 1);
+        return [204, null];
       }
       case 'reactions/create-for-issue-comment': {
         this.installationFor(headers, repo);

@@ -55,6 +55,60 @@ export function commentPayload(opts: {
   return payload;
 }
 
+/**
+ * A pull_request example with an installation, adapted: action, number, head commit and branch, base branch
+ * and repository; `fork` makes the head another repository (or, `'deleted'`, a fork since deleted).
+ */
+export function pullRequestPayload(opts: {
+  action: 'opened' | 'reopened' | 'synchronize' | 'closed' | 'edited' | 'labeled';
+  number: number;
+  sha: string;
+  headRef?: string;
+  baseRef?: string;
+  title?: string;
+  login?: string;
+  fork?: boolean | 'deleted';
+  merged?: boolean;
+  repoId?: number;
+  fullName?: string;
+  installationId?: number;
+}): Json {
+  const source = opts.action === 'closed' || opts.action === 'reopened' || opts.action === 'synchronize' ? opts.action : 'opened';
+  const payload = example('pull_request', (p) => p.action === source && Boolean(p.installation));
+  payload.action = opts.action;
+  payload.number = opts.number;
+  const pr = payload.pull_request;
+  pr.number = opts.number;
+  pr.title = opts.title ?? pr.title;
+  pr.user.login = opts.login ?? pr.user.login;
+  pr.state = opts.action === 'closed' ? 'closed' : 'open';
+  pr.merged = opts.merged ?? false;
+  pr.head.sha = opts.sha;
+  pr.head.ref = opts.headRef ?? pr.head.ref;
+  pr.base.ref = opts.baseRef ?? 'main';
+  const repoId = opts.repoId ?? payload.repository.id;
+  const fullName = opts.fullName ?? payload.repository.full_name;
+  for (const repo of [payload.repository, pr.base.repo]) {
+    repo.id = repoId;
+    repo.full_name = fullName;
+    repo.html_url = `https://github.com/${fullName}`;
+  }
+  if (opts.fork === 'deleted') pr.head.repo = null;
+  else if (opts.fork) {
+    pr.head.repo = {
+      ...pr.base.repo,
+      id: repoId + 1000,
+      full_name: `forker/${fullName.split('/')[1]}`,
+      html_url: `https://github.com/forker/${fullName.split('/')[1]}`,
+    };
+    pr.head.label = `forker:${pr.head.ref}`;
+  } else {
+    pr.head.repo = { ...pr.base.repo };
+  }
+  payload.installation.id = opts.installationId ?? payload.installation.id;
+  return payload;
+}
+
 /** A signed delivery: headers and exact body bytes. */
 export function signedDelivery(
   secret: string,
