@@ -1,5 +1,6 @@
 // `svc secrets` (list, the default), `svc secrets set <NAME>` (value read from standard input, never
 // an argument) and `svc secrets delete <NAME>`. Values are write-only: nothing prints them back.
+// `--preview` works on the preview scope: what pull-request previews get instead of production.
 import type { Command } from 'commander';
 import { routePath } from '../../src/identity/contract.js';
 import { SvcError } from '../../src/core/errors.js';
@@ -11,6 +12,7 @@ import {
   secretRoutes,
   setSecretResponseSchema,
   type SecretListResponse,
+  type SecretScope,
 } from '../../src/secrets/contract.js';
 import { connect } from '../api-client.js';
 import type { CommandModule } from '../command-module.js';
@@ -22,18 +24,31 @@ interface SecretsOptions {
   project?: string;
   server?: string;
   keepTrailingNewline?: boolean;
+  preview?: boolean;
 }
+
+/** What previews get, said once for the help of every subcommand. */
+const PREVIEW_HELP = 'the preview scope: given to pull-request previews only (previews never get production secrets)';
 
 /** Most bytes read from standard input for one value (the server limit is 64 KiB). */
 const MAX_STDIN_BYTES = 256 * 1024;
 
-/** Human table of secret names (pure). */
-export function secretRows(list: SecretListResponse): string[] {
-  if (list.secrets.length === 0) return ['No secrets. Add one with `printf %s "$VALUE" | svc secrets set NAME`.'];
-  return formatTable(
+/** Human table of one scope's secret names (pure). */
+export function secretRows(list: SecretListResponse, scope: SecretScope = 'production'): string[] {
+  if (list.secrets.length === 0)
+    return scope === 'production'
+      ? ['No secrets. Add one with `printf %s "$VALUE" | svc secrets set NAME`.']
+      : ['No preview secrets. Pull-request previews get none (never production secrets); add one with `printf %s "$VALUE" | svc secrets set --preview NAME`.'];
+  const table = formatTable(
     ['name', 'updated', 'created'],
     list.secrets.map((s) => [s.name, s.updatedAt, s.createdAt]),
   );
+  return scope === 'production' ? table : ['Preview secrets (given to pull-request previews only):', ...table];
+}
+
+/** The scope a command works on (pure). */
+function scopeOf(options: SecretsOptions): SecretScope {
+  return options.preview === true ? 'preview' : 'production';
 }
 
 /**
@@ -81,41 +96,63 @@ async function target(ctx: CliContext, options: SecretsOptions) {
 /** The `svc secrets` command group. */
 export const secretsCommand: CommandModule = {
   register(program: Command, ctx: CliContext): void {
-    const group = program.command('secrets').description('encrypted secrets of the linked project (values are write-only)');
+    const group = program
+      .command('secrets')
+      .description('encrypted secrets of the linked project (values are write-only)')
+      .addHelpText(
+        'after',
+        '\nProduction secrets (the default) go to the project itself. Pull-request previews get only the\n' +
+          'preview secrets (--preview) and never production secrets.',
+      );
     const common = (cmd: Command) =>
       cmd
+        .option('--preview', PREVIEW_HELP)
         .option('--project <project>', 'project id or slug (default: the link in .svc/project.json)')
         .option('--server <url>', 'control plane URL (default SVC_SERVER or the stored login)');
     common(group.command('list', { isDefault: true }).description('secret names and timestamps (default)')).action(async (options: SecretsOptions) => {
+      const scope = scopeOf(options);
       const { ref, client } = await target(ctx, options);
-      const list = await client.request({ method: 'GET', path: routePath(secretRoutes.secrets, { id: ref.id }), schema: secretListResponseSchema });
-      ctx.out.result(list, () => secretRows(list));
+      const list = await client.request({
+        method: 'GET',
+        path: routePath(secretRoutes.secrets, { id: ref.id }),
+        query: { scope },
+        schema: secretListResponseSchema,
+      });
+      ctx.out.result(list, () => secretRows(list, scope));
     });
     common(group.command('set <NAME>').description('create or replace a secret; the value is read from standard input'))
       .option('--keep-trailing-newline', 'keep a final newline of the input (removed by default)')
       .action(async (name: string, options: SecretsOptions) => {
         checkName(name);
+        const scope = scopeOf(options);
         const value = await readSecretValue(ctx.stdin, options.keepTrailingNewline === true);
         const { ref, client } = await target(ctx, options);
         const answer = await client.request({
           method: 'PUT',
           path: routePath(secretRoutes.secret, { id: ref.id, name }),
+          query: { scope },
           body: { value },
           schema: setSecretResponseSchema,
           idempotent: true,
         });
-        ctx.out.result(answer, () => [`${answer.created ? 'Created' : 'Updated'} secret ${name}. It applies on the next release or supervised restart.`]);
+        ctx.out.result(answer, () => [
+          scope === 'production'
+            ? `${answer.created ? 'Created' : 'Updated'} secret ${name}. It applies on the next release or supervised restart.`
+            : `${answer.created ? 'Created' : 'Updated'} preview secret ${name}. Pull-request previews get it on their next release or supervised restart.`,
+        ]);
       });
     common(group.command('delete <NAME>').description('delete a secret (applies on the next release or supervised restart)')).action(
       async (name: string, options: SecretsOptions) => {
+        const scope = scopeOf(options);
         const { ref, client } = await target(ctx, options);
         const answer = await client.request({
           method: 'DELETE',
           path: routePath(secretRoutes.secret, { id: ref.id, name }),
+          query: { scope },
           schema: deleteSecretResponseSchema,
           idempotent: false,
         });
-        ctx.out.result(answer, () => [`Deleted secret ${name}.`]);
+        ctx.out.result(answer, () => [scope === 'production' ? `Deleted secret ${name}.` : `Deleted preview secret ${name}.`]);
       },
     );
   },

@@ -13,8 +13,17 @@ export const secretRoutes = {
 export const SECRET_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 /** Largest secret value in bytes (UTF-8). */
 export const MAX_SECRET_VALUE_BYTES = 64 * 1024;
-/** Most secrets one project may hold. */
+/** Most secrets one project may hold in each scope. */
 export const MAX_SECRETS_PER_PROJECT = 200;
+
+/**
+ * Where a secret is given: `production` to the project's own releases (the default, and every
+ * secret set before scopes existed), `preview` to its pull-request previews only. A preview never
+ * gets a production secret.
+ */
+export const SECRET_SCOPES = ['production', 'preview'] as const;
+export const secretScopeSchema = z.enum(SECRET_SCOPES);
+export type SecretScope = z.infer<typeof secretScopeSchema>;
 
 /** Exact names the platform sets or controls in an app's environment, plus loader and shell names. */
 export const RESERVED_SECRET_NAMES: readonly string[] = [
@@ -60,13 +69,20 @@ const isoTime = z.string().describe('ISO 8601 timestamp');
 
 export const secretInfoSchema = z.object({
   name: z.string(),
+  scope: secretScopeSchema.describe('production: the project itself; preview: its pull-request previews only'),
   createdAt: isoTime,
   updatedAt: isoTime.describe('last time the value was replaced'),
 });
 export type SecretInfo = z.infer<typeof secretInfoSchema>;
 
-export const secretListResponseSchema = z.object({ secrets: z.array(secretInfoSchema).describe('sorted by name; values are never returned') });
+export const secretListResponseSchema = z.object({
+  secrets: z.array(secretInfoSchema).describe('the secrets of one scope, sorted by name; values are never returned'),
+});
 export type SecretListResponse = z.infer<typeof secretListResponseSchema>;
+/** `?scope=` of every secrets route; absent means production. */
+export const secretScopeQuerySchema = z.object({
+  scope: secretScopeSchema.default('production').describe('production (default) or preview (given to pull-request previews only)'),
+});
 export const secretParamsSchema = z.object({ id: z.string().min(1).max(100).describe('project id or slug'), name: z.string().min(1).max(200) });
 export const setSecretBodySchema = z.object({
   value: z
@@ -79,4 +95,4 @@ export const setSecretResponseSchema = z.object({
   created: z.boolean().describe('false when an existing value was replaced'),
   effective: z.literal('next-release-or-restart').describe('running apps keep their environment until the next release or supervised restart'),
 });
-export const deleteSecretResponseSchema = z.object({ deleted: z.literal(true), name: z.string() });
+export const deleteSecretResponseSchema = z.object({ deleted: z.literal(true), name: z.string(), scope: secretScopeSchema });

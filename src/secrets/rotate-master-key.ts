@@ -1,7 +1,8 @@
-// Master-key rotation: every secret is re-encrypted and every backup's wrapped data key re-wrapped
-// under the new key, and the key check value replaced, in ONE control-database transaction. With a
-// key file the new key is written to master.key.next first and renamed over master.key after the
-// commit; a crash in between is finished at the next start (loadMasterKey).
+// Master-key rotation: every secret (production and preview) is re-encrypted and every backup's
+// wrapped data key re-wrapped under the new key, and the key check value replaced, in ONE
+// control-database transaction. With a key file the new key is written to master.key.next first
+// and renamed over master.key after the commit; a crash in between is finished at the next start
+// (loadMasterKey).
 import { rm } from 'node:fs/promises';
 import { renameSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,8 +56,9 @@ export async function rotateMasterKey(options: RotateOptions): Promise<RotateRes
       .transaction(() => {
         const rows = allSecretRows(ctx);
         for (const row of rows) {
-          const aad = secretAad(row.project_id, row.name);
-          replaceCiphertext(ctx, row.project_id, row.name, sealBox(next.secretsKey, openBox(current.secretsKey, row.ciphertext, aad), aad));
+          // Each box keeps its own binding (project, scope, name); only the key changes.
+          const aad = secretAad(row.project_id, row.scope, row.name);
+          replaceCiphertext(ctx, row, sealBox(next.secretsKey, openBox(current.secretsKey, row.ciphertext, aad), aad));
         }
         let rewrapped = 0;
         for (const rewrap of options.rewrappers) rewrapped += rewrap(options.db, current, next);

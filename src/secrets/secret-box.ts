@@ -1,9 +1,10 @@
 // AES-256-GCM sealing of small values (secrets, wrapped backup keys). Format of a box:
 // version byte 0x01 | 12-byte random nonce | ciphertext | 16-byte tag. The additional data (AAD)
-// binds a box to where it belongs (project id + secret name), so a box copied elsewhere fails.
+// binds a box to where it belongs (project id, scope, secret name), so a box copied elsewhere fails.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { SvcError } from '../core/errors.js';
 import type { ErrorCode } from '../core/errors.js';
+import type { SecretScope } from './contract.js';
 
 const VERSION = 0x01;
 const NONCE_BYTES = 12;
@@ -38,7 +39,11 @@ export function openBox(key: Uint8Array, box: Uint8Array, aad: Uint8Array, failu
   }
 }
 
-/** AAD of a secret: its project and name (NUL-separated, which neither can contain). */
-export function secretAad(projectId: string, name: string): Buffer {
-  return Buffer.from(`svc-secret/v1\0${projectId}\0${name}`, 'utf8');
+/**
+ * AAD of a secret: its project, scope and name, NUL-separated (none can contain NUL). Production
+ * keeps the form from before scopes existed, so stored values still open; preview adds a part, so
+ * a box moved between the scopes of the same name fails authentication.
+ */
+export function secretAad(projectId: string, scope: SecretScope, name: string): Buffer {
+  return Buffer.from(scope === 'production' ? `svc-secret/v1\0${projectId}\0${name}` : `svc-secret/v1\0${projectId}\0preview\0${name}`, 'utf8');
 }

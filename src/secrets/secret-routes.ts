@@ -1,4 +1,5 @@
-// HTTP routes of secrets: list names, set (write-only value), delete. Permission `secrets`.
+// HTTP routes of secrets: list names, set (write-only value), delete. Permission `secrets`. Each
+// route works on one scope, `?scope=production` (the default) or `?scope=preview`.
 import type { FeatureContext } from '../core/feature-context.js';
 import { bearerOrSession, type HttpApp } from '../core/http/create-http-app.js';
 import { actorOf } from '../identity/index.js';
@@ -8,6 +9,7 @@ import {
   secretListResponseSchema,
   secretParamsSchema,
   secretRoutes as r,
+  secretScopeQuerySchema,
   setSecretBodySchema,
   setSecretResponseSchema,
 } from './contract.js';
@@ -27,14 +29,15 @@ export function secretRoutes(ctx: FeatureContext, secrets: SecretsFeature) {
         schema: {
           tags,
           security,
-          summary: 'Secret names and timestamps (values are never returned; secrets permission)',
+          summary: 'Secret names and timestamps of one scope (values are never returned; secrets permission)',
           params: projectParams,
+          querystring: secretScopeQuerySchema,
           response: { 200: secretListResponseSchema },
         },
       },
       async (request) => {
         const { project } = requireProjectPermission(ctx, request, request.params.id, 'secrets');
-        return { secrets: secrets.list(project.id) };
+        return { secrets: secrets.list(project.id, request.query.scope) };
       },
     );
 
@@ -46,6 +49,7 @@ export function secretRoutes(ctx: FeatureContext, secrets: SecretsFeature) {
           security,
           summary: 'Create or replace a secret (AES-256-GCM at rest; applies on the next release or supervised restart)',
           params: secretParamsSchema,
+          querystring: secretScopeQuerySchema,
           body: setSecretBodySchema,
           response: { 200: setSecretResponseSchema, 201: setSecretResponseSchema },
         },
@@ -56,6 +60,7 @@ export function secretRoutes(ctx: FeatureContext, secrets: SecretsFeature) {
           { project: { id: project.id, organizationId: project.organization_id }, actor: actorOf(principal) },
           request.params.name,
           request.body.value,
+          request.query.scope,
         );
         return reply.status(result.created ? 201 : 200).send({ ...result, effective: 'next-release-or-restart' as const });
       },
@@ -69,13 +74,15 @@ export function secretRoutes(ctx: FeatureContext, secrets: SecretsFeature) {
           security,
           summary: 'Delete a secret (applies on the next release or supervised restart)',
           params: secretParamsSchema,
+          querystring: secretScopeQuerySchema,
           response: { 200: deleteSecretResponseSchema },
         },
       },
       async (request) => {
         const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'secrets');
-        secrets.delete({ project: { id: project.id, organizationId: project.organization_id }, actor: actorOf(principal) }, request.params.name);
-        return { deleted: true as const, name: request.params.name };
+        const { scope } = request.query;
+        secrets.delete({ project: { id: project.id, organizationId: project.organization_id }, actor: actorOf(principal) }, request.params.name, scope);
+        return { deleted: true as const, name: request.params.name, scope };
       },
     );
   };

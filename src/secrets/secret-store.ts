@@ -3,7 +3,7 @@
 import type { Migration } from '../core/db-migrations.js';
 import type { FeatureContext } from '../core/feature-context.js';
 import { isoTime } from '../core/feature-context.js';
-import type { SecretInfo } from './contract.js';
+import type { SecretInfo, SecretScope } from './contract.js';
 
 /** Secrets tables; rows go with their project (ON DELETE CASCADE). */
 export const secretsMigrations: readonly Migration[] = [
@@ -25,11 +25,35 @@ export const secretsMigrations: readonly Migration[] = [
           created_at INTEGER NOT NULL, rotated_at INTEGER) STRICT;`);
     },
   },
+  {
+    scope: 'secrets',
+    version: 2,
+    name: 'secret scopes: production and preview',
+    up(db) {
+      // SQLite cannot change a primary key in place: build the scoped table, copy every row as a
+      // production secret (what they were), drop the old table and take its name. No table
+      // references secrets, so the swap needs no foreign-key pause; the copy is checked against
+      // projects like any insert. The migration runner wraps this in one transaction.
+      db.exec(`
+        CREATE TABLE secrets_scoped (
+          project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+          scope TEXT NOT NULL DEFAULT 'production' CHECK (scope IN ('production', 'preview')),
+          name TEXT NOT NULL,
+          ciphertext BLOB NOT NULL,
+          created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+          PRIMARY KEY (project_id, scope, name)) STRICT;
+        INSERT INTO secrets_scoped (project_id, scope, name, ciphertext, created_at, updated_at)
+          SELECT project_id, 'production', name, ciphertext, created_at, updated_at FROM secrets;
+        DROP TABLE secrets;
+        ALTER TABLE secrets_scoped RENAME TO secrets;`);
+    },
+  },
 ];
 
 /** A secrets row. */
 export interface SecretRow {
   project_id: string;
+  scope: SecretScope;
   name: string;
   ciphertext: Buffer;
   created_at: number;
@@ -53,48 +77,51 @@ export function writeCheckValue(ctx: Db, checkValue: string, now: number): void 
     .run(checkValue, now, now);
 }
 
-/** Secrets of a project (with ciphertext), sorted by name. */
-export function listSecretRows(ctx: Db, projectId: string): SecretRow[] {
-  return ctx.db.prepare('SELECT * FROM secrets WHERE project_id = ? ORDER BY name').all(projectId) as SecretRow[];
+/** Secrets of one scope of a project (with ciphertext), sorted by name. */
+export function listSecretRows(ctx: Db, projectId: string, scope: SecretScope): SecretRow[] {
+  return ctx.db.prepare('SELECT * FROM secrets WHERE project_id = ? AND scope = ? ORDER BY name').all(projectId, scope) as SecretRow[];
 }
 
-/** Every secret of every project (rotation). */
+/** Every secret of every project and scope (rotation). */
 export function allSecretRows(ctx: Db): SecretRow[] {
-  return ctx.db.prepare('SELECT * FROM secrets ORDER BY project_id, name').all() as SecretRow[];
+  return ctx.db.prepare('SELECT * FROM secrets ORDER BY project_id, scope, name').all() as SecretRow[];
 }
 
 /** One secret row, if present. */
-export function findSecretRow(ctx: Db, projectId: string, name: string): SecretRow | undefined {
-  return ctx.db.prepare('SELECT * FROM secrets WHERE project_id = ? AND name = ?').get(projectId, name) as SecretRow | undefined;
+export function findSecretRow(ctx: Db, projectId: string, scope: SecretScope, name: string): SecretRow | undefined {
+  return ctx.db.prepare('SELECT * FROM secrets WHERE project_id = ? AND scope = ? AND name = ?').get(projectId, scope, name) as SecretRow | undefined;
 }
 
-/** Number of secrets of a project. */
-export function countSecrets(ctx: Db, projectId: string): number {
-  return (ctx.db.prepare('SELECT COUNT(*) AS n FROM secrets WHERE project_id = ?').get(projectId) as { n: number }).n;
+/** Number of secrets in one scope of a project (the limit counts per scope). */
+export function countSecrets(ctx: Db, projectId: string, scope: SecretScope): number {
+  return (ctx.db.prepare('SELECT COUNT(*) AS n FROM secrets WHERE project_id = ? AND scope = ?').get(projectId, scope) as { n: number }).n;
 }
 
 /** Insert or replace a secret's ciphertext; returns whether it was new. Call inside a transaction. */
-export function upsertSecretRow(ctx: Db, projectId: string, name: string, ciphertext: Buffer, now: number): boolean {
-  const existing = findSecretRow(ctx, projectId, name);
-  if (existing) ctx.db.prepare('UPDATE secrets SET ciphertext = ?, updated_at = ? WHERE project_id = ? AND name = ?').run(ciphertext, now, projectId, name);
+export function upsertSecretRow(ctx: Db, projectId: string, scope: SecretScope, name: string, ciphertext: Buffer, now: number): boolean {
+  const existing = findSecretRow(ctx, projectId, scope, name);
+  if (existing)
+    ctx.db
+      .prepare('UPDATE secrets SET ciphertext = ?, updated_at = ? WHERE project_id = ? AND scope = ? AND name = ?')
+      .run(ciphertext, now, projectId, scope, name);
   else
     ctx.db
-      .prepare('INSERT INTO secrets (project_id, name, ciphertext, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
-      .run(projectId, name, ciphertext, now, now);
+      .prepare('INSERT INTO secrets (project_id, scope, name, ciphertext, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(projectId, scope, name, ciphertext, now, now);
   return existing === undefined;
 }
 
 /** Replace only the ciphertext (rotation keeps timestamps). */
-export function replaceCiphertext(ctx: Db, projectId: string, name: string, ciphertext: Buffer): void {
-  ctx.db.prepare('UPDATE secrets SET ciphertext = ? WHERE project_id = ? AND name = ?').run(ciphertext, projectId, name);
+export function replaceCiphertext(ctx: Db, row: Pick<SecretRow, 'project_id' | 'scope' | 'name'>, ciphertext: Buffer): void {
+  ctx.db.prepare('UPDATE secrets SET ciphertext = ? WHERE project_id = ? AND scope = ? AND name = ?').run(ciphertext, row.project_id, row.scope, row.name);
 }
 
 /** Delete a secret; false when it did not exist. */
-export function deleteSecretRow(ctx: Db, projectId: string, name: string): boolean {
-  return ctx.db.prepare('DELETE FROM secrets WHERE project_id = ? AND name = ?').run(projectId, name).changes > 0;
+export function deleteSecretRow(ctx: Db, projectId: string, scope: SecretScope, name: string): boolean {
+  return ctx.db.prepare('DELETE FROM secrets WHERE project_id = ? AND scope = ? AND name = ?').run(projectId, scope, name).changes > 0;
 }
 
 /** Wire shape of a secret (never the value). */
-export function toSecretInfo(row: Pick<SecretRow, 'name' | 'created_at' | 'updated_at'>): SecretInfo {
-  return { name: row.name, createdAt: isoTime(row.created_at), updatedAt: isoTime(row.updated_at) };
+export function toSecretInfo(row: Pick<SecretRow, 'name' | 'scope' | 'created_at' | 'updated_at'>): SecretInfo {
+  return { name: row.name, scope: row.scope, createdAt: isoTime(row.created_at), updatedAt: isoTime(row.updated_at) };
 }

@@ -1,5 +1,5 @@
-// Master-key rotation: secrets and backup data keys re-encrypted in one transaction; the old key is
-// refused afterwards; an interrupted file rotation is finished at the next start.
+// Master-key rotation: secrets of both scopes and backup data keys re-encrypted in one transaction;
+// the old key is refused afterwards; an interrupted file rotation is finished at the next start.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -35,7 +35,7 @@ function build(dataDir: string, env: Record<string, string> = {}): Promise<Contr
   });
 }
 
-/** A plane with two secrets and one backup row (file encrypted under its own data key). */
+/** A plane with two production secrets, a preview secret of the same name as one of them, and one backup row (file encrypted under its own data key). */
 async function seed(dataDir: string, env: Record<string, string>): Promise<{ projectId: string; backupId: string; plain: Buffer }> {
   const plane = await build(dataDir, env);
   try {
@@ -48,6 +48,13 @@ async function seed(dataDir: string, env: Record<string, string>): Promise<{ pro
       const res = await plane.app.inject({ method: 'PUT', url: `/api/projects/${project.id}/secrets/${name}`, headers: owner.headers(), payload: { value } });
       expect(res.statusCode).toBe(201);
     }
+    const preview = await plane.app.inject({
+      method: 'PUT',
+      url: `/api/projects/${project.id}/secrets/API_KEY?scope=preview`,
+      headers: owner.headers(),
+      payload: { value: 'preview\ngamma' },
+    });
+    expect(preview.statusCode).toBe(201);
     const plain = randomBytes(5000);
     const src = join(dataDir, 'plain.db');
     writeFileSync(src, plain);
@@ -76,10 +83,17 @@ async function seed(dataDir: string, env: Record<string, string>): Promise<{ pro
   }
 }
 
-async function readBack(plane: ControlPlane, seeded: { projectId: string; backupId: string }): Promise<{ secrets: Record<string, string>; backup: Buffer }> {
+async function readBack(
+  plane: ControlPlane,
+  seeded: { projectId: string; backupId: string },
+): Promise<{ secrets: Record<string, string>; preview: Record<string, string>; backup: Buffer }> {
   const row = plane.db.prepare('SELECT * FROM backups WHERE id = ?').get(seeded.backupId) as Parameters<typeof decryptToScratch>[1];
   const scratch = await decryptToScratch(plane.backups.deps, row);
-  return { secrets: await plane.secrets.loadSecrets(seeded.projectId), backup: readFileSync(scratch) };
+  return {
+    secrets: await plane.secrets.loadSecrets(seeded.projectId),
+    preview: await plane.secrets.loadSecrets(seeded.projectId, 'preview'),
+    backup: readFileSync(scratch),
+  };
 }
 
 describe('master-key rotation', () => {
@@ -90,26 +104,28 @@ describe('master-key rotation', () => {
     const oldKey = randomBytes(32).toString('base64');
     const newKey = randomBytes(32).toString('hex');
     const seeded = await seed(dataDir, { SVC_PLATFORM_MASTER_KEY: oldKey });
-    const before = (openControlDb(join(dataDir, 'control.db')).prepare('SELECT ciphertext FROM secrets ORDER BY name').all() as { ciphertext: Buffer }[]).map(
-      (r) => r.ciphertext.toString('hex'),
-    );
+    const before = (
+      openControlDb(join(dataDir, 'control.db')).prepare('SELECT ciphertext FROM secrets ORDER BY name, scope').all() as { ciphertext: Buffer }[]
+    ).map((r) => r.ciphertext.toString('hex'));
+    expect(before).toHaveLength(3);
 
     const { stdout } = await run(process.execPath, ['--import', 'tsx', join(ROOT, 'src/secrets/rotate-master-key-main.ts'), '--data', dataDir], {
       cwd: ROOT,
       env: { ...process.env, SVC_PLATFORM_MASTER_KEY: oldKey, SVC_NEW_PLATFORM_MASTER_KEY: newKey },
     });
-    expect(stdout).toContain('2 secrets re-encrypted, 1 backup and recovery keys re-wrapped');
+    expect(stdout).toContain('3 secrets re-encrypted, 1 backup and recovery keys re-wrapped');
 
     const stale = await build(dataDir, { SVC_PLATFORM_MASTER_KEY: oldKey }).catch((e: unknown) => e);
     expect(isSvcError(stale, 'SVC_MASTER_KEY_MISMATCH')).toBe(true);
     const plane = await build(dataDir, { SVC_PLATFORM_MASTER_KEY: newKey });
     try {
-      const after = (plane.db.prepare('SELECT ciphertext FROM secrets ORDER BY name').all() as { ciphertext: Buffer }[]).map((r) =>
+      const after = (plane.db.prepare('SELECT ciphertext FROM secrets ORDER BY name, scope').all() as { ciphertext: Buffer }[]).map((r) =>
         r.ciphertext.toString('hex'),
       );
       expect(after.some((c, i) => c === before[i])).toBe(false);
       const read = await readBack(plane, seeded);
       expect(read.secrets).toEqual({ API_KEY: 'alpha\nbeta', DB_URL: 'postgres://x' });
+      expect(read.preview).toEqual({ API_KEY: 'preview\ngamma' });
       expect(read.backup.equals(seeded.plain)).toBe(true);
     } finally {
       await plane.close();
@@ -144,7 +160,7 @@ describe('master-key rotation', () => {
     const { renameSync } = await import('node:fs');
     const result = await rotateMasterKey({ db, dataDir, env: {}, rewrappers: [rewrapBackupKeys], now: START });
     db.close();
-    expect(result).toMatchObject({ secrets: 2, rewrapped: 1, source: 'file' });
+    expect(result).toMatchObject({ secrets: 3, rewrapped: 1, source: 'file' });
     const newFile = readFileSync(join(dataDir, 'master.key'), 'utf8');
     expect(newFile).not.toBe(oldFile);
     renameSync(join(dataDir, 'master.key'), join(dataDir, 'master.key.next'));
@@ -155,6 +171,7 @@ describe('master-key rotation', () => {
       expect(readFileSync(join(dataDir, 'master.key'), 'utf8')).toBe(newFile);
       const read = await readBack(plane, seeded);
       expect(read.secrets.API_KEY).toBe('alpha\nbeta');
+      expect(read.preview).toEqual({ API_KEY: 'preview\ngamma' });
       expect(read.backup.equals(seeded.plain)).toBe(true);
     } finally {
       await plane.close();

@@ -14,33 +14,46 @@ function code(fn: () => unknown): string | undefined {
   return undefined;
 }
 
-describe('secret box (AES-256-GCM with project + name as AAD)', () => {
+describe('secret box (AES-256-GCM with project + scope + name as AAD)', () => {
   const key = randomBytes(32);
 
   it('round-trips values with newlines and arbitrary bytes', () => {
     const value = Buffer.from('line one\nline two\r\n\u00e9\u{1F600}\0tail', 'utf8');
-    const box = sealBox(key, value, secretAad('prj_a', 'API_KEY'));
+    const box = sealBox(key, value, secretAad('prj_a', 'production', 'API_KEY'));
     expect(box.includes(Buffer.from('line one'))).toBe(false);
-    expect(openBox(key, box, secretAad('prj_a', 'API_KEY')).equals(value)).toBe(true);
+    expect(openBox(key, box, secretAad('prj_a', 'production', 'API_KEY')).equals(value)).toBe(true);
   });
 
   it('uses a fresh nonce every time', () => {
-    const a = sealBox(key, Buffer.from('same'), secretAad('p', 'N'));
-    const b = sealBox(key, Buffer.from('same'), secretAad('p', 'N'));
+    const a = sealBox(key, Buffer.from('same'), secretAad('p', 'production', 'N'));
+    const b = sealBox(key, Buffer.from('same'), secretAad('p', 'production', 'N'));
     expect(a.equals(b)).toBe(false);
   });
 
   it('fails authentication, without plaintext, for any flipped bit, another AAD or another key', () => {
-    const box = sealBox(key, Buffer.from('s3cret'), secretAad('prj_a', 'TOKEN'));
+    const box = sealBox(key, Buffer.from('s3cret'), secretAad('prj_a', 'production', 'TOKEN'));
     for (let i = 0; i < box.length; i++) {
       const tampered = Buffer.from(box);
       tampered[i]! ^= 0x01;
-      expect(code(() => openBox(key, tampered, secretAad('prj_a', 'TOKEN')))).toBe('SVC_SECRET_DECRYPT_FAILED');
+      expect(code(() => openBox(key, tampered, secretAad('prj_a', 'production', 'TOKEN')))).toBe('SVC_SECRET_DECRYPT_FAILED');
     }
-    expect(code(() => openBox(key, box, secretAad('prj_b', 'TOKEN')))).toBe('SVC_SECRET_DECRYPT_FAILED');
-    expect(code(() => openBox(key, box, secretAad('prj_a', 'OTHER')))).toBe('SVC_SECRET_DECRYPT_FAILED');
-    expect(code(() => openBox(randomBytes(32), box, secretAad('prj_a', 'TOKEN')))).toBe('SVC_SECRET_DECRYPT_FAILED');
-    expect(code(() => openBox(key, box.subarray(0, 20), secretAad('prj_a', 'TOKEN')))).toBe('SVC_SECRET_DECRYPT_FAILED');
+    expect(code(() => openBox(key, box, secretAad('prj_b', 'production', 'TOKEN')))).toBe('SVC_SECRET_DECRYPT_FAILED');
+    expect(code(() => openBox(key, box, secretAad('prj_a', 'production', 'OTHER')))).toBe('SVC_SECRET_DECRYPT_FAILED');
+    expect(code(() => openBox(randomBytes(32), box, secretAad('prj_a', 'production', 'TOKEN')))).toBe('SVC_SECRET_DECRYPT_FAILED');
+    expect(code(() => openBox(key, box.subarray(0, 20), secretAad('prj_a', 'production', 'TOKEN')))).toBe('SVC_SECRET_DECRYPT_FAILED');
+  });
+
+  it('keeps the production AAD of stored secrets and binds a preview box to its scope', () => {
+    // The exact bytes secrets were sealed with before scopes existed: they must still open.
+    expect(secretAad('prj_a', 'production', 'TOKEN').equals(Buffer.from('svc-secret/v1\0prj_a\0TOKEN'))).toBe(true);
+    expect(secretAad('prj_a', 'preview', 'TOKEN').equals(Buffer.from('svc-secret/v1\0prj_a\0preview\0TOKEN'))).toBe(true);
+    const production = sealBox(key, Buffer.from('live'), secretAad('prj_a', 'production', 'TOKEN'));
+    const preview = sealBox(key, Buffer.from('test'), secretAad('prj_a', 'preview', 'TOKEN'));
+    expect(openBox(key, preview, secretAad('prj_a', 'preview', 'TOKEN')).toString()).toBe('test');
+    expect(code(() => openBox(key, production, secretAad('prj_a', 'preview', 'TOKEN')))).toBe('SVC_SECRET_DECRYPT_FAILED');
+    expect(code(() => openBox(key, preview, secretAad('prj_a', 'production', 'TOKEN')))).toBe('SVC_SECRET_DECRYPT_FAILED');
+    // A name cannot impersonate the preview part (names never contain NUL, "preview" alone is another name).
+    expect(secretAad('prj_a', 'production', 'preview').equals(secretAad('prj_a', 'preview', ''))).toBe(false);
   });
 });
 

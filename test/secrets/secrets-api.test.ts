@@ -37,7 +37,7 @@ describe('secrets API', () => {
 
     const list = await h.app.inject({ method: 'GET', url: `/api/projects/shop/secrets`, headers: owner.headers() });
     expect(list.statusCode).toBe(200);
-    expect(list.json()).toEqual({ secrets: [{ name: 'API_KEY', createdAt: expect.any(String), updatedAt: expect.any(String) }] });
+    expect(list.json()).toEqual({ secrets: [{ name: 'API_KEY', scope: 'production', createdAt: expect.any(String), updatedAt: expect.any(String) }] });
     expect(list.body).not.toContain('v2');
 
     // Stored encrypted: neither value appears in the control database file or its WAL.
