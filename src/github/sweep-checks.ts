@@ -1,8 +1,9 @@
 // The periodic sweep: a queued svc/release check whose build never arrived is completed as timed_out
-// (with help on adding the Action), and an open check whose release already ended (an outcome the
-// observer missed, e.g. across a crash) is completed from the release row.
+// (with help on adding the Action), and an open svc/release or svc/preview check whose release already
+// ended (an outcome the observer missed, e.g. across a crash) is completed from the release row.
 import type { FeatureContext } from '../core/feature-context.js';
 import { findRelease } from '../releases/index.js';
+import type { CheckModel } from './check-model.js';
 import { findOpenReleaseCheck, updateCheck, type CheckRow } from './check-store.js';
 import { overdueCommits, setCommitState } from './commit-store.js';
 
@@ -28,12 +29,21 @@ export function sweepChecks(ctx: FeatureContext, buildTimeoutMs: number): { time
       })
       .immediate();
   }
-  const open = ctx.db.prepare("SELECT * FROM github_checks WHERE completed = 0 AND name = 'svc/release' AND release_id IS NOT NULL").all() as CheckRow[];
+  const open = ctx.db
+    .prepare("SELECT * FROM github_checks WHERE completed = 0 AND name IN ('svc/release', 'svc/preview') AND release_id IS NOT NULL")
+    .all() as CheckRow[];
   for (const check of open) {
-    const release = findRelease(ctx, check.project_id, check.release_id!);
+    // A preview's release lives in the preview's own project; the check sits on the linked project's commit.
+    const model = JSON.parse(check.model) as CheckModel;
+    const projectId = model.kind === 'preview' ? (model.previewProjectId ?? check.project_id) : check.project_id;
+    const release = findRelease(ctx, projectId, check.release_id!);
     if (!release || release.status === 'candidate') continue;
     const ok = release.status === 'active' || release.status === 'inactive';
-    if (updateCheck(ctx, check.id, (m) => (m.kind === 'release' ? { ...m, state: ok ? 'success' : 'failure', finishedAt: release.finished_at ?? now } : null)))
+    if (
+      updateCheck(ctx, check.id, (m) =>
+        m.kind === 'release' || m.kind === 'preview' ? { ...m, state: ok ? 'success' : 'failure', finishedAt: release.finished_at ?? now } : null,
+      )
+    )
       reconciled++;
   }
   return { timedOut, reconciled };

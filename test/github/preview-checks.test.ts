@@ -154,6 +154,16 @@ describe('a preview release', () => {
     expect(h.fake.invalid).toEqual([]);
   });
 
+  it('is completed by the sweep when the outcome was missed', async () => {
+    await h.deliver('pull_request', pr('opened', SHA1));
+    h.previewRelease(SHA1, 'active', { missOutcome: true });
+    await h.drain();
+    expect(h.fake.runs(SHA1, 'svc/preview')[0]).toMatchObject({ status: 'in_progress' });
+    expect(h.github.sweep().reconciled).toBe(1);
+    await h.drain();
+    expect(h.fake.runs(SHA1, 'svc/preview')[0]).toMatchObject({ status: 'completed', conclusion: 'success', output: { title: `Active at ${URL7}` } });
+  });
+
   it("leaves the parent project's production releases to svc/release", async () => {
     await h.deliver('push', pushPayload({ sha: SHA2 }));
     expect(h.fake.runs(SHA2, 'svc/release')).toHaveLength(1);

@@ -82,9 +82,14 @@ export interface PreviewHarness {
   drain(): Promise<number>;
   /**
    * A release of the preview project built from `sha`, taken through the observer hooks in the order the
-   * release pipeline calls them (admit throws when refused), ending active or failed.
+   * release pipeline calls them (admit throws when refused), ending active or failed (`missOutcome`: the
+   * outcome hook is not called, as across a crash).
    */
-  previewRelease(sha: string, outcome: 'active' | { step: string; code: string; message: string }, projectId?: string): string;
+  previewRelease(
+    sha: string,
+    outcome: 'active' | { step: string; code: string; message: string },
+    options?: { projectId?: string; missOutcome?: boolean },
+  ): string;
   close(): Promise<void>;
 }
 
@@ -148,7 +153,8 @@ export async function startPreviewHarness(): Promise<PreviewHarness> {
       await drain();
       return res;
     },
-    previewRelease(sha, outcome, projectId = previewProject.id) {
+    previewRelease(sha, outcome, options = {}) {
+      const projectId = options.projectId ?? previewProject.id;
       const source = { commitSha: sha, repositoryId: REPO_ID };
       observer.admit!(projectId, source);
       const row = ctx.db.transaction(() => {
@@ -182,7 +188,7 @@ export async function startPreviewHarness(): Promise<PreviewHarness> {
           .prepare("UPDATE releases SET status = 'failed', step = NULL, finished_at = ?, failure_step = ?, failure_code = ?, failure_message = ? WHERE id = ?")
           .run(clock.now(), outcome.step, outcome.code, outcome.message, row.id);
       }
-      observer.onOutcome!(release);
+      if (!options.missOutcome) observer.onOutcome!(release);
       return row.id;
     },
     async close() {
