@@ -43,6 +43,9 @@ import { canaryMigrations, createCanary, type CanaryFeature, type CanaryOptions 
 import { createOps, createPrometheusMetrics, opsMigrations, type OpenDrillDriver, type OpsFeature } from './ops/index.js';
 import { createNodes, nodesMigrations, type NodeReleaseListener, type NodesFeature } from './nodes/index.js';
 import { PACKAGE_NAME } from './core/package-name.js';
+import { appUrlOf, eraseProject, findProject } from './projects/index.js';
+import { copyProductionData, createPreviews, previewRoutes, previewsMigrations, type PreviewLifecycle, type PreviewsFeature } from './previews/index.js';
+import type { ReleaseObserver } from './releases/index.js';
 import { openLocalReleaseDriver } from '../runner/local-release-driver.js';
 import { readDriverChoice } from '../runner/runner-settings.js';
 import type { ReleaseDriver, ReleaseDriverHooks } from '../runner/release-driver.js';
@@ -63,6 +66,7 @@ export const controlMigrations: readonly Migration[] = [
   ...canaryMigrations,
   ...opsMigrations,
   ...nodesMigrations,
+  ...previewsMigrations,
 ];
 
 export interface ControlPlaneDeps {
@@ -97,6 +101,8 @@ export interface ControlPlane {
   canary: CanaryFeature;
   /** Runner-node enrollment, placement, generations and leases. */
   nodes: NodesFeature;
+  /** Pull-request previews: their lifecycle, idle stop and wake. */
+  previews: PreviewsFeature;
   /** Signed audit export and the operations monitor (both opt-in via env). */
   ops: OpsFeature;
   /** Close the HTTP app (draining requests) and then the database. */
@@ -137,7 +143,29 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const askEdgeRoutes = () => askEdge(edgePaths(config.dataDir).ingressSocket, { op: 'routes' });
   const metrics = await createPrometheusMetrics(ctx, { ingress, askEdge: askEdgeRoutes });
   const secrets = createSecrets(ctx); // loads the master key: a wrong key stops start-up here
-  const uploadPrincipal = createOidcUploadAuth(ctx, { links: githubLinkLookup(ctx) }); // GitHub Actions OIDC bearers on the upload route
+  // Previews are built after releases (they stop, start and remove apps) but GitHub, OIDC and the release
+  // pipeline call them: through these forwarding objects, only once something happens.
+  let previews: PreviewsFeature | null = null;
+  const built = (): PreviewsFeature =>
+    previews ??
+    (() => {
+      throw new Error('previews are not built yet');
+    })();
+  const previewLifecycle: PreviewLifecycle = {
+    open: (input) => built().lifecycle.open(input),
+    close: (input) => built().lifecycle.close(input),
+    previewOf: (projectId) => previews?.lifecycle.previewOf(projectId) ?? null,
+    find: (parentProjectId, number) => previews?.lifecycle.find(parentProjectId, number) ?? null,
+  };
+  const previewObserver: ReleaseObserver = {
+    admit: (projectId, source) => previews?.observer.admit?.(projectId, source),
+    onCandidate: (release, source) => previews?.observer.onCandidate?.(release, source),
+    onOutcome: (release) => previews?.observer.onOutcome?.(release),
+  };
+  const uploadPrincipal = createOidcUploadAuth(ctx, {
+    links: githubLinkLookup(ctx),
+    previews: (parentProjectId, number) => previewLifecycle.find(parentProjectId, number)?.previewProjectId ?? null,
+  }); // GitHub Actions OIDC bearers on the upload route
   const bucketLimits = bucketLimitsFromEnv(config.env); // administrator limits for every project's buckets
   // Recovery, GitHub and nodes are built before releases (releases call their hooks) and also call back into
   // releases, each through one narrow callback interface created here. The callbacks reach releases only when
@@ -189,10 +217,21 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const releases = createReleases(ctx, {
     driver: metrics.instrumentDriver(driver),
     routing: ingress.routes,
-    loadSecrets: secrets.loadSecrets,
+    // A preview's apps get its production project's preview secrets, never production's.
+    loadSecrets: (projectId) => {
+      const owner = built().secretsOf(projectId);
+      return secrets.loadSecrets(owner.projectId, owner.scope);
+    },
     uploadPrincipal,
+    previewUploads: {
+      target(parentIdOrSlug, number) {
+        const parent = findProject(ctx, parentIdOrSlug);
+        const row = built().uploadTarget(parent?.id ?? parentIdOrSlug, number);
+        return { projectId: row.project_id, headSha: row.head_sha };
+      },
+    },
     recovery: recovery.hooks,
-    observer: combineObservers([github.observer, metrics.releaseObserver]),
+    observer: combineObservers([previewObserver, github.observer, metrics.releaseObserver]),
     canary: canary.hooks,
     appEnv: (projectId, layout) => projectBucketEnvironment(projectId, layout.dataDir, secrets.keyring.secretsKey, bucketLimits),
     placement: nodes.placement,
@@ -221,7 +260,20 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     cleanups: [(projectId: string) => ingress.metrics.deleteProject(projectId)],
     forget: (projectId: string) => void ingress.routes.removeProject(projectId),
     removeRuntime: async (projectId: string) => releases.driver.removeProject?.(projectId), // a swarm's objects of the project
+    removeDependents: (projectId: string) => built().removeAll(projectId),
   };
+  previews = createPreviews(ctx, {
+    locks: releases.locks,
+    apps,
+    running: (projectId) => releases.driver.current(projectId),
+    erase: async (projectId, audit) => {
+      await eraseProject(siteDeletion, projectId, { actor: audit.actor, revokeTokens: true, audit: { kind: 'preview.delete', metadata: audit.metadata } });
+    },
+    routing: ingress.routes,
+    onRequest: (observer) => ingress.onRequestComplete(observer),
+    copyProductionData: (parent, preview) => copyProductionData(ctx, parent, preview, { local: swarm === null && !nodes.placement.isPlaced(parent.id) }),
+    appUrl: (slug) => appUrlOf(config, slug),
+  });
   const app = await createHttpApp({
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
@@ -249,6 +301,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     domainsRoutes(ctx, domains),
     tlsAskRoutes(ctx, domains),
     deleteProjectRoutes(siteDeletion),
+    previewRoutes(ctx, previews), // /api/projects/:id/previews*, /api/projects/:id/preview-settings
     deleteReleaseRoutes(ctx, releases.locks, releases.driver),
     recovery.routes({ locks: releases.locks, apps }),
     canary.routes, // GET /api/projects/:id/canary
@@ -265,6 +318,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   backups.start(); // the backup scheduler
   ops.start(); // audit export loop and monitor (when configured)
   nodes.start(); // unroute placed projects whose node went offline
+  previews.start(); // idle sweep, wake on request
 
   let closed = false;
   return {
@@ -281,11 +335,13 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
     canary,
     ops,
     nodes,
+    previews,
     async close() {
       if (closed) return;
       closed = true;
       // The ingress closes alongside the server (long proxied streams cannot hold it open) and flushes metrics.
       await Promise.all([app.close(), ingress.close()]);
+      await previews!.close(); // stop the idle sweep, finish wakes
       await ops.close(); // stop export and monitor loops
       nodes.close(); // stop the offline sweep
       await backups.close(); // stop the backup scheduler before releases stop the apps

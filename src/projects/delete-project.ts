@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { FeatureContext } from '../core/feature-context.js';
 import { SvcError, isSvcError } from '../core/errors.js';
 import type { ProjectLocks } from '../core/project-lock.js';
-import { appendAudit } from '../audit/append-audit.js';
+import { appendAudit, type AuditInput } from '../audit/append-audit.js';
 import { actorOf, authorize, revokeProjectTokens, type Principal } from '../identity/index.js';
 import { deleteSitePhrase } from './domains-contract.js';
 import { nodeDeletionFs, removeTree, verifyRealDirectory, type DeletionFs } from './delete-project-fs.js';
@@ -33,6 +33,8 @@ export interface SiteDeletionDeps {
   removeRuntime?: (projectId: string) => Promise<void>;
   fs?: DeletionFs;
   lockWaitMs?: number;
+  /** Remove projects that live only for this one (its pull-request previews) before it goes. */
+  removeDependents?: (projectId: string) => Promise<void>;
 }
 
 export interface SiteDeletionInput {
@@ -64,22 +66,47 @@ function recheck(ctx: FeatureContext, principal: Principal, project: ProjectRow)
 
 /** Delete a site permanently. */
 export async function deleteSite(deps: SiteDeletionDeps, input: SiteDeletionInput): Promise<SiteDeletionResult> {
+  checkRequest(input, input.project.slug);
+  recheck(deps.ctx, input.principal, input.project);
+  await deps.removeDependents?.(input.project.id);
+  return eraseProject(deps, input.project.id, {
+    actor: actorOf(input.principal),
+    // Under the lock: the phrase still matches, the role still allows it.
+    guard: (project) => {
+      checkRequest(input, project.slug);
+      recheck(deps.ctx, input.principal, project);
+    },
+    revokeTokens: true,
+  });
+}
+
+export interface EraseOptions {
+  actor: AuditInput['actor'];
+  /** Checks run under the lock on the current row (throw to refuse). */
+  guard?: (project: ProjectRow) => void;
+  /** Revoke the project's scoped tokens (a preview has none of its own). */
+  revokeTokens: boolean;
+  /** Audit kind and extra metadata (default project.delete). */
+  audit?: { kind: AuditInput['kind']; metadata?: Record<string, unknown> };
+}
+
+/**
+ * Remove a project and everything it owns, under its lock: stop the app, remove its files (restarting
+ * the app if that fails), then one transaction for tokens, rows and the audit event. The platform's own
+ * removals (a closed pull request's preview) call it directly; a user's delete goes through deleteSite.
+ */
+export async function eraseProject(deps: SiteDeletionDeps, projectId: string, options: EraseOptions): Promise<SiteDeletionResult> {
   const { ctx } = deps;
   const fs = deps.fs ?? nodeDeletionFs;
-  checkRequest(input, input.project.slug);
-  recheck(ctx, input.principal, input.project);
-  const projectId = input.project.id;
   return deps.locks.withLock(
     projectId,
     'site-delete',
     async () => {
-      // 1. Under the lock: the project still exists, the phrase still matches, the role still allows it.
+      // 1. Under the lock: the project still exists (and the caller's checks still pass).
       const project = findProject(ctx, projectId);
       if (!project || project.id !== projectId) throw new SvcError('SVC_PROJECT_NOT_FOUND');
-      checkRequest(input, project.slug);
-      recheck(ctx, input.principal, project);
+      options.guard?.(project);
       const activeReleaseId = project.active_release_id;
-
       // 2. Stop the supervised application.
       await deps.apps.stop(projectId);
 
@@ -111,15 +138,23 @@ export async function deleteSite(deps: SiteDeletionDeps, input: SiteDeletionInpu
       try {
         result = ctx.db
           .transaction(() => {
-            const revokedTokens = revokeProjectTokens(ctx, projectId);
+            const revokedTokens = options.revokeTokens ? revokeProjectTokens(ctx, projectId) : 0;
             for (const cleanup of deps.cleanups ?? []) cleanup(projectId);
             ctx.db.prepare('DELETE FROM projects WHERE id = ?').run(projectId);
             const auditEventId = appendAudit(ctx, {
-              kind: 'project.delete',
+              kind: options.audit?.kind ?? 'project.delete',
               organizationId: project.organization_id,
               projectId,
-              actor: actorOf(input.principal),
-              metadata: { projectId, slug: project.slug, name: project.name, organizationId: project.organization_id, revokedTokens, activeReleaseId },
+              actor: options.actor,
+              metadata: {
+                projectId,
+                slug: project.slug,
+                name: project.name,
+                organizationId: project.organization_id,
+                revokedTokens,
+                activeReleaseId,
+                ...options.audit?.metadata,
+              },
             });
             return { projectId, slug: project.slug, auditEventId, revokedTokens };
           })

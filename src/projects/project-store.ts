@@ -89,7 +89,7 @@ export function listMemberProjects(ctx: FeatureContext, userId: string): MemberP
  * Insert a project and create its private root directory inside the caller's transaction. If the
  * directory cannot be created the transaction rolls back; if the commit fails the caller removes it.
  */
-export function insertProject(ctx: FeatureContext, input: { slug: string; name: string; organizationId: string; createdBy: string }): ProjectRow {
+export function insertProject(ctx: FeatureContext, input: { slug: string; name: string; organizationId: string; createdBy: string | null }): ProjectRow {
   const row: ProjectRow = {
     id: ctx.ids('prj'),
     slug: input.slug,

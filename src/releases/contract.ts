@@ -6,6 +6,8 @@ import { z } from 'zod';
 export const releaseRoutes = {
   /** POST: upload an artifact (raw gzip body) and run the release transaction. GET: history. */
   releases: '/api/projects/:id/releases',
+  /** A pull request preview's upload: the same body and headers, released into the preview's own project. */
+  previewReleases: '/api/projects/:id/previews/:number/releases',
   release: '/api/projects/:id/releases/:releaseId',
   /** GET: the release's steps as they happen (NDJSON), ending with its final row. */
   events: '/api/projects/:id/releases/:releaseId/events',

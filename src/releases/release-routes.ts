@@ -1,13 +1,13 @@
 // HTTP routes of releases: upload (raw artifact body), history, one release, rollback, storage.
 import type { Readable } from 'node:stream';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { bearerOrSession, type HttpApp } from '../core/http/create-http-app.js';
 import { SvcError } from '../core/errors.js';
 import { resolveLimits } from '../artifacts/index.js';
 import { actorOf, platformOrigin, type Principal } from '../identity/index.js';
-import { projectUrl, requireProjectPermission, type ProjectRow } from '../projects/index.js';
+import { projectUrl, requireProjectPermission, type ProjectAccess, type ProjectRow } from '../projects/index.js';
 import {
   COMMIT_SHA_HEADER,
   COMMIT_SHA_PATTERN,
@@ -77,10 +77,18 @@ function subjectOf(project: ProjectRow, principal: Parameters<typeof actorOf>[0]
 }
 
 /** Resolve an upload's caller from a non-svc_ bearer (GitHub Actions OIDC); null = use authenticate. */
-export type UploadPrincipalResolver = (request: FastifyRequest, projectIdOrSlug: string) => Promise<Principal | null>;
+/** A GitHub Actions OIDC bearer's principal (null: not an OIDC request); `preview` names the pull request of a preview upload. */
+export type UploadPrincipalResolver = (request: FastifyRequest, projectIdOrSlug: string, preview?: number) => Promise<Principal | null>;
+
+/** Where a pull request's preview uploads go: the preview project and the only commit it may release. */
+export interface PreviewUploads {
+  target(parentProjectIdOrSlug: string, number: number): { projectId: string; headSha: string };
+}
+
+const previewUploadParams = projectParams.extend({ number: z.coerce.number().int().positive().max(1_000_000_000).describe('pull request number') });
 
 /** Register the release routes. */
-export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker, uploadPrincipal?: UploadPrincipalResolver) {
+export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker, uploadPrincipal?: UploadPrincipalResolver, previews?: PreviewUploads) {
   const { ctx } = deps;
   const { maxRequestBytes } = resolveLimits(deps.artifactLimits);
   const storageOf = async (projectId: string) => ({
@@ -88,48 +96,84 @@ export function releaseRoutes(deps: ReleaseDeps, tracker: UploadTracker, uploadP
     limits: { maxRetainedArtifacts: deps.settings.maxRetainedArtifacts, maxStorageBytes: deps.settings.maxStorageBytes },
   });
 
+  async function upload(request: FastifyRequest, reply: FastifyReply, access: ProjectAccess, wait: boolean) {
+    const { principal, project } = access;
+    const type = String(request.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim()
+      .toLowerCase();
+    if (type !== UPLOAD_MEDIA_TYPE) throw new SvcError('SVC_UNSUPPORTED_MEDIA_TYPE', `Send the artifact as ${UPLOAD_MEDIA_TYPE}.`);
+    checkDeclaredLength(request.headers['content-length'], maxRequestBytes);
+    const body = request.body as Readable | undefined;
+    if (!body || typeof (body as Partial<Readable>)[Symbol.asyncIterator] !== 'function') throw new SvcError('SVC_BAD_REQUEST', 'The upload body is missing.');
+    const result = await uploadRelease(deps, tracker, {
+      ...subjectOf(project, principal),
+      digest: headerValue(request.headers[DIGEST_HEADER]),
+      idempotencyKey: headerValue(request.headers[IDEMPOTENCY_HEADER]),
+      body: guardUploadIdle(body, deps.settings.uploadIdleTimeoutMs),
+      source: sourceOf(request.headers),
+      canaryRequested: request.headers[CANARY_HEADER] !== undefined,
+    });
+    const row = wait ? await result.done : result.release;
+    const status = !wait && row.status === 'candidate' ? 202 : result.created ? 201 : 200;
+    const url = projectUrl(platformOrigin(request, ctx.config.publicUrl), project.slug, ctx.config.appDomain); // the Action's `url` output
+    return reply.status(status).send({ release: toRelease(ctx, row), created: result.created, url });
+  }
+
   return async function register(app: HttpApp): Promise<void> {
     await app.register(async (plain) => {
       const scope = plain.withTypeProvider<ZodTypeProvider>();
       // The body is handed over as the raw stream; decodeArtifact enforces every size limit while reading.
       scope.addContentTypeParser(UPLOAD_MEDIA_TYPE, (_request, payload, done) => done(null, payload));
+      const uploadSchema = {
+        tags,
+        security,
+        querystring: uploadQuerySchema,
+        headers: uploadHeaders,
+        response: { 200: uploadResponseSchema, 201: uploadResponseSchema, 202: uploadResponseSchema },
+      };
       scope.post(
         r.releases,
         {
           schema: {
-            tags,
-            security,
+            ...uploadSchema,
             summary: `Upload an artifact (${UPLOAD_MEDIA_TYPE} body) and run the release transaction (deploy permission)`,
             params: projectParams,
-            querystring: uploadQuerySchema,
-            headers: uploadHeaders,
-            response: { 200: uploadResponseSchema, 201: uploadResponseSchema, 202: uploadResponseSchema },
           },
         },
         async (request, reply) => {
           const oidc = uploadPrincipal ? await uploadPrincipal(request, request.params.id) : null; // a GitHub Actions OIDC bearer
-          const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'deploy', oidc ? { principal: oidc } : {});
-          const type = String(request.headers['content-type'] ?? '')
-            .split(';')[0]!
-            .trim()
-            .toLowerCase();
-          if (type !== UPLOAD_MEDIA_TYPE) throw new SvcError('SVC_UNSUPPORTED_MEDIA_TYPE', `Send the artifact as ${UPLOAD_MEDIA_TYPE}.`);
-          checkDeclaredLength(request.headers['content-length'], maxRequestBytes);
-          const body = request.body as Readable | undefined;
-          if (!body || typeof (body as Partial<Readable>)[Symbol.asyncIterator] !== 'function')
-            throw new SvcError('SVC_BAD_REQUEST', 'The upload body is missing.');
-          const result = await uploadRelease(deps, tracker, {
-            ...subjectOf(project, principal),
-            digest: headerValue(request.headers[DIGEST_HEADER]),
-            idempotencyKey: headerValue(request.headers[IDEMPOTENCY_HEADER]),
-            body: guardUploadIdle(body, deps.settings.uploadIdleTimeoutMs),
-            source: sourceOf(request.headers),
-            canaryRequested: request.headers[CANARY_HEADER] !== undefined,
-          });
-          const row = request.query.wait ? await result.done : result.release;
-          const status = !request.query.wait && row.status === 'candidate' ? 202 : result.created ? 201 : 200;
-          const url = projectUrl(platformOrigin(request, ctx.config.publicUrl), project.slug, ctx.config.appDomain); // the Action's `url` output
-          return reply.status(status).send({ release: toRelease(ctx, row), created: result.created, url });
+          const access = requireProjectPermission(ctx, request, request.params.id, 'deploy', oidc ? { principal: oidc } : {});
+          return upload(request, reply, access, request.query.wait);
+        },
+      );
+      scope.post(
+        r.previewReleases,
+        {
+          schema: {
+            ...uploadSchema,
+            summary: `Upload an artifact of a pull request's head commit (${UPLOAD_MEDIA_TYPE} body) and release it into the pull request's preview (deploy permission)`,
+            params: previewUploadParams,
+          },
+        },
+        async (request, reply) => {
+          const { id, number } = request.params;
+          // An OIDC bearer must come from this pull request's workflow; other credentials need deploy on production.
+          const oidc = uploadPrincipal ? await uploadPrincipal(request, id, number) : null;
+          const parent = oidc ? null : requireProjectPermission(ctx, request, id, 'deploy');
+          if (!previews) throw new SvcError('SVC_PREVIEW_NOT_FOUND', 'Previews are not available on this platform.');
+          const target = previews.target(parent?.project.id ?? id, number);
+          const declared = headerValue(request.headers[COMMIT_SHA_HEADER]);
+          if (declared === undefined) throw new SvcError('SVC_BAD_REQUEST', `A preview upload names the pull request's head commit in ${COMMIT_SHA_HEADER}.`);
+          if (declared !== target.headSha) {
+            throw new SvcError(
+              'SVC_PREVIEW_COMMIT_SUPERSEDED',
+              `Commit ${declared.slice(0, 7)} is not the head of pull request #${number} (${target.headSha.slice(0, 7)}); it is not released.`,
+            );
+          }
+          const principal = oidc ?? parent!.principal;
+          const access = requireProjectPermission(ctx, request, target.projectId, 'deploy', { principal });
+          return upload(request, reply, access, request.query.wait);
         },
       );
     });

@@ -20,7 +20,7 @@ import { note, resolveSpec, routeWhenHealthy, type ReleaseDeps, type ReleaseReco
 import type { ReleaseCanaryHooks } from './canary-hooks.js';
 import type { ReleasePlacementHooks } from './placement-hooks.js';
 import { readReleaseSettings, type ReleaseSettings } from './release-limits.js';
-import { releaseRoutes, type UploadPrincipalResolver } from './release-routes.js';
+import { releaseRoutes, type PreviewUploads, type UploadPrincipalResolver } from './release-routes.js';
 import { noRouting, type ReleaseRouting, type ReleaseUpstream } from './release-routing.js';
 import { recoverReleases } from './recover-releases.js';
 import { UploadTracker } from './upload-release.js';
@@ -52,6 +52,8 @@ export interface ReleasesOptions {
   appEnv?: ReleaseDeps['appEnv'];
   /** Resolves GitHub Actions OIDC bearers on the upload route. */
   uploadPrincipal?: UploadPrincipalResolver;
+  /** Pull request previews: where a preview upload goes (the previews feature, built later, answers). */
+  previewUploads?: PreviewUploads;
   /** Canary rollouts of code-only deploys with a running baseline. */
   canary?: ReleaseCanaryHooks;
   /** Projects placed on runner nodes deploy through generations. */
@@ -149,7 +151,7 @@ export function createReleases(ctx: FeatureContext, options: ReleasesOptions): R
     driver,
     logs: driver.logs,
     routes: async (app) => {
-      await releaseRoutes(deps, tracker, options.uploadPrincipal)(app);
+      await releaseRoutes(deps, tracker, options.uploadPrincipal, options.previewUploads)(app);
       await logRoutes(ctx, driver.logs, followers)(app);
       await releaseEventRoutes(ctx, events, followers)(app);
       await isolationRoute(ctx, isolation)(app);

@@ -102,6 +102,9 @@ const cases: Record<AuditKind, [Record<string, unknown>, string, AuditEvent['act
   'node.enroll': [{ nodeId: 'node-a', region: 'eu', capacity: 4, concurrency: 2 }, 'Runner node node-a enrolled in eu'],
   'node.place': [{ nodeId: 'node-a', region: 'eu', previousNodeId: null }, 'Ana placed the project on runner node node-a'],
   'node.generation': [{ generation: 3, state: 'running', releaseId: 'rel_12', nodeId: 'node-a' }, 'Ana asked runner node node-a to run release rel_12'],
+  'preview.create': [{ number: 7, slug: 'pr-7--shop', dataSource: 'empty' }, 'Preview of pull request #7 created at pr-7--shop'],
+  'preview.delete': [{ slug: 'pr-7--shop', reason: 'pull request merged' }, 'Ana removed the preview pr-7--shop with its data (pull request merged)'],
+  'preview.settings': [{ data: 'production' }, 'Ana made new previews copy production data'],
 };
 
 describe('event sentences', () => {

@@ -29,6 +29,7 @@ import { faultCodes } from './faults.js';
 import { edgeCodes } from './edge.js';
 import { swarmReleaseCodes } from './swarm-release.js';
 import { swarmDriverCodes } from './swarm-driver.js';
+import { previewsCodes } from './previews.js';
 
 const tables = [
   generalCodes,
@@ -58,6 +59,7 @@ const tables = [
   faultCodes,
   edgeCodes,
   swarmReleaseCodes,
+  previewsCodes,
   swarmDriverCodes,
 ] as const;
 

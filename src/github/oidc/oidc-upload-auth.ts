@@ -10,19 +10,21 @@ import { TOKEN_PREFIX } from '../../identity/contract.js';
 import { getUser, platformOrigin, type Principal } from '../../identity/index.js';
 import { findProject } from '../../projects/index.js';
 import { COMMIT_SHA_HEADER, REPOSITORY_ID_HEADER } from '../../releases/contract.js';
-import { checkUploadClaims, type ProjectLinkLookup } from './check-upload-claims.js';
+import { checkPreviewUploadClaims, checkUploadClaims, type ProjectLinkLookup } from './check-upload-claims.js';
 import { createJwksSource } from './jwks-source.js';
 import { consumeJti } from './jti-store.js';
 import { looksLikeJwt, verifyOidcToken, type GithubOidcClaims } from './verify-oidc-token.js';
 
 /** Resolve the caller of an upload from an OIDC bearer; null = not an OIDC request (use authenticate). */
-export type UploadAuthenticator = (request: FastifyRequest, projectIdOrSlug: string) => Promise<Principal | null>;
+export type UploadAuthenticator = (request: FastifyRequest, projectIdOrSlug: string, preview?: number) => Promise<Principal | null>;
 
 export interface OidcUploadAuthOptions {
   /** The project ↔ repository link (src/github's link store in production). */
   links: ProjectLinkLookup;
   /** fetch for discovery and JWKS (default: global fetch). */
   fetch?: typeof globalThis.fetch;
+  /** The preview project of a pull request of a project (null: none), for preview uploads. */
+  previews?: (parentProjectId: string, number: number) => string | null;
   /** Key resolver override (default: JWKS of the configured issuer). */
   getKey?: JWTVerifyGetKey;
 }
@@ -35,20 +37,27 @@ export function createOidcUploadAuth(ctx: FeatureContext, options: OidcUploadAut
   const issuer = ctx.config.oidcIssuer;
   if (!issuer) return async () => null;
   const getKey = options.getKey ?? createJwksSource({ issuer, jwksUrl: ctx.config.oidcJwksUrl, ...(options.fetch ? { fetch: options.fetch } : {}) });
-  return async (request, projectIdOrSlug) => {
+  return async (request, projectIdOrSlug, preview) => {
     const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
     if (!bearer || bearer.startsWith(TOKEN_PREFIX) || !looksLikeJwt(bearer)) return null;
     const audience = ctx.config.oidcAudience ?? platformOrigin(request, ctx.config.publicUrl);
     const claims = await verifyOidcToken(bearer, { getKey, issuer, audience, now: ctx.clock.now() });
     const project = findProject(ctx, projectIdOrSlug);
     const link = project ? options.links(project.id) : null;
-    checkUploadClaims(claims, link, { commitSha: header(request, COMMIT_SHA_HEADER), repositoryId: header(request, REPOSITORY_ID_HEADER) });
+    if (preview === undefined) {
+      checkUploadClaims(claims, link, { commitSha: header(request, COMMIT_SHA_HEADER), repositoryId: header(request, REPOSITORY_ID_HEADER) });
+    } else {
+      checkPreviewUploadClaims(claims, link, preview);
+    }
+    // A preview upload acts on the pull request's preview project only (the route checks its head commit).
+    const targetId = preview === undefined ? project!.id : options.previews?.(project!.id, preview);
+    if (!targetId) throw new SvcError('SVC_PREVIEW_NOT_FOUND', `Pull request #${preview} has no preview (yet).`);
     const user = getUser(ctx, link!.linkedBy);
     if (!user) throw new SvcError('SVC_OIDC_PROJECT_NOT_LINKED', 'The user who linked this project no longer exists; link it again.');
-    if (!consumeJti(ctx, { issuer, jti: claims.jti, keepUntil: claims.exp * 1000 + KEEP_AFTER_EXPIRY_MS, projectId: project!.id })) {
+    if (!consumeJti(ctx, { issuer, jti: claims.jti, keepUntil: claims.exp * 1000 + KEEP_AFTER_EXPIRY_MS, projectId: targetId })) {
       throw new SvcError('SVC_OIDC_TOKEN_REPLAYED', 'This OIDC token was already used; request a fresh one.');
     }
-    return oidcPrincipal(user, project!.id, claims);
+    return oidcPrincipal(user, targetId, claims);
   };
 }
 

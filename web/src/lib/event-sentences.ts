@@ -191,6 +191,12 @@ const rules: Record<AuditKind, (s: Subject) => SentencePart[]> = {
     s.meta.state === 'running'
       ? [s.actor, ` asked runner node ${str(s.meta.nodeId) ?? '?'} to run `, ...release(s), s.meta.canary === true ? ' as a canary' : '']
       : [s.actor, ` asked runner node ${str(s.meta.nodeId) ?? '?'} to stop the app`],
+  'preview.create': (s) => [
+    `Preview of pull request #${num(s.meta.number) ?? '?'} created at ${str(s.meta.slug) ?? '?'}`,
+    s.meta.dataSource === 'production' ? ' with a copy of production data' : '',
+  ],
+  'preview.delete': (s) => [s.actor, ` removed the preview ${str(s.meta.slug) ?? ''} with its data`, str(s.meta.reason) ? ` (${str(s.meta.reason)})` : ''],
+  'preview.settings': (s) => [s.actor, s.meta.data === 'production' ? ' made new previews copy production data' : ' made new previews start with empty data'],
 };
 
 /** Who did it: a person or token by name, GitHub users with their login, the platform as "svc". */
