@@ -21,6 +21,8 @@ export interface IngressOptions {
   bodyTimeoutMs?: number;
   /** On close, how long running proxied requests may finish before they are cut (default 3 s). */
   closeGraceMs?: number;
+  /** How long requests for an asleep route wait for it to wake (default 120 s). */
+  wakeHoldMs?: number;
 }
 
 /** The ingress as the composition root and other features see it. */
@@ -83,6 +85,8 @@ export function createIngress(ctx: FeatureContext, options: IngressOptions = {})
     probe: tcpProbe(options.probeTimeoutMs ?? 2_000),
     onRetired: (target) => proxy?.retire(target),
     onDrainTimeout: (target) => proxy?.closeUpgrades(target),
+    onWakeError: (error, projectId) => ctx.logger.error({ err: error, projectId }, 'a wake listener of the ingress failed'),
+    ...(options.wakeHoldMs !== undefined ? { wakeHoldMs: options.wakeHoldMs } : {}),
   });
   proxy = new IngressProxy({
     routes,

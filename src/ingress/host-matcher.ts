@@ -81,6 +81,26 @@ export class HostMatcher {
     return this.#byHost.delete(host);
   }
 
+  /**
+   * Make a project's custom domains exactly `domains` (a follower copying the control plane's route),
+   * skipping hosts `refused` says are not a project's. A domain another project still holds in this
+   * copy is left out until that project's own update frees it.
+   */
+  setDomains(projectId: string, domains: readonly string[], refused: (host: string) => boolean): void {
+    const primary = this.#defaultOf.get(projectId);
+    const wanted = new Set(domains);
+    for (const host of this.hostsOf(projectId)) if (host !== primary && !wanted.has(host)) this.removeDomain(host);
+    for (const domain of wanted) {
+      const host = normalizeHost(domain);
+      if (host === null || refused(host)) continue;
+      try {
+        this.addDomain(projectId, domain);
+      } catch {
+        // Taken by another project in this copy until that project's own update arrives.
+      }
+    }
+  }
+
   /** Forget every host of a project. */
   removeProject(projectId: string): void {
     for (const [host, owner] of this.#byHost) if (owner === projectId) this.#byHost.delete(host);

@@ -9,7 +9,7 @@ import type { Logger } from '../core/logger.js';
 import { clientAddress, downstreamResponseHeaders, upstreamRequestHeaders } from './forward-headers.js';
 import { proxyUpgrade, type UpgradeOwner } from './proxy-upgrade.js';
 import type { RequestObserver, RequestRecord } from './request-record.js';
-import type { RouteEntry, RouteTable, UpstreamTarget } from './route-table.js';
+import type { RouteEntry, RouteHold, RouteTable, UpstreamTarget } from './route-table.js';
 import {
   ClientGoneError,
   HOLD_EXPIRED,
@@ -103,8 +103,12 @@ export class IngressProxy {
 
   /** Proxy one request to the entry's active target (held while the project is held; 503 when there is none). Hot path. */
   forward(req: IncomingMessage, res: ServerResponse, entry: RouteEntry, startedAt: number = performance.now()): void {
-    const hold = entry.hold;
-    if (entry.target === null && hold !== null && !hold.expired) return this.#park(req, res, entry, startedAt);
+    let hold = entry.hold;
+    if (entry.target === null) {
+      // An asleep route holds its requests while it wakes, like a migration window.
+      if (entry.asleep) hold = this.#options.routes.wakeHold(entry);
+      if (hold !== null && !hold.expired) return this.#park(req, res, entry, hold, startedAt);
+    }
     const target = this.#options.routes.acquire(entry);
     this.active++;
     const exchange = new Exchange(this, req, res, entry, target, startedAt);
@@ -115,23 +119,27 @@ export class IngressProxy {
   }
 
   /** Wait (request unread) until the project's hold ends, then forward; a client that leaves is forgotten. */
-  #park(req: IncomingMessage, res: ServerResponse, entry: RouteEntry, startedAt: number): void {
-    const hold = entry.hold!;
-    if (hold.waiters.size >= MAX_HELD_PER_PROJECT) {
-      this.active++;
-      new Exchange(this, req, res, entry, null, startedAt).answerForSvc(HOLD_EXPIRED, RETRY_AFTER_SECONDS);
-      return;
-    }
+  #park(req: IncomingMessage, res: ServerResponse, entry: RouteEntry, hold: RouteHold, startedAt: number): void {
+    if (hold.waiters.size >= MAX_HELD_PER_PROJECT) return this.#heldOut(req, res, entry, startedAt);
     const socket = req.socket;
     const wake = (): void => {
       socket.off('close', gone);
-      if (!socket.destroyed) this.forward(req, res, entry, startedAt);
+      if (socket.destroyed) return;
+      // Its hold ran out: the answer now, not a new wake hold for an asleep route.
+      if (hold.expired) this.#heldOut(req, res, entry, startedAt);
+      else this.forward(req, res, entry, startedAt);
     };
     const gone = (): void => {
       hold.waiters.delete(wake);
     };
     hold.waiters.add(wake);
     socket.once('close', gone);
+  }
+
+  /** 503 with Retry-After: the hold ran out or is full. */
+  #heldOut(req: IncomingMessage, res: ServerResponse, entry: RouteEntry, startedAt: number): void {
+    this.active++;
+    new Exchange(this, req, res, entry, null, startedAt).answerForSvc(HOLD_EXPIRED, RETRY_AFTER_SECONDS);
   }
 
   #dispatcher(target: UpstreamTarget): Dispatcher {

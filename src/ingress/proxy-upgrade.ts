@@ -69,20 +69,27 @@ export function proxyUpgrade(
   head: Buffer,
   entry: RouteEntry,
   startedAt = performance.now(),
+  heldOut = false,
 ): void {
   client.on('error', () => client.destroy());
-  const hold = entry.hold;
-  if (entry.target === null && hold !== null && !hold.expired) {
-    const wake = (): void => {
-      client.off('close', gone);
-      if (!client.destroyed) proxyUpgrade(owner, tunnels, req, client, head, entry, startedAt);
-    };
-    const gone = (): void => void hold.waiters.delete(wake);
-    hold.waiters.add(wake);
-    client.once('close', gone);
-    return;
+  let hold = entry.hold;
+  if (entry.target === null && !heldOut) {
+    // An asleep route holds its upgrades while it wakes, like its requests.
+    if (entry.asleep) hold = owner.routes.wakeHold(entry);
+    if (hold !== null && !hold.expired) {
+      const held = hold;
+      const wake = (): void => {
+        client.off('close', gone);
+        // A hold that ran out answers now (an asleep route would otherwise start a new one).
+        if (!client.destroyed) proxyUpgrade(owner, tunnels, req, client, head, entry, startedAt, held.expired);
+      };
+      const gone = (): void => void held.waiters.delete(wake);
+      held.waiters.add(wake);
+      client.once('close', gone);
+      return;
+    }
   }
-  const target = owner.routes.acquire(entry);
+  const target = heldOut ? null : owner.routes.acquire(entry);
   owner.begin();
   let status = 0;
   let reported = false;
@@ -120,7 +127,7 @@ export function proxyUpgrade(
     else client.destroy();
   };
   if (target === null) {
-    if (hold !== null)
+    if (hold !== null || heldOut)
       fail(503, 'SVC_INGRESS_NO_ACTIVE_RELEASE', 'This project is being released or restored and did not come back in time; retry shortly.', 5);
     else fail(503, 'SVC_INGRESS_NO_ACTIVE_RELEASE', 'This project has no active release.');
     return;

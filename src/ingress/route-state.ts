@@ -20,12 +20,16 @@ export const routeStateSchema = z.object({
   generation: z.number().int().min(0),
   /** Requests without a target wait until this time (epoch ms); null = no hold. */
   holdUntil: z.number().nullable(),
+  /** The app was stopped for want of requests: a request without a target waits for it to wake. Absent in older saved tables. */
+  asleep: z.boolean().default(false),
 });
 
 export const routeSettingsSchema = z.object({
   baseDomain: z.string().min(1).max(253),
   platformHosts: z.array(z.string().max(260)).max(100),
   trustProxy: z.boolean(),
+  /** How long requests for an asleep route wait for it (the control plane's bound); absent = the default. */
+  wakeHoldMs: z.number().int().min(0).max(2_147_483_647).optional(),
 });
 
 export type TargetState = z.infer<typeof targetSchema>;

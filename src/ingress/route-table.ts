@@ -1,7 +1,7 @@
 import { SvcError } from '../core/errors.js';
 import { HostMatcher, normalizeHost } from './host-matcher.js';
 import { isPlatformHost, LOOPBACK_NAMES } from './platform-hosts.js';
-import { newHold, Route, wakeAll } from './route-entry.js';
+import { endHold, followHold, newHold, Route, summarizeRoute, waitDrained, wakeAll, type RouteSummary } from './route-entry.js';
 import type { RouteState, TargetState } from './route-state.js';
 import {
   checkUpstream,
@@ -10,17 +10,21 @@ import {
   type RoutedProject,
   type RouteEntry,
   type RouteFollower,
+  type RouteHold,
   type RouteTableOptions,
   type Upstream,
   type UpstreamTarget,
 } from './route-types.js';
+import { RouteWake, type WakeListener } from './route-wake.js';
 
+export type { WakeListener } from './route-wake.js';
 export {
   newTarget,
   routesToCandidate,
   type RoutedProject,
   type RouteEntry,
   type RouteFollower,
+  type RouteHold,
   type RouteTableOptions,
   type Upstream,
   type UpstreamTarget,
@@ -41,6 +45,7 @@ export class RouteTable {
   readonly #options: RouteTableOptions;
   readonly #platform: ReadonlySet<string>;
   #follower: RouteFollower | null = null;
+  readonly #wake: RouteWake;
   readonly #notify = (projectId: string): void => this.#follower?.changed(projectId);
 
   constructor(options: RouteTableOptions = {}) {
@@ -52,6 +57,7 @@ export class RouteTable {
       if (host !== null) platform.add(host);
     }
     this.#platform = platform;
+    this.#wake = new RouteWake(this.#notify, options.wakeHoldMs, options.onWakeError);
   }
 
   /** The route for a raw Host header value, or null when the host is not a project's. Hot path. */
@@ -147,9 +153,46 @@ export class RouteTable {
     const entry = this.#entries.get(projectId) ?? this.#ensureKnown(projectId);
     const previous = this.#swap(entry, null);
     if (maxMs <= 0) return previous;
+    // Requests waiting for an asleep route to wake (the only hold a swap to no target keeps) wait on.
+    const waking = entry.hold;
     entry.hold = newHold(Date.now() + maxMs);
+    if (waking !== null) {
+      clearTimeout(waking.timer);
+      for (const wake of waking.waiters) entry.hold.waiters.add(wake);
+    }
     this.#notify(projectId);
     return previous;
+  }
+
+  /** Mark a route asleep or awake (route-wake.ts); a switch to a target and removal clear it. */
+  setAsleep(projectId: string, asleep: boolean): void {
+    this.#wake.setAsleep(this.#entries.get(projectId) ?? this.#ensureKnown(projectId), asleep);
+  }
+
+  isAsleep(projectId: string): boolean {
+    return this.#entries.get(projectId)?.asleep === true;
+  }
+
+  /** Be told when requests start waiting for an asleep route, once per wake hold; returns the remover. */
+  onWake(listener: WakeListener): () => void {
+    return this.#wake.on(listener);
+  }
+
+  /** Start or join an asleep route's wake hold as a request would (the ingress process's requests); true when held. */
+  wake(projectId: string): boolean {
+    const entry = this.#entries.get(projectId);
+    const hold = entry === undefined ? null : this.#wake.holdFor(entry);
+    return hold !== null && !hold.expired;
+  }
+
+  /** The hold a request without a target waits on, starting the wake hold of an asleep route. */
+  wakeHold(entry: RouteEntry): RouteHold | null {
+    return this.#wake.holdFor(entry);
+  }
+
+  /** The bound of wake holds (ms). */
+  get wakeHoldMs(): number {
+    return this.#wake.holdMs;
   }
 
   /**
@@ -157,6 +200,7 @@ export class RouteTable {
    * change: a follower (the ingress process) keeps holding for the next control plane.
    */
   expireHolds(): void {
+    this.#wake.close();
     for (const entry of this.#entries.values()) {
       const hold = entry.hold;
       if (hold === null) continue;
@@ -176,6 +220,7 @@ export class RouteTable {
   removeProject(projectId: string): UpstreamTarget | null {
     const entry = this.#entries.get(projectId);
     if (!entry) return null;
+    entry.asleep = false;
     const previous = this.#swap(entry, null);
     this.#entries.delete(projectId);
     this.hosts.removeProject(projectId);
@@ -213,14 +258,12 @@ export class RouteTable {
   #swap(entry: RouteEntry, target: UpstreamTarget | null): UpstreamTarget | null {
     const previous = entry.target;
     entry.target = target;
+    if (target !== null) entry.asleep = false;
     entry.generation++;
-    // Any change ends a hold: held requests go to the new target (or get their answer now).
+    // Any change ends a hold: held requests go to the new target (or get their answer now). Only a
+    // wake hold outlives a change that leaves the route asleep without a target.
     const hold = entry.hold;
-    if (hold !== null) {
-      entry.hold = null;
-      clearTimeout(hold.timer);
-      wakeAll(hold);
-    }
+    if (hold !== null && !(target === null && hold.wake && entry.asleep)) endHold(entry);
     if (previous && previous !== target) {
       previous.routed = false;
       if (previous.inFlight === 0) this.#retire(previous);
@@ -269,20 +312,7 @@ export class RouteTable {
   }
 
   #drainHere(target: UpstreamTarget, timeoutMs: number): Promise<boolean> {
-    if (target.inFlight === 0) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-      const timer = setTimeout(() => {
-        const list = target.waiters;
-        if (list) list.splice(list.indexOf(wake), 1);
-        this.#options.onDrainTimeout?.(target);
-        resolve(false);
-      }, timeoutMs);
-      (target.waiters ??= []).push(wake);
-    });
+    return waitDrained(target, timeoutMs, this.#options.onDrainTimeout);
   }
 
   /** Let `follower` see every change from now on (null = stop). One follower at a time. */
@@ -310,6 +340,7 @@ export class RouteTable {
       canary: entry.canary && { target: state(entry.canary.target), percent: entry.canary.percent, position: entry.canary.position },
       generation: entry.generation,
       holdUntil: hold !== null && !hold.expired ? hold.until : null,
+      asleep: entry.asleep,
     };
   }
 
@@ -326,18 +357,7 @@ export class RouteTable {
       entry = new Route(state.projectId, this.#notify);
       this.#entries.set(state.projectId, entry);
     }
-    const primary = entry.slug === null ? null : this.hosts.defaultHost(entry.slug);
-    const wanted = new Set(state.domains);
-    for (const host of this.hosts.hostsOf(state.projectId)) if (host !== primary && !wanted.has(host)) this.hosts.removeDomain(host);
-    for (const domain of wanted) {
-      const host = normalizeHost(domain);
-      if (host === null || isPlatformHost(host, this.#platform)) continue;
-      try {
-        this.hosts.addDomain(state.projectId, domain);
-      } catch {
-        // Taken by another project in this copy until that project's own update arrives.
-      }
-    }
+    this.hosts.setDomains(state.projectId, state.domains, (host) => isPlatformHost(host, this.#platform));
     this.#cache.clear();
     const target = state.target === null ? null : resolve(state.target);
     if (entry.target !== target) this.#swap(entry, target);
@@ -351,41 +371,13 @@ export class RouteTable {
       state.canary === null || canaryTarget === null
         ? null
         : { target: canaryTarget, percent: state.canary.percent, position: before?.target === canaryTarget ? before.position : state.canary.position };
-    const holding = state.holdUntil !== null && state.holdUntil > Date.now() && target === null;
-    if (entry.hold !== null && (!holding || entry.hold.until !== state.holdUntil)) {
-      const hold = entry.hold;
-      entry.hold = null;
-      clearTimeout(hold.timer);
-      if (holding) {
-        // Same hold, new bound: keep the waiting requests.
-        const next = newHold(state.holdUntil!);
-        for (const wake of hold.waiters) next.waiters.add(wake);
-        entry.hold = next;
-      } else wakeAll(hold);
-    } else if (entry.hold === null && holding) entry.hold = newHold(state.holdUntil!);
+    entry.asleep = state.asleep;
+    followHold(entry, state.holdUntil);
     entry.generation = state.generation;
   }
 
   /** Every routed project (for diagnostics and the console). */
-  list(): {
-    projectId: string;
-    slug: string | null;
-    hosts: string[];
-    upstream: Upstream | null;
-    releaseId: string | null;
-    generation: number;
-    inFlight: number;
-    liveStreams: number;
-  }[] {
-    return [...this.#entries.values()].map((e) => ({
-      projectId: e.projectId,
-      slug: e.slug,
-      hosts: this.hosts.hostsOf(e.projectId),
-      upstream: e.target && { host: e.target.host, port: e.target.port },
-      releaseId: e.target?.releaseId ?? null,
-      generation: e.generation,
-      inFlight: e.target?.inFlight ?? 0,
-      liveStreams: e.target?.liveStreams ?? 0,
-    }));
+  list(): RouteSummary[] {
+    return [...this.#entries.values()].map((entry) => summarizeRoute(entry, this.hosts.hostsOf(entry.projectId)));
   }
 }

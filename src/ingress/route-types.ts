@@ -51,6 +51,11 @@ export interface RouteEntry {
   canary: CanaryRoute | null;
   /** While set and not expired, requests without a target wait for one instead of getting 503. */
   hold: RouteHold | null;
+  /**
+   * The app was stopped for want of requests (a preview): a request that finds no target starts a
+   * wake hold instead of getting 503 (route-wake.ts). Switching to a target clears it.
+   */
+  asleep: boolean;
 }
 
 /**
@@ -61,6 +66,8 @@ export interface RouteEntry {
 export interface RouteHold {
   until: number;
   expired: boolean;
+  /** Started by a request for an asleep route (not by the release pipeline): see route-wake.ts. */
+  wake: boolean;
   waiters: Set<() => void>;
   timer: NodeJS.Timeout;
 }
@@ -96,6 +103,10 @@ export interface RouteTableOptions {
   onRetired?: (target: UpstreamTarget) => void;
   /** A drain ran out of time: close what only ends when closed (upgraded connections). */
   onDrainTimeout?: (target: UpstreamTarget) => void;
+  /** How long requests for an asleep route wait for it to wake (default 120 s). */
+  wakeHoldMs?: number;
+  /** A wake listener threw (it never reaches the request that started the hold). */
+  onWakeError?: (error: unknown, projectId: string) => void;
 }
 
 /**

@@ -98,6 +98,7 @@ export class EdgeRouting {
       this.#applySnapshot(command.settings, command.routes);
       this.#log({ level: 'info', msg: 'control plane attached', projects: command.routes.length, recordsBuffered: this.outbox.buffered });
       this.outbox.connect((records, dropped) => writeLine(socket, { type: 'records', records, dropped }));
+      this.#askPendingWakes();
     } else if (command.op === 'route') {
       this.#provisional.delete(command.route.projectId);
       this.#apply(command.route);
@@ -122,7 +123,10 @@ export class EdgeRouting {
       platformHosts: settings.platformHosts,
       onRetired: (target) => this.#retired(target),
       onDrainTimeout: (target) => proxy?.closeUpgrades(target),
+      ...(settings.wakeHoldMs !== undefined ? { wakeHoldMs: settings.wakeHoldMs } : {}),
     });
+    // Requests wait for an asleep route here: the control plane starts its app (or hears it on the next attach).
+    table.onWake((projectId) => this.#askWake(projectId));
     this.#proxy = proxy = new IngressProxy({
       routes: table,
       trustProxy: settings.trustProxy,
@@ -132,6 +136,21 @@ export class EdgeRouting {
     this.#settings = settings;
     this.#table = table;
     return table;
+  }
+
+  #askWake(projectId: string): void {
+    const session = this.#session;
+    if (session !== null && writeLine(session, { type: 'wake', projectId })) this.#log({ level: 'info', msg: 'asked to wake', projectId });
+  }
+
+  /** A control plane attached: ask it to wake the asleep routes requests still wait on here. */
+  #askPendingWakes(): void {
+    const table = this.#table;
+    if (table === null) return;
+    for (const projectId of table.projectIds()) {
+      const entry = table.get(projectId)!;
+      if (entry.asleep && entry.target === null && entry.hold !== null && !entry.hold.expired) this.#askWake(projectId);
+    }
   }
 
   #retireTable(): void {
@@ -150,7 +169,7 @@ export class EdgeRouting {
   /**
    * Replace the table with a control plane's. A control plane that just started routes the apps it
    * re-adopted only once they answer their health route, after its snapshot: a project this table
-   * serves but the snapshot leaves without a target (absent, or no target and no hold) keeps its
+   * serves but the snapshot leaves without a target (absent, or no target, no hold and not asleep) keeps its
    * route until that control plane routes it or PROVISIONAL_MS pass. The saved table at start
    * (`fromFile`) is applied as it is.
    */
@@ -162,7 +181,7 @@ export class EdgeRouting {
     if (!fromFile) {
       for (const projectId of routed) {
         const route = byProject.get(projectId);
-        if (route === undefined || (route.target === null && route.holdUntil === null)) this.#provisional.set(projectId, route ?? null);
+        if (route === undefined || (route.target === null && route.holdUntil === null && !route.asleep)) this.#provisional.set(projectId, route ?? null);
       }
     }
     for (const projectId of table.projectIds()) if (!byProject.has(projectId) && !this.#provisional.has(projectId)) table.removeProject(projectId);

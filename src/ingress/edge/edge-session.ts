@@ -1,7 +1,8 @@
 // The route session between the control plane and the ingress process: after `{"op":"attach"}` on
 // the command socket, JSON lines both ways on the same connection. The control plane sends the whole
 // table on every (re)connect, then each change; the ingress answers drains (it owns the app
-// connections) and sends request records in batches. Both sides read with `readLines`.
+// connections), sends request records in batches and asks to wake asleep routes its requests wait
+// on. Both sides read with `readLines`.
 import type { Socket } from 'node:net';
 import { z } from 'zod';
 import type { RequestRecord } from '../request-record.js';
@@ -29,8 +30,12 @@ export type SessionCommand =
   | { op: 'remove'; projectId: string }
   | { op: 'drain'; id: number; target: string; timeoutMs: number };
 
-/** Ingress → control plane. `dropped`: records lost since the last batch because the buffer was full. */
-export type SessionEvent = { type: 'drained'; id: number; ok: boolean } | { type: 'records'; records: RequestRecord[]; dropped: number };
+/**
+ * Ingress → control plane. `dropped`: records lost since the last batch because the buffer was full.
+ * `wake`: requests began waiting for an asleep route (once per hold, again on each attach while held).
+ */
+export type SessionEvent =
+  { type: 'drained'; id: number; ok: boolean } | { type: 'records'; records: RequestRecord[]; dropped: number } | { type: 'wake'; projectId: string };
 
 /** Longest line either side accepts (a snapshot of a large table is one line). */
 const MAX_LINE = 64 * 1024 * 1024;

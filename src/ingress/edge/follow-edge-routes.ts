@@ -1,8 +1,9 @@
 // Control-plane side of the route session: the control plane's RouteTable (the one every feature
 // already switches, holds and drains) gets a follower that mirrors each change into the ingress
 // process's table over `<data>/run/ingress.sock`, sends the whole table on every (re)connect, asks
-// the ingress to drain (it owns the app connections) and hands the request records it sends back
-// to the same observers in-process requests reach (metrics, usage, canary samples).
+// the ingress to drain (it owns the app connections), hands the request records it sends back
+// to the same observers in-process requests reach (metrics, usage, canary samples) and its wakes of
+// asleep routes to this table's wake listeners.
 import { connect, type Socket } from 'node:net';
 import { z } from 'zod';
 import type { Logger } from '../../core/logger.js';
@@ -14,6 +15,7 @@ import { readLines, requestRecordSchema, writeLine, type SessionCommand } from '
 const eventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('drained'), id: z.number(), ok: z.boolean() }),
   z.object({ type: z.literal('records'), records: z.array(requestRecordSchema), dropped: z.number() }),
+  z.object({ type: z.literal('wake'), projectId: z.string().min(1).max(200) }),
 ]);
 
 export interface EdgeRoutesOptions {
@@ -94,6 +96,8 @@ export function followEdgeRoutes(options: EdgeRoutesOptions): EdgeRoutes {
     if (!parsed.success) return;
     const event = parsed.data;
     if (event.type === 'drained') drains.get(event.id)?.(event.ok);
+    // Held here too (once per hold, whoever asks): the listeners start the app, the hold reaches the ingress.
+    else if (event.type === 'wake') routes.wake(event.projectId);
     else {
       if (event.dropped > 0)
         options.logger.warn({ dropped: event.dropped }, 'the ingress dropped request records while no control plane was attached; metrics and usage miss them');
@@ -111,7 +115,7 @@ export function followEdgeRoutes(options: EdgeRoutesOptions): EdgeRoutes {
       const snapshot: RouteState[] = routes.projectIds().flatMap((projectId) => routes.exportRoute(projectId, idOf) ?? []);
       dirty.clear();
       live = true;
-      writeLine(current, { op: 'snapshot', settings: options.settings, routes: snapshot });
+      writeLine(current, { op: 'snapshot', settings: { ...options.settings, wakeHoldMs: routes.wakeHoldMs }, routes: snapshot });
       readLines(current, '', onEvent);
       options.logger.info({ projects: snapshot.length }, 'routes sent to the ingress process');
       for (const wake of onAttached.splice(0)) wake();
