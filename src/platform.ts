@@ -174,7 +174,7 @@ export async function buildControlPlane(deps: ControlPlaneDeps): Promise<Control
   const releaseRollback: GithubReleases = { rollback: (input) => releases.rollback(input) };
   const nodeReports: NodeReleaseListener = { settled: (input) => void releases.nodeSettled(input), route: (input) => releases.nodeRoute(input) };
   const recovery = createRecovery(ctx, { keyring: secrets.keyring, jobs: driverJobs });
-  const github = createGithub(ctx, releaseRollback, deps.github);
+  const github = createGithub(ctx, releaseRollback, deps.github, previewLifecycle);
   const nodes = createNodes(ctx, { releases: nodeReports }); // reads SVC_NODE_* timings
   // Canaries are refused while recovery is on: the candidate would be a second writer to the journaled database.
   const canary = createCanary(ctx, ingress, {

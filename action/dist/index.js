@@ -26670,6 +26670,9 @@ ${captureLines}` : capture.stack;
   }
 });
 
+// action/src/run-action.ts
+import { readFileSync as readFileSync2 } from "node:fs";
+
 // src/core/error-codes/define.ts
 function defineCodes(codes) {
   return codes;
@@ -28493,6 +28496,34 @@ var swarmDriverCodes = defineCodes({
   }
 });
 
+// src/core/error-codes/previews.ts
+var previewsCodes = defineCodes({
+  SVC_PREVIEW_NOT_FOUND: {
+    status: 404,
+    retryable: true,
+    summary: "The pull request has no preview: it is not open against the linked branch, comes from a fork, was over the limit, or was closed.",
+    hint: "Open (or push to) a pull request against the linked branch; the svc GitHub App creates its preview. `svc previews` lists them."
+  },
+  SVC_PREVIEW_COMMIT_SUPERSEDED: {
+    status: 409,
+    retryable: false,
+    summary: "A preview upload named a commit that is not the pull request's head commit: a newer push replaced it, so it is never released.",
+    hint: "Nothing to do: the workflow run of the newest push deploys the preview. Build the head commit (github.event.pull_request.head.sha)."
+  },
+  SVC_PREVIEW_DATA_COPY_FAILED: {
+    status: 500,
+    retryable: true,
+    summary: "Copying production's database into a new preview failed; the preview was not created.",
+    hint: "Check that production has an active release with a database on this host (placed or swarm projects cannot be copied), or set `svc previews settings --data empty`."
+  },
+  SVC_PREVIEW_NOT_PREVIEW: {
+    status: 409,
+    retryable: false,
+    summary: "The project is itself a preview; previews, preview secrets and preview settings belong to the production project.",
+    hint: "Use the production project (the slug after `pr-<n>--`)."
+  }
+});
+
 // src/core/error-codes/index.ts
 var tables = [
   generalCodes,
@@ -28522,6 +28553,7 @@ var tables = [
   faultCodes,
   edgeCodes,
   swarmReleaseCodes,
+  previewsCodes,
   swarmDriverCodes
 ];
 var errorCodes = mergeTables(tables);
@@ -48831,6 +48863,8 @@ var isolationResponseSchema = external_exports.object({ isolation: isolationSche
 var releaseRoutes = {
   /** POST: upload an artifact (raw gzip body) and run the release transaction. GET: history. */
   releases: "/api/projects/:id/releases",
+  /** A pull request preview's upload: the same body and headers, released into the preview's own project. */
+  previewReleases: "/api/projects/:id/previews/:number/releases",
   release: "/api/projects/:id/releases/:releaseId",
   /** GET: the release's steps as they happen (NDJSON), ending with its final row. */
   events: "/api/projects/:id/releases/:releaseId/events",
@@ -48967,7 +49001,30 @@ var schema = external_exports.object({
   sha: external_exports.string().regex(COMMIT_SHA_PATTERN, "GITHUB_SHA must be a full commit SHA"),
   repositoryId: external_exports.string().regex(/^[1-9][0-9]{0,15}$/, "GITHUB_REPOSITORY_ID must be the numeric repository id")
 });
-function readActionSettings(input2, env, cwd) {
+var pullRequestEventSchema = external_exports.object({
+  pull_request: external_exports.object({
+    number: external_exports.number().int().positive(),
+    head: external_exports.object({ sha: external_exports.string().regex(COMMIT_SHA_PATTERN) })
+  })
+});
+function pullRequestOf(env, readEvent) {
+  const name = env.GITHUB_EVENT_NAME;
+  if (name === "pull_request_target") {
+    throw new SvcError("SVC_ACTION_INPUT_INVALID", "GITHUB_EVENT_NAME: pull_request_target is not supported; deploy previews from a `pull_request` workflow.");
+  }
+  if (name !== "pull_request") return null;
+  let event;
+  try {
+    event = readEvent();
+  } catch (error63) {
+    throw new SvcError("SVC_ACTION_INPUT_INVALID", `GITHUB_EVENT_PATH: the pull request event could not be read (${error63.message}).`);
+  }
+  const parsed = pullRequestEventSchema.safeParse(event);
+  if (!parsed.success) throw new SvcError("SVC_ACTION_INPUT_INVALID", "GITHUB_EVENT_PATH: not a pull_request event with a number and a head commit.");
+  return { number: parsed.data.pull_request.number, headSha: parsed.data.pull_request.head.sha };
+}
+function readActionSettings(input2, env, cwd, readEvent = () => null) {
+  const pull = pullRequestOf(env, readEvent);
   const value = (name, fallback) => input2(name) || fallback;
   const required2 = (name) => {
     try {
@@ -48986,7 +49043,7 @@ function readActionSettings(input2, env, cwd) {
     maxAttempts: value("max-attempts", "5"),
     requestTimeoutSeconds: value("request-timeout-seconds", "1800"),
     retryBaseMs: value("retry-base-ms", "2000"),
-    sha: env.GITHUB_SHA,
+    sha: pull?.headSha ?? env.GITHUB_SHA,
     repositoryId: env.GITHUB_REPOSITORY_ID
   };
   const parsed = schema.safeParse(raw);
@@ -49011,6 +49068,7 @@ function readActionSettings(input2, env, cwd) {
     requestTimeoutMs: data.requestTimeoutSeconds * 1e3,
     retryBaseMs: data.retryBaseMs,
     sha: data.sha,
+    preview: pull?.number ?? null,
     repositoryId: data.repositoryId,
     repository: env.GITHUB_REPOSITORY || null,
     ref: env.GITHUB_REF || null,
@@ -49367,8 +49425,10 @@ var uploadRetryPolicy = (baseMs) => ({ baseMs, capMs: 6e4, jitter: 0.5, retryAft
 
 // action/src/upload-with-retry.ts
 var SUPERSEDED_CODE = "SVC_GITHUB_COMMIT_SUPERSEDED";
+var PREVIEW_SUPERSEDED_CODE = "SVC_PREVIEW_COMMIT_SUPERSEDED";
 async function uploadWithRetry(plan) {
-  const url2 = `${plan.server}${releaseRoutes.releases.replace(":id", encodeURIComponent(plan.project))}?wait=true`;
+  const path = plan.preview === null ? releaseRoutes.releases.replace(":id", encodeURIComponent(plan.project)) : releaseRoutes.previewReleases.replace(":id", encodeURIComponent(plan.project)).replace(":number", String(plan.preview));
+  const url2 = `${plan.server}${path}?wait=true`;
   let failure2;
   return retryLoop(
     async (attempt) => {
@@ -49394,7 +49454,8 @@ async function uploadWithRetry(plan) {
         if (reply.status === 200 || reply.status === 201)
           return { kind: "done", value: { kind: "released", response: parseUploadResponse(reply), attempts: attempt } };
         const remote = remoteErrorOf(reply);
-        if (remote.code === SUPERSEDED_CODE) return { kind: "done", value: { kind: "superseded", message: remote.message, attempts: attempt } };
+        if (remote.code === SUPERSEDED_CODE || remote.code === PREVIEW_SUPERSEDED_CODE)
+          return { kind: "done", value: { kind: "superseded", message: remote.message, attempts: attempt } };
         failure2 = { kind: "response", status: reply.status, code: remote.code, retryAfter: reply.header("retry-after") ?? void 0 };
         finalError = remote;
       } catch (error63) {
@@ -49949,7 +50010,7 @@ async function runAction(env, cwd, io = workflowIo()) {
   let attempts = null;
   const log = (line) => io.log(line);
   try {
-    settings = readActionSettings(io.input, env, cwd);
+    settings = readActionSettings(io.input, env, cwd, () => JSON.parse(readFileSync2(env.GITHUB_EVENT_PATH ?? "", "utf8")));
     const s = settings;
     if (s.token) io.mask(s.token);
     else if (!s.idTokenRequest)
@@ -49976,6 +50037,7 @@ async function runAction(env, cwd, io = workflowIo()) {
       digest: packed.digest,
       idempotencyKey: idempotencyKeyFor(s.repositoryId, s.sha, packed.digest),
       sha: s.sha,
+      preview: s.preview,
       repositoryId: s.repositoryId,
       authorization,
       maxAttempts: s.maxAttempts,

@@ -22,7 +22,10 @@ export interface ActionSettings {
   requestTimeoutMs: number;
   /** First retry delay; doubles per attempt (capped). */
   retryBaseMs: number;
+  /** The commit uploaded: GITHUB_SHA, or a pull request's head commit (never GitHub's merge commit). */
   sha: string;
+  /** The pull request whose preview this run deploys (a `pull_request` workflow), or null for production. */
+  preview: number | null;
   repositoryId: string;
   repository: string | null;
   ref: string | null;
@@ -55,8 +58,39 @@ const schema = z.object({
   repositoryId: z.string().regex(/^[1-9][0-9]{0,15}$/, 'GITHUB_REPOSITORY_ID must be the numeric repository id'),
 });
 
+// The fields of a pull_request event payload (GITHUB_EVENT_PATH) a preview upload needs.
+const pullRequestEventSchema = z.object({
+  pull_request: z.object({
+    number: z.number().int().positive(),
+    head: z.object({ sha: z.string().regex(COMMIT_SHA_PATTERN) }),
+  }),
+});
+
+/**
+ * In a `pull_request` workflow, the pull request whose preview is deployed and its head commit (the check,
+ * the comment and the preview follow the head; GITHUB_SHA there is GitHub's merge commit). Null otherwise.
+ */
+export function pullRequestOf(env: ActionEnv, readEvent: () => unknown): { number: number; headSha: string } | null {
+  const name = env.GITHUB_EVENT_NAME;
+  if (name === 'pull_request_target') {
+    // It runs with the base repository's credentials for code the pull request brings: never deployed.
+    throw new SvcError('SVC_ACTION_INPUT_INVALID', 'GITHUB_EVENT_NAME: pull_request_target is not supported; deploy previews from a `pull_request` workflow.');
+  }
+  if (name !== 'pull_request') return null;
+  let event: unknown;
+  try {
+    event = readEvent();
+  } catch (error) {
+    throw new SvcError('SVC_ACTION_INPUT_INVALID', `GITHUB_EVENT_PATH: the pull request event could not be read (${(error as Error).message}).`);
+  }
+  const parsed = pullRequestEventSchema.safeParse(event);
+  if (!parsed.success) throw new SvcError('SVC_ACTION_INPUT_INVALID', 'GITHUB_EVENT_PATH: not a pull_request event with a number and a head commit.');
+  return { number: parsed.data.pull_request.number, headSha: parsed.data.pull_request.head.sha };
+}
+
 /** Read and validate inputs and context; throws SVC_ACTION_INPUT_INVALID naming the input. */
-export function readActionSettings(input: ReadInput, env: ActionEnv, cwd: string): ActionSettings {
+export function readActionSettings(input: ReadInput, env: ActionEnv, cwd: string, readEvent: () => unknown = () => null): ActionSettings {
+  const pull = pullRequestOf(env, readEvent);
   const value = (name: string, fallback?: string) => input(name) || fallback;
   const required = (name: string) => {
     try {
@@ -75,7 +109,7 @@ export function readActionSettings(input: ReadInput, env: ActionEnv, cwd: string
     maxAttempts: value('max-attempts', '5'),
     requestTimeoutSeconds: value('request-timeout-seconds', '1800'),
     retryBaseMs: value('retry-base-ms', '2000'),
-    sha: env.GITHUB_SHA,
+    sha: pull?.headSha ?? env.GITHUB_SHA,
     repositoryId: env.GITHUB_REPOSITORY_ID,
   };
   const parsed = schema.safeParse(raw);
@@ -101,6 +135,7 @@ export function readActionSettings(input: ReadInput, env: ActionEnv, cwd: string
     requestTimeoutMs: data.requestTimeoutSeconds * 1000,
     retryBaseMs: data.retryBaseMs,
     sha: data.sha,
+    preview: pull?.number ?? null,
     repositoryId: data.repositoryId,
     repository: env.GITHUB_REPOSITORY || null,
     ref: env.GITHUB_REF || null,

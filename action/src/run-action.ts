@@ -1,6 +1,7 @@
 // The Action end to end: inputs → build.command → deterministic artifact → upload (OIDC or token,
 // retried with one idempotency key) → outputs `release-id`, `status`, `url` → job summary.
 // Returns the process exit code: 0 for an active (or superseded, or earlier) release, 1 otherwise.
+import { readFileSync } from 'node:fs';
 import { isSvcError, SvcError } from '../../src/core/errors.js';
 import { packArtifact, readDeployConfig, type PackedArtifact } from '../../src/artifacts/index.js';
 import { readActionSettings, type ActionSettings } from './action-inputs.js';
@@ -19,7 +20,7 @@ export async function runAction(env: ActionEnv, cwd: string, io: WorkflowIo = wo
   let attempts: number | null = null;
   const log = (line: string) => io.log(line);
   try {
-    settings = readActionSettings(io.input, env, cwd);
+    settings = readActionSettings(io.input, env, cwd, () => JSON.parse(readFileSync(env.GITHUB_EVENT_PATH ?? '', 'utf8')) as unknown);
     const s = settings;
     if (s.token) io.mask(s.token);
     else if (!s.idTokenRequest)
@@ -48,6 +49,7 @@ export async function runAction(env: ActionEnv, cwd: string, io: WorkflowIo = wo
       digest: packed.digest,
       idempotencyKey: idempotencyKeyFor(s.repositoryId, s.sha, packed.digest),
       sha: s.sha,
+      preview: s.preview,
       repositoryId: s.repositoryId,
       authorization,
       maxAttempts: s.maxAttempts,

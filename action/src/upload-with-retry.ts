@@ -20,6 +20,8 @@ import { shouldRetry, uploadRetryPolicy, type FailedAttempt } from './retry-poli
 
 /** The code with which the control plane refuses a commit older than the newest pushed or active one. */
 export const SUPERSEDED_CODE = 'SVC_GITHUB_COMMIT_SUPERSEDED';
+/** A preview upload of a commit that is no longer the pull request's head: the newer push's run deploys it. */
+export const PREVIEW_SUPERSEDED_CODE = 'SVC_PREVIEW_COMMIT_SUPERSEDED';
 
 export interface UploadPlan {
   server: string;
@@ -28,6 +30,8 @@ export interface UploadPlan {
   digest: string;
   idempotencyKey: string;
   sha: string;
+  /** Pull request number of a preview upload (null: production). */
+  preview: number | null;
   repositoryId: string;
   /** A fresh `Authorization` value for each attempt. */
   authorization: () => Promise<string>;
@@ -45,7 +49,11 @@ export type UploadOutcome = { kind: 'released'; response: UploadResponse; attemp
 
 /** Upload with retries; throws RemoteError / SvcError for a final failure. */
 export async function uploadWithRetry(plan: UploadPlan): Promise<UploadOutcome> {
-  const url = `${plan.server}${releaseRoutes.releases.replace(':id', encodeURIComponent(plan.project))}?wait=true`;
+  const path =
+    plan.preview === null
+      ? releaseRoutes.releases.replace(':id', encodeURIComponent(plan.project))
+      : releaseRoutes.previewReleases.replace(':id', encodeURIComponent(plan.project)).replace(':number', String(plan.preview));
+  const url = `${plan.server}${path}?wait=true`;
   let failure: FailedAttempt | undefined;
   return retryLoop<UploadOutcome>(
     async (attempt) => {
@@ -71,7 +79,8 @@ export async function uploadWithRetry(plan: UploadPlan): Promise<UploadOutcome> 
         if (reply.status === 200 || reply.status === 201)
           return { kind: 'done', value: { kind: 'released', response: parseUploadResponse(reply), attempts: attempt } };
         const remote = remoteErrorOf(reply);
-        if (remote.code === SUPERSEDED_CODE) return { kind: 'done', value: { kind: 'superseded', message: remote.message, attempts: attempt } };
+        if (remote.code === SUPERSEDED_CODE || remote.code === PREVIEW_SUPERSEDED_CODE)
+          return { kind: 'done', value: { kind: 'superseded', message: remote.message, attempts: attempt } };
         failure = { kind: 'response', status: reply.status, code: remote.code, retryAfter: reply.header('retry-after') ?? undefined };
         finalError = remote;
       } catch (error) {
