@@ -5,7 +5,7 @@ import type { CheckRunBody, Phase, PhaseName, RenderContext } from './check-run-
 import { renderPreviewCheck, type PreviewCheckModel } from './preview-check.js';
 import { renderRestoreDrillCheck, type RestoreDrillCheckModel } from './restore-drill-check.js';
 
-export type { Phase, PhaseName } from './check-run-body.js';
+export type { Phase } from './check-run-body.js';
 
 export interface ReleaseCheckModel {
   kind: 'release';

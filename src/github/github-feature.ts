@@ -5,7 +5,7 @@ import type { Probot } from 'probot';
 import type { FeatureContext } from '../core/feature-context.js';
 import type { HttpApp } from '../core/http/create-http-app.js';
 import type { CanaryObserver } from '../canary/index.js';
-import type { PreviewLifecycle } from '../previews/preview-lifecycle.js';
+import type { PreviewLifecycle } from '../previews/index.js';
 import type { ReleaseObserver, RollbackInput, RollbackResult } from '../releases/index.js';
 import { createCanaryReporter } from './canary-reporter.js';
 import { createDrillReporter } from './drill-reporter.js';

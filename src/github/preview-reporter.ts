@@ -4,7 +4,7 @@
 // preview URL, or failure) and to the pull request's comment. Never to svc/release or the production
 // environment. Synchronous SQLite writes only (plus a queue wake-up), like release-reporter.ts.
 import { SvcError } from '../core/errors.js';
-import type { PreviewIdentity, PreviewLifecycle } from '../previews/preview-lifecycle.js';
+import type { PreviewIdentity, PreviewLifecycle } from '../previews/index.js';
 import { activeReleaseRow, findRelease, type ObservedRelease, type ReleaseObserver, type ReleaseSource } from '../releases/index.js';
 import type { CheckRow } from './check-store.js';
 import { checksOfRelease, createCheck, openChecks, updateCheck } from './check-store.js';

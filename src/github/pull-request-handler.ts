@@ -6,7 +6,7 @@
 // comment says so. Only rows are written (one transaction) and syncs queued; decidePullRequest is pure.
 import type { FeatureContext } from '../core/feature-context.js';
 import { previewEnvironment, previewSlug } from '../previews/contract.js';
-import type { PreviewLifecycle, PreviewOpenOutcome, PullRequestInput } from '../previews/preview-lifecycle.js';
+import type { PreviewLifecycle, PreviewOpenOutcome, PullRequestInput } from '../previews/index.js';
 import { findProject } from '../projects/index.js';
 import type { CheckModel } from './check-model.js';
 import { createCheck, openChecks, updateCheck } from './check-store.js';

@@ -3,7 +3,7 @@
 import type { ApplicationFunction } from 'probot';
 import type { z } from 'zod';
 import type { FeatureContext } from '../core/feature-context.js';
-import type { PreviewLifecycle } from '../previews/preview-lifecycle.js';
+import type { PreviewLifecycle } from '../previews/index.js';
 import type { RollbackInput, RollbackResult } from '../releases/index.js';
 import type { GithubClient } from './create-github-app.js';
 import { handleInstallation, handleInstallationRepos } from './installation-events.js';
