@@ -85,6 +85,27 @@ describe('pull request opened', () => {
   });
 });
 
+describe('the comment through the durable queue', () => {
+  it('retries a failed sync with backoff, and finds its own comment when its record of it is lost', async () => {
+    h.fake.failOperation.set('issues/list-comments', 1);
+    await h.deliver('pull_request', pr('opened', SHA1));
+    expect(appComments()).toHaveLength(0);
+    const job = () => h.plane.db.prepare("SELECT state, attempts FROM github_jobs WHERE kind = 'sync-preview-comment'").get();
+    expect(job()).toEqual({ state: 'pending', attempts: 1 });
+    h.clock.advance(5_000);
+    await h.drain();
+    expect(appComments()).toHaveLength(1);
+    expect(job()).toEqual({ state: 'done', attempts: 1 });
+    // As after a crash between GitHub creating the comment and svc recording it.
+    h.plane.db.prepare('UPDATE github_pull_requests SET comment_id = NULL, version = version + 1').run();
+    await h.deliver('pull_request', pr('synchronize', SHA2));
+    expect(commentCreates()).toBe(1);
+    expect(appComments()).toHaveLength(1);
+    expect(appComments()[0]!.body).toContain('bbbbbbb');
+    expect(h.fake.invalid).toEqual([]);
+  });
+});
+
 describe('pull request synchronize', () => {
   it('edits the same comment, supersedes the older head and retires its deployment', async () => {
     await h.deliver('pull_request', pr('opened', SHA1));

@@ -71,6 +71,8 @@ export class FakeGithub {
   readonly tokensIssued: { installationId: number; token: string }[] = [];
   /** Make the next N requests fail with 502 (retry tests). */
   failNext = 0;
+  /** Make the next N requests of one operation (operation id → N) fail with 502. */
+  readonly failOperation = new Map<string, number>();
   private readonly tokens = new Map<string, number>();
   private nextId = 1000;
   private server: Server | null = null;
@@ -173,8 +175,10 @@ export class FakeGithub {
       this.invalid.push(error.message);
       return this.reply(request.method, path, null, body, 422, { message: 'Validation Failed', errors: [error.message] });
     }
-    if (this.failNext > 0) {
-      this.failNext--;
+    const failOp = this.failOperation.get(validated.operationId) ?? 0;
+    if (failOp > 0) this.failOperation.set(validated.operationId, failOp - 1);
+    if (this.failNext > 0 || failOp > 0) {
+      if (failOp === 0) this.failNext--;
       return this.reply(request.method, path, validated.operationId, body, 502, { message: 'Bad Gateway' });
     }
     try {
