@@ -2,7 +2,7 @@
 // then patched to the latest model) and one deployment per release with its statuses in order.
 // Idempotent: a retried job finds what it already created instead of creating it twice.
 import type { FeatureContext } from '../core/feature-context.js';
-import { findProject, projectUrl } from '../projects/index.js';
+import { appUrlOf as appUrlFor, configuredOrigin, findProject } from '../projects/index.js';
 import { findRelease, toRelease } from '../releases/index.js';
 import { renderCheck, type CheckModel } from './check-model.js';
 import { findCheck, markCheckSynced, type CheckRow } from './check-store.js';
@@ -23,16 +23,12 @@ export function splitFullName(fullName: string): { owner: string; repo: string }
 
 /** The platform origin links point at: SVC_PUBLIC_URL, else the listen address (null when unknown). */
 export function linkOrigin(ctx: FeatureContext): string | null {
-  if (ctx.config.publicUrl) return ctx.config.publicUrl;
-  const { host, port } = ctx.config.listen;
-  if (!port) return null;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return configuredOrigin(ctx.config);
 }
 
 /** The app URL of a project (environment_url), or null without a known origin. */
 export function appUrlOf(ctx: FeatureContext, slug: string): string | null {
-  const origin = linkOrigin(ctx);
-  return origin ? projectUrl(origin, slug, ctx.config.appDomain) : null;
+  return appUrlFor(ctx.config, slug);
 }
 
 /** The console page of a release (details_url), or null without a known origin. */

@@ -1,5 +1,5 @@
 // The previews feature as the composition root and other features see it.
-export { createPreviews, type PreviewsFeature, type PreviewRouting } from './previews-feature.js';
+export { createPreviews, type PreviewsFeature } from './previews-feature.js';
 export { previewsMigrations } from './migrations.js';
 export { previewRoutes } from './preview-routes.js';
 export { copyProductionData } from './copy-production-data.js';

@@ -1,7 +1,7 @@
 // Public surface of projects for other features.
 export { requireProjectPermission, type ProjectAccess } from './project-access.js';
 export { findProject, insertProject, listProjects, projectRoot, projectUrl, setProjectRelease, type ProjectRow } from './project-store.js';
-export { eraseProject, type SiteDeletionDeps } from './delete-project.js';
+export { eraseProject } from './delete-project.js';
 export { appUrlOf, configuredOrigin } from './app-url.js';
 export { projectRoutes, resolveProject } from './project-routes.js';
 export { projectsMigrations } from './migrations.js';
