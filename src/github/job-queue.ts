@@ -57,8 +57,9 @@ export function enqueueDelivery(ctx: Pick<FeatureContext, 'db' | 'clock'>, deliv
         .prepare('INSERT INTO github_deliveries (delivery_id, event, received_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
         .run(delivery.id, delivery.name, ctx.clock.now());
       if (inserted.changes === 0) return 'duplicate' as const;
-      // Commands may run a rollback (seconds); they get their own lane so pushes keep flowing in order.
-      const lane = commandEvents.has(delivery.name) ? 'deliveries:commands' : 'deliveries';
+      // Commands may run a rollback (seconds), and opening a preview may copy a database: each gets its own
+      // lane so pushes keep flowing in order (pull request events stay in order among themselves).
+      const lane = commandEvents.has(delivery.name) ? 'deliveries:commands' : delivery.name === 'pull_request' ? 'deliveries:pull_requests' : 'deliveries';
       enqueueJob(ctx, 'delivery', delivery, { lane });
       return 'queued' as const;
     })

@@ -57,6 +57,8 @@ describe('pull request opened', () => {
     expect(body).toContain(`[aaaaaaa](https://github.com/${REPO}/commit/${SHA1})`);
     expect(body).toContain('2026-03-01T12:00:00.000Z');
     expect(h.fake.checkRuns.filter((r) => r.name === 'svc/release')).toEqual([]);
+    // Opening a preview may take a while (a data copy): pull request events have their own lane, pushes never wait for them.
+    expect(h.plane.db.prepare("SELECT lane FROM github_jobs WHERE kind = 'delivery'").all()).toEqual([{ lane: 'deliveries:pull_requests' }]);
     expect(h.fake.invalid).toEqual([]);
   });
 
