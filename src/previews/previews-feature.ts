@@ -107,6 +107,7 @@ export function createPreviews(ctx: FeatureContext, deps: PreviewsDeps): Preview
           name: `${parent.name} · PR #${input.number}`,
           organizationId: parent.organization_id,
           createdBy: parent.created_by,
+          previewOf: parent.id,
         });
         const now = ctx.clock.now();
         insertPreviewRow(ctx, {

@@ -27,4 +27,13 @@ export const projectsMigrations: readonly Migration[] = [
           project_id TEXT PRIMARY KEY, uid INTEGER NOT NULL UNIQUE, created_at INTEGER NOT NULL) STRICT;`);
     },
   },
+  {
+    scope: 'projects',
+    version: 3,
+    name: 'preview projects',
+    up(db) {
+      // A pull request's preview is a project of its own, listed under its production project only.
+      db.exec('ALTER TABLE projects ADD COLUMN preview_of TEXT REFERENCES projects(id)');
+    },
+  },
 ];

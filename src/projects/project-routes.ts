@@ -43,7 +43,9 @@ export function projectRoutes(ctx: FeatureContext) {
           const org = findOrganization(ctx, request.query.organizationId);
           const role = org ? currentRole(ctx, org.id, principal.user.id) : null;
           if (!org || role === null) throw new SvcError('SVC_ORG_NOT_FOUND');
-          rows = listProjects(ctx, [org.id]).map((p) => ({ ...p, member_role: role }));
+          rows = listProjects(ctx, [org.id])
+            .filter((p) => !p.preview_of)
+            .map((p) => ({ ...p, member_role: role }));
         }
         const visible = rows.filter((p) =>
           allowsWithRole(principal, { permission: 'read', organizationId: p.organization_id, projectId: p.id }, p.member_role),
@@ -95,6 +97,7 @@ export function projectRoutes(ctx: FeatureContext) {
             slug: org.slug,
             role: org.role,
             projects: listProjects(ctx, [org.id])
+              .filter((p) => !p.preview_of) // previews are listed by their production project
               .filter((p) => allowsWithRole(principal, { permission: 'read', organizationId: org.id, projectId: p.id }, org.role))
               .map((p) => toProject(p, origin, ctx.config.appDomain)),
           })),

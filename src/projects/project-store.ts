@@ -15,6 +15,8 @@ export interface ProjectRow {
   active_release_id: string | null;
   created_by: string | null;
   created_at: number;
+  /** The production project of a pull-request preview (null for every other project). */
+  preview_of?: string | null;
 }
 
 /** `<data>/projects/<projectId>`: database, releases, snapshots, secrets and logs live below it. */
@@ -65,11 +67,11 @@ export type MemberProjectRow = ProjectRow & { member_role: Role };
 // Raw rows (arrays) for the hottest list: the driver then builds no keyed object per row; the column order is the contract.
 const MEMBER_PROJECTS_SQL =
   'SELECT p.id, p.slug, p.name, p.organization_id, p.state, p.active_release_id, p.created_by, p.created_at, m.role ' +
-  'FROM memberships m JOIN projects p ON p.organization_id = m.organization_id WHERE m.user_id = ? ORDER BY p.created_at, p.id';
+  'FROM memberships m JOIN projects p ON p.organization_id = m.organization_id WHERE m.user_id = ? AND p.preview_of IS NULL ORDER BY p.created_at, p.id';
 
 type MemberProjectRaw = [string, string, string, string, string, string | null, string | null, number, Role];
 
-/** Projects of every organization `userId` is a member of right now, each with that membership's role, oldest first. */
+/** Projects of every organization `userId` is a member of right now (previews are listed by their production project), each with that membership's role, oldest first. */
 export function listMemberProjects(ctx: FeatureContext, userId: string): MemberProjectRow[] {
   const rows = cachedStatement(ctx.db, MEMBER_PROJECTS_SQL, { raw: true }).all(userId) as MemberProjectRaw[];
   return rows.map((r) => ({
@@ -89,7 +91,10 @@ export function listMemberProjects(ctx: FeatureContext, userId: string): MemberP
  * Insert a project and create its private root directory inside the caller's transaction. If the
  * directory cannot be created the transaction rolls back; if the commit fails the caller removes it.
  */
-export function insertProject(ctx: FeatureContext, input: { slug: string; name: string; organizationId: string; createdBy: string | null }): ProjectRow {
+export function insertProject(
+  ctx: FeatureContext,
+  input: { slug: string; name: string; organizationId: string; createdBy: string | null; previewOf?: string },
+): ProjectRow {
   const row: ProjectRow = {
     id: ctx.ids('prj'),
     slug: input.slug,
@@ -99,10 +104,11 @@ export function insertProject(ctx: FeatureContext, input: { slug: string; name: 
     active_release_id: null,
     created_by: input.createdBy,
     created_at: ctx.clock.now(),
+    preview_of: input.previewOf ?? null,
   };
   cachedStatement(
     ctx.db,
-    'INSERT INTO projects (id, slug, name, organization_id, state, active_release_id, created_by, created_at) VALUES (@id, @slug, @name, @organization_id, @state, @active_release_id, @created_by, @created_at)',
+    'INSERT INTO projects (id, slug, name, organization_id, state, active_release_id, created_by, created_at, preview_of) VALUES (@id, @slug, @name, @organization_id, @state, @active_release_id, @created_by, @created_at, @preview_of)',
   ).run(row);
   mkdirSync(join(ctx.config.dataDir, 'projects'), { recursive: true, mode: 0o700 });
   mkdirSync(projectRoot(ctx.config.dataDir, row.id), { mode: 0o700 });

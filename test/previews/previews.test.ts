@@ -98,6 +98,9 @@ describe('previews', () => {
     expect(replaced.statusCode, replaced.body).toBe(201);
     const list = await api('GET', `/api/projects/${plane.project.id}/previews`);
     expect(list.statusCode, list.body).toBe(200);
+    // Previews are listed under their production project, not among the projects.
+    const projects = (await api('GET', '/api/projects')).json() as { projects: { slug: string }[] };
+    expect(projects.projects.map((p) => p.slug)).toEqual([plane.project.slug]);
     expect(list.json()).toMatchObject({
       limit: 3,
       idleStopMs: 600_000,
@@ -194,5 +197,24 @@ describe('previews', () => {
     // Production still serves.
     expect((await viaIngress(plane.project.slug, '/')).status).toBe(200);
     await eventually(() => (plane.plane.releases.current(plane.project.id) ? true : null));
+  }, 60_000);
+});
+
+describe('deleting the production project', () => {
+  it('removes its previews first: their apps, data and hosts', async () => {
+    const lifecycle = plane.plane.previews.lifecycle;
+    const previewId = lifecycle.find(plane.project.id, 7)!.previewProjectId;
+    expect((await viaIngress(`pr-7--${plane.project.slug}`, '/')).status).toBe(200);
+    const res = await plane.app.inject({
+      method: 'DELETE',
+      url: `/api/projects/${plane.project.id}`,
+      headers: plane.owner.headers(),
+      payload: { confirm: `delete-site ${plane.project.slug}`, acknowledgeDataLoss: true },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(plane.plane.releases.current(previewId)).toBeNull();
+    expect(existsSync(join(plane.dataDir, 'projects', previewId))).toBe(false);
+    expect((await viaIngress(`pr-7--${plane.project.slug}`, '/')).status).toBe(404);
+    expect(lifecycle.find(plane.project.id, 10)).toBeNull();
   }, 60_000);
 });
