@@ -3,7 +3,8 @@
 // signed pull_request webhooks, a local OIDC issuer and the svc Action run as GitHub runs it:
 //   PR opened → queued svc/preview + one comment; the Action in the pull request's workflow → preview
 //   active at pr-7--<slug> while production is untouched; a second push → the same comment edited, the
-//   preview replaced; a pull request's token refused for production; PR closed → app process gone,
+//   preview replaced; a pull request's token refused for production; idle → stopped, woken by the next
+//   requests through the ingress process (none fails); PR closed → app process gone,
 //   data removed, host 404, Deployment inactive.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -25,6 +26,8 @@ const REPO = 'acme/shop';
 const REPO_ID = 777002;
 const INSTALLATION = 55502;
 const SLUG = 'pv-shop';
+// Long enough that no step before the idle step leaves the preview without a request that long.
+const IDLE_MS = 20_000;
 const SHA = { main: '1'.repeat(40), head1: '2'.repeat(40), merge1: '3'.repeat(40), head2: '4'.repeat(40), merge2: '5'.repeat(40) };
 
 let fake: FakeGithub;
@@ -44,7 +47,7 @@ beforeAll(async () => {
   await fake.listen();
   fake.install(INSTALLATION, 'acme', { [REPO]: REPO_ID });
   issuer = await startLocalIssuer({ repository_id: String(REPO_ID), repository: REPO });
-  platform = await startPlatform({ env: githubEnv(creds, fake.origin, { SVC_OIDC_ISSUER: issuer.issuer }) });
+  platform = await startPlatform({ env: githubEnv(creds, fake.origin, { SVC_OIDC_ISSUER: issuer.issuer, SVC_PREVIEW_IDLE_MS: String(IDLE_MS) }) });
   account = await bootstrapAccount(platform.url);
   projectId = (await account.api<{ project: { id: string } }>('POST', '/api/projects', { name: 'PV Shop', slug: SLUG })).project.id;
 }, 120_000);
@@ -234,9 +237,19 @@ describe('pull-request previews end to end', () => {
     expect(refused.stdout).toContain('SVC_OIDC_CLAIMS_MISMATCH');
     expect(await serving(SLUG)).toMatchObject({ body: { release: productionRelease } });
 
-    // 5. Closed (merged): app process gone, data removed, host 404, Deployment inactive, comment says so.
+    // 5. Idle: the preview is stopped; the next requests (through the ingress process) wait while it
+    // starts again and are all answered by it.
     const previewRelease = second.outputs['release-id']!;
     expect(processesOf(previewRelease).length).toBeGreaterThan(0);
+    await until('the idle preview stopped', () => processesOf(previewRelease).length === 0, IDLE_MS + 30_000);
+    expect((await previews()).previews[0]).toMatchObject({ state: 'sleeping' });
+    const woken = await Promise.all(Array.from({ length: 6 }, () => serving(host)));
+    expect(woken.map((w) => w.status)).toEqual(Array(6).fill(200));
+    expect(woken.every((w) => w.body.release === previewRelease)).toBe(true);
+    expect(processesOf(previewRelease).length).toBeGreaterThan(0);
+    expect((await previews()).previews[0]).toMatchObject({ state: 'active' });
+
+    // 6. Closed (merged): app process gone, data removed, host 404, Deployment inactive, comment says so.
     await deliver('pull_request', pr('closed', SHA.head2, true));
     await until('preview removed', async () => (await previews()).previews.length === 0);
     await until('preview processes gone', () => processesOf(previewRelease).length === 0, 20_000);
