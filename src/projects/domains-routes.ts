@@ -3,6 +3,7 @@ import type { FeatureContext } from '../core/feature-context.js';
 import { bearerOrSession, type HttpApp } from '../core/http/create-http-app.js';
 import { actorOf } from '../identity/index.js';
 import { z } from 'zod';
+import { SvcError } from '../core/errors.js';
 import { requireProjectPermission } from './project-access.js';
 import {
   addDomainBodySchema,
@@ -43,6 +44,8 @@ export function domainsRoutes(ctx: FeatureContext, domains: DomainsFeature) {
       },
       async (request, reply) => {
         const { principal, project } = requireProjectPermission(ctx, request, request.params.id, 'projects');
+        // A preview lives only as long as its pull request; custom domains belong to production.
+        if (project.preview_of) throw new SvcError('SVC_DOMAIN_PREVIEW', 'A pull request preview is served only at its pr-<n>--<slug> host.');
         const domain = domains.add({ project: { id: project.id, organizationId: project.organization_id }, actor: actorOf(principal) }, request.body.domain);
         return reply.status(201).send({ domain });
       },

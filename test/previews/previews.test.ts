@@ -98,6 +98,14 @@ describe('previews', () => {
     expect(replaced.statusCode, replaced.body).toBe(201);
     const list = await api('GET', `/api/projects/${plane.project.id}/previews`);
     expect(list.statusCode, list.body).toBe(200);
+    // No custom domain on a preview: it lives only as long as its pull request.
+    const domain = await plane.app.inject({
+      method: 'POST',
+      url: `/api/projects/${slug}/domains`,
+      headers: plane.owner.headers(),
+      payload: { domain: 'preview.example.com' },
+    });
+    expect(domain.json().error.code).toBe('SVC_DOMAIN_PREVIEW');
     // Previews are listed under their production project, not among the projects.
     const projects = (await api('GET', '/api/projects')).json() as { projects: { slug: string }[] };
     expect(projects.projects.map((p) => p.slug)).toEqual([plane.project.slug]);
