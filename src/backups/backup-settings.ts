@@ -1,7 +1,7 @@
 // Operator settings of backups, read from the platform's SVC_* environment like every other setting:
 // an invalid value stops start-up instead of being replaced by the default without a word.
 import { z } from 'zod';
-import { SvcError } from '../core/errors.js';
+import { parseEnvSettings } from '../core/env-settings.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -24,11 +24,6 @@ export interface BackupSettings {
 
 /** Read the backup settings (pure); throws SVC_PLATFORM_CONFIG_INVALID naming the variable. */
 export function readBackupSettings(env: Readonly<Record<string, string | undefined>>): BackupSettings {
-  const set = Object.fromEntries(Object.keys(schema.shape).flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
-  const parsed = schema.safeParse(set);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new SvcError('SVC_PLATFORM_CONFIG_INVALID', `${String(issue.path[0])}: ${issue.message}`);
-  }
-  return { lockWaitMs: parsed.data.SVC_BACKUP_LOCK_WAIT_MS, tickMs: parsed.data.SVC_BACKUP_TICK_MS };
+  const s = parseEnvSettings(schema, env);
+  return { lockWaitMs: s.SVC_BACKUP_LOCK_WAIT_MS, tickMs: s.SVC_BACKUP_TICK_MS };
 }

@@ -1,6 +1,6 @@
 // Operator settings of previews, from the platform's SVC_* environment (docs/previews.md "Limits").
 import { z } from 'zod';
-import { SvcError } from '../core/errors.js';
+import { parseEnvSettings } from '../core/env-settings.js';
 
 export interface PreviewSettings {
   /** Live previews one project may have. SVC_PREVIEW_LIMIT, default 10. */
@@ -18,15 +18,6 @@ const settingsSchema = z.object({
 
 /** Read and validate the preview settings. */
 export function readPreviewSettings(env: Readonly<Record<string, string | undefined>>): PreviewSettings {
-  const picked = Object.fromEntries(
-    Object.keys(settingsSchema.shape)
-      .filter((k) => env[k] !== undefined && env[k] !== '')
-      .map((k) => [k, env[k]]),
-  );
-  const parsed = settingsSchema.safeParse(picked);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new SvcError('SVC_PLATFORM_CONFIG_INVALID', `${String(issue.path[0])}: ${issue.message}`);
-  }
-  return { limit: parsed.data.SVC_PREVIEW_LIMIT, idleStopMs: parsed.data.SVC_PREVIEW_IDLE_MS };
+  const s = parseEnvSettings(settingsSchema, env);
+  return { limit: s.SVC_PREVIEW_LIMIT, idleStopMs: s.SVC_PREVIEW_IDLE_MS };
 }

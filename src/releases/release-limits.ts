@@ -3,6 +3,7 @@
 // the operator's SVC_* environment; the checks are pure.
 import { z } from 'zod';
 import { SvcError } from '../core/errors.js';
+import { parseEnvSettings } from '../core/env-settings.js';
 
 const GiB = 1024 * 1024 * 1024;
 
@@ -42,17 +43,7 @@ const settingsSchema = z.object({
 
 /** Read and validate the releases settings from the platform's SVC_* environment. */
 export function readReleaseSettings(env: Readonly<Record<string, string | undefined>>): ReleaseSettings {
-  const picked = Object.fromEntries(
-    Object.keys(settingsSchema.shape)
-      .filter((k) => env[k] !== undefined && env[k] !== '')
-      .map((k) => [k, env[k]]),
-  );
-  const parsed = settingsSchema.safeParse(picked);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new SvcError('SVC_PLATFORM_CONFIG_INVALID', `${String(issue.path[0])}: ${issue.message}`);
-  }
-  const s = parsed.data;
+  const s = parseEnvSettings(settingsSchema, env);
   return {
     maxRetainedArtifacts: s.SVC_PROJECT_MAX_RELEASES,
     maxStorageBytes: s.SVC_PROJECT_STORAGE_BYTES,
