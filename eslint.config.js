@@ -14,7 +14,22 @@ const entries = (dir) => readdirSync(`${root}/${dir}`, { withFileTypes: true });
 
 // The layers below the features, bottom first.
 const layers = ['runtime', 'core', 'artifacts'];
-const features = ['identity', 'projects', 'releases', 'secrets', 'ingress', 'canary', 'recovery', 'ops', 'audit', 'github', 'nodes', 'backups', 'console', 'previews'];
+const features = [
+  'identity',
+  'projects',
+  'releases',
+  'secrets',
+  'ingress',
+  'canary',
+  'recovery',
+  'ops',
+  'audit',
+  'github',
+  'nodes',
+  'backups',
+  'console',
+  'previews',
+];
 // Files at the top of src/: the composition root, the control plane's entry and the @svc-dev/svc/operations
 // package entry. They may import anything in src/ and runner/; nothing in src/ imports them.
 const compositionRoot = ['platform.ts', 'platform-main.ts', 'operations.ts'];

@@ -47,7 +47,7 @@ export const auditKinds = {
   'node.place': 'a project was placed on a runner node',
   'node.generation': 'a new desired generation (running release or stopped) was requested for a placed project',
   'preview.create': "a pull request's preview environment was created (its own project, empty or with a copy of production data)",
-  'preview.delete': "a preview environment was removed (pull request closed or merged, or by request) with its data",
+  'preview.delete': 'a preview environment was removed (pull request closed or merged, or by request) with its data',
   'preview.settings': "a project's preview settings changed (where new previews' data comes from)",
 } as const;
 
