@@ -6,7 +6,7 @@ import type { CheckRunBody, Phase } from './check-run-body.js';
 
 export interface PreviewCheckModel {
   kind: 'preview';
-  state: 'waiting' | 'in_progress' | 'success' | 'failure' | 'superseded' | 'closed' | 'limit';
+  state: 'waiting' | 'in_progress' | 'success' | 'failure' | 'superseded' | 'closed' | 'limit' | 'timed_out';
   /** The pull request number. */
   number: number;
   /** Where the preview is served (null when none was created). */
@@ -21,6 +21,8 @@ export interface PreviewCheckModel {
   supersededBy?: string;
   merged?: boolean;
   limit?: { limit: number; live: number };
+  /** The build timeout that ran out (state timed_out), in minutes. */
+  timeoutMinutes?: number;
   finishedAt?: number;
 }
 
@@ -50,6 +52,14 @@ export function renderPreviewCheck(model: PreviewCheckModel): Omit<CheckRunBody,
         output: {
           title: 'Waiting for the build',
           summary: `svc deploys this commit as the preview of pull request #${model.number} (**${model.previewSlug}**)${where} once the pull request's workflow uploads its artifact with the svc Action.`,
+        },
+      };
+    case 'timed_out':
+      return {
+        ...done('timed_out'),
+        output: {
+          title: `No build uploaded within ${model.timeoutMinutes ?? '?'} minutes`,
+          summary: `Nothing was uploaded for this commit of pull request #${model.number}. Add the svc Action to a workflow that runs on \`pull_request\` (see docs/previews.md in svc's documentation), then push again.`,
         },
       };
     case 'superseded':

@@ -1,5 +1,5 @@
-// The periodic sweep: a queued svc/release check whose build never arrived is completed as timed_out
-// (with help on adding the Action), and an open svc/release or svc/preview check whose release already
+// The periodic sweep: a queued svc/release or svc/preview check whose build never arrived is completed as
+// timed_out (with help on adding the Action), and an open svc/release or svc/preview check whose release already
 // ended (an outcome the observer missed, e.g. across a crash) is completed from the release row.
 import type { FeatureContext } from '../core/feature-context.js';
 import { findRelease } from '../releases/index.js';
@@ -28,6 +28,19 @@ export function sweepChecks(ctx: FeatureContext, buildTimeoutMs: number): { time
           timedOut++;
       })
       .immediate();
+  }
+  // A preview check nothing was ever uploaded for (the pull request's workflow is missing or failed).
+  const waiting = ctx.db
+    .prepare("SELECT * FROM github_checks WHERE completed = 0 AND name = 'svc/preview' AND release_id IS NULL AND created_at <= ?")
+    .all(now - buildTimeoutMs) as CheckRow[];
+  for (const check of waiting) {
+    const minutes = Math.round(buildTimeoutMs / 60_000);
+    if (
+      updateCheck(ctx, check.id, (m) =>
+        m.kind === 'preview' && m.state === 'waiting' ? { ...m, state: 'timed_out', finishedAt: now, timeoutMinutes: minutes } : null,
+      )
+    )
+      timedOut++;
   }
   const open = ctx.db
     .prepare("SELECT * FROM github_checks WHERE completed = 0 AND name IN ('svc/release', 'svc/preview') AND release_id IS NOT NULL")

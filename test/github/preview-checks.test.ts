@@ -4,6 +4,7 @@
 // validated against GitHub's OpenAPI description); previews are the in-test lifecycle.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PREVIEW_COMMENT_MARKER } from '../../src/github/preview-comment.js';
+import { sweepChecks } from '../../src/github/sweep-checks.js';
 import { pullRequestPayload, pushPayload } from '../support/fake-github/webhooks.js';
 import { REPO, REPO_ID, startPreviewHarness, type PreviewHarness } from './preview-harness.js';
 
@@ -251,5 +252,20 @@ describe('pull request closed', () => {
     await h.deliver('pull_request', pr('closed', SHA1, { fork: true }));
     expect(appComments()[0]!.body).toContain('Pull request closed; no preview was deployed.');
     expect(h.fake.deployments).toEqual([]);
+  });
+});
+
+describe('a pull request whose workflow never uploads', () => {
+  it('times out the waiting svc/preview check after the build timeout, with help on adding the workflow', async () => {
+    await h.deliver('pull_request', pr('opened', SHA1));
+    await h.drain();
+    expect(sweepChecks(h.plane.context, 60 * 60_000)).toMatchObject({ timedOut: 0 });
+    h.clock.advance(60 * 60_000);
+    expect(sweepChecks(h.plane.context, 60 * 60_000)).toMatchObject({ timedOut: 1 });
+    await h.drain();
+    const [run] = h.fake.runs(SHA1, 'svc/preview');
+    expect(run).toMatchObject({ status: 'completed', conclusion: 'timed_out', output: { title: 'No build uploaded within 60 minutes' } });
+    expect(run!.output?.summary).toContain('pull_request');
+    expect(sweepChecks(h.plane.context, 60 * 60_000)).toMatchObject({ timedOut: 0 });
   });
 });
