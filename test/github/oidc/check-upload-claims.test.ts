@@ -8,7 +8,7 @@ import { manualClock } from '../../../src/core/clock.js';
 import { openControlDb } from '../../../src/core/control-db.js';
 import { applyMigrations } from '../../../src/core/db-migrations.js';
 import { isSvcError } from '../../../src/core/errors.js';
-import { checkUploadClaims } from '../../../src/github/oidc/check-upload-claims.js';
+import { checkPreviewUploadClaims, checkUploadClaims } from '../../../src/github/oidc/check-upload-claims.js';
 import { consumeJti, oidcMigrations } from '../../../src/github/oidc/jti-store.js';
 
 const SHA = 'b'.repeat(40);
@@ -24,6 +24,31 @@ function codeOf(run: () => void): string {
     throw error;
   }
 }
+
+describe('pull request tokens', () => {
+  const pull = { repository_id: '4242', ref: 'refs/pull/7/merge', sha: 'c'.repeat(40) };
+
+  it('never deploy production, and the refusal points at the preview route', () => {
+    let message = '';
+    try {
+      checkUploadClaims(pull, link, { commitSha: pull.sha, repositoryId: '4242' });
+    } catch (error) {
+      if (!isSvcError(error, 'SVC_OIDC_CLAIMS_MISMATCH')) throw error;
+      message = error.message;
+    }
+    expect(message).toContain('/previews/7/releases');
+  });
+
+  it("deploy only their own pull request's preview, of the linked repository", () => {
+    expect(codeOf(() => checkPreviewUploadClaims(pull, link, 7))).toBe('ok');
+    expect(codeOf(() => checkPreviewUploadClaims({ ...pull, ref: 'refs/pull/7/head' }, link, 7))).toBe('ok');
+    expect(codeOf(() => checkPreviewUploadClaims(pull, link, 8))).toBe('SVC_OIDC_CLAIMS_MISMATCH');
+    expect(codeOf(() => checkPreviewUploadClaims({ ...pull, ref: 'refs/heads/main' }, link, 7))).toBe('SVC_OIDC_CLAIMS_MISMATCH');
+    expect(codeOf(() => checkPreviewUploadClaims({ ...pull, ref: 'refs/pull/07/merge' }, link, 7))).toBe('SVC_OIDC_CLAIMS_MISMATCH');
+    expect(codeOf(() => checkPreviewUploadClaims({ ...pull, repository_id: '999' }, link, 7))).toBe('SVC_OIDC_PROJECT_NOT_LINKED');
+    expect(codeOf(() => checkPreviewUploadClaims(pull, null, 7))).toBe('SVC_OIDC_PROJECT_NOT_LINKED');
+  });
+});
 
 describe('checkUploadClaims', () => {
   it('accepts the linked repository, branch and the declared commit', () => {
