@@ -27797,6 +27797,12 @@ var domainsCodes = defineCodes({
     hint: "Use a DNS name of your own outside the platform's names; every project is already served at <slug>.<app domain>."
   },
   SVC_DOMAIN_TAKEN: { status: 409, retryable: false, summary: "Another project already claimed this domain.", hint: "Remove it from the other project first." },
+  SVC_DOMAIN_PREVIEW: {
+    status: 409,
+    retryable: false,
+    summary: "Custom domains cannot be added to a pull request preview: it lives only as long as its pull request.",
+    hint: "Add the domain to the production project; a preview is served at pr-<n>--<slug>.<app domain>."
+  },
   SVC_DOMAIN_NOT_FOUND: {
     status: 404,
     retryable: false,
