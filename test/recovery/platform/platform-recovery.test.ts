@@ -233,8 +233,9 @@ describe('platform point-in-time recovery', () => {
     const res = await plane.upload(v3, { wait: false });
     expect(res.statusCode, res.body).toBe(202);
     const releaseUrl = `/api/projects/${plane.project.id}/releases/${(res.json() as UploadResponse).release.id}`;
-    // The candidate begins epoch-0004 after the rotation (its health route never answers).
-    await eventually(async () => (await status()).epochs.find((e) => e.id === 'epoch-0004')?.epochId, 8_000);
+    // The candidate begins epoch-0004 after the rotation (its health route never answers). The bound is
+    // the app's boot on a loaded machine (two suites at once in CI), not a property of the release.
+    await eventually(async () => (await status()).epochs.find((e) => e.id === 'epoch-0004')?.epochId, 30_000);
     const release = await eventually(async () => {
       const r = (await plane.api('GET', releaseUrl)).json() as { release: UploadResponse['release'] };
       return r.release.status === 'failed' ? r.release : null;
