@@ -7,7 +7,7 @@ import { type Dispatcher } from 'undici';
 import { clientAddress, downstreamResponseHeaders, upstreamRequestHeaders } from './forward-headers.js';
 import type { RequestRecord } from './request-record.js';
 import type { RouteEntry, RouteTable, UpstreamTarget } from './route-table.js';
-import { ClientGoneError, RETRYABLE, SAFE_METHODS, UNAVAILABLE } from './proxy-policy.js';
+import { ClientGoneError, MAX_REROUTES, RETRYABLE, SAFE_METHODS, UNAVAILABLE } from './proxy-policy.js';
 
 /** What an exchange needs of the proxy that started it. */
 export interface ExchangeOwner {
@@ -15,6 +15,8 @@ export interface ExchangeOwner {
   readonly routes: RouteTable;
   readonly trustProxy: boolean;
   readonly stampEndedAt: boolean;
+  /** Forward the request afresh (to the project's current target, or into its hold): this exchange has let go of it. */
+  reroute(req: IncomingMessage, res: ServerResponse, entry: RouteEntry, startedAt: number, reroutes: number): void;
 }
 
 /** One proxied request: undici dispatch handler + downstream writer + its metrics record. */
@@ -26,6 +28,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
   readonly #target: UpstreamTarget | null;
   readonly #startedAt: number;
   readonly #generation: number;
+  /** How often this request was already sent on from a target that had been replaced and stopped. */
+  readonly #reroutes: number;
   #controller: Dispatcher.DispatchController | null = null;
   #dispatcher: Dispatcher | null = null;
   #options: Dispatcher.DispatchOptions | null = null;
@@ -43,7 +47,15 @@ export class Exchange implements Dispatcher.DispatchHandler {
   #liveStream = false;
   #platform = false;
 
-  constructor(proxy: ExchangeOwner, req: IncomingMessage, res: ServerResponse, entry: RouteEntry, target: UpstreamTarget | null, startedAt: number) {
+  constructor(
+    proxy: ExchangeOwner,
+    req: IncomingMessage,
+    res: ServerResponse,
+    entry: RouteEntry,
+    target: UpstreamTarget | null,
+    startedAt: number,
+    reroutes = 0,
+  ) {
     this.#proxy = proxy;
     this.#req = req;
     this.#res = res;
@@ -51,6 +63,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
     this.#target = target;
     this.#startedAt = startedAt;
     this.#generation = entry.generation;
+    this.#reroutes = reroutes;
     res.on('close', this.#onClose);
   }
 
@@ -143,6 +156,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
     }
     const code = (error as { code?: string }).code;
     const options = this.#options;
+    if (this.#mayReroute(code)) return this.#reroute();
     if (
       !this.#hasBody &&
       this.#attempts === 1 &&
@@ -160,6 +174,28 @@ export class Exchange implements Dispatcher.DispatchHandler {
     }
     this.#streamError = true;
     this.sendError(502, UNAVAILABLE);
+  }
+
+  /**
+   * A replaced target whose drain ran out is stopped with requests still queued for it; those never
+   * reached an app that will answer them, so they go to whatever serves the project now. Only requests
+   * without a body, and only safe methods unless the connection was refused (then nothing was sent).
+   */
+  #mayReroute(code: string | undefined): boolean {
+    const target = this.#target;
+    const options = this.#options;
+    if (target === null || target.routed || options === null || this.#hasBody || this.#reroutes >= MAX_REROUTES) return false;
+    if (code === 'ECONNREFUSED') return true;
+    return code !== undefined && RETRYABLE.has(code) && SAFE_METHODS.has(options.method);
+  }
+
+  #reroute(): void {
+    const target = this.#target!;
+    this.#closed = true;
+    this.#res.off('close', this.#onClose);
+    if (this.#liveStream) target.liveStreams--;
+    this.#proxy.routes.release(target);
+    this.#proxy.reroute(this.#req, this.#res, this.#entry, this.#startedAt, this.#reroutes + 1);
   }
 
   readonly #onWritten = (error?: Error | null): void => {

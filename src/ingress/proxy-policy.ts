@@ -16,6 +16,8 @@ export const RETRY_AFTER_SECONDS = 5;
 export const MAX_HELD_PER_PROJECT = 2_000;
 // Socket failures on a reused keep-alive connection that are safe to retry for body-less requests.
 export const RETRYABLE = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+/** Times one request may be sent on after the replaced target it waited for was stopped (each needs a new switch). */
+export const MAX_REROUTES = 3;
 export const SAFE_METHODS = new Set<string>(['GET', 'HEAD', 'OPTIONS']);
 
 export class ClientGoneError extends Error {

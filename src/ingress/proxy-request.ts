@@ -91,16 +91,16 @@ export class IngressProxy {
   }
 
   /** Proxy one request to the entry's active target (held while the project is held; 503 when there is none). Hot path. */
-  forward(req: IncomingMessage, res: ServerResponse, entry: RouteEntry, startedAt: number = performance.now()): void {
+  forward(req: IncomingMessage, res: ServerResponse, entry: RouteEntry, startedAt: number = performance.now(), reroutes = 0): void {
     let hold = entry.hold;
     if (entry.target === null) {
       // An asleep route holds its requests while it wakes, like a migration window.
       if (entry.asleep) hold = this.#options.routes.wakeHold(entry);
-      if (hold !== null && !hold.expired) return this.#park(req, res, entry, hold, startedAt);
+      if (hold !== null && !hold.expired) return this.#park(req, res, entry, hold, startedAt, reroutes);
     }
     const target = this.#options.routes.acquire(entry);
     this.active++;
-    const exchange = new Exchange(this, req, res, entry, target, startedAt);
+    const exchange = new Exchange(this, req, res, entry, target, startedAt, reroutes);
     if (target !== null && isLiveQueryStream(req)) exchange.countLiveStream(target);
     if (target !== null) exchange.dispatch(this.#dispatcher(target));
     else if (hold !== null) exchange.answerForSvc(HOLD_EXPIRED, RETRY_AFTER_SECONDS);
@@ -108,7 +108,7 @@ export class IngressProxy {
   }
 
   /** Wait (request unread) until the project's hold ends, then forward; a client that leaves is forgotten. */
-  #park(req: IncomingMessage, res: ServerResponse, entry: RouteEntry, hold: RouteHold, startedAt: number): void {
+  #park(req: IncomingMessage, res: ServerResponse, entry: RouteEntry, hold: RouteHold, startedAt: number, reroutes: number): void {
     if (hold.waiters.size >= MAX_HELD_PER_PROJECT) return this.#heldOut(req, res, entry, startedAt);
     const socket = req.socket;
     const wake = (): void => {
@@ -116,7 +116,7 @@ export class IngressProxy {
       if (socket.destroyed) return;
       // Its hold ran out: the answer now, not a new wake hold for an asleep route.
       if (hold.expired) this.#heldOut(req, res, entry, startedAt);
-      else this.forward(req, res, entry, startedAt);
+      else this.forward(req, res, entry, startedAt, reroutes);
     };
     const gone = (): void => {
       hold.waiters.delete(wake);
@@ -129,6 +129,13 @@ export class IngressProxy {
   #heldOut(req: IncomingMessage, res: ServerResponse, entry: RouteEntry, startedAt: number): void {
     this.active++;
     new Exchange(this, req, res, entry, null, startedAt).answerForSvc(HOLD_EXPIRED, RETRY_AFTER_SECONDS);
+  }
+
+  /** An exchange let go of its request (its replaced target was stopped): forward it again. */
+  reroute(req: IncomingMessage, res: ServerResponse, entry: RouteEntry, startedAt: number, reroutes: number): void {
+    // Forwarded before leaving, so idle() never sees a moment with this request uncounted.
+    this.forward(req, res, entry, startedAt, reroutes);
+    this.#leave();
   }
 
   #dispatcher(target: UpstreamTarget): Dispatcher {

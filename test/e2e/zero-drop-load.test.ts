@@ -181,6 +181,27 @@ function print(phase: string, report: LoadReport): void {
     during.set(key, (during.get(key) ?? 0) + 1);
   });
   for (const [key, count] of during) console.log(`  ${count} failed during ${key}`);
+  // How long each kind of operation took (slow operations mean long holds and a late test).
+  const kinds2 = new Map<string, number[]>();
+  for (const o of operations) {
+    const kind = o.what.split(' ').slice(1).join(' ');
+    if (o.end > 0) kinds2.set(kind, [...(kinds2.get(kind) ?? []), o.end - o.at]);
+  }
+  for (const [kind, ms] of kinds2) {
+    ms.sort((a, b) => a - b);
+    console.log(`  ${kind}: ${ms.length}, median ${ms[Math.floor(ms.length / 2)]} ms, max ${ms[ms.length - 1]} ms`);
+  }
+  // Second by second, where latency went and what the test was doing then (printed when anything failed).
+  if (report.failures.length === 0 && process.env.SVC_LOAD_TIMELINE !== '1') return;
+  for (const [host, lines] of Object.entries(report.timeline)) {
+    const slug = host.split('.localhost')[0]!;
+    console.log(`timeline of ${slug}:`);
+    lines.forEach((line, s) => {
+      const at = report.startedAtMs + s * 1000;
+      const running = operations.filter((o) => o.what.startsWith(slug) && o.at < at + 1000 && (o.end === 0 || o.end >= at));
+      console.log(`  ${line}${running.length > 0 ? `  [${running.map((o) => o.what.slice(slug.length + 1)).join(', ')}]` : ''}`);
+    });
+  }
 }
 
 beforeAll(async () => {

@@ -33,6 +33,10 @@ export interface LoadReport {
   /** Event-loop delay of the process generating the load (ms): high values would distort latencies. */
   loopDelayP99: number;
   loopDelayMax: number;
+  /** When the load began (Date.now()), for lining the timeline up with what the test did. */
+  startedAtMs: number;
+  /** Per host, one line per second of sending: `<s> ok <n> fail <n> p50 <ms> max <ms>` (where latency went). */
+  timeline: Record<string, string[]>;
 }
 
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -51,8 +55,18 @@ export function startLoad(config: LoadConfig): { stop(): Promise<LoadReport> } {
   const releases = new Map<string, Set<string>>(config.hosts.map((h) => [h, new Set()]));
   const inFlight = new Set<Promise<void>>();
   const loop = monitorEventLoopDelay({ resolution: 10 });
+  const started = performance.now();
+  const startedAtMs = Date.now();
   loop.enable();
   let sent = 0;
+
+  // Per host and second of sending: answered latencies and failures.
+  const seconds = new Map<string, { latencies: number[]; failed: number }[]>(config.hosts.map((h) => [h, []]));
+  const second = (host: string, began: number): { latencies: number[]; failed: number } => {
+    const list = seconds.get(host)!;
+    const index = Math.floor((began - started) / 1000);
+    return (list[index] ??= { latencies: [], failed: 0 });
+  };
 
   const record = (host: string, began: number, status: number, text: string): void => {
     let body: { release?: string; error?: { code?: string } } = {};
@@ -62,9 +76,14 @@ export function startLoad(config: LoadConfig): { stop(): Promise<LoadReport> } {
       // not JSON: a failure below
     }
     if (status === 200 && typeof body.release === 'string') {
-      latencies.push(performance.now() - began);
+      const latency = performance.now() - began;
+      latencies.push(latency);
+      second(host, began).latencies.push(latency);
       releases.get(host)!.add(body.release);
-    } else fail(`${host} ${status} ${body.error?.code ?? text.slice(0, 120)}`);
+    } else {
+      second(host, began).failed++;
+      fail(`${host} ${status} ${body.error?.code ?? text.slice(0, 120)}`);
+    }
   };
 
   const keptAlive = async (host: string): Promise<void> => {
@@ -73,6 +92,7 @@ export function startLoad(config: LoadConfig): { stop(): Promise<LoadReport> } {
       const res = await agent.request({ origin: config.origin, path: '/', method: 'GET', headers: { host } });
       record(host, began, res.statusCode, await res.body.text());
     } catch (error) {
+      second(host, began).failed++;
       fail(`${host} keep-alive: ${(error as Error).message}`);
     }
   };
@@ -91,6 +111,7 @@ export function startLoad(config: LoadConfig): { stop(): Promise<LoadReport> } {
             resolve();
           });
           res.on('error', (error) => {
+            second(host, began).failed++;
             fail(`${host} new connection: ${error.message}`);
             resolve();
           });
@@ -98,6 +119,7 @@ export function startLoad(config: LoadConfig): { stop(): Promise<LoadReport> } {
       );
       req.on('timeout', () => req.destroy(new Error('timed out')));
       req.on('error', (error) => {
+        second(host, began).failed++;
         fail(`${host} new connection: ${error.message}`);
         resolve();
       });
@@ -105,7 +127,6 @@ export function startLoad(config: LoadConfig): { stop(): Promise<LoadReport> } {
     });
 
   const streams = config.hosts.flatMap((host) => [() => keptAlive(host), () => fresh(host)]);
-  const started = performance.now();
   const fired = streams.map(() => 0);
   const ticker = setInterval(() => {
     const due = Math.floor(((performance.now() - started) / 1000) * config.ratePerStream);
@@ -140,6 +161,17 @@ export function startLoad(config: LoadConfig): { stop(): Promise<LoadReport> } {
         releases: Object.fromEntries([...releases].map(([h, s]) => [h, [...s]])),
         loopDelayP99: Math.round(loop.percentile(99) / 1e6),
         loopDelayMax: Math.round(loop.max / 1e6),
+        startedAtMs,
+        timeline: Object.fromEntries(
+          [...seconds].map(([host, list]) => [
+            host,
+            [...list.entries()].map(([s, w]) => {
+              const sorted = (w ?? { latencies: [], failed: 0 }).latencies.sort((a, b) => a - b);
+              const p50 = Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0);
+              return `${s} ok ${sorted.length} fail ${w?.failed ?? 0} p50 ${p50} max ${Math.round(sorted[sorted.length - 1] ?? 0)}`;
+            }),
+          ]),
+        ),
       };
     },
   };
