@@ -235,6 +235,8 @@ afterAll(async () => {
   if (work) await removeDataDir(work);
 }, 60_000);
 
+// The bounds are generous: on a slow 2-core machine each of the 55 operations takes seconds under this
+// load (holds, drains, app starts); what is asserted is that no request fails and the rate holds.
 describe('zero dropped requests under load', () => {
   it('fails no request at ≥ 200 requests/s through 20 code-only and 10 migration deploys, 20 code-only and 5 restore-data rollbacks', async () => {
     const traffic = await startTraffic({ origin: platform.url, hosts: projects.map((p) => p.host), ratePerStream: RATE_PER_STREAM });
@@ -264,7 +266,7 @@ describe('zero dropped requests under load', () => {
     expect(report.rate).toBeGreaterThanOrEqual(MIN_RATE);
     // Traffic really moved: each project was answered by many of its releases.
     for (const project of projects) expect(report.releases[project.host]!.length).toBeGreaterThan(10);
-  }, 240_000);
+  }, 480_000);
 
   it('fails no request through 5 SIGTERM restarts and 5 SIGKILLs of the control plane', async () => {
     // The ingress process owns the public port: a control plane started again on the same data
@@ -287,5 +289,5 @@ describe('zero dropped requests under load', () => {
     print('control-plane restarts', report);
     expect(report.failures.slice(0, 20), `${report.failures.length} failed requests`).toEqual([]);
     expect(report.rate).toBeGreaterThanOrEqual(MIN_RATE);
-  }, 240_000);
+  }, 480_000);
 });
