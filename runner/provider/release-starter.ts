@@ -55,9 +55,13 @@ export function createReleaseStarter(deps: ReleaseStarterDeps): ReleaseStarter {
       ...(signal ? { signal } : {}),
     });
     if (!health.ok) {
+      // Read before stopping: the exit the check saw, not the one the stop causes.
+      const exit = app.exited;
       await app.stop({ graceMs: 2000 });
       if (health.reason === 'aborted' || signal?.aborted) throw new SvcError('SVC_PROVIDER_ABORTED', 'Aborted while the candidate started');
-      throw new SvcError('SVC_HEALTH_CHECK_FAILED', `Health check of ${releaseId} failed (${health.reason})`);
+      const how =
+        health.reason === 'exited' && exit ? `exited with ${exit.signal ? `signal ${exit.signal}` : `status ${exit.code ?? 'unknown'}`}` : health.reason;
+      throw new SvcError('SVC_HEALTH_CHECK_FAILED', `Health check of ${releaseId} failed (${how}); see the release's logs`);
     }
     return app;
   }

@@ -68,6 +68,8 @@ export class SupervisedRunner implements AppRunner {
   private readonly ids: IdGenerator;
   private readonly leaseMs: number;
   private readonly live = new Set<SupervisedApp>();
+  /** Supervisors spawned but not yet reporting started: their boot and the app's start may outlast one lease. */
+  private readonly starting = new Set<ChildProcess>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly options: SupervisedRunnerOptions) {
@@ -122,6 +124,7 @@ export class SupervisedRunner implements AppRunner {
       );
       const cleanup = (): void => {
         clearTimeout(timeout);
+        this.starting.delete(child);
         child.off('message', onMessage);
         child.off('exit', onExit);
         child.off('error', fail);
@@ -149,6 +152,7 @@ export class SupervisedRunner implements AppRunner {
       child.once('exit', onExit);
       child.once('error', fail);
       child.send(message);
+      this.starting.add(child);
     });
     const app = new SupervisedApp(record, child, this.clock, this.options.runner.stopGraceMs ?? 10_000, path);
     this.live.add(app);
@@ -181,5 +185,7 @@ export class SupervisedRunner implements AppRunner {
   private renew(): void {
     const expiresAt = this.clock.now() + this.leaseMs;
     for (const app of this.live) app.renew(expiresAt);
+    // The supervisor queues these until it supervises, so its first look sees a current lease.
+    for (const child of this.starting) if (child.connected) child.send({ type: 'renew', expiresAt } satisfies ControlMessage, () => undefined);
   }
 }

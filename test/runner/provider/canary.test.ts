@@ -209,7 +209,11 @@ describe('canary generations on a runner node', () => {
     await local.reconcile(req('prj_refuse', 5, 'healthy-v2'));
     const v2 = local.active('prj_refuse')!;
     const [v2Pid] = appPids('prj_refuse');
-    await expect(local.reconcile(req('prj_refuse', 6, 'crash-on-boot', 'rel_6', true))).rejects.toMatchObject({ code: 'SVC_HEALTH_CHECK_FAILED' });
+    // The failure says how the candidate ended, so an operator knows where to look.
+    await expect(local.reconcile(req('prj_refuse', 6, 'crash-on-boot', 'rel_6', true))).rejects.toMatchObject({
+      code: 'SVC_HEALTH_CHECK_FAILED',
+      message: expect.stringContaining('rel_6 failed (exited with status 1)'),
+    });
     expect(local.active('prj_refuse')).toEqual(v2);
     expect(await releaseAt(v2)).toBe('rel_5');
     expect(appPids('prj_refuse')).toEqual([v2Pid]);
